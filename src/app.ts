@@ -1,0 +1,69 @@
+// createApp(deps) builds the Koa application and never listens: tests drive it
+// through app.callback() or their own server on port 0.
+import Koa from 'koa';
+import type { Config } from './config.ts';
+import type { Logger } from './logger.ts';
+import type { Store } from './store/types.ts';
+import type { Authenticator } from './accounts/authenticator.ts';
+import type { EventWriter } from './store/event-writer.ts';
+import type { Metrics } from './http/metrics.ts';
+import { requestContext } from './http/request-context.ts';
+import { errorFunnel } from './http/error-funnel.ts';
+import { intakeRouter } from './http/intake-routes.ts';
+import { opsRouter } from './http/ops-routes.ts';
+import { buildOpenApi } from './http/openapi.ts';
+import { AppError } from './errors.ts';
+import type { AppContext, AppState } from './http/types.ts';
+
+export interface AppDeps {
+  config: Pick<Config, 'maxBodyBytes'>;
+  store: Store;
+  logger: Logger;
+  authenticator: Authenticator;
+  writer: EventWriter;
+  metrics: Metrics;
+}
+
+export interface App {
+  koa: Koa<AppState>;
+  /** From now on every request but health checks is answered 503 (graceful shutdown). */
+  startDraining(): void;
+}
+
+export function createApp(deps: AppDeps): App {
+  const koa = new Koa<AppState>();
+  koa.proxy = true;
+  let draining = false;
+  // Errors are answered by the funnel; this keeps Koa from printing them again.
+  koa.silent = true;
+
+  koa.use(requestContext({ logger: deps.logger, metrics: deps.metrics }));
+  koa.use(errorFunnel());
+  koa.use(async function refuseWhileDraining(ctx: AppContext, next) {
+    if (draining && ctx.path !== '/healthz') {
+      ctx.set('Connection', 'close');
+      throw new AppError('UNAVAILABLE', 503, 'The service is shutting down; retry shortly', { retryAfter: 2 });
+    }
+    await next();
+  });
+  const ops = opsRouter({
+    store: deps.store,
+    metrics: deps.metrics,
+    openapi: buildOpenApi,
+    readiness: () => (draining ? 'shutting down' : null),
+  });
+  const intake = intakeRouter({
+    authenticator: deps.authenticator,
+    writer: deps.writer,
+    metrics: deps.metrics,
+    maxBodyBytes: deps.config.maxBodyBytes,
+  });
+  koa.use(ops.routes());
+  koa.use(intake.routes());
+  return {
+    koa,
+    startDraining() {
+      draining = true;
+    },
+  };
+}

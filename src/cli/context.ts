@@ -1,0 +1,31 @@
+// What a command gets to work with: its output, the config and the store, both
+// opened on first use so that usage errors and --help touch neither.
+import { loadConfig, type Config } from '../config.ts';
+import { openStore } from '../store/open-store.ts';
+import type { Store } from '../store/types.ts';
+import { createOutput, type Output } from './output.ts';
+
+export interface CliContext {
+  config(): Config;
+  store(): Promise<Store>;
+  output(json: boolean): Output;
+}
+
+export interface ManagedContext extends CliContext {
+  /** Closes the store if it was opened. */
+  close(): Promise<void>;
+}
+
+export function createContext(env: NodeJS.ProcessEnv = process.env): ManagedContext {
+  let config: Config | undefined;
+  let store: Promise<Store> | undefined;
+  const getConfig = (): Config => (config ??= loadConfig(env));
+  return {
+    config: getConfig,
+    store: () => (store ??= Promise.resolve().then(() => openStore(getConfig()))),
+    output: (json) => createOutput(json),
+    async close() {
+      if (store) await (await store.catch(() => null))?.close();
+    },
+  };
+}

@@ -1,0 +1,62 @@
+// The CLI entry: picks the command group, runs it, and funnels every failure into
+// one stderr line and an exit code (1: the command failed; 2: the command line is wrong).
+import { readFileSync } from 'node:fs';
+import { createContext, type CliContext } from './context.ts';
+import { CliError, UsageError, errorLine } from './output.ts';
+import { UNAVAILABLE_GROUPS, USAGE, usageFor } from './usage.ts';
+
+type Group = (args: string[], ctx: CliContext) => Promise<void>;
+
+// Loaded on demand, so `serve` does not load the account code and `--help` loads nothing.
+const GROUPS: Record<string, () => Promise<Group>> = {
+  accounts: async () => (await import('./accounts.ts')).runAccounts,
+  events: async () => (await import('./events.ts')).runEvents,
+  serve: async () => (await import('./serve.ts')).runServe,
+};
+
+/** Errors whose message is written for the operator and safe to print as is. */
+const OPERATOR_ERRORS = new Set(['AccountInputError', 'ConfigError']);
+
+export async function main(argv: string[]): Promise<number> {
+  const [group, ...rest] = argv;
+  if (group === undefined || group === '--help' || group === '-h' || group === 'help') {
+    process.stdout.write(USAGE);
+    return 0;
+  }
+  if (group === '--version' || group === '-v') {
+    const pkg = JSON.parse(readFileSync(new URL('../../package.json', import.meta.url), 'utf8')) as { version: string };
+    process.stdout.write(`${pkg.version}\n`);
+    return 0;
+  }
+  const ctx = createContext();
+  try {
+    if ((UNAVAILABLE_GROUPS as readonly string[]).includes(group)) {
+      throw new CliError(`"${group}" is not available in this version`);
+    }
+    const load = Object.hasOwn(GROUPS, group) ? GROUPS[group] : undefined;
+    if (!load) throw new UsageError(`unknown command "${group}"`);
+    await (await load())(rest, ctx);
+    return 0;
+  } catch (err) {
+    return report(err);
+  } finally {
+    await ctx.close();
+  }
+}
+
+function report(err: unknown): number {
+  if (err instanceof UsageError) {
+    process.stderr.write(errorLine(err.message) + '\n' + (err.usageOf.length ? usageFor(...err.usageOf) : USAGE));
+    return err.exitCode;
+  }
+  if (err instanceof CliError) {
+    process.stderr.write(errorLine(err.message));
+    return err.exitCode;
+  }
+  const e = err instanceof Error ? err : new Error(String(err));
+  process.stderr.write(errorLine(OPERATOR_ERRORS.has(e.name) ? e.message : `unexpected error: ${e.message}`));
+  if (process.env.TRACKLANE_DEBUG) process.stderr.write(`${e.stack}\n`);
+  return 1;
+}
+
+process.exitCode = await main(process.argv.slice(2));

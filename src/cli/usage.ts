@@ -1,0 +1,63 @@
+// The one usage text of the CLI. Every command is listed, including the groups this
+// build does not ship yet, so `--help` is truthful about what exists.
+
+/** Command groups named in the interface that this build does not provide. */
+export const UNAVAILABLE_GROUPS = ['destinations', 'rules', 'deliveries', 'plugins', 'customers'] as const;
+const NA = '(not available in this version)';
+
+export const USAGE = `Usage: tracklane <command> [options]
+
+Every command accepts --json (machine-readable output on stdout) and --help.
+Settings come from the environment (DATA_DIR, DATABASE_URL, PUBLIC_BASE_URL, ...).
+
+Commands:
+  serve                                  run the service (same as npm start)
+
+  accounts create --name N [--tier BASIC|FLEX|PRO|CUSTOM] [--addon] [--host URL]
+                  [--country CC] [--tax-rate P]
+                                         create an account; prints its script id and
+                                         access token (the token is shown only once)
+  accounts list                          list accounts
+  accounts show ID                       show one account
+  accounts update ID [--name N] [--tier T] [--addon|--no-addon] [--enable|--disable]
+                  [--host URL] [--country CC] [--tax-rate P] [--approve-event NAME]...
+                  [--customer SLUG|--no-customer]
+                                         change an account; --host/--country/--tax-rate ''
+                                         clear the value, --customer '' unbinds
+  accounts rotate-token ID [--grace-hours H]
+                                         issue a new token; older ones keep working
+                                         for H hours (default 24)
+
+  events list [--account ID] [--status accepted|rejected|duplicate] [--limit N]
+                                         most recent received events first (default 100)
+
+  destinations add ID --type PLUGIN --config JSON|@file [--name N]   ${NA}
+  destinations list ID                                               ${NA}
+  destinations remove ID DEST_ID                                     ${NA}
+  destinations update ID DEST_ID [--config ...] [--enable|--disable] ${NA}
+  rules check                                                        ${NA}
+  rules preview --account ID --event FILE                            ${NA}
+  deliveries list [--account ID] [--status S] [--event-id X]         ${NA}
+  deliveries replay [--account ID] [--destination D] [--status dead] [--since ISO] [--force]
+                                                                     ${NA}
+  plugins list                                                       ${NA}
+  customers list                                                     ${NA}
+  customers new SLUG ENDPOINT                                        ${NA}
+`;
+
+/**
+ * The usage lines of one group (`accounts`) or one command (`accounts create`),
+ * continuation lines included; the whole text when nothing matches.
+ */
+export function usageFor(...words: string[]): string {
+  const prefix = `  ${words.join(' ')}`;
+  const lines = USAGE.split('\n');
+  const picked: string[] = [];
+  let inBlock = false;
+  for (const line of lines) {
+    if (line.startsWith(prefix + ' ') || line === prefix) inBlock = true;
+    else if (/^ {2}\S/.test(line) || line.trim() === '') inBlock = false;
+    if (inBlock) picked.push(line);
+  }
+  return picked.length > 0 ? `Usage:\n${picked.join('\n')}\n` : USAGE;
+}

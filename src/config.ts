@@ -1,0 +1,85 @@
+// Environment → typed, validated Config. A bad value stops start with a one-line
+// reason naming the variable, so a typo never runs with a silent default.
+import { resolve } from 'node:path';
+import { availableParallelism } from 'node:os';
+
+export interface Config {
+  port: number;
+  host: string;
+  dataDir: string;
+  databaseUrl: string | null;
+  rulesDir: string;
+  pluginsDir: string;
+  customersDir: string;
+  adminToken: string | null;
+  allowPrivateDestinations: boolean;
+  workers: number;
+  logLevel: 'fatal' | 'error' | 'warn' | 'info' | 'debug' | 'trace' | 'silent';
+  maxBodyBytes: number;
+  /** Base URL printed for new accounts; defaults to http://localhost:PORT. */
+  publicBaseUrl: string;
+}
+
+export class ConfigError extends Error {
+  override name = 'ConfigError';
+}
+
+const LOG_LEVELS = ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'] as const;
+
+function int(env: NodeJS.ProcessEnv, key: string, def: number, min: number, max: number): number {
+  const raw = env[key];
+  if (raw === undefined || raw === '') return def;
+  if (!/^\d+$/.test(raw)) throw new ConfigError(`${key} must be a whole number, got "${raw}"`);
+  const n = Number(raw);
+  if (n < min || n > max) throw new ConfigError(`${key} must be between ${min} and ${max}, got ${n}`);
+  return n;
+}
+
+function str(env: NodeJS.ProcessEnv, key: string): string | null {
+  const v = env[key];
+  return v === undefined || v === '' ? null : v;
+}
+
+/** Reads and validates the environment. Throws ConfigError with a one-line reason. */
+export function loadConfig(env: NodeJS.ProcessEnv = process.env, cwd = process.cwd()): Config {
+  const port = int(env, 'PORT', 8080, 0, 65535);
+  const host = str(env, 'HOST') ?? '0.0.0.0';
+  const databaseUrl = str(env, 'DATABASE_URL');
+  if (databaseUrl !== null && !/^postgres(ql)?:\/\//.test(databaseUrl)) {
+    throw new ConfigError(`DATABASE_URL must start with postgres:// or postgresql://`);
+  }
+  const logLevel = (str(env, 'LOG_LEVEL') ?? 'info') as Config['logLevel'];
+  if (!LOG_LEVELS.includes(logLevel)) {
+    throw new ConfigError(`LOG_LEVEL must be one of ${LOG_LEVELS.join(', ')}, got "${logLevel}"`);
+  }
+  const allow = str(env, 'ALLOW_PRIVATE_DESTINATIONS');
+  if (allow !== null && allow !== '0' && allow !== '1') {
+    throw new ConfigError(`ALLOW_PRIVATE_DESTINATIONS must be 1 or 0, got "${allow}"`);
+  }
+  const adminToken = str(env, 'ADMIN_TOKEN');
+  if (adminToken !== null && adminToken.length < 16) {
+    throw new ConfigError('ADMIN_TOKEN must be at least 16 characters');
+  }
+  const publicBaseUrl = str(env, 'PUBLIC_BASE_URL') ?? `http://localhost:${port}`;
+  try {
+    const u = new URL(publicBaseUrl);
+    if (u.protocol !== 'http:' && u.protocol !== 'https:') throw new Error();
+  } catch {
+    throw new ConfigError(`PUBLIC_BASE_URL must be an http(s) URL, got "${publicBaseUrl}"`);
+  }
+  return {
+    port,
+    host,
+    dataDir: resolve(cwd, str(env, 'DATA_DIR') ?? './data'),
+    databaseUrl,
+    rulesDir: resolve(cwd, str(env, 'RULES_DIR') ?? './rules'),
+    pluginsDir: resolve(cwd, str(env, 'PLUGINS_DIR') ?? './plugins'),
+    customersDir: resolve(cwd, str(env, 'CUSTOMERS_DIR') ?? './customers'),
+    adminToken,
+    allowPrivateDestinations: allow === '1',
+    workers: int(env, 'WORKERS', availableParallelism(), 1, 256),
+    logLevel,
+    maxBodyBytes: int(env, 'MAX_BODY_BYTES', 524288, 1024, 64 * 1024 * 1024),
+    publicBaseUrl: publicBaseUrl.replace(/\/+$/, ''),
+  };
+}

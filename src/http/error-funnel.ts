@@ -1,0 +1,37 @@
+// The one error funnel: coded errors become the family's error body; anything else
+// is logged and answered with a bare 500 whose body reveals nothing.
+import type { Next } from 'koa';
+import { isAppError, type ErrorCode } from '../errors.ts';
+import { errorBody } from './responses.ts';
+import type { AppContext } from './types.ts';
+
+export function errorFunnel() {
+  return async function errorFunnelMiddleware(ctx: AppContext, next: Next): Promise<void> {
+    try {
+      await next();
+      if (ctx.status === 404 && ctx.body === undefined) {
+        ctx.status = 404;
+        ctx.body = errorBody('plain', 'ENDPOINT_NOT_FOUND', `No route for ${ctx.method} ${ctx.path}`);
+      }
+    } catch (err) {
+      let status = 500;
+      let code: ErrorCode = 'INTERNAL_ERROR';
+      let message = 'Internal error';
+      let field: string | undefined;
+      if (isAppError(err)) {
+        status = err.status;
+        code = err.code;
+        field = err.field;
+        if (err.expose) message = err.message;
+        if (err.retryAfter !== undefined) ctx.set('Retry-After', String(err.retryAfter));
+        if (status >= 500) ctx.state.log.error({ err: err.cause ?? err, code }, 'request failed');
+        else ctx.state.log.debug({ code }, 'request refused');
+      } else {
+        ctx.state.log.error({ err }, 'unhandled error');
+      }
+      if (status === 405) ctx.set('Allow', 'POST');
+      ctx.status = status;
+      ctx.body = errorBody(ctx.state.family ?? 'plain', code, message, field);
+    }
+  };
+}

@@ -1,0 +1,62 @@
+// Checks a parsed JSON body before anything else touches it. Iterative (an explicit
+// stack), so a 300,000-deep array cannot overflow the call stack; bounded, so a huge
+// array or string is refused rather than walked by every later stage.
+
+export interface JsonLimits {
+  maxDepth: number;
+  maxArrayLength: number;
+  maxKeys: number;
+  maxStringLength: number;
+}
+
+export const DEFAULT_JSON_LIMITS: JsonLimits = {
+  maxDepth: 32,
+  maxArrayLength: 1000,
+  maxKeys: 200,
+  maxStringLength: 16_384,
+};
+
+const FORBIDDEN_KEYS = new Set(['__proto__', 'constructor', 'prototype']);
+
+export interface JsonProblem {
+  /** Dotted path with bracketed indexes where the problem is. */
+  field: string;
+  message: string;
+}
+
+const child = (path: string, key: string | number): string =>
+  typeof key === 'number' ? `${path}[${key}]` : path === '' ? key : `${path}.${key}`;
+
+/** Returns the first problem found, or null when the value is safe to process. */
+export function checkJsonSafety(value: unknown, limits: JsonLimits = DEFAULT_JSON_LIMITS): JsonProblem | null {
+  const stack: { v: unknown; path: string; depth: number }[] = [{ v: value, path: '', depth: 0 }];
+  while (stack.length > 0) {
+    const { v, path, depth } = stack.pop()!;
+    if (typeof v === 'number') {
+      if (!Number.isFinite(v)) return { field: path, message: `${path || 'value'} is not a finite number` };
+      continue;
+    }
+    if (typeof v === 'string') {
+      if (v.length > limits.maxStringLength) {
+        return { field: path, message: `${path || 'value'} is longer than ${limits.maxStringLength} characters` };
+      }
+      continue;
+    }
+    if (v === null || typeof v !== 'object') continue;
+    if (depth >= limits.maxDepth) return { field: path, message: `the body is nested deeper than ${limits.maxDepth} levels` };
+    if (Array.isArray(v)) {
+      if (v.length > limits.maxArrayLength) {
+        return { field: path, message: `${path || 'body'} has more than ${limits.maxArrayLength} elements` };
+      }
+      for (let i = 0; i < v.length; i++) stack.push({ v: v[i], path: child(path, i), depth: depth + 1 });
+      continue;
+    }
+    const keys = Object.keys(v);
+    if (keys.length > limits.maxKeys) return { field: path, message: `${path || 'body'} has more than ${limits.maxKeys} keys` };
+    for (const k of keys) {
+      if (FORBIDDEN_KEYS.has(k)) return { field: child(path, k), message: `the key "${k}" is not allowed` };
+      stack.push({ v: (v as Record<string, unknown>)[k], path: child(path, k), depth: depth + 1 });
+    }
+  }
+  return null;
+}

@@ -1,0 +1,114 @@
+// OpenAPI 3.1 of the intake endpoints, built from the very schema object the
+// validator compiles, so the document cannot describe a different payload.
+import { eventPayloadSchema } from '../schema/event-schema.ts';
+import { ERROR_CODES } from '../errors.ts';
+import { INTAKE_PATHS } from './intake-routes.ts';
+
+const ackSchema = {
+  type: 'object',
+  required: ['emitter', 'detail', 'level', 'version'],
+  properties: {
+    emitter: { type: 'string', const: 'tracklane' },
+    detail: { type: 'string' },
+    level: { type: 'integer', enum: [0, 1, 2], description: '0 accepted cleanly, 1 accepted with warnings, 2 failed' },
+    version: { type: 'integer', const: 1 },
+    errors: { type: 'array', items: { type: 'string' }, description: 'Each string starts with its code, e.g. "INVALID_CREDENTIALS: …"' },
+  },
+};
+
+const testSchema = {
+  allOf: [{ $ref: '#/components/schemas/Ack' }],
+  type: 'object',
+  required: ['errors', 'warnings', 'data_received'],
+  properties: {
+    errors: { type: 'array', items: { type: 'string' } },
+    warnings: { type: 'array', items: { type: 'string' } },
+    data_received: { type: 'object', description: 'The payload as received' },
+    data_normalized: { type: ['object', 'null'], description: 'The event after defaults and normalisation; null when it has errors' },
+  },
+};
+
+const issueSchema = {
+  type: 'object',
+  required: ['field', 'code', 'message'],
+  properties: {
+    field: { type: 'string', examples: ['products[1].price'] },
+    code: { type: 'string', enum: [...ERROR_CODES] },
+    message: { type: 'string' },
+  },
+};
+
+const standardSchema = {
+  type: 'object',
+  required: ['status', 'message'],
+  properties: {
+    status: { type: 'string', enum: ['success', 'error'] },
+    message: { type: 'string' },
+    errors: { type: 'array', items: { $ref: '#/components/schemas/Issue' } },
+    warnings: { type: 'array', items: { type: 'object' } },
+  },
+};
+
+function stripMeta(schema: object): object {
+  const { $id: _id, $schema: _s, ...rest } = schema as Record<string, unknown>;
+  return rest;
+}
+
+const errorResponses = (shape: string) => {
+  const ref = { content: { 'application/json': { schema: { $ref: `#/components/schemas/${shape}` } } } };
+  return {
+    '400': { description: 'Body is not JSON, not an object, too deep, has forbidden keys or non-finite numbers (INVALID_JSON, INVALID_BODY)', ...ref },
+    '401': { description: 'AUTH_MISSING or INVALID_CREDENTIALS', ...ref },
+    '403': { description: 'ACCESS_NOT_ENABLED: account disabled, no add-on, or tier below FLEX', ...ref },
+    '405': { description: 'Only POST is allowed' },
+    '413': { description: 'PAYLOAD_TOO_LARGE', ...ref },
+    '415': { description: 'UNSUPPORTED_MEDIA_TYPE: Content-Type must be application/json', ...ref },
+    '429': { description: 'RATE_LIMITED, with Retry-After', ...ref },
+    '503': { description: 'UNAVAILABLE: the event was not stored; retry after Retry-After', ...ref },
+  };
+};
+
+const operation = (summary: string, description: string, okSchema: string, errShape: string, extra: Record<string, unknown> = {}) => ({
+  summary,
+  description,
+  security: [{ accessToken: [] }],
+  parameters: [
+    { name: 'id', in: 'query', required: true, schema: { type: 'string', pattern: '^[A-Z0-9]{8}$' }, description: 'Script id' },
+  ],
+  requestBody: { required: true, content: { 'application/json': { schema: { $ref: '#/components/schemas/EventPayload' } } } },
+  responses: {
+    '200': { description: 'See summary', content: { 'application/json': { schema: { $ref: `#/components/schemas/${okSchema}` } } } },
+    ...errorResponses(errShape),
+    ...extra,
+  },
+});
+
+export function buildOpenApi(): object {
+  return {
+    openapi: '3.1.0',
+    info: { title: 'tracklane intake', version: '1', description: 'Server-side tracking webhook: standard, test and Event Create endpoints.' },
+    paths: {
+      [INTAKE_PATHS.event]: {
+        post: operation('Send an event (production)', 'Acknowledged after the event is durably stored; processing is asynchronous. Events that fail validation are acknowledged too and kept as rejected.', 'Ack', 'Ack'),
+      },
+      [INTAKE_PATHS.test]: {
+        post: operation('Validate an event (test)', 'Runs validation synchronously and returns errors, warnings and the normalised event. Nothing is stored or sent.', 'TestResponse', 'Ack'),
+      },
+      [INTAKE_PATHS.standard]: {
+        post: operation('Create an event', 'Validates, stores and acknowledges; answers 400 with coded errors when validation fails.', 'StandardResponse', 'StandardResponse', {
+          '400': { description: 'Validation failed, or the body is unusable', content: { 'application/json': { schema: { $ref: '#/components/schemas/StandardResponse' } } } },
+        }),
+      },
+    },
+    components: {
+      securitySchemes: { accessToken: { type: 'apiKey', in: 'header', name: 'X-Service-Access-Token' } },
+      schemas: {
+        EventPayload: stripMeta(eventPayloadSchema),
+        Ack: ackSchema,
+        TestResponse: testSchema,
+        Issue: issueSchema,
+        StandardResponse: standardSchema,
+      },
+    },
+  };
+}

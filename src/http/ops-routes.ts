@@ -1,0 +1,46 @@
+// Operations endpoints: liveness, readiness, Prometheus metrics, the OpenAPI document.
+import Router from '@koa/router';
+import type { Store } from '../store/types.ts';
+import type { Metrics } from './metrics.ts';
+import type { AppContext, AppState } from './types.ts';
+
+export interface OpsDeps {
+  store: Store;
+  metrics: Metrics;
+  openapi: () => unknown;
+  /** Extra readiness checks (plugins and rules loaded, not draining…); each returns a reason or null. */
+  readiness?: () => string | null;
+}
+
+export function opsRouter(deps: OpsDeps): Router<AppState> {
+  const router = new Router<AppState>();
+  router.get('/healthz', function healthz(ctx: AppContext) {
+    ctx.state.route = 'healthz';
+    ctx.body = { status: 'ok' };
+  });
+  router.get('/readyz', async function readyz(ctx: AppContext) {
+    ctx.state.route = 'readyz';
+    let reason = deps.readiness?.() ?? null;
+    if (reason === null) {
+      try {
+        await deps.store.ping();
+      } catch {
+        reason = 'store unreachable';
+      }
+    }
+    ctx.status = reason === null ? 200 : 503;
+    ctx.body = reason === null ? { status: 'ready' } : { status: 'not ready', reason };
+  });
+  router.get('/metrics', async function metrics(ctx: AppContext) {
+    ctx.state.route = 'metrics';
+    ctx.type = deps.metrics.registry.contentType;
+    ctx.body = await deps.metrics.registry.metrics();
+  });
+  let doc: unknown;
+  router.get('/openapi.json', function openapi(ctx: AppContext) {
+    ctx.state.route = 'openapi';
+    doc ??= deps.openapi();
+    ctx.body = doc;
+  });
+  return router;
+}

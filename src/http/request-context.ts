@@ -1,0 +1,42 @@
+// First middleware: request id, per-request logger, metrics and the access log line.
+import { randomUUID } from 'node:crypto';
+import type { Next } from 'koa';
+import type { Logger } from '../logger.ts';
+import type { Metrics } from './metrics.ts';
+import type { AppContext, ResponseFamily } from './types.ts';
+
+const INCOMING_ID = /^[A-Za-z0-9._-]{8,128}$/;
+
+/** The body shape a path's errors take, known before any route runs. */
+export function familyOf(path: string): ResponseFamily {
+  if (path.startsWith('/webhooks/service/')) return 'ack';
+  if (path.startsWith('/service/standard/')) return 'standard';
+  if (path.startsWith('/service/custom/')) return 'custom';
+  return 'plain';
+}
+
+export function requestContext(opts: { logger: Logger; metrics: Metrics }) {
+  return async function requestContextMiddleware(ctx: AppContext, next: Next): Promise<void> {
+    const start = process.hrtime.bigint();
+    const incoming = ctx.get('x-request-id');
+    const requestId = INCOMING_ID.test(incoming) ? incoming : randomUUID();
+    ctx.state.requestId = requestId;
+    ctx.state.family = familyOf(ctx.path);
+    ctx.state.route = 'other';
+    ctx.state.log = opts.logger.child({ reqId: requestId });
+    ctx.set('X-Request-Id', requestId);
+    try {
+      await next();
+    } finally {
+      const seconds = Number(process.hrtime.bigint() - start) / 1e9;
+      const route = ctx.state.route;
+      opts.metrics.requests.inc({ route, status: String(ctx.status) });
+      opts.metrics.duration.observe({ route }, seconds);
+      // Path only: query strings may carry what must not be logged.
+      ctx.state.log.info(
+        { method: ctx.method, path: ctx.path, status: ctx.status, ms: Math.round(seconds * 1e4) / 10, scriptId: ctx.state.account?.scriptId },
+        'request',
+      );
+    }
+  };
+}

@@ -1,0 +1,20 @@
+// What middlewares put on ctx.state, typed once.
+import type { Context } from 'koa';
+import type { Logger } from '../logger.ts';
+import type { Account } from '../accounts/types.ts';
+
+/** Which body shape errors take: the spec gives each endpoint family its own. */
+export type ResponseFamily = 'ack' | 'standard' | 'custom' | 'plain';
+
+export interface AppState {
+  requestId: string;
+  log: Logger;
+  family: ResponseFamily;
+  /** Route label for metrics. */
+  route: string;
+  account?: Account;
+  /** The parsed, safety-checked JSON body. */
+  body?: Record<string, unknown>;
+}
+
+export type AppContext = Context & { state: AppState };

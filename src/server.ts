@@ -1,0 +1,66 @@
+// Wires the runtime from a Config: store, logger, authenticator, writer, app, and an
+// HTTP server with tight timeouts. Used by the process entry and by tests (port 0).
+import { createServer, type Server } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import type { Config } from './config.ts';
+import { createLogger, type Logger } from './logger.ts';
+import { openStore } from './store/open-store.ts';
+import type { Store } from './store/types.ts';
+import { createAuthenticator } from './accounts/authenticator.ts';
+import { createEventWriter, type EventWriter } from './store/event-writer.ts';
+import { createMetrics } from './http/metrics.ts';
+import { createApp, type App } from './app.ts';
+
+export interface Running {
+  url: string;
+  server: Server;
+  app: App;
+  store: Store;
+  writer: EventWriter;
+  logger: Logger;
+  /** Stops accepting, finishes in-flight requests and commits, closes the store. */
+  close(graceMs?: number): Promise<void>;
+}
+
+export interface StartOptions {
+  logger?: Logger;
+  store?: Store;
+}
+
+export async function startServer(config: Config, opts: StartOptions = {}): Promise<Running> {
+  const logger = opts.logger ?? createLogger(config.logLevel);
+  const store = opts.store ?? (await openStore(config));
+  const metrics = createMetrics();
+  const writer = createEventWriter(store.events, { onBatch: (n) => metrics.commitBatch.observe(n) });
+  const authenticator = createAuthenticator(store);
+  const app = createApp({ config, store, logger, authenticator, writer, metrics });
+
+  const server = createServer({ headersTimeout: 10_000, requestTimeout: 30_000, keepAliveTimeout: 5_000 }, app.koa.callback());
+  await new Promise<void>((resolve, reject) => {
+    server.once('error', reject);
+    server.listen(config.port, config.host, () => {
+      server.off('error', reject);
+      resolve();
+    });
+  });
+  const addr = server.address() as AddressInfo;
+  const host = addr.family === 'IPv6' ? `[${addr.address}]` : addr.address === '0.0.0.0' ? '127.0.0.1' : addr.address;
+  const url = `http://${host}:${addr.port}`;
+
+  let closing: Promise<void> | null = null;
+  async function close(graceMs = 8_000): Promise<void> {
+    closing ??= (async () => {
+      app.startDraining();
+      const closed = new Promise<void>((r) => server.close(() => r()));
+      server.closeIdleConnections();
+      const timer = setTimeout(() => server.closeAllConnections(), graceMs);
+      await closed;
+      clearTimeout(timer);
+      await writer.drain();
+      await store.close();
+    })();
+    return closing;
+  }
+
+  return { url, server, app, store, writer, logger, close };
+}

@@ -1,0 +1,174 @@
+// SQLite implementation of the Store: WAL, synchronous=FULL (an acknowledged event
+// survives power loss), busy timeout, and BEGIN IMMEDIATE for every write transaction.
+import Database from 'better-sqlite3';
+import { mkdirSync } from 'node:fs';
+import { dirname } from 'node:path';
+import type { Account, AccountPatch, NewAccount, TokenRecord } from '../../accounts/types.ts';
+import type { AccountStore, EventFilter, EventRecord, EventStore, Store } from '../types.ts';
+import { migrate } from './migrations.ts';
+
+export interface SqliteOptions {
+  /** File path, or ':memory:' */
+  file: string;
+  /** Milliseconds a writer waits for a lock before SQLITE_BUSY. */
+  busyTimeoutMs?: number;
+}
+
+interface AccountRow {
+  script_id: string; name: string; tier: Account['tier']; addon: number; enabled: number;
+  host: string | null; country: string | null; tax_rate: number | null; extra_events: string;
+  customer: string | null; created_at: number; updated_at: number;
+}
+interface TokenRow { id: number; script_id: string; hash: string; prefix: string; created_at: number; expires_at: number | null }
+interface EventRow {
+  id: string; script_id: string; name: string | null; event_id: string | null; status: EventRecord['status'];
+  source: string; request_id: string; received_at: number; errors: string; warnings: string; payload: string;
+}
+
+const toAccount = (r: AccountRow): Account => ({
+  scriptId: r.script_id,
+  name: r.name,
+  tier: r.tier,
+  addon: r.addon === 1,
+  enabled: r.enabled === 1,
+  host: r.host,
+  country: r.country,
+  taxRate: r.tax_rate,
+  extraEvents: JSON.parse(r.extra_events) as string[],
+  customer: r.customer,
+  createdAt: r.created_at,
+  updatedAt: r.updated_at,
+});
+
+const toToken = (r: TokenRow): TokenRecord => ({
+  id: r.id, scriptId: r.script_id, hash: r.hash, prefix: r.prefix, createdAt: r.created_at, expiresAt: r.expires_at,
+});
+
+const toEvent = (r: EventRow): EventRecord => ({
+  id: r.id,
+  scriptId: r.script_id,
+  name: r.name,
+  eventId: r.event_id,
+  status: r.status,
+  source: r.source,
+  requestId: r.request_id,
+  receivedAt: r.received_at,
+  errors: JSON.parse(r.errors),
+  warnings: JSON.parse(r.warnings),
+  payload: JSON.parse(r.payload),
+});
+
+/** Column names of AccountPatch keys. */
+const PATCH_COLUMNS: Record<keyof AccountPatch, string> = {
+  name: 'name', tier: 'tier', addon: 'addon', enabled: 'enabled', host: 'host', country: 'country',
+  taxRate: 'tax_rate', extraEvents: 'extra_events', customer: 'customer',
+};
+
+function patchValue(key: keyof AccountPatch, v: unknown): unknown {
+  if (key === 'addon' || key === 'enabled') return v ? 1 : 0;
+  if (key === 'extraEvents') return JSON.stringify(v);
+  return v;
+}
+
+export function openSqliteStore(opts: SqliteOptions): Store {
+  if (opts.file !== ':memory:') mkdirSync(dirname(opts.file), { recursive: true });
+  const db = new Database(opts.file);
+  db.pragma('journal_mode = WAL');
+  db.pragma('synchronous = FULL');
+  db.pragma(`busy_timeout = ${opts.busyTimeoutMs ?? 5000}`);
+  db.pragma('foreign_keys = ON');
+  if (opts.file !== ':memory:' && db.pragma('journal_mode', { simple: true }) !== 'wal') {
+    throw new Error(`SQLite at ${opts.file} did not enter WAL mode`);
+  }
+  migrate(db);
+
+  const q = {
+    insertAccount: db.prepare(`INSERT INTO accounts (script_id, name, tier, addon, enabled, host, country, tax_rate, extra_events, customer, created_at, updated_at)
+      VALUES (@script_id, @name, @tier, @addon, 1, @host, @country, @tax_rate, '[]', NULL, @now, @now)`),
+    getAccount: db.prepare<[string], AccountRow>('SELECT * FROM accounts WHERE script_id = ?'),
+    listAccounts: db.prepare<[], AccountRow>('SELECT * FROM accounts ORDER BY created_at, script_id'),
+    insertToken: db.prepare('INSERT INTO access_tokens (script_id, hash, prefix, created_at, expires_at) VALUES (?, ?, ?, ?, NULL)'),
+
+    activeTokens: db.prepare<[string, number], TokenRow>(
+      'SELECT * FROM access_tokens WHERE script_id = ? AND (expires_at IS NULL OR expires_at > ?) ORDER BY id DESC'),
+    insertEvent: db.prepare(`INSERT INTO events (id, script_id, name, event_id, status, source, request_id, received_at, errors, warnings, payload)
+      VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`),
+    ping: db.prepare('SELECT 1'),
+  };
+
+  const createTx = db.transaction((a: NewAccount, hash: string, prefix: string, now: number) => {
+    q.insertAccount.run({ script_id: a.scriptId, name: a.name, tier: a.tier, addon: a.addon ? 1 : 0, host: a.host, country: a.country, tax_rate: a.taxRate, now });
+    q.insertToken.run(a.scriptId, hash, prefix, now);
+  });
+  const rotateTx = db.transaction((scriptId: string, hash: string, prefix: string, now: number, oldExpiresAt: number) => {
+    // Tokens already expiring sooner keep their earlier expiry.
+    db.prepare('UPDATE access_tokens SET expires_at = MIN(COALESCE(expires_at, ?), ?) WHERE script_id = ? AND (expires_at IS NULL OR expires_at > ?)')
+      .run(oldExpiresAt, oldExpiresAt, scriptId, now);
+    q.insertToken.run(scriptId, hash, prefix, now);
+  });
+  const appendTx = db.transaction((rows: EventRecord[]) => {
+    for (const r of rows) {
+      q.insertEvent.run(r.id, r.scriptId, r.name, r.eventId, r.status, r.source, r.requestId, r.receivedAt,
+        JSON.stringify(r.errors), JSON.stringify(r.warnings), JSON.stringify(r.payload));
+    }
+  });
+
+  const accounts: AccountStore = {
+    async create(a, tokenHash, tokenPrefix) {
+      const now = Date.now();
+      createTx.immediate(a, tokenHash, tokenPrefix, now);
+      return toAccount(q.getAccount.get(a.scriptId)!);
+    },
+    async get(scriptId) {
+      const r = q.getAccount.get(scriptId);
+      return r ? toAccount(r) : null;
+    },
+    async list() {
+      return q.listAccounts.all().map(toAccount);
+    },
+    async update(scriptId, patch) {
+      const keys = (Object.keys(patch) as (keyof AccountPatch)[]).filter((k) => patch[k] !== undefined);
+      if (keys.length > 0) {
+        const sets = keys.map((k) => `${PATCH_COLUMNS[k]} = ?`).join(', ');
+        const values = keys.map((k) => patchValue(k, patch[k]));
+        db.prepare(`UPDATE accounts SET ${sets}, updated_at = ? WHERE script_id = ?`).run(...values, Date.now(), scriptId);
+      }
+      const r = q.getAccount.get(scriptId);
+      return r ? toAccount(r) : null;
+    },
+    async activeTokens(scriptId, now) {
+      return q.activeTokens.all(scriptId, now).map(toToken);
+    },
+    async rotateToken(scriptId, hash, prefix, now, oldExpiresAt) {
+      rotateTx.immediate(scriptId, hash, prefix, now, oldExpiresAt);
+    },
+  };
+
+  const events: EventStore = {
+    async append(rows) {
+      if (rows.length > 0) appendTx.immediate(rows);
+    },
+    async list(f: EventFilter) {
+      const where: string[] = [];
+      const args: unknown[] = [];
+      if (f.scriptId) { where.push('script_id = ?'); args.push(f.scriptId); }
+      if (f.status) { where.push('status = ?'); args.push(f.status); }
+      if (f.eventId) { where.push('event_id = ?'); args.push(f.eventId); }
+      const sql = `SELECT * FROM events ${where.length ? 'WHERE ' + where.join(' AND ') : ''} ORDER BY seq DESC LIMIT ?`;
+      args.push(f.limit ?? 100);
+      return (db.prepare(sql).all(...args) as EventRow[]).map(toEvent);
+    },
+  };
+
+  return {
+    kind: 'sqlite',
+    accounts,
+    events,
+    async ping() {
+      q.ping.get();
+    },
+    async close() {
+      if (db.open) db.close();
+    },
+  };
+}

@@ -1,0 +1,59 @@
+// The store interface. SQLite implements it now; a PostgreSQL implementation will
+// fulfil the same contract, so every method is async and takes plain data.
+import type { Account, AccountPatch, NewAccount, TokenRecord } from '../accounts/types.ts';
+import type { Issue } from '../schema/types.ts';
+
+export type EventStatus = 'accepted' | 'rejected' | 'duplicate';
+
+/** One received event as stored. */
+export interface EventRecord {
+  /** Internal id (UUID v7-like, time ordered). */
+  id: string;
+  scriptId: string;
+  /** The event name, or null when the body had none. */
+  name: string | null;
+  /** The customer's event.id, when given. */
+  eventId: string | null;
+  status: EventStatus;
+  /** Which intake path took it: 'event' (1), 'standard' (3), 'custom:<name>'. */
+  source: string;
+  requestId: string;
+  receivedAt: number;
+  errors: Issue[];
+  warnings: Issue[];
+  /** Normalised event for accepted events; the body as received for rejected ones. */
+  payload: unknown;
+}
+
+export interface EventFilter {
+  scriptId?: string;
+  status?: EventStatus;
+  eventId?: string;
+  limit?: number;
+}
+
+export interface AccountStore {
+  create(a: NewAccount, tokenHash: string, tokenPrefix: string): Promise<Account>;
+  get(scriptId: string): Promise<Account | null>;
+  list(): Promise<Account[]>;
+  update(scriptId: string, patch: AccountPatch): Promise<Account | null>;
+  /** Tokens not yet expired at `now`. */
+  activeTokens(scriptId: string, now: number): Promise<TokenRecord[]>;
+  /** Adds a new current token and makes every other current token expire at `oldExpiresAt`, in one transaction. */
+  rotateToken(scriptId: string, hash: string, prefix: string, now: number, oldExpiresAt: number): Promise<void>;
+}
+
+export interface EventStore {
+  /** Inserts all rows in one transaction: all are durable when it resolves, none when it rejects. */
+  append(rows: EventRecord[]): Promise<void>;
+  list(filter: EventFilter): Promise<EventRecord[]>;
+}
+
+export interface Store {
+  readonly kind: 'sqlite' | 'postgres';
+  readonly accounts: AccountStore;
+  readonly events: EventStore;
+  /** Resolves when the store answers a trivial query. */
+  ping(): Promise<void>;
+  close(): Promise<void>;
+}

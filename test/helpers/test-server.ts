@@ -1,0 +1,100 @@
+// A real tracklane server on port 0 over a fresh SQLite file, with helpers to make
+// accounts and send requests. Every test file gets its own data directory.
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { loadConfig, type Config } from '../../src/config.ts';
+import { createLogger } from '../../src/logger.ts';
+import { startServer, type Running } from '../../src/server.ts';
+import { createAccountService, type CreateAccountInput } from '../../src/accounts/account-service.ts';
+
+export interface TestAccount {
+  scriptId: string;
+  token: string;
+}
+
+export interface TestServer {
+  url: string;
+  config: Config;
+  running: Running;
+  dataDir: string;
+  accounts: ReturnType<typeof createAccountService>;
+  /** Creates an account that may use endpoints 1–3 unless overridden. */
+  account(input?: Partial<CreateAccountInput>): Promise<TestAccount>;
+  post(path: string, body: unknown, opts?: PostOptions): Promise<TestResponse>;
+  close(): Promise<void>;
+}
+
+export interface PostOptions {
+  account?: TestAccount;
+  /** Raw query string instead of ?id=<scriptId>. */
+  query?: string;
+  headers?: Record<string, string>;
+  /** Send this string as the body instead of JSON.stringify(body). */
+  raw?: string | Buffer;
+  method?: string;
+}
+
+export interface TestResponse {
+  status: number;
+  headers: Headers;
+  body: any;
+  text: string;
+}
+
+export function tempDir(prefix = 'tl-'): string {
+  return mkdtempSync(join(tmpdir(), prefix));
+}
+
+export async function startTestServer(env: Record<string, string> = {}): Promise<TestServer> {
+  const dataDir = tempDir();
+  const config = loadConfig({ PORT: '0', HOST: '127.0.0.1', DATA_DIR: dataDir, LOG_LEVEL: 'silent', ...env });
+  const running = await startServer(config, { logger: createLogger('silent') });
+  const accounts = createAccountService(running.store);
+
+  return {
+    url: running.url,
+    config,
+    running,
+    dataDir,
+    accounts,
+    async account(input = {}) {
+      const { account, accessToken } = await accounts.create({ name: 'Test shop', tier: 'FLEX', addon: true, ...input });
+      return { scriptId: account.scriptId, token: accessToken };
+    },
+    async post(path, body, opts = {}) {
+      const query = opts.query ?? (opts.account ? `id=${opts.account.scriptId}` : '');
+      const headers: Record<string, string> = { 'content-type': 'application/json' };
+      if (opts.account) headers['x-service-access-token'] = opts.account.token;
+      Object.assign(headers, opts.headers);
+      for (const [k, v] of Object.entries(headers)) if (v === '') delete headers[k];
+      const res = await fetch(`${running.url}${path}${query ? `?${query}` : ''}`, {
+        method: opts.method ?? 'POST',
+        headers,
+        body: opts.method === 'GET' || opts.method === 'HEAD' ? undefined : (opts.raw ?? JSON.stringify(body)),
+      });
+      const text = await res.text();
+      let parsed: unknown = undefined;
+      try {
+        parsed = text ? JSON.parse(text) : undefined;
+      } catch {
+        parsed = undefined;
+      }
+      return { status: res.status, headers: res.headers, body: parsed, text };
+    },
+    async close() {
+      await running.close(1000);
+      rmSync(dataDir, { recursive: true, force: true });
+    },
+  };
+}
+
+/** Polls `cond` until it returns true or `timeoutMs` passes; returns whether it held. */
+export async function waitFor(cond: () => Promise<boolean> | boolean, timeoutMs = 3000, everyMs = 25): Promise<boolean> {
+  const end = Date.now() + timeoutMs;
+  for (;;) {
+    if (await cond()) return true;
+    if (Date.now() > end) return false;
+    await new Promise((r) => setTimeout(r, everyMs));
+  }
+}
