@@ -216,10 +216,8 @@ const COMMANDS: Record<string, Command> = { create, list, show, update, 'rotate-
 /** Runs `accounts <command> …`. */
 export async function runAccounts(args: string[], ctx: CliContext): Promise<void> {
   const [name, ...rest] = args;
-  if (name === undefined || name === '--help' || name === '-h') {
-    if (name === undefined) throw new UsageError('accounts needs a command', ['accounts']);
-    return help(['accounts']);
-  }
+  if (name === '--help' || name === '-h') return help(['accounts']);
+  if (name === undefined) throw new UsageError('accounts needs a command', ['accounts']);
   const command = Object.hasOwn(COMMANDS, name) ? COMMANDS[name] : undefined;
   if (!command) throw new UsageError(`unknown command "accounts ${name}"`, ['accounts']);
   let service: AccountService | undefined;

@@ -8,7 +8,8 @@ const NA = '(not available in this version)';
 export const USAGE = `Usage: tracklane <command> [options]
 
 Every command accepts --json (machine-readable output on stdout) and --help.
-Settings come from the environment (DATA_DIR, DATABASE_URL, PUBLIC_BASE_URL, ...).
+Settings come from the environment (DATA_DIR, DATABASE_URL, PUBLIC_BASE_URL, ...);
+TRACKLANE_DEBUG=1 adds a stack trace to unexpected errors.
 
 Commands:
   serve                                  run the service (same as npm start)
@@ -57,7 +58,8 @@ export function usageFor(...words: string[]): string {
   for (const line of lines) {
     if (line.startsWith(prefix + ' ') || line === prefix) inBlock = true;
     else if (/^ {2}\S/.test(line) || line.trim() === '') inBlock = false;
-    if (inBlock) picked.push(line);
+    // Shifting command and continuation lines alike keeps the columns aligned.
+    if (inBlock) picked.push(/^ {2}\S/.test(line) ? `  tracklane ${line.slice(2)}` : ' '.repeat(10) + line);
   }
   return picked.length > 0 ? `Usage:\n${picked.join('\n')}\n` : USAGE;
 }

@@ -1,0 +1,58 @@
+// Runs the real CLI (`node src/cli/bin.mjs …`) against a throwaway DATA_DIR, the way
+// an operator would, and checks the --json contract on every call.
+import { execFile } from 'node:child_process';
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { expect } from 'chai';
+
+export const ROOT = fileURLToPath(new URL('../..', import.meta.url));
+export const BASE_URL = 'https://track.example.test';
+
+export interface CliResult {
+  code: number;
+  stdout: string;
+  stderr: string;
+}
+
+export interface TempCli {
+  dataDir: string;
+  run(...args: string[]): Promise<CliResult>;
+  /** Runs a command that must succeed with --json, returning its parsed stdout. */
+  json<T = Record<string, unknown>>(...args: string[]): Promise<T>;
+  remove(): void;
+}
+
+export function tempCli(): TempCli {
+  const dataDir = mkdtempSync(tmpdir() + '/tl-');
+  const env = { ...process.env, DATA_DIR: dataDir, DATABASE_URL: '', PORT: '', PUBLIC_BASE_URL: BASE_URL };
+  const run = (...args: string[]) =>
+    new Promise<CliResult>((resolve) => {
+      execFile(process.execPath, [join(ROOT, 'src/cli/bin.mjs'), ...args], { cwd: ROOT, env, encoding: 'utf8' }, (err, stdout, stderr) => {
+        const code = err ? (typeof err.code === 'number' ? err.code : -1) : 0;
+        resolve({ code, stdout, stderr });
+      });
+    });
+  return {
+    dataDir,
+    run,
+    async json<T>(...args: string[]) {
+      const r = await run(...args, '--json');
+      expect(r.stderr, `stderr of ${args.join(' ')}`).to.equal('');
+      expect(r.code, `exit code of ${args.join(' ')}`).to.equal(0);
+      return JSON.parse(r.stdout) as T;
+    },
+    remove: () => rmSync(dataDir, { recursive: true, force: true }),
+  };
+}
+
+/** Asserts a failure: the exit code, nothing on stdout, and exactly one stderr line matching `reason`. */
+export function expectFailure(r: CliResult, code: number, reason: RegExp | string): void {
+  expect(r.code, r.stderr).to.equal(code);
+  expect(r.stdout).to.equal('');
+  expect(r.stderr.endsWith('\n')).to.equal(true);
+  expect(r.stderr.trimEnd().split('\n'), 'stderr lines').to.have.length(1);
+  if (typeof reason === 'string') expect(r.stderr).to.equal(`tracklane: ${reason}\n`);
+  else expect(r.stderr).to.match(reason);
+}
