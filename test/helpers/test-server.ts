@@ -6,6 +6,8 @@ import { join } from 'node:path';
 import { loadConfig, type Config } from '../../src/config.ts';
 import { createLogger } from '../../src/logger.ts';
 import { startServer, type Running } from '../../src/server.ts';
+import { openSqliteStore } from '../../src/store/sqlite/sqlite-store.ts';
+import { sqliteFile } from '../../src/store/open-store.ts';
 import { createAccountService, type CreateAccountInput } from '../../src/accounts/account-service.ts';
 
 export interface TestAccount {
@@ -46,10 +48,16 @@ export function tempDir(prefix = 'tl-'): string {
   return mkdtempSync(join(tmpdir(), prefix));
 }
 
-export async function startTestServer(env: Record<string, string> = {}): Promise<TestServer> {
+export interface TestServerOptions {
+  /** SQLite busy timeout; short values let a test provoke SQLITE_BUSY quickly. */
+  busyTimeoutMs?: number;
+}
+
+export async function startTestServer(env: Record<string, string> = {}, opts: TestServerOptions = {}): Promise<TestServer> {
   const dataDir = tempDir();
   const config = loadConfig({ PORT: '0', HOST: '127.0.0.1', DATA_DIR: dataDir, LOG_LEVEL: 'silent', ...env });
-  const running = await startServer(config, { logger: createLogger('silent') });
+  const store = openSqliteStore({ file: sqliteFile(config), busyTimeoutMs: opts.busyTimeoutMs });
+  const running = await startServer(config, { logger: createLogger('silent'), store });
   const accounts = createAccountService(running.store);
 
   return {

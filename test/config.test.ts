@@ -1,0 +1,37 @@
+import { expect } from 'chai';
+import { loadConfig, ConfigError } from '../src/config.ts';
+
+describe('config', () => {
+  it('has the documented defaults', () => {
+    const c = loadConfig({}, '/srv/app');
+    expect(c).to.include({ port: 8080, host: '0.0.0.0', dataDir: '/srv/app/data', databaseUrl: null, maxBodyBytes: 524288, logLevel: 'info' });
+    expect(c.rulesDir).to.equal('/srv/app/rules');
+    expect(c.pluginsDir).to.equal('/srv/app/plugins');
+    expect(c.customersDir).to.equal('/srv/app/customers');
+    expect(c.allowPrivateDestinations).to.equal(false);
+    expect(c.publicBaseUrl).to.equal('http://localhost:8080');
+    expect(c.workers).to.be.greaterThan(0);
+  });
+
+  const bad: [Record<string, string>, RegExp][] = [
+    [{ PORT: 'eighty' }, /^PORT must be a whole number/],
+    [{ PORT: '70000' }, /^PORT must be between/],
+    [{ MAX_BODY_BYTES: '-1' }, /^MAX_BODY_BYTES/],
+    [{ LOG_LEVEL: 'loud' }, /^LOG_LEVEL must be one of/],
+    [{ DATABASE_URL: 'mysql://x' }, /^DATABASE_URL/],
+    [{ ALLOW_PRIVATE_DESTINATIONS: 'yes' }, /^ALLOW_PRIVATE_DESTINATIONS/],
+    [{ ADMIN_TOKEN: 'short' }, /^ADMIN_TOKEN/],
+    [{ WORKERS: '0' }, /^WORKERS/],
+    [{ PUBLIC_BASE_URL: 'ftp://x' }, /^PUBLIC_BASE_URL/],
+  ];
+  for (const [env, re] of bad) {
+    it(`refuses ${JSON.stringify(env)} with a one-line reason`, () => {
+      expect(() => loadConfig(env)).to.throw(ConfigError, re);
+      try {
+        loadConfig(env);
+      } catch (e) {
+        expect((e as Error).message).to.not.include('\n');
+      }
+    });
+  }
+});
