@@ -9,6 +9,8 @@ import type { AppContext } from './types.ts';
 interface ParserError extends Error {
   status?: number;
   type?: string;
+  /** co-body attaches the text it failed to parse. */
+  body?: unknown;
 }
 
 function translate(err: ParserError): AppError {
@@ -22,6 +24,9 @@ function translate(err: ParserError): AppError {
   if (err.type === 'request.size.invalid' || err.type === 'request.aborted') {
     return new AppError('INVALID_BODY', 400, 'The body did not match its Content-Length');
   }
+  if (err.status === 400 && typeof err.body === 'string' && err.body.trim() === '') {
+    return new AppError('INVALID_BODY', 400, 'The body is empty; send a JSON object');
+  }
   if (err.status === 400) return new AppError('INVALID_JSON', 400, 'The body is not valid JSON');
   return new AppError('INVALID_BODY', 400, 'The body could not be read');
 }
@@ -30,7 +35,7 @@ export function readJsonBody(opts: { maxBodyBytes: number; limits?: JsonLimits }
   const parse = bodyParser({
     enableTypes: ['json'],
     jsonLimit: `${opts.maxBodyBytes}b`,
-    strict: true,
+    strict: false,
   });
   const limits = opts.limits ?? DEFAULT_JSON_LIMITS;
   return async function readJsonBodyMiddleware(ctx: AppContext, next: Next): Promise<void> {
