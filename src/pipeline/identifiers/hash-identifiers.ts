@@ -1,0 +1,121 @@
+// Runs a platform's identifier table over one user: read, normalise, hash, collect.
+// Pure: the same user and options always give the same fields and warnings.
+import { resolveCountry } from './country.ts';
+import { NORMALISERS } from './normalisers.ts';
+import { isSha256Hex, sha256Hex } from './sha256.ts';
+import { IDENTIFIER_TABLES, type IdentifierRule, type IdentifierTable } from './tables.ts';
+import type { IdentifierUser, NormaliseContext, Platform, PipelineWarning, UserField } from './types.ts';
+
+export interface HashIdentifiersOptions {
+  /** The account's default country (alpha-2), for phone numbers written nationally. */
+  defaultCountry?: string;
+}
+
+export interface HashedIdentifiers {
+  /**
+   * Native dot path → value: a string, or an array when several distinct values survived
+   * (e.g. two e-mails). Absent fields are left out, never sent empty.
+   */
+  fields: Record<string, string | string[]>;
+  /** Values that were present but could not be sent; messages never quote the value. */
+  warnings: PipelineWarning[];
+}
+
+/**
+ * Normalises and hashes a user's identifiers for one platform, as IDENTIFIER_TABLES says.
+ * A value that already is a SHA-256 digest is passed through lowercased (never hashed
+ * twice) where the field is hashed, and dropped with a warning where it is sent plain.
+ *
+ * @example
+ * hashIdentifiers({ email: ' John.Doe@gmail.com ', phone: '0722 123 456', country: 'Romania' },
+ *                 'meta', { defaultCountry: 'RO' })
+ * // → { fields: { 'user_data.em': sha256('john.doe@gmail.com'),
+ * //               'user_data.ph': sha256('40722123456'),
+ * //               'user_data.country': sha256('ro') },
+ * //     warnings: [] }
+ */
+export function hashIdentifiers(
+  user: IdentifierUser | undefined | null,
+  platform: Platform,
+  opts: HashIdentifiersOptions = {},
+): HashedIdentifiers {
+  return applyIdentifierTable(user, IDENTIFIER_TABLES[platform], platform, opts);
+}
+
+/** `hashIdentifiers` with an explicit table, for destinations that need other field names. */
+export function applyIdentifierTable(
+  user: IdentifierUser | undefined | null,
+  table: IdentifierTable,
+  platform: Platform,
+  opts: HashIdentifiersOptions = {},
+): HashedIdentifiers {
+  const fields: Record<string, string | string[]> = {};
+  const warnings: PipelineWarning[] = [];
+  if (user == null) return { fields, warnings };
+
+  const country = valuesOf(user, 'country').map(resolveCountry).find((c) => c !== null) ?? undefined;
+  const ctx: NormaliseContext = { platform, defaultCountry: opts.defaultCountry, country };
+
+  for (const [target, rule] of Object.entries(table)) {
+    const { source, values } = readRule(user, rule);
+    const max = rule.max ?? 1;
+    const out: string[] = [];
+    for (const raw of values) {
+      const value = normaliseOne(raw, rule, ctx, `user.${source}`, target, warnings);
+      if (value !== null && !out.includes(value)) out.push(value);
+      if (out.length === max) break;
+    }
+    if (out.length > 0) fields[target] = out.length === 1 ? out[0] : out;
+  }
+  return { fields, warnings };
+}
+
+function normaliseOne(
+  raw: string,
+  rule: IdentifierRule,
+  ctx: NormaliseContext,
+  field: string,
+  target: string,
+  warnings: PipelineWarning[],
+): string | null {
+  if (isSha256Hex(raw)) {
+    if (rule.hash) return raw.trim().toLowerCase();
+    warnings.push({
+      field,
+      code: 'IDENTIFIER_HASHED_NOT_SENDABLE',
+      message: `${field} is a SHA-256 hash but ${ctx.platform} ${target} is sent in plain text; omitted`,
+    });
+    return null;
+  }
+  const normalised = NORMALISERS[rule.normalise](raw, ctx);
+  if (normalised === null) {
+    warnings.push({
+      field,
+      code: 'IDENTIFIER_INVALID',
+      message: `${field} is not a usable ${rule.normalise} for ${ctx.platform} ${target}; omitted`,
+    });
+    return null;
+  }
+  return rule.hash ? sha256Hex(normalised) : normalised;
+}
+
+function readRule(user: IdentifierUser, rule: IdentifierRule): { source: UserField; values: string[] } {
+  const sources = typeof rule.from === 'string' ? [rule.from] : rule.from;
+  for (const source of sources) {
+    const values = valuesOf(user, source);
+    if (values.length > 0) return { source, values };
+  }
+  return { source: sources[0], values: [] };
+}
+
+/** Strings and finite numbers, from a scalar or an array; blanks dropped. */
+function valuesOf(user: IdentifierUser, field: UserField): string[] {
+  const raw = user[field];
+  const list = Array.isArray(raw) ? raw : [raw];
+  const out: string[] = [];
+  for (const v of list) {
+    const s = typeof v === 'string' ? v : typeof v === 'number' && Number.isFinite(v) ? String(v) : undefined;
+    if (s !== undefined && s.trim() !== '') out.push(s);
+  }
+  return out;
+}

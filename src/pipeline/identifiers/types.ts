@@ -1,0 +1,56 @@
+// Shared types of the identifier step: the platforms whose normalisation rules differ,
+// the user fields it reads, and the warnings it reports instead of throwing.
+
+/** Normalisation families. GA4 and Google Ads share the Google rules, so both are `google`. */
+export type Platform = 'google' | 'meta' | 'tiktok';
+export const PLATFORMS: readonly Platform[] = ['google', 'meta', 'tiktok'];
+
+/**
+ * The user fields the identifier step reads. Values are `unknown` because they come from
+ * a customer payload: strings are used, finite numbers are stringified, arrays of either
+ * give several values, anything else is ignored. The validated `User` fits this shape.
+ */
+export interface IdentifierUser {
+  id?: unknown;
+  external_id?: unknown;
+  email?: unknown;
+  phone?: unknown;
+  first_name?: unknown;
+  last_name?: unknown;
+  street?: unknown;
+  city?: unknown;
+  region?: unknown;
+  postal_code?: unknown;
+  country?: unknown;
+}
+export type UserField = keyof IdentifierUser;
+
+export type PipelineWarningCode =
+  | 'IDENTIFIER_INVALID'
+  | 'IDENTIFIER_HASHED_NOT_SENDABLE'
+  | 'CLIENT_ID_DERIVED'
+  | 'CLIENT_ID_MISSING'
+  | 'COOKIE_MALFORMED'
+  | 'URL_UNPARSEABLE'
+  | 'CLICK_ID_CONFLICT';
+
+/**
+ * A finding that leaves the event deliverable. Same shape as the validator's `Issue`.
+ * Messages never quote the value: warnings reach logs and test-mode feedback, and must
+ * not carry plaintext PII.
+ */
+export interface PipelineWarning {
+  /** The input path, e.g. `user.phone` or `cookies._fbc`. */
+  field: string;
+  code: PipelineWarningCode;
+  message: string;
+}
+
+/** What a normaliser may need beyond the value itself. */
+export interface NormaliseContext {
+  platform: Platform;
+  /** Account default, ISO 3166-1 alpha-2 (any case); used for national phone numbers. */
+  defaultCountry?: string;
+  /** The user's own country, already resolved to lowercase alpha-2. */
+  country?: string;
+}

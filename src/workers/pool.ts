@@ -1,0 +1,107 @@
+// The hashing pool: piscina over hash-worker.ts, with an inline fast path because small
+// batches cost more to post to a thread (clone + wake-up) than to hash on the spot.
+import { availableParallelism } from 'node:os';
+import { fileURLToPath } from 'node:url';
+import { Piscina } from 'piscina';
+import { IDENTIFIER_SOURCE_FIELDS } from '../pipeline/identifiers/tables.ts';
+import type { HashedIdentifiers } from '../pipeline/identifiers/hash-identifiers.ts';
+import type { IdentifierUser } from '../pipeline/identifiers/types.ts';
+import * as handlers from './hash-worker.ts';
+import type { HashItem } from './hash-worker.ts';
+
+type Handlers = typeof handlers;
+export type HashHandlerName = keyof Handlers;
+
+export interface HashPoolOptions {
+  /** Worker threads, started at once and kept. Default: `os.availableParallelism()`. */
+  threads?: number;
+  /** Batches with fewer items than this run inline on the calling thread. Default 64; 0 sends everything to the pool. */
+  inlineBelow?: number;
+  /** Largest number of items per pool task; a batch is split evenly over the threads up to this. Default 100. */
+  itemsPerTask?: number;
+  /** Node flags for the workers. Default: this process's flags, plus the tsx loader when they lack it. */
+  execArgv?: string[];
+}
+
+export interface HashPool {
+  /** Hashes a batch; result `i` belongs to item `i`, whichever path ran it. */
+  hashBatch(items: readonly HashItem[]): Promise<HashedIdentifiers[]>;
+  /** Runs one named handler in a worker, bypassing the inline path. */
+  run<N extends HashHandlerName>(name: N, input: Parameters<Handlers[N]>[0]): Promise<ReturnType<Handlers[N]>>;
+  readonly threads: number;
+  /** Waits for running tasks, then stops the workers. Later calls are refused. */
+  close(): Promise<void>;
+}
+
+const WORKER_FILE = fileURLToPath(new URL('./hash-worker.ts', import.meta.url));
+
+/**
+ * @example
+ * const pool = createHashPool({ threads: 2 });
+ * const [meta] = await pool.hashBatch([{ user: { email: 'a@b.com' }, platform: 'meta', defaultCountry: 'RO' }]);
+ * await pool.close();
+ */
+export function createHashPool(opts: HashPoolOptions = {}): HashPool {
+  const threads = Math.max(1, opts.threads ?? availableParallelism());
+  const inlineBelow = opts.inlineBelow ?? 64;
+  const itemsPerTask = Math.max(1, opts.itemsPerTask ?? 100);
+  const piscina = new Piscina({
+    filename: WORKER_FILE,
+    // A named default: piscina preloads it at start-up, and the module has no `default` export.
+    name: 'hashBatch',
+    minThreads: threads,
+    maxThreads: threads,
+    execArgv: opts.execArgv ?? workerExecArgv(WORKER_FILE),
+  });
+  let closing: Promise<void> | undefined;
+  const ensureOpen = () => {
+    if (closing !== undefined) throw new Error('hash pool is closed');
+  };
+
+  const run: HashPool['run'] = async (name, input) => {
+    ensureOpen();
+    return piscina.run(input, { name });
+  };
+
+  return {
+    threads,
+    run,
+    async hashBatch(items) {
+      ensureOpen();
+      if (items.length < inlineBelow) return handlers.hashBatch(items);
+      const size = Math.min(itemsPerTask, Math.ceil(items.length / threads));
+      const tasks: Promise<HashedIdentifiers[]>[] = [];
+      for (let i = 0; i < items.length; i += size) {
+        tasks.push(run('hashBatch', items.slice(i, i + size).map(slim)));
+      }
+      return (await Promise.all(tasks)).flat();
+    },
+    close() {
+      closing ??= piscina.close();
+      return closing;
+    },
+  };
+}
+
+/**
+ * Workers inherit the parent's flags, which carry tsx when started with `node --import tsx`
+ * or the tsx CLI. When tsx was registered some other way (its `register()` API), add it,
+ * resolved from here so the worker finds it whatever the working directory. On Node 20 tsx
+ * installs only its require hook in worker threads, so the worker module is loaded through
+ * piscina's `require` path (tried before `import()`), as CommonJS-transpiled TS.
+ */
+function workerExecArgv(workerFile: string): string[] {
+  const inherited = process.execArgv;
+  if (!workerFile.endsWith('.ts') || inherited.some((arg) => arg.includes('tsx'))) return inherited;
+  return [...inherited, '--import', import.meta.resolve('tsx')];
+}
+
+/** Only the user fields some identifier table reads cross the thread boundary. */
+function slim(item: HashItem): HashItem {
+  if (item.user == null) return item;
+  const user: IdentifierUser = {};
+  for (const field of IDENTIFIER_SOURCE_FIELDS) {
+    if (item.user[field] !== undefined) user[field] = item.user[field];
+  }
+  return { ...item, user };
+}

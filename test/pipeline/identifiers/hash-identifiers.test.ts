@@ -1,0 +1,118 @@
+import { createHash } from 'node:crypto';
+import { expect } from 'chai';
+import {
+  IDENTIFIER_SOURCE_FIELDS,
+  IDENTIFIER_TABLES,
+  NORMALISERS,
+  hashIdentifiers,
+  isSha256Hex,
+  sha256Hex,
+} from '../../../src/pipeline/identifiers/index.ts';
+import type { User } from '../../../src/schema/types.ts';
+
+const sha = (s: string) => createHash('sha256').update(s, 'utf8').digest('hex');
+
+describe('hashIdentifiers', () => {
+  it('accepts the validated User type', () => {
+    const user: User = { id: 'C-1', email: 'a@b.com', properties: { tier: 'gold' } };
+    expect(hashIdentifiers(user, 'meta').fields['user_data.em']).to.equal(sha('a@b.com'));
+  });
+
+  it('returns nothing for a missing user', () => {
+    expect(hashIdentifiers(undefined, 'google')).to.deep.equal({ fields: {}, warnings: [] });
+    expect(hashIdentifiers(null, 'meta')).to.deep.equal({ fields: {}, warnings: [] });
+  });
+
+  it('builds the whole Meta user_data with native names', () => {
+    const out = hashIdentifiers(
+      { id: 'C-9', email: 'Ana@Example.com', phone: '0722 123 456', first_name: 'Ana', last_name: 'Pop', city: 'Iași', region: 'Iași', postal_code: '700001', country: 'Romania', orders_total_number: 3 } as never,
+      'meta',
+      { defaultCountry: 'RO' },
+    );
+    expect(out).to.deep.equal({
+      fields: {
+        'user_data.em': sha('ana@example.com'),
+        'user_data.ph': sha('40722123456'),
+        'user_data.fn': sha('ana'),
+        'user_data.ln': sha('pop'),
+        'user_data.ct': sha('iași'),
+        'user_data.st': sha('iași'),
+        'user_data.zp': sha('700001'),
+        'user_data.country': sha('ro'),
+        'user_data.external_id': sha('C-9'),
+      },
+      warnings: [],
+    });
+  });
+
+  it('sends several e-mails as an array, deduplicated after normalisation, capped per platform', () => {
+    const emails = ['a.b@gmail.com', 'ab@gmail.com', 'c@x.com', 'd@x.com', 'e@x.com'];
+    const google = hashIdentifiers({ email: emails }, 'google').fields['user_data.sha256_email_address'];
+    expect(google).to.deep.equal([sha('ab@gmail.com'), sha('c@x.com'), sha('d@x.com')]);
+    const meta = hashIdentifiers({ email: emails }, 'meta').fields['user_data.em'];
+    expect(meta).to.have.length(5);
+  });
+
+  it('warns without quoting the value when a phone cannot be read', () => {
+    const out = hashIdentifiers({ phone: '12345' }, 'meta', { defaultCountry: 'RO' });
+    expect(out.fields).to.deep.equal({});
+    expect(out.warnings).to.have.length(1);
+    expect(out.warnings[0]).to.include({ field: 'user.phone', code: 'IDENTIFIER_INVALID' });
+    expect(out.warnings[0].message).to.not.include('12345');
+  });
+
+  it('refuses a national phone number when no country is known', () => {
+    const out = hashIdentifiers({ phone: '0722 123 456' }, 'google');
+    expect(out.fields).to.deep.equal({});
+    expect(out.warnings[0].code).to.equal('IDENTIFIER_INVALID');
+  });
+
+  it('warns for an e-mail without @ and for an unknown country', () => {
+    const out = hashIdentifiers({ email: 'not-an-email', country: 'Atlantis' }, 'tiktok');
+    expect(out.fields).to.deep.equal({});
+    expect(out.warnings.map((w) => w.field)).to.deep.equal(['user.email', 'user.country']);
+  });
+
+  it('drops a pre-hashed value aimed at a plain-text field', () => {
+    const out = hashIdentifiers({ city: sha('paris') }, 'google');
+    expect(out.fields).to.deep.equal({});
+    expect(out.warnings[0]).to.include({ field: 'user.city', code: 'IDENTIFIER_HASHED_NOT_SENDABLE' });
+  });
+
+  it('keeps an e-mail out of GA4 user_id (PII)', () => {
+    const out = hashIdentifiers({ id: 'jane@example.com' }, 'google');
+    expect(out.fields).to.deep.equal({});
+    expect(out.warnings[0].field).to.equal('user.id');
+    expect(out.warnings[0].message).to.not.include('jane');
+  });
+
+  it('ignores non-string, non-number values', () => {
+    const out = hashIdentifiers({ email: { nested: true }, phone: [null, 7], first_name: NaN } as never, 'meta');
+    expect(out.fields).to.deep.equal({});
+    expect(out.warnings.map((w) => w.field)).to.deep.equal(['user.phone']);
+  });
+
+  it('tables only name known normalisers, and the source list covers every table', () => {
+    for (const table of Object.values(IDENTIFIER_TABLES)) {
+      for (const rule of Object.values(table)) {
+        expect(NORMALISERS).to.have.property(rule.normalise);
+        for (const from of typeof rule.from === 'string' ? [rule.from] : rule.from) {
+          expect(IDENTIFIER_SOURCE_FIELDS).to.include(from);
+        }
+      }
+    }
+  });
+});
+
+describe('sha256Hex / isSha256Hex', () => {
+  it('hashes UTF-8 to lowercase hex', () => {
+    expect(sha256Hex('abc')).to.equal('ba7816bf8f01cfea414140de5dae2223b00361a396177a9cb410ff61f20015ad');
+    expect(sha256Hex('ș')).to.equal(sha('ș'));
+  });
+
+  it('recognises 64 hex characters in either case only', () => {
+    expect(isSha256Hex('A'.repeat(64))).to.equal(true);
+    expect(isSha256Hex('a'.repeat(63))).to.equal(false);
+    expect(isSha256Hex('g'.repeat(64))).to.equal(false);
+  });
+});

@@ -1,0 +1,88 @@
+import { threadId } from 'node:worker_threads';
+import { expect } from 'chai';
+import type { Platform } from '../../src/pipeline/identifiers/index.ts';
+import { hashBatch, type HashItem } from '../../src/workers/hash-worker.ts';
+import { createHashPool, type HashPool } from '../../src/workers/pool.ts';
+
+const PLATFORMS: Platform[] = ['google', 'meta', 'tiktok'];
+
+function sampleBatch(n: number): HashItem[] {
+  return Array.from({ length: n }, (_, i) => ({
+    platform: PLATFORMS[i % 3],
+    defaultCountry: i % 2 === 0 ? 'RO' : 'US',
+    user: {
+      id: `C-${i}`,
+      email: ` User.${i}@GMail.com `,
+      phone: i % 2 === 0 ? `0722 123 ${String(i % 1000).padStart(3, '0')}` : `(415) 555-${String(i % 10000).padStart(4, '0')}`,
+      first_name: i % 4 === 0 ? 'Ștefan' : 'José',
+      last_name: 'Großmann',
+      city: 'Cluj-Napoca',
+      region: i % 2 === 0 ? 'Cluj' : 'California',
+      postal_code: i % 2 === 0 ? '400001' : '94103-1234',
+      country: i % 2 === 0 ? 'Romania' : 'United States',
+      // Not cloneable: must not reach the thread boundary.
+      properties: { callback: () => i },
+    } as HashItem['user'],
+  }));
+}
+
+describe('hash pool', () => {
+  let pool: HashPool;
+
+  before(() => {
+    pool = createHashPool({ threads: 2, inlineBelow: 0, itemsPerTask: 40 });
+  });
+
+  after(async () => {
+    await pool.close();
+  });
+
+  it('loads the .ts worker and runs handlers off the main thread', async () => {
+    const info = await pool.run('threadInfo', undefined);
+    expect(info.isMainThread).to.equal(false);
+    expect(info.threadId).to.not.equal(threadId);
+  });
+
+  it('spreads concurrent tasks over at most `threads` workers', async () => {
+    const infos = await Promise.all(Array.from({ length: 20 }, () => pool.run('threadInfo', undefined)));
+    const ids = new Set(infos.map((i) => i.threadId));
+    expect(ids.size).to.be.within(1, 2);
+    expect(ids.has(threadId)).to.equal(false);
+  });
+
+  it('gives exactly the inline results, in order, for a batch split over several tasks', async () => {
+    const items = sampleBatch(250);
+    const pooled = await pool.hashBatch(items);
+    expect(pooled).to.have.length(250);
+    expect(pooled).to.deep.equal(hashBatch(items));
+    expect(pooled[1].fields['user_data.ph']).to.be.a('string');
+  });
+
+  it('runs small batches inline with the same results', async () => {
+    const inlinePool = createHashPool({ threads: 1, inlineBelow: 1000 });
+    try {
+      const items = sampleBatch(30);
+      expect(await inlinePool.hashBatch(items)).to.deep.equal(await pool.hashBatch(items));
+      expect(await inlinePool.hashBatch([])).to.deep.equal([]);
+    } finally {
+      await inlinePool.close();
+    }
+  });
+
+  it('close() waits, is idempotent, and refuses later work', async () => {
+    const p = createHashPool({ threads: 1, inlineBelow: 0 });
+    const pending = p.hashBatch(sampleBatch(5));
+    const closed = p.close();
+    expect(await pending).to.have.length(5);
+    await closed;
+    await p.close();
+    let error: unknown;
+    try {
+      await p.hashBatch(sampleBatch(1));
+    } catch (e) {
+      error = e;
+    }
+    expect(error).to.be.instanceOf(Error);
+    expect((error as Error).message).to.equal('hash pool is closed');
+  });
+});
