@@ -1,0 +1,226 @@
+// Invalid payloads, one rule broken each: every body is a valid fixture with one edit, and
+// must produce exactly one error, with the stated field and code. Plain data; the HTTP
+// integration test runs the same table.
+import type { ValidationCode } from '../../src/errors.ts';
+import {
+  FULL_CART_VIEWED as CART,
+  FULL_CHECKOUT_COMPLETED as CO,
+  MINIMAL_CART_VIEWED as MIN_CART,
+  MINIMAL_CHECKOUT_COMPLETED as MIN_CO,
+  MINIMAL_LEAD_CLOSED,
+  MINIMAL_LEAD_CREATED,
+  MINIMAL_LEAD_QUALIFIED,
+  MINIMAL_ORDER_CANCELED as MIN_OC,
+  MINIMAL_PRODUCT_ADDED_TO_CART as MIN_ADDED,
+  MINIMAL_PRODUCT_REMOVED_FROM_CART as MIN_REMOVED,
+  MINIMAL_PRODUCT_VIEWED as MIN_VIEWED,
+} from './payloads.ts';
+import { REMOVE, variant, type Edit } from './variant.ts';
+
+export interface InvalidCase {
+  name: string;
+  body: unknown;
+  /** The field of the one error the body must produce. */
+  field: string;
+  code: ValidationCode;
+}
+
+const SHA256 = 'b94d27b9934d3e08a52e52d7da7dabfac484efe37a5380ee9088f7ace2efcde9';
+
+const bad = (name: string, base: unknown, field: string, code: ValidationCode, ...edits: Edit[]): InvalidCase =>
+  ({ name, body: variant(base, ...edits), field, code });
+
+const REQ = 'REQUIRED_FIELD_MISSING';
+const TYPE = 'INVALID_TYPE';
+const FORMAT = 'INVALID_FORMAT';
+const VALUE = 'INVALID_VALUE';
+const RANGE = 'OUT_OF_RANGE';
+const INCONSISTENT = 'INCONSISTENT_VALUE';
+
+export const INVALID_CASES: InvalidCase[] = [
+  // event
+  bad('event missing', MIN_OC, 'event', REQ, ['event', REMOVE]),
+  bad('event null', MIN_OC, 'event', REQ, ['event', null]),
+  bad('event is a string', MIN_OC, 'event', TYPE, ['event', 'order_canceled']),
+  bad('event is an array', MIN_OC, 'event', TYPE, ['event', [{ name: 'order_canceled' }]]),
+  bad('event.name missing', MIN_OC, 'event.name', REQ, ['event.name', REMOVE]),
+  bad('event.name null', MIN_OC, 'event.name', REQ, ['event.name', null]),
+  bad('event.name empty', MIN_OC, 'event.name', REQ, ['event.name', '']),
+  bad('event.name a number', MIN_OC, 'event.name', TYPE, ['event.name', 42]),
+  bad('event.name not approved', MIN_OC, 'event.name', 'EVENT_NOT_APPROVED', ['event.name', 'newsletter_signup']),
+  bad('event.name in the wrong case', MIN_OC, 'event.name', 'EVENT_NOT_APPROVED', ['event.name', 'Order_Canceled']),
+  // event.id
+  bad('checkout_completed without event.id', MIN_CO, 'event.id', REQ, ['event.id', REMOVE]),
+  bad('order_canceled without event.id', MIN_OC, 'event.id', REQ, ['event.id', REMOVE]),
+  bad('lead_created without event.id', MINIMAL_LEAD_CREATED, 'event.id', REQ, ['event.id', REMOVE]),
+  bad('lead_qualified without event.id', MINIMAL_LEAD_QUALIFIED, 'event.id', REQ, ['event.id', REMOVE]),
+  bad('lead_closed without event.id', MINIMAL_LEAD_CLOSED, 'event.id', REQ, ['event.id', REMOVE]),
+  bad('event.id null on checkout_completed', MIN_CO, 'event.id', REQ, ['event.id', null]),
+  bad('event.id a number', MIN_CO, 'event.id', TYPE, ['event.id', 1001]),
+  bad('event.id empty', MIN_CO, 'event.id', FORMAT, ['event.id', '']),
+  bad('event.id with a leading space', MIN_CO, 'event.id', FORMAT, ['event.id', ' ORD-1001']),
+  bad('event.id with a trailing space', MIN_CO, 'event.id', FORMAT, ['event.id', 'ORD-1001 ']),
+  bad('event.id of 129 characters', MIN_CO, 'event.id', FORMAT, ['event.id', 'x'.repeat(129)]),
+  bad('event.id with a tab', MIN_CO, 'event.id', FORMAT, ['event.id', 'ORD\t1001']),
+  bad('event.id malformed where optional (cart_viewed)', CART, 'event.id', FORMAT, ['event.id', 'cart\n7f3a']),
+  // event.value, event.currency, event.exchange_rate, event.properties
+  bad('checkout_completed without value', MIN_CO, 'event.value', REQ, ['event.value', REMOVE]),
+  bad('checkout_completed without currency', MIN_CO, 'event.currency', REQ, ['event.currency', REMOVE]),
+  bad('checkout_completed with value null', MIN_CO, 'event.value', REQ, ['event.value', null]),
+  bad('cart_viewed without value', MIN_CART, 'event.value', REQ, ['event.value', REMOVE]),
+  bad('cart_viewed without currency', MIN_CART, 'event.currency', REQ, ['event.currency', REMOVE]),
+  bad('product_viewed without value', MIN_VIEWED, 'event.value', REQ, ['event.value', REMOVE]),
+  bad('product_added_to_cart without currency', MIN_ADDED, 'event.currency', REQ, ['event.currency', REMOVE]),
+  bad('product_removed_from_cart without value', MIN_REMOVED, 'event.value', REQ, ['event.value', REMOVE]),
+  bad('order_canceled value without currency', MIN_OC, 'event.currency', REQ, ['event.value', 120.5]),
+  bad('lead_qualified value without currency', MINIMAL_LEAD_QUALIFIED, 'event.currency', REQ, ['event.value', 500]),
+  bad('event.value a string', MIN_CO, 'event.value', TYPE, ['event.value', '120.50']),
+  bad('event.value negative', MIN_CO, 'event.value', RANGE, ['event.value', -120.5]),
+  bad('event.currency not ISO 4217', MIN_CO, 'event.currency', FORMAT, ['event.currency', 'EUX']),
+  bad('event.currency a number', MIN_CO, 'event.currency', TYPE, ['event.currency', 978]),
+  bad('event.currency four letters', MIN_CO, 'event.currency', FORMAT, ['event.currency', 'EURO']),
+  bad('event.currency a symbol', MIN_CO, 'event.currency', FORMAT, ['event.currency', '€']),
+  bad('event.exchange_rate zero', CO, 'event.exchange_rate', RANGE, ['event.exchange_rate', 0]),
+  bad('event.exchange_rate negative', CO, 'event.exchange_rate', RANGE, ['event.exchange_rate', -1]),
+  bad('event.exchange_rate a string', CO, 'event.exchange_rate', TYPE, ['event.exchange_rate', '1']),
+  bad('event.properties an array', CO, 'event.properties', TYPE, ['event.properties', ['paid']]),
+  bad('event.properties a string', CO, 'event.properties', TYPE, ['event.properties', 'paid']),
+  // context
+  bad('checkout_completed without context', MIN_CO, 'context', REQ, ['context', REMOVE]),
+  bad('order_canceled with context null', MIN_OC, 'context', REQ, ['context', null]),
+  bad('context a string', MIN_CO, 'context', TYPE, ['context', 'prod']),
+  bad('context an array', MIN_CO, 'context', TYPE, ['context', [{ environment: 'prod' }]]),
+  bad('context.environment missing', MIN_CO, 'context.environment', REQ, ['context.environment', REMOVE]),
+  bad('context.environment null', MIN_CO, 'context.environment', REQ, ['context.environment', null]),
+  bad('context.environment "production"', MIN_CO, 'context.environment', VALUE, ['context.environment', 'production']),
+  bad('context.environment upper-case', MIN_CO, 'context.environment', VALUE, ['context.environment', 'PROD']),
+  bad('context.environment unknown on cart_viewed', CART, 'context.environment', VALUE, ['context.environment', 'staging']),
+  bad('context.environment a boolean', MIN_CO, 'context.environment', TYPE, ['context.environment', true]),
+  bad('context.data_source a number', MIN_CO, 'context.data_source', TYPE, ['context.data_source', 1]),
+  bad('context.user_agent an object', CO, 'context.user_agent', TYPE, ['context.user_agent', { ua: 'x' }]),
+  bad('context.overide_ip not an IP', CO, 'context.overide_ip', FORMAT, ['context.overide_ip', '999.1.1.1']),
+  bad('context.overide_ip a host name', CO, 'context.overide_ip', FORMAT, ['context.overide_ip', 'localhost']),
+  bad('context.overide_ip a number', CO, 'context.overide_ip', TYPE, ['context.overide_ip', 2130706433]),
+  bad('context.override_ip not an IP', MIN_CO, 'context.override_ip', FORMAT, ['context.override_ip', '1.2.3']),
+  bad('context.url not http(s)', CO, 'context.url', FORMAT, ['context.url', 'ftp://shop.example.com/cart']),
+  bad('context.url relative', CO, 'context.url', FORMAT, ['context.url', '/checkout/order-received/123']),
+  bad('context.url without scheme on cart_viewed', CART, 'context.url', FORMAT, ['context.url', 'shop.example.com/cart']),
+  bad('context.landing_url javascript:', CO, 'context.landing_url', FORMAT, ['context.landing_url', 'javascript:alert(1)']),
+  bad('context.referrer_url a number', CO, 'context.referrer_url', TYPE, ['context.referrer_url', 12]),
+  bad('context.page_type a number', CO, 'context.page_type', TYPE, ['context.page_type', 3]),
+  // products: presence
+  bad('cart_viewed without products', MIN_CART, 'products', REQ, ['products', REMOVE]),
+  bad('cart_viewed with no products', MIN_CART, 'products', REQ, ['products', []]),
+  bad('product_viewed without products', MIN_VIEWED, 'products', REQ, ['products', REMOVE]),
+  bad('product_added_to_cart with no products', MIN_ADDED, 'products', REQ, ['products', []]),
+  bad('product_removed_from_cart with products null', MIN_REMOVED, 'products', REQ, ['products', null]),
+  bad('products an object', CO, 'products', TYPE, ['products', { id: 'TS-1001' }]),
+  bad('products[0] a string', CO, 'products[0]', TYPE, ['products.0', 'TS-1001']),
+  bad('products[1] null', CO, 'products[1]', TYPE, ['products.1', null]),
+  // products: required members
+  bad('products[0].id missing', CO, 'products[0].id', REQ, ['products.0.id', REMOVE]),
+  bad('products[0].id a number', CO, 'products[0].id', TYPE, ['products.0.id', 1001]),
+  bad('products[0].id empty', CO, 'products[0].id', REQ, ['products.0.id', '']),
+  bad('products[0].name missing', CO, 'products[0].name', REQ, ['products.0.name', REMOVE]),
+  bad('products[0].price missing', CO, 'products[0].price', REQ, ['products.0.price', REMOVE]),
+  bad('products[0].price_base missing', CO, 'products[0].price_base', REQ, ['products.0.price_base', REMOVE]),
+  bad('products[0].price null', CO, 'products[0].price', REQ, ['products.0.price', null]),
+  bad('cart_viewed product without price', MIN_CART, 'products[0].price', REQ, ['products.0.price', REMOVE]),
+  bad('checkout_completed product without category', CO, 'products[0].category', REQ, ['products.0.category', REMOVE]),
+  bad('product_viewed product without category', MIN_VIEWED, 'products[0].category', REQ, ['products.0.category', REMOVE]),
+  bad('product_added_to_cart category null', MIN_ADDED, 'products[0].category', REQ, ['products.0.category', null]),
+  // products: types, ranges, values
+  bad('products[0].price a string', CO, 'products[0].price', TYPE, ['products.0.price', '79.99']),
+  bad('products[0].price negative', CO, 'products[0].price', RANGE, ['products.0.price', -1]),
+  bad('products[1].price_base negative', CO, 'products[1].price_base', RANGE, ['products.1.price_base', -30.5]),
+  bad('products[0].price above price_base', CO, 'products[0].price', INCONSISTENT, ['products.0.price', 120]),
+  bad('products[1].price above price_base', CO, 'products[1].price', INCONSISTENT, ['products.1.price_base', 25]),
+  bad('cart_viewed price above price_base', CART, 'products[1].price', INCONSISTENT, ['products.1.price_base', 100]),
+  bad('products[0].quantity zero', CO, 'products[0].quantity', RANGE, ['products.0.quantity', 0]),
+  bad('products[0].quantity negative', CO, 'products[0].quantity', RANGE, ['products.0.quantity', -2]),
+  bad('products[0].quantity a string', CO, 'products[0].quantity', TYPE, ['products.0.quantity', '2']),
+  bad('products[0].tax_percent above 100', CO, 'products[0].tax_percent', RANGE, ['products.0.tax_percent', 120]),
+  bad('products[0].tax_percent negative', CO, 'products[0].tax_percent', RANGE, ['products.0.tax_percent', -1]),
+  bad('products[0].tax_percent a string', CO, 'products[0].tax_percent', TYPE, ['products.0.tax_percent', '19']),
+  bad('cart_viewed tax_percent above 50', CART, 'products[0].tax_percent', RANGE, ['products.0.tax_percent', 60]),
+  bad('cart_viewed tax_percent above 100', CART, 'products[1].tax_percent', RANGE, ['products.1.tax_percent', 101]),
+  bad('products[0].tax_included a string', CO, 'products[0].tax_included', TYPE, ['products.0.tax_included', 'yes']),
+  bad('products[0].category a number', CO, 'products[0].category', TYPE, ['products.0.category', 12]),
+  bad('products[0].type outside the list', CO, 'products[0].type', VALUE, ['products.0.type', 'configurable']),
+  bad('product_viewed type in the wrong case', MIN_VIEWED, 'products[0].type', VALUE, ['products.0.type', 'Simple']),
+  bad('products[0].type a number', CO, 'products[0].type', TYPE, ['products.0.type', 1]),
+  bad('products[0].currency not ISO 4217', CO, 'products[0].currency', FORMAT, ['products.0.currency', 'XYZ']),
+  bad('products[1].exchange_rate zero', CO, 'products[1].exchange_rate', RANGE, ['products.1.exchange_rate', 0]),
+  bad('products[0].properties an array', CO, 'products[0].properties', TYPE, ['products.0.properties', ['blue']]),
+  bad('products[0].images a string', CO, 'products[0].images', TYPE, ['products.0.images', 'https://cdn.example.com/a.jpg']),
+  bad('products[0].images[0] a number', CO, 'products[0].images[0]', TYPE, ['products.0.images.0', 42]),
+  bad('products[0].categories a string', CO, 'products[0].categories', TYPE, ['products.0.categories', 'Clothing']),
+  bad('products[0].categories[1] without name', CO, 'products[0].categories[1].name', REQ, ['products.0.categories.1.name', REMOVE]),
+  bad('products[0].stock_status an object', CO, 'products[0].stock_status', TYPE, ['products.0.stock_status', { in: true }]),
+  bad('products[0].created_at not a date', CO, 'products[0].created_at', FORMAT, ['products.0.created_at', 'yesterday']),
+  bad('products[0].created_at a boolean', CO, 'products[0].created_at', TYPE, ['products.0.created_at', true]),
+  bad('products[0].parent_id a number', CO, 'products[0].parent_id', TYPE, ['products.0.parent_id', 1001]),
+  bad('products[0].sku a number', CO, 'products[0].sku', TYPE, ['products.0.sku', 1001]),
+  // product coupons
+  bad('products[0].coupons a string', CO, 'products[0].coupons', TYPE, ['products.0.coupons', 'SUMMER20']),
+  bad('products[0].coupons[1] null', CO, 'products[0].coupons[1]', TYPE, ['products.0.coupons.1', null]),
+  bad('products[0].coupons[2].value negative', CO, 'products[0].coupons[2].value', RANGE, ['products.0.coupons.2.value', -5]),
+  bad('products[0].coupons[0] without name', CO, 'products[0].coupons[0].name', REQ, ['products.0.coupons.0.name', REMOVE]),
+  bad('products[0].coupons[2].tax_precent not numeric', CO, 'products[0].coupons[2].tax_precent', TYPE, ['products.0.coupons.2.tax_precent', 'abc']),
+  // order coupons
+  bad('coupons an object', CO, 'coupons', TYPE, ['coupons', { name: 'WELCOME10' }]),
+  bad('coupons[0] without name', CO, 'coupons[0].name', REQ, ['coupons.0.name', REMOVE]),
+  bad('coupons[0].tax_precent not numeric', CO, 'coupons[0].tax_precent', TYPE, ['coupons.0.tax_precent', 'nineteen']),
+  bad('coupons[0].tax_precent out of range', CO, 'coupons[0].tax_precent', RANGE, ['coupons.0.tax_precent', '150']),
+  bad('coupons[0].tax_percent out of range', CO, 'coupons[0].tax_percent', RANGE, ['coupons.0.tax_precent', REMOVE], ['coupons.0.tax_percent', 101]),
+  bad('coupons[0].tax_percent a boolean', CO, 'coupons[0].tax_percent', TYPE, ['coupons.0.tax_precent', REMOVE], ['coupons.0.tax_percent', true]),
+  bad('coupons[0] tax_percent and tax_precent disagree', CO, 'coupons[0].tax_precent', INCONSISTENT, ['coupons.0.tax_percent', 19], ['coupons.0.tax_precent', '9']),
+  bad('coupons[0].currency two letters', CO, 'coupons[0].currency', FORMAT, ['coupons.0.currency', 'eu']),
+  bad('coupons[0].exchange_rate zero', CO, 'coupons[0].exchange_rate', RANGE, ['coupons.0.exchange_rate', 0]),
+  bad('coupons[0].value a string', CO, 'coupons[0].value', TYPE, ['coupons.0.value', '10']),
+  // shipping
+  bad('shipping an object', CO, 'shipping', TYPE, ['shipping', { value: 19.99 }]),
+  bad('shipping[0] a string', CO, 'shipping[0]', TYPE, ['shipping.0', 'Courier']),
+  bad('shipping[0].value missing', CO, 'shipping[0].value', REQ, ['shipping.0.value', REMOVE]),
+  bad('shipping[0].value a string', CO, 'shipping[0].value', TYPE, ['shipping.0.value', '19.99']),
+  bad('shipping[0].value negative', CO, 'shipping[0].value', RANGE, ['shipping.0.value', -19.99]),
+  bad('shipping[0].tax_percent above 100', CO, 'shipping[0].tax_percent', RANGE, ['shipping.0.tax_percent', 101]),
+  bad('shipping[0].id a boolean', CO, 'shipping[0].id', TYPE, ['shipping.0.id', true]),
+  bad('shipping[0].currency not ISO 4217', CO, 'shipping[0].currency', FORMAT, ['shipping.0.currency', 'ABC']),
+  // payments
+  bad('payments a string', CO, 'payments', TYPE, ['payments', 'card']),
+  bad('payments[0].value missing', CO, 'payments[0].value', REQ, ['payments.0.value', REMOVE]),
+  bad('payments[1].value negative', CO, 'payments[1].value', RANGE, ['payments.1.value', -68.47]),
+  bad('payments[0].exchange_rate zero', CO, 'payments[0].exchange_rate', RANGE, ['payments.0.exchange_rate', 0]),
+  bad('payments[1].currency not ISO 4217', CO, 'payments[1].currency', FORMAT, ['payments.1.currency', 'ZZZ']),
+  bad('payments[0].name a number', CO, 'payments[0].name', TYPE, ['payments.0.name', 7]),
+  // user
+  bad('user a string', CO, 'user', TYPE, ['user', 'cust-42']),
+  bad('user an array', CO, 'user', TYPE, ['user', [{ id: 'cust-42' }]]),
+  bad('user.email not an e-mail', CO, 'user.email', FORMAT, ['user.email', 'ana.popescu(at)example.com']),
+  bad('user.email without a domain dot', CO, 'user.email', FORMAT, ['user.email', 'ana@localhost']),
+  bad('user.email a number', CO, 'user.email', TYPE, ['user.email', 42]),
+  bad('user.phone with letters', CO, 'user.phone', FORMAT, ['user.phone', 'call me maybe']),
+  bad('user.phone with too few digits', CO, 'user.phone', FORMAT, ['user.phone', '12-34']),
+  bad('user.phone a number', CO, 'user.phone', TYPE, ['user.phone', 40721234567]),
+  bad('cart_viewed with hashed user.email', CART, 'user.email', 'HASHED_VALUE_NOT_ALLOWED', ['user.email', SHA256]),
+  bad('cart_viewed with hashed user.phone', CART, 'user.phone', 'HASHED_VALUE_NOT_ALLOWED', ['user.phone', SHA256]),
+  bad('cart_viewed with upper-case hashed user.email', CART, 'user.email', 'HASHED_VALUE_NOT_ALLOWED', ['user.email', SHA256.toUpperCase()]),
+  bad('user.orders_total_number negative', CO, 'user.orders_total_number', RANGE, ['user.orders_total_number', -1]),
+  bad('user.orders_total_value a string', CO, 'user.orders_total_value', TYPE, ['user.orders_total_value', '1520.50']),
+  bad('user.predicted_value negative', CO, 'user.predicted_value', RANGE, ['user.predicted_value', -5]),
+  bad('user.created_at not a date', CO, 'user.created_at', FORMAT, ['user.created_at', 'soon']),
+  bad('user.properties a string', CO, 'user.properties', TYPE, ['user.properties', 'gold']),
+  bad('user.first_name a number', CO, 'user.first_name', TYPE, ['user.first_name', 1]),
+  // cookies
+  bad('cookies an object', CO, 'cookies', TYPE, ['cookies', { _ga: 'GA1.1.1.1' }]),
+  bad('cookies[0] without value', CO, 'cookies[0].value', REQ, ['cookies.0.value', REMOVE]),
+  bad('cookies[1].name a number', CO, 'cookies[1].name', TYPE, ['cookies.1.name', 5]),
+  bad('cookies[2] a string', CO, 'cookies[2]', TYPE, ['cookies.2', '_fbp=fb.1.1']),
+  bad('cookies[0].value a number', CO, 'cookies[0].value', TYPE, ['cookies.0.value', 1234]),
+  // cart_viewed total
+  bad('cart_viewed value not the cart total', CART, 'event.value', INCONSISTENT, ['event.value', 200]),
+  bad('cart_viewed value ignoring quantities', CART, 'event.value', INCONSISTENT, ['event.value', 179.98]),
+  bad('cart_viewed value 0.02 off', CART, 'event.value', INCONSISTENT, ['event.value', 229.99]),
+  bad('minimal cart_viewed with quantity 3', MIN_CART, 'event.value', INCONSISTENT, ['products.0.quantity', 3]),
+];
