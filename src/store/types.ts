@@ -49,10 +49,38 @@ export interface EventStore {
   list(filter: EventFilter): Promise<EventRecord[]>;
 }
 
+/** A destination connected to an account: a plugin type plus the operator's settings. */
+export interface DestinationRecord {
+  /** `dst_` + 16 hex characters. */
+  id: string;
+  scriptId: string;
+  /** The plugin name, e.g. `ga4`. */
+  type: string;
+  name: string;
+  enabled: boolean;
+  /** The validated config, secrets included (mask before showing). */
+  settings: Record<string, unknown>;
+  createdAt: number;
+  updatedAt: number;
+}
+
+export type DestinationPatch = Partial<Pick<DestinationRecord, 'name' | 'enabled' | 'settings'>>;
+
+export interface DestinationStore {
+  add(d: Omit<DestinationRecord, 'createdAt' | 'updatedAt'>): Promise<DestinationRecord>;
+  /** The account's destinations that were not removed, oldest first. */
+  list(scriptId: string): Promise<DestinationRecord[]>;
+  get(scriptId: string, id: string): Promise<DestinationRecord | null>;
+  update(scriptId: string, id: string, patch: DestinationPatch): Promise<DestinationRecord | null>;
+  /** Removes it from the account (kept on record for past deliveries); false if unknown. */
+  remove(scriptId: string, id: string): Promise<boolean>;
+}
+
 export interface Store {
   readonly kind: 'sqlite' | 'postgres';
   readonly accounts: AccountStore;
   readonly events: EventStore;
+  readonly destinations: DestinationStore;
   /** Resolves when the store answers a trivial query. */
   ping(): Promise<void>;
   close(): Promise<void>;

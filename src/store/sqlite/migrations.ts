@@ -44,6 +44,21 @@ export const MIGRATIONS: readonly string[] = [
   ) STRICT;
   CREATE INDEX events_account ON events(script_id, seq);
   `,
+  // 2: destinations connected to accounts
+  `
+  CREATE TABLE destinations (
+    id          TEXT PRIMARY KEY,
+    script_id   TEXT NOT NULL REFERENCES accounts(script_id),
+    type        TEXT NOT NULL,
+    name        TEXT NOT NULL,
+    enabled     INTEGER NOT NULL DEFAULT 1,
+    settings    TEXT NOT NULL,
+    created_at  INTEGER NOT NULL,
+    updated_at  INTEGER NOT NULL,
+    removed_at  INTEGER
+  ) STRICT;
+  CREATE INDEX destinations_account ON destinations(script_id);
+  `,
 ];
 
 /** Brings the database to the latest schema version. */

@@ -6,6 +6,7 @@ import { dirname } from 'node:path';
 import type { Account, AccountPatch, NewAccount, TokenRecord } from '../../accounts/types.ts';
 import type { AccountStore, EventFilter, EventRecord, EventStore, Store } from '../types.ts';
 import { migrate } from './migrations.ts';
+import { sqliteDestinationStore } from './destination-store.ts';
 
 export interface SqliteOptions {
   /** File path, or ':memory:' */
@@ -164,6 +165,7 @@ export function openSqliteStore(opts: SqliteOptions): Store {
     kind: 'sqlite',
     accounts,
     events,
+    destinations: sqliteDestinationStore(db),
     async ping() {
       q.ping.get();
     },

@@ -1,0 +1,130 @@
+// `tracklane destinations …` and `tracklane plugins list`: connect, list, update and
+// remove an account's destinations. Config is validated by the plugin's schema; secrets
+// are printed masked, in both text and --json output.
+import { readFileSync } from 'node:fs';
+import { loadPlugins, type PluginRegistry } from '../destinations/load-plugins.ts';
+import { createDestinationService, type DestinationService, type MaskedDestination } from '../destinations/destination-service.ts';
+import { exclusive, parseCommand, positionals } from './args.ts';
+import type { CliContext } from './context.ts';
+import { CliError, UsageError, formatKeyValue, formatTable } from './output.ts';
+import { usageFor } from './usage.ts';
+
+async function plugins(ctx: CliContext): Promise<PluginRegistry> {
+  return loadPlugins(ctx.config().pluginsDir);
+}
+
+async function service(ctx: CliContext): Promise<DestinationService> {
+  return createDestinationService(await ctx.store(), await plugins(ctx));
+}
+
+/** `--config '{"a":1}'` or `--config @file.json`. */
+function readConfig(raw: string): unknown {
+  let text = raw;
+  if (raw.startsWith('@')) {
+    try {
+      text = readFileSync(raw.slice(1), 'utf8');
+    } catch {
+      throw new CliError(`cannot read config file "${raw.slice(1)}"`);
+    }
+  }
+  try {
+    return JSON.parse(text);
+  } catch {
+    throw new CliError('--config must be a JSON object or @file holding one');
+  }
+}
+
+const rows = (d: MaskedDestination): [string, unknown][] => [
+  ['id', d.id],
+  ['type', d.type],
+  ['name', d.name],
+  ['enabled', d.enabled],
+  ['config', JSON.stringify(d.config)],
+  ['created_at', d.created_at],
+  ['updated_at', d.updated_at],
+];
+
+function help(cmd: string[]): void {
+  process.stdout.write(usageFor(...cmd));
+}
+
+export async function runDestinations(args: string[], ctx: CliContext): Promise<void> {
+  const [sub, ...rest] = args;
+  switch (sub) {
+    case 'add': {
+      const cmd = ['destinations', 'add'];
+      const { values, positionals: pos } = parseCommand(rest, { type: { type: 'string' }, config: { type: 'string' }, name: { type: 'string' } }, cmd);
+      if (values.help) return help(cmd);
+      const [id] = positionals(pos, ['ID'], cmd);
+      if (!values.type) throw new UsageError('--type is required', cmd);
+      if (values.config === undefined) throw new UsageError('--config is required', cmd);
+      const svc = await service(ctx);
+      const d = svc.view(await svc.add(id, values.type, readConfig(values.config), values.name));
+      ctx.output(values.json ?? false).result(d, () => `Connected ${d.type} destination ${d.id} to ${id}.\n\n${formatKeyValue(rows(d), '  ')}`);
+      return;
+    }
+    case 'list': {
+      const cmd = ['destinations', 'list'];
+      const { values, positionals: pos } = parseCommand(rest, {}, cmd);
+      if (values.help) return help(cmd);
+      const [id] = positionals(pos, ['ID'], cmd);
+      const svc = await service(ctx);
+      const list = (await svc.list(id)).map(svc.view);
+      ctx.output(values.json ?? false).result(list, () =>
+        list.length === 0
+          ? `No destinations. Connect one with: tracklane destinations add ${id} --type TYPE --config JSON`
+          : formatTable(['ID', 'TYPE', 'NAME', 'ENABLED', 'CONFIG'], list.map((d) => [d.id, d.type, d.name, d.enabled, JSON.stringify(d.config)])));
+      return;
+    }
+    case 'update': {
+      const cmd = ['destinations', 'update'];
+      const { values, positionals: pos } = parseCommand(rest, {
+        config: { type: 'string' }, name: { type: 'string' }, enable: { type: 'boolean' }, disable: { type: 'boolean' },
+      }, cmd);
+      if (values.help) return help(cmd);
+      const [id, destId] = positionals(pos, ['ID', 'DEST_ID'], cmd);
+      exclusive(values, 'enable', 'disable', cmd);
+      if (values.config === undefined && values.name === undefined && !values.enable && !values.disable) {
+        throw new UsageError('nothing to change: give --config, --name, --enable or --disable', cmd);
+      }
+      const svc = await service(ctx);
+      const d = svc.view(await svc.update(id, destId, {
+        settings: values.config === undefined ? undefined : readConfig(values.config),
+        name: values.name,
+        enabled: values.enable ? true : values.disable ? false : undefined,
+      }));
+      ctx.output(values.json ?? false).result(d, () => `Updated destination ${d.id}.\n\n${formatKeyValue(rows(d), '  ')}`);
+      return;
+    }
+    case 'remove': {
+      const cmd = ['destinations', 'remove'];
+      const { values, positionals: pos } = parseCommand(rest, {}, cmd);
+      if (values.help) return help(cmd);
+      const [id, destId] = positionals(pos, ['ID', 'DEST_ID'], cmd);
+      await (await service(ctx)).remove(id, destId);
+      ctx.output(values.json ?? false).result({ id: destId, removed: true }, () => `Removed destination ${destId} from ${id}.`);
+      return;
+    }
+    default:
+      throw new UsageError(sub === undefined ? 'missing destinations command' : `unknown destinations command "${sub}"`, ['destinations']);
+  }
+}
+
+export async function runPlugins(args: string[], ctx: CliContext): Promise<void> {
+  const [sub, ...rest] = args;
+  if (sub !== 'list') throw new UsageError(sub === undefined ? 'missing plugins command' : `unknown plugins command "${sub}"`, ['plugins']);
+  const cmd = ['plugins', 'list'];
+  const { values, positionals: pos } = parseCommand(rest, {}, cmd);
+  if (values.help) return help(cmd);
+  positionals(pos, [], cmd);
+  const list = [...(await plugins(ctx)).values()].map(({ plugin, folder }) => ({
+    name: plugin.name,
+    version: plugin.version,
+    category: plugin.category,
+    description: plugin.description,
+    max_batch: plugin.batch.maxEvents,
+    folder,
+  }));
+  ctx.output(values.json ?? false).result(list, () =>
+    formatTable(['NAME', 'VERSION', 'CATEGORY', 'BATCH', 'DESCRIPTION'], list.map((p) => [p.name, p.version, p.category, p.max_batch, p.description])));
+}

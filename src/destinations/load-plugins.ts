@@ -1,0 +1,108 @@
+// Loads every destination plugin folder under PLUGINS_DIR and checks its definition.
+// A broken plugin stops start with an error naming its folder; a new destination is
+// one new folder, with nothing else to register.
+import { readdirSync, existsSync, statSync } from 'node:fs';
+import { join } from 'node:path';
+import { pathToFileURL } from 'node:url';
+import { Ajv, type ValidateFunction } from 'ajv';
+import addFormatsModule from 'ajv-formats';
+import { PLATFORMS } from '../pipeline/identifiers/index.ts';
+import type { DestinationPlugin } from './types.ts';
+
+const addFormats = addFormatsModule as unknown as (ajv: Ajv) => Ajv;
+
+export class PluginLoadError extends Error {
+  override name = 'PluginLoadError';
+  constructor(
+    readonly folder: string,
+    reason: string,
+  ) {
+    super(`plugin ${folder}: ${reason}`);
+  }
+}
+
+export interface LoadedPlugin {
+  plugin: DestinationPlugin;
+  folder: string;
+  /** Validates an operator's settings; errors as `path: message` strings. */
+  validateSettings(settings: unknown): string[];
+}
+
+export type PluginRegistry = ReadonlyMap<string, LoadedPlugin>;
+
+const NAME_RE = /^[a-z][a-z0-9-]{1,39}$/;
+const SEMVER_RE = /^\d+\.\d+\.\d+(-[0-9A-Za-z.-]+)?$/;
+const CATEGORIES = ['analytics', 'advertising', 'webhook'];
+/** Keys every plugin's settings must allow (INTERFACE.md: optional config on any destination). */
+const COMMON_KEYS = ['endpoint', 'events', 'consent_category'];
+
+/** Checks one definition; returns the problems found. */
+export function checkDefinition(def: unknown, folderName: string): string[] {
+  const p = def as Partial<DestinationPlugin> | null;
+  if (!p || typeof p !== 'object') return ['index.ts must default-export the plugin definition object'];
+  const problems: string[] = [];
+  if (p.name !== folderName) problems.push(`name must equal the folder name "${folderName}", got ${JSON.stringify(p.name)}`);
+  if (!NAME_RE.test(folderName)) problems.push('the folder name must be lowercase letters, digits and dashes');
+  if (typeof p.version !== 'string' || !SEMVER_RE.test(p.version)) problems.push('version must be a semver string such as 1.0.0');
+  if (!CATEGORIES.includes(p.category as string)) problems.push(`category must be one of ${CATEGORIES.join(', ')}`);
+  if (typeof p.description !== 'string' || p.description === '') problems.push('description must be a non-empty string');
+  if (!p.settingsSchema || typeof p.settingsSchema !== 'object') problems.push('settingsSchema must be a JSON Schema object');
+  else {
+    const props = (p.settingsSchema as { properties?: Record<string, unknown> }).properties ?? {};
+    for (const k of COMMON_KEYS) if (!(k in props)) problems.push(`settingsSchema must allow the common key "${k}"`);
+  }
+  if (!Array.isArray(p.secretSettings) || p.secretSettings.some((s) => typeof s !== 'string')) {
+    problems.push('secretSettings must be an array of setting names');
+  }
+  if (p.identifiers !== null) {
+    if (!p.identifiers || !PLATFORMS.includes(p.identifiers.platform)) {
+      problems.push(`identifiers must be null or {platform: ${PLATFORMS.join('|')}, table?}`);
+    }
+  }
+  if (!p.batch || !Number.isInteger(p.batch.maxEvents) || p.batch.maxEvents < 1) problems.push('batch.maxEvents must be a positive integer');
+  if (typeof p.buildRequests !== 'function') problems.push('buildRequests must be a function');
+  if (typeof p.classifyResponse !== 'function') problems.push('classifyResponse must be a function');
+  return problems;
+}
+
+function settingsValidator(ajv: Ajv, plugin: DestinationPlugin, folder: string): (s: unknown) => string[] {
+  let validate: ValidateFunction;
+  try {
+    validate = ajv.compile(plugin.settingsSchema);
+  } catch (e) {
+    throw new PluginLoadError(folder, `settingsSchema does not compile: ${(e as Error).message}`);
+  }
+  return (settings) => {
+    if (validate(settings)) return [];
+    return (validate.errors ?? []).map((e) => {
+      const where = e.instancePath ? e.instancePath.slice(1).replaceAll('/', '.') : 'config';
+      const extra = e.keyword === 'additionalProperties' ? ` "${(e.params as { additionalProperty: string }).additionalProperty}"` : '';
+      return `${where}: ${e.message}${extra}`;
+    });
+  };
+}
+
+/** Imports and checks every folder in `dir`. Throws PluginLoadError naming the first broken one. */
+export async function loadPlugins(dir: string): Promise<PluginRegistry> {
+  const registry = new Map<string, LoadedPlugin>();
+  if (!existsSync(dir)) return registry;
+  const ajv = new Ajv({ allErrors: true, strict: false });
+  addFormats(ajv);
+  const folders = readdirSync(dir).filter((f) => !f.startsWith('.') && statSync(join(dir, f)).isDirectory()).sort();
+  for (const name of folders) {
+    const folder = join(dir, name);
+    const entry = join(folder, 'index.ts');
+    if (!existsSync(entry)) throw new PluginLoadError(folder, 'has no index.ts');
+    let mod: { default?: unknown };
+    try {
+      mod = (await import(pathToFileURL(entry).href)) as { default?: unknown };
+    } catch (e) {
+      throw new PluginLoadError(folder, `index.ts failed to load: ${(e as Error).message}`);
+    }
+    const problems = checkDefinition(mod.default, name);
+    if (problems.length > 0) throw new PluginLoadError(folder, problems.join('; '));
+    const plugin = mod.default as DestinationPlugin;
+    registry.set(name, { plugin, folder, validateSettings: settingsValidator(ajv, plugin, folder) });
+  }
+  return registry;
+}

@@ -1,0 +1,88 @@
+// The destination plugin contract. A plugin is a folder under PLUGINS_DIR whose
+// index.ts default-exports a DestinationPlugin; its name is the folder's name.
+// Definitions are data plus two pure functions: build the requests, classify the reply.
+import type { IdentifierTable, Platform } from '../pipeline/identifiers/index.ts';
+import type { AttributionIds } from '../pipeline/attribution/index.ts';
+import type { NormalizedEvent } from '../schema/types.ts';
+import type { NativeEvent } from '../rules/types.ts';
+
+/** Consent gating reads this: analytics ← consent.analytics, advertising ← consent.marketing. */
+export type DestinationCategory = 'analytics' | 'advertising' | 'webhook';
+
+// `any` by default so a registry can hold plugins with different settings types.
+// eslint-disable-next-line @typescript-eslint/no-explicit-any
+export interface DestinationPlugin<S = any> {
+  /** Equal to the folder name, e.g. `ga4`. */
+  name: string;
+  /** Semver of the definition. */
+  version: string;
+  category: DestinationCategory;
+  description: string;
+  /**
+   * JSON Schema (ajv, draft-07) of the settings an operator gives with
+   * `destinations add --config`. Must allow the common optional keys: `endpoint`
+   * (base URL override), `test_event_code`, `events` (allow-list), `consent_category`.
+   */
+  settingsSchema: Record<string, unknown>;
+  /** Settings keys that are secrets: masked in listings and previews, never logged. */
+  secretSettings: readonly string[];
+  /**
+   * Which identifiers it sends: the normalisation family and, optionally, its own table
+   * (native dot path → rule). Without a table the platform's default table is used.
+   * Null: the plugin sends no hashed identifiers (e.g. the webhook sends the event as is).
+   */
+  identifiers: { platform: Platform; table?: IdentifierTable } | null;
+  /** Most native events one request may carry. */
+  batch: { maxEvents: number };
+  /**
+   * Builds the HTTP request(s) for one or more native events of the same destination
+   * (at most batch.maxEvents). Pure: no I/O, no clock except input.now.
+   */
+  buildRequests(input: BuildInput<S>): OutboundRequest[];
+  /** Classifies the platform's reply (reference/destinations.md §0.5). Never throws. */
+  classifyResponse(res: PlatformResponse): Classification;
+}
+
+/** One event on its way to one destination. */
+export interface OutgoingItem {
+  /** What the rule produced (fields built from the rule's output mapping). */
+  native: NativeEvent;
+  /** Stable dedup key: the customer's event.id, or tracklane's own event id. */
+  eventId: string;
+  /** The validated event it came from. */
+  event: NormalizedEvent;
+  /** Hashed/normalised identifiers as native dot path → value (see identifiers). */
+  identifiers: Record<string, string | string[]>;
+  attribution: AttributionIds;
+  /** ms since epoch when tracklane received the event. */
+  receivedAt: number;
+}
+
+export interface BuildInput<S> {
+  settings: S;
+  items: OutgoingItem[];
+  /** ms since epoch; signing timestamps and similar use this, never Date.now(). */
+  now: number;
+}
+
+export interface OutboundRequest {
+  method: 'POST';
+  url: string;
+  headers: Record<string, string>;
+  /** The exact bytes to send (JSON text). */
+  body: string;
+  /** The eventIds this request carries. */
+  eventIds: string[];
+}
+
+export interface PlatformResponse {
+  status: number;
+  headers: Record<string, string>;
+  /** Response body text, possibly truncated. */
+  body: string;
+}
+
+export type Classification =
+  | { outcome: 'success'; message?: string }
+  | { outcome: 'retryable'; message: string; retryAfterMs?: number }
+  | { outcome: 'permanent'; message: string };

@@ -1,0 +1,83 @@
+// The plugin loader: the real plugins load; a broken folder is refused with its path named.
+import { expect } from 'chai';
+import { mkdirSync, writeFileSync, rmSync } from 'node:fs';
+import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { loadPlugins, PluginLoadError } from '../../src/destinations/load-plugins.ts';
+import { tempDir } from '../helpers/test-server.ts';
+
+const ROOT = fileURLToPath(new URL('../..', import.meta.url));
+const PLUGINS = join(ROOT, 'plugins');
+
+const VALID = `
+const plugin = {
+  name: 'NAME', version: '1.0.0', category: 'webhook', description: 'test plugin',
+  settingsSchema: { type: 'object', properties: { endpoint: { type: 'string' }, events: { type: 'array' }, consent_category: { type: 'string' }, key: { type: 'string' } }, required: ['key'], additionalProperties: false },
+  secretSettings: ['key'], identifiers: null, batch: { maxEvents: 1 },
+  buildRequests: () => [], classifyResponse: () => ({ outcome: 'success' }),
+};
+export default plugin;
+`;
+
+describe('plugin loader', () => {
+  let dir: string;
+  beforeEach(() => { dir = tempDir('tl-plugins-'); });
+  afterEach(() => rmSync(dir, { recursive: true, force: true }));
+
+  function folder(name: string, source: string): string {
+    mkdirSync(join(dir, name));
+    writeFileSync(join(dir, name, 'index.ts'), source.replace('NAME', name));
+    return join(dir, name);
+  }
+
+  it('loads the five shipped plugins', async () => {
+    const reg = await loadPlugins(PLUGINS);
+    expect([...reg.keys()]).to.have.members(['ga4', 'google-ads', 'meta-capi', 'tiktok', 'webhook']);
+    expect(reg.get('ga4')!.plugin.category).to.equal('analytics');
+    expect(reg.get('meta-capi')!.plugin.category).to.equal('advertising');
+  });
+
+  it('a new destination is one new folder', async () => {
+    folder('acme', VALID);
+    const reg = await loadPlugins(dir);
+    expect(reg.has('acme')).to.equal(true);
+    expect(reg.get('acme')!.validateSettings({ key: 'k' })).to.deep.equal([]);
+    expect(reg.get('acme')!.validateSettings({})).to.deep.equal(["config: must have required property 'key'"]);
+    expect(reg.get('acme')!.validateSettings({ key: 'k', nope: 1 })).to.deep.equal(['config: must NOT have additional properties "nope"']);
+  });
+
+  const broken: [string, (n: string) => string, RegExp][] = [
+    ['a name that differs from the folder', () => VALID.replace("name: 'NAME'", "name: 'other'"), /name must equal the folder name/],
+    ['no version', () => VALID.replace("version: '1.0.0', ", ''), /version must be a semver/],
+    ['an unknown category', () => VALID.replace("'webhook'", "'social'"), /category must be one of/],
+    ['no buildRequests', () => VALID.replace('buildRequests: () => [], ', ''), /buildRequests must be a function/],
+    ['a zero batch', () => VALID.replace('maxEvents: 1', 'maxEvents: 0'), /batch.maxEvents/],
+    ['no default export', () => 'export const x = 1;', /must default-export/],
+    ['a syntax error', () => 'export default {', /failed to load/],
+    ['a settings schema that does not compile', () => VALID.replace("required: ['key']", "required: 'key'"), /settingsSchema does not compile/],
+    ['no common endpoint key', () => VALID.replace("endpoint: { type: 'string' }, ", ''), /common key "endpoint"/],
+  ];
+  for (const [what, source, re] of broken) {
+    it(`refuses a plugin with ${what}, naming its folder`, async () => {
+      const path = folder('broken-one', source('broken-one'));
+      try {
+        await loadPlugins(dir);
+        expect.fail('loaded a broken plugin');
+      } catch (e) {
+        expect(e).to.be.instanceOf(PluginLoadError);
+        expect((e as Error).message).to.include(path);
+        expect((e as Error).message).to.match(re);
+      }
+    });
+  }
+
+  it('refuses a folder without index.ts', async () => {
+    mkdirSync(join(dir, 'empty'));
+    try {
+      await loadPlugins(dir);
+      expect.fail('loaded');
+    } catch (e) {
+      expect((e as Error).message).to.equal(`plugin ${join(dir, 'empty')}: has no index.ts`);
+    }
+  });
+});
