@@ -1,0 +1,22 @@
+// Meta (Facebook) Conversions API destination: server events to a pixel's /events edge.
+// Rules (rules/meta-capi.json) name the event and fill custom_data; see README.md.
+import type { DestinationPlugin } from '../../src/destinations/types.ts';
+import { buildRequests, MAX_EVENTS } from './build-requests.ts';
+import { classifyResponse } from './classify-response.ts';
+import { settingsSchema, type MetaCapiSettings } from './settings.ts';
+
+const metaCapi: DestinationPlugin<MetaCapiSettings> = {
+  name: 'meta-capi',
+  version: '1.0.0',
+  category: 'advertising',
+  description: 'Meta Conversions API: Purchase, ViewContent, AddToCart, Lead and CRM lead stages, batched up to 1,000 events',
+  settingsSchema,
+  secretSettings: ['access_token'],
+  identifiers: { platform: 'meta' },
+  batch: { maxEvents: MAX_EVENTS },
+  buildRequests,
+  classifyResponse,
+};
+
+export default metaCapi;
+export type { MetaCapiSettings } from './settings.ts';

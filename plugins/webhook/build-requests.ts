@@ -1,0 +1,53 @@
+// Webhook requests: one signed POST per event. The rule (rules/webhook.json) picks what goes
+// in `data`; this module wraps it as {type, id, timestamp, data} and signs the exact bytes.
+import { mergeDotPaths } from '../../src/destinations/dot-path.ts';
+import type { BuildInput, OutboundRequest, OutgoingItem } from '../../src/destinations/types.ts';
+import type { WebhookSettings } from './settings.ts';
+import { signature } from './sign.ts';
+
+type Json = Record<string, unknown>;
+
+/**
+ * `webhook-id` is the event id, identical on every retry, so receivers can deduplicate;
+ * `webhook-timestamp` is `now`, so a retry built later carries a fresh, valid timestamp.
+ */
+export function buildRequests({ settings, items, now }: BuildInput<WebhookSettings>): OutboundRequest[] {
+  const url = targetUrl(settings);
+  const timestamp = Math.floor(now / 1000);
+  return items.map((item) => {
+    const body = JSON.stringify(payload(item, settings));
+    return {
+      method: 'POST',
+      url,
+      headers: {
+        'content-type': 'application/json',
+        'webhook-id': item.eventId,
+        'webhook-timestamp': String(timestamp),
+        'webhook-signature': signature(settings.secret, item.eventId, timestamp, body),
+      },
+      body,
+      eventIds: [item.eventId],
+    };
+  });
+}
+
+/** `{type, id, timestamp, data}` (+ `test_event_code`); the rule may add keys, never change `id`. */
+export function payload(item: OutgoingItem, settings: WebhookSettings): Json {
+  const out: Json = {
+    type: item.event.event.name,
+    id: item.eventId,
+    timestamp: new Date(item.receivedAt).toISOString(),
+    data: {},
+  };
+  mergeDotPaths(out, item.native.fields);
+  out.id = item.eventId;
+  if (settings.test_event_code) out.test_event_code = settings.test_event_code;
+  return out;
+}
+
+/** `url`, or its path and query on `endpoint`'s origin when an endpoint override is set. */
+export function targetUrl(settings: WebhookSettings): string {
+  if (!settings.endpoint) return settings.url;
+  const target = new URL(settings.url);
+  return `${settings.endpoint.replace(/\/+$/, '')}${target.pathname}${target.search}`;
+}

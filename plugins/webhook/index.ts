@@ -1,0 +1,23 @@
+// Generic webhook destination: each event POSTed as JSON to the operator's URL, signed per
+// Standard Webhooks. Rules (rules/webhook.json) choose the body's `data`; see README.md.
+import type { DestinationPlugin } from '../../src/destinations/types.ts';
+import { buildRequests } from './build-requests.ts';
+import { classifyResponse } from './classify-response.ts';
+import { settingsSchema, type WebhookSettings } from './settings.ts';
+
+const webhook: DestinationPlugin<WebhookSettings> = {
+  name: 'webhook',
+  version: '1.0.0',
+  category: 'webhook',
+  description: 'Signed JSON POST of every event to your own endpoint (Standard Webhooks)',
+  settingsSchema,
+  secretSettings: ['secret'],
+  // The receiver is the customer's own system: the event goes as sent, nothing hashed.
+  identifiers: null,
+  batch: { maxEvents: 1 },
+  buildRequests,
+  classifyResponse,
+};
+
+export default webhook;
+export type { WebhookSettings } from './settings.ts';

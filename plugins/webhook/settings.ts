@@ -1,0 +1,39 @@
+// Settings of the webhook destination: the type operators write and the draft-07 schema
+// `destinations add --config` is checked against (INTERFACE.md "Destinations").
+
+export interface WebhookSettings {
+  /** Where every event is POSTed (http or https). */
+  url: string;
+  /** Standard Webhooks signing secret: `whsec_` + base64 of 24–64 random bytes. Secret. */
+  secret: string;
+  /** Base URL replacing the scheme, host and port of `url` (sandboxes, test doubles). */
+  endpoint?: string;
+  /** Copied into the body as `test_event_code`, so the receiver can tell test traffic apart. */
+  test_event_code?: string;
+  events?: string[];
+  /** Unset: sent regardless of consent. */
+  consent_category?: 'analytics' | 'marketing';
+}
+
+/**
+ * `whsec_` then standard base64 (padded) of 24 to 64 bytes. The lookahead bounds the size:
+ * 32 characters without padding (24 bytes), 36–84 (25–63 bytes), or 88 ending `==` (64
+ * bytes); the rest checks the alphabet and the padding.
+ */
+export const SECRET_PATTERN =
+  '^whsec_(?=[A-Za-z0-9+/]{32}$|.{36,84}$|.{86}==$)(?:[A-Za-z0-9+/]{4})*(?:[A-Za-z0-9+/]{2}==|[A-Za-z0-9+/]{3}=)?$';
+
+export const settingsSchema = {
+  $schema: 'http://json-schema.org/draft-07/schema#',
+  type: 'object',
+  required: ['url', 'secret'],
+  additionalProperties: false,
+  properties: {
+    url: { type: 'string', format: 'uri', pattern: '^https?://[^/?#]', description: 'receiver URL' },
+    secret: { type: 'string', pattern: SECRET_PATTERN, description: 'whsec_ + base64 signing secret' },
+    endpoint: { type: 'string', format: 'uri', pattern: '^https?://' },
+    test_event_code: { type: 'string', minLength: 1 },
+    events: { type: 'array', items: { type: 'string', minLength: 1 }, uniqueItems: true },
+    consent_category: { type: 'string', enum: ['analytics', 'marketing'] },
+  },
+} as const;

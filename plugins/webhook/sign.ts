@@ -1,0 +1,14 @@
+// Standard Webhooks signing (standardwebhooks.com): HMAC-SHA256 over `id.timestamp.body`
+// with the base64-decoded part of the `whsec_` secret, sent as `v1,<base64>`.
+import { createHmac } from 'node:crypto';
+
+/**
+ * @example
+ * signature('whsec_MfKQ9r8GKYqrTwjUPD8ILPZIo2LaLaSw', 'msg_p5jXN8AQM9LWM0D4loKWxJek', 1614265330, '{"test": 2432232314}')
+ * // → 'v1,g0hM9SsE+OTPJTGt/tmIKtSyZlE3uFJELVlNIOLJ1OE='
+ */
+export function signature(secret: string, id: string, timestamp: number, body: string): string {
+  const key = Buffer.from(secret.replace(/^whsec_/, ''), 'base64');
+  const digest = createHmac('sha256', key).update(`${id}.${timestamp}.${body}`, 'utf8').digest('base64');
+  return `v1,${digest}`;
+}
