@@ -1,0 +1,136 @@
+// Measurement Protocol requests (destinations.md §1): one body per user envelope (client_id,
+// user_id, user_data, consent, IP, user agent), at most 25 events and under 130 KB each.
+import { expandDotPaths } from '../../src/destinations/dot-path.ts';
+import type { BuildInput, OutboundRequest, OutgoingItem } from '../../src/destinations/types.ts';
+import { DEFAULT_ENDPOINT, type Ga4Settings } from './settings.ts';
+
+export const MAX_EVENTS = 25;
+/** GA4 drops bodies of 130 KB or more; stay a little under. */
+export const MAX_BODY_BYTES = 130_000;
+/**
+ * GA4 counts an event toward sessions and Realtime only with a non-zero engagement time.
+ * A server event carries no real engagement, so it claims the least possible: 1 ms.
+ */
+export const SERVER_ENGAGEMENT_TIME_MSEC = 1;
+
+type Json = Record<string, unknown>;
+
+/** Top-level members in the order of GA4's reference. */
+const BODY_ORDER = ['client_id', 'user_id', 'timestamp_micros', 'user_data', 'consent', 'ip_override', 'user_agent', 'events'];
+/** user_data members in GA4's documented order; anything else follows in table order. */
+const USER_DATA_ORDER = ['sha256_email_address', 'sha256_phone_number', 'address'];
+const ADDRESS_ORDER = ['sha256_first_name', 'sha256_last_name', 'sha256_street', 'city', 'region', 'postal_code', 'country'];
+
+export function buildRequests(input: BuildInput<Ga4Settings>): OutboundRequest[] {
+  const { settings, items } = input;
+  const url = collectUrl(settings);
+  const groups = new Map<string, { head: Json; items: OutgoingItem[] }>();
+  for (const item of items) {
+    const head = envelope(item);
+    const key = JSON.stringify(head);
+    const group = groups.get(key);
+    if (group) group.items.push(item);
+    else groups.set(key, { head, items: [item] });
+  }
+  const requests: OutboundRequest[] = [];
+  for (const { head, items: groupItems } of groups.values()) {
+    for (let i = 0; i < groupItems.length; i += MAX_EVENTS) {
+      requests.push(...sized(url, head, groupItems.slice(i, i + MAX_EVENTS)));
+    }
+  }
+  return requests;
+}
+
+function collectUrl(settings: Ga4Settings): string {
+  const base = (settings.endpoint ?? DEFAULT_ENDPOINT).replace(/\/+$/, '');
+  const query = new URLSearchParams({ measurement_id: settings.measurement_id, api_secret: settings.api_secret });
+  return `${base}/mp/collect?${query.toString()}`;
+}
+
+/** One request, or halves of it until each body fits under MAX_BODY_BYTES (one event always goes alone). */
+function sized(url: string, head: Json, items: OutgoingItem[]): OutboundRequest[] {
+  const body = JSON.stringify(requestBody(head, items));
+  if (items.length > 1 && Buffer.byteLength(body, 'utf8') >= MAX_BODY_BYTES) {
+    const half = Math.ceil(items.length / 2);
+    return [...sized(url, head, items.slice(0, half)), ...sized(url, head, items.slice(half))];
+  }
+  return [{
+    method: 'POST',
+    url,
+    headers: { 'content-type': 'application/json' },
+    body,
+    eventIds: items.map((i) => i.eventId),
+  }];
+}
+
+/** The request-level fields that must be equal for events to share a request. */
+function envelope(item: OutgoingItem): Json {
+  const { consent, context } = item.event;
+  const head: Json = {};
+  if (item.attribution.client_id !== undefined) head.client_id = item.attribution.client_id;
+  const userId = first(item.identifiers.user_id);
+  if (userId !== undefined) head.user_id = userId;
+  // Hashed contact data goes only with ad_user_data GRANTED: a denial means the user did not
+  // agree to their data being shared for advertising, and GA4 forwards it there.
+  const userData = consent.marketing ? buildUserData(item.identifiers) : undefined;
+  if (userData !== undefined) head.user_data = userData;
+  head.consent = {
+    ad_user_data: consent.marketing ? 'GRANTED' : 'DENIED',
+    ad_personalization: consent.personalization ? 'GRANTED' : 'DENIED',
+  };
+  if (context.overide_ip) head.ip_override = context.overide_ip;
+  if (context.user_agent) head.user_agent = context.user_agent;
+  return head;
+}
+
+function requestBody(head: Json, items: OutgoingItem[]): Json {
+  const timestampMicros = items[0].receivedAt * 1000;
+  return ordered({ ...head, timestamp_micros: timestampMicros, events: events(items, timestampMicros) }, BODY_ORDER);
+}
+
+function events(items: OutgoingItem[], requestMicros: number): Json[] {
+  return items.map((item) => {
+    const { name, params, ...rest } = expandDotPaths(item.native.fields);
+    const p: Json = isObject(params) ? { ...params } : {};
+    const sessionId = item.attribution.session_id;
+    if (sessionId !== undefined) {
+      if (p.session_id === undefined) p.session_id = sessionId;
+      if (p.engagement_time_msec === undefined) p.engagement_time_msec = SERVER_ENGAGEMENT_TIME_MSEC;
+    }
+    const event: Json = { name, params: p, ...rest };
+    const micros = item.receivedAt * 1000;
+    if (micros !== requestMicros) event.timestamp_micros = micros;
+    return event;
+  });
+}
+
+/**
+ * identifiers (`user_data.*` dot paths of the google table) → GA4 user_data. E-mails and
+ * phones are always arrays (GA4 takes up to 3 of each); the address is an array of one
+ * object, since a user has one address in the payload (GA4 would take 2).
+ */
+function buildUserData(identifiers: OutgoingItem['identifiers']): Json | undefined {
+  const data: Json = {};
+  const address: Json = {};
+  for (const [path, value] of Object.entries(identifiers)) {
+    if (path.startsWith('user_data.address.')) address[path.slice('user_data.address.'.length)] = first(value);
+    else if (path.startsWith('user_data.')) data[path.slice('user_data.'.length)] = Array.isArray(value) ? value : [value];
+  }
+  if (Object.keys(address).length > 0) data.address = [ordered(address, ADDRESS_ORDER)];
+  return Object.keys(data).length > 0 ? ordered(data, USER_DATA_ORDER) : undefined;
+}
+
+function ordered(obj: Json, order: readonly string[]): Json {
+  const out: Json = {};
+  for (const key of order) if (obj[key] !== undefined) out[key] = obj[key];
+  for (const [key, value] of Object.entries(obj)) if (!(key in out)) out[key] = value;
+  return out;
+}
+
+function first(value: string | string[] | undefined): string | undefined {
+  return Array.isArray(value) ? value[0] : value;
+}
+
+function isObject(v: unknown): v is Json {
+  return v !== null && typeof v === 'object' && !Array.isArray(v);
+}

@@ -1,0 +1,29 @@
+// GA4 reply classification (destinations.md §0.5): the collect endpoint answers 2xx for any
+// payload, so only transport-level statuses matter; a debug-endpoint reply with
+// validationMessages is the one payload error GA4 ever reports.
+import type { Classification, PlatformResponse } from '../../src/destinations/types.ts';
+import { classifyHttpStatus } from './http-status.ts';
+
+interface ValidationMessage { fieldPath?: unknown; validationCode?: unknown; description?: unknown }
+
+export function classifyResponse(res: PlatformResponse): Classification {
+  if (res.status >= 200 && res.status < 300) {
+    const messages = validationMessages(res.body);
+    if (messages.length === 0) return { outcome: 'success' };
+    const list = messages.slice(0, 5).map((m) => `${String(m.validationCode ?? 'INVALID')} at ${String(m.fieldPath ?? '?')}`);
+    return { outcome: 'permanent', message: `GA4 validation failed: ${list.join('; ')}` };
+  }
+  return classifyHttpStatus(res, 'GA4');
+}
+
+function validationMessages(body: string): ValidationMessage[] {
+  if (!body.trimStart().startsWith('{')) return [];
+  try {
+    const parsed = JSON.parse(body) as { validationMessages?: unknown };
+    return Array.isArray(parsed.validationMessages)
+      ? parsed.validationMessages.filter((m): m is ValidationMessage => m !== null && typeof m === 'object')
+      : [];
+  } catch {
+    return [];
+  }
+}

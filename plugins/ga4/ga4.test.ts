@@ -1,0 +1,245 @@
+import { Ajv } from 'ajv';
+import formatsPlugin from 'ajv-formats';
+import { expect } from 'chai';
+import type { OutgoingItem, PlatformResponse } from '../../src/destinations/types.ts';
+import type { NormalizedEvent } from '../../src/schema/types.ts';
+import ga4 from './index.ts';
+import type { Ga4Settings } from './settings.ts';
+
+const SETTINGS: Ga4Settings = { measurement_id: 'G-ABC123XYZ', api_secret: 's3cr3t/+=' };
+const URL_DEFAULT = 'https://www.google-analytics.com/mp/collect?measurement_id=G-ABC123XYZ&api_secret=s3cr3t%2F%2B%3D';
+const RECEIVED = 1_700_000_000_123;
+const EMAIL_HASH = 'a'.repeat(64);
+const PHONE_HASH = 'b'.repeat(64);
+const FN_HASH = 'c'.repeat(64);
+
+function event(name: string, over: Partial<NormalizedEvent> = {}): NormalizedEvent {
+  return {
+    event: { name, exchange_rate: 1 },
+    context: { environment: 'prod', data_source: 'website', user_agent: 'Mozilla/5.0 Test', overide_ip: '203.0.113.7' },
+    products: [],
+    shipping: [],
+    payments: [],
+    coupons: [],
+    consent: { analytics: true, personalization: true, marketing: true },
+    cookies: [],
+    ...over,
+  };
+}
+
+function item(over: Partial<OutgoingItem> = {}): OutgoingItem {
+  return {
+    native: { ruleId: 'ga4.purchase', fields: { name: 'purchase', params: { transaction_id: 'ORD-1', value: 10, currency: 'EUR' } } },
+    eventId: 'ORD-1',
+    event: event('checkout_completed'),
+    identifiers: {},
+    attribution: { client_id: '111.222', client_id_source: 'cookie' },
+    receivedAt: RECEIVED,
+    ...over,
+  };
+}
+
+const build = (items: OutgoingItem[], settings: Ga4Settings = SETTINGS) =>
+  ga4.buildRequests({ settings, items, now: RECEIVED + 5 });
+const bodyOf = (items: OutgoingItem[], settings?: Ga4Settings) => JSON.parse(build(items, settings)[0].body);
+
+describe('ga4 plugin', () => {
+  describe('definition', () => {
+    it('is named after its folder and declares the analytics category, secrets and the google identifiers', () => {
+      expect(ga4.name).to.equal('ga4');
+      expect(ga4.category).to.equal('analytics');
+      expect(ga4.secretSettings).to.deep.equal(['api_secret']);
+      expect(ga4.identifiers).to.deep.equal({ platform: 'google' });
+      expect(ga4.batch).to.deep.equal({ maxEvents: 25 });
+    });
+  });
+
+  describe('settingsSchema', () => {
+    const ajv = new Ajv({ allErrors: true, strict: true });
+    formatsPlugin.default(ajv);
+    const validate = ajv.compile(ga4.settingsSchema);
+
+    const accepted: [string, unknown][] = [
+      ['the INTERFACE config', { measurement_id: 'G-ABC123XYZ', api_secret: 'xyz' }],
+      ['every optional key', {
+        measurement_id: 'G-ABC123XYZ', api_secret: 'xyz', endpoint: 'https://region1.google-analytics.com',
+        test_event_code: 'TEST1', events: ['checkout_completed', 'cart_viewed'], consent_category: 'marketing',
+      }],
+      ['a loopback sandbox endpoint', { measurement_id: 'G-1', api_secret: 'x', endpoint: 'http://127.0.0.1:9999/ga/' }],
+    ];
+    for (const [what, config] of accepted) {
+      it(`accepts ${what}`, () => expect(validate(config), JSON.stringify(validate.errors)).to.equal(true));
+    }
+
+    const refused: [string, unknown][] = [
+      ['a missing api_secret', { measurement_id: 'G-ABC123XYZ' }],
+      ['a missing measurement_id', { api_secret: 'xyz' }],
+      ['a measurement id without G-', { measurement_id: 'UA-1234-1', api_secret: 'xyz' }],
+      ['an empty api_secret', { measurement_id: 'G-ABC', api_secret: '' }],
+      ['an unknown key', { measurement_id: 'G-ABC', api_secret: 'x', debug: true }],
+      ['an endpoint that is not a URL', { measurement_id: 'G-ABC', api_secret: 'x', endpoint: 'google-analytics.com' }],
+      ['a non-http endpoint', { measurement_id: 'G-ABC', api_secret: 'x', endpoint: 'ftp://example.com' }],
+      ['events that are not strings', { measurement_id: 'G-ABC', api_secret: 'x', events: [1] }],
+      ['an unknown consent category', { measurement_id: 'G-ABC', api_secret: 'x', consent_category: 'none' }],
+      ['a number as api_secret', { measurement_id: 'G-ABC', api_secret: 42 }],
+    ];
+    for (const [what, config] of refused) {
+      it(`refuses ${what}`, () => expect(validate(config)).to.equal(false));
+    }
+  });
+
+  describe('buildRequests', () => {
+    it('builds the exact request for one purchase with identity, consent, IP and user agent', () => {
+      const requests = build([item({
+        identifiers: {
+          user_id: 'cust-42',
+          'user_data.sha256_email_address': EMAIL_HASH,
+          'user_data.sha256_phone_number': [PHONE_HASH],
+          'user_data.address.sha256_first_name': FN_HASH,
+          'user_data.address.city': 'bucuresti',
+          'user_data.address.country': 'RO',
+        },
+        attribution: { client_id: '111.222', client_id_source: 'cookie', session_id: '1700000000' },
+      })]);
+      expect(requests).to.have.length(1);
+      expect(requests[0].method).to.equal('POST');
+      expect(requests[0].url).to.equal(URL_DEFAULT);
+      expect(requests[0].headers).to.deep.equal({ 'content-type': 'application/json' });
+      expect(requests[0].eventIds).to.deep.equal(['ORD-1']);
+      expect(requests[0].body).to.equal(JSON.stringify({
+        client_id: '111.222',
+        user_id: 'cust-42',
+        timestamp_micros: 1_700_000_000_123_000,
+        user_data: {
+          sha256_email_address: [EMAIL_HASH],
+          sha256_phone_number: [PHONE_HASH],
+          address: [{ sha256_first_name: FN_HASH, city: 'bucuresti', country: 'RO' }],
+        },
+        consent: { ad_user_data: 'GRANTED', ad_personalization: 'GRANTED' },
+        ip_override: '203.0.113.7',
+        user_agent: 'Mozilla/5.0 Test',
+        events: [{
+          name: 'purchase',
+          params: { transaction_id: 'ORD-1', value: 10, currency: 'EUR', session_id: '1700000000', engagement_time_msec: 1 },
+        }],
+      }));
+    });
+
+    it('expands flat dot-path rule fields and keeps a session_id the rule set itself', () => {
+      const body = bodyOf([item({
+        native: { ruleId: 'r', fields: { name: 'view_item', 'params.value': 5, 'params.session_id': '42' } },
+        attribution: { client_id: '1.2', session_id: '99' },
+      })]);
+      expect(body.events).to.deep.equal([{ name: 'view_item', params: { value: 5, session_id: '42', engagement_time_msec: 1 } }]);
+    });
+
+    it('adds neither session_id nor engagement_time_msec without a GA session', () => {
+      expect(bodyOf([item()]).events[0].params).to.deep.equal({ transaction_id: 'ORD-1', value: 10, currency: 'EUR' });
+    });
+
+    it('sends consent DENIED and leaves user_data out when marketing consent is refused', () => {
+      const body = bodyOf([item({
+        event: event('checkout_completed', { consent: { analytics: true, personalization: false, marketing: false } }),
+        identifiers: { user_id: 'u1', 'user_data.sha256_email_address': EMAIL_HASH },
+      })]);
+      expect(body.user_id).to.equal('u1');
+      expect(body).not.to.have.property('user_data');
+      expect(body.consent).to.deep.equal({ ad_user_data: 'DENIED', ad_personalization: 'DENIED' });
+    });
+
+    it('personalization alone grants ad_personalization', () => {
+      const body = bodyOf([item({ event: event('x', { consent: { analytics: true, personalization: true, marketing: false } }) })]);
+      expect(body.consent).to.deep.equal({ ad_user_data: 'DENIED', ad_personalization: 'GRANTED' });
+    });
+
+    it('omits ip_override, user_agent, user_id and user_data when absent', () => {
+      const body = bodyOf([item({ event: event('x', { context: { environment: 'prod' } }) })]);
+      expect(Object.keys(body)).to.deep.equal(['client_id', 'timestamp_micros', 'consent', 'events']);
+    });
+
+    it('honours settings.endpoint with its trailing slash trimmed and ignores test_event_code', () => {
+      const [req] = build([item()], { ...SETTINGS, endpoint: 'https://region1.google-analytics.com/', test_event_code: 'T1' });
+      expect(req.url).to.equal('https://region1.google-analytics.com/mp/collect?measurement_id=G-ABC123XYZ&api_secret=s3cr3t%2F%2B%3D');
+      expect(req.body).not.to.contain('T1');
+    });
+
+    it('puts events of the same user in one request, with their own timestamp when it differs', () => {
+      const a = item({ eventId: 'A' });
+      const b = item({ eventId: 'B', receivedAt: RECEIVED + 2, native: { ruleId: 'r', fields: { name: 'view_item', params: {} } } });
+      const requests = build([a, b]);
+      expect(requests).to.have.length(1);
+      expect(requests[0].eventIds).to.deep.equal(['A', 'B']);
+      const body = JSON.parse(requests[0].body);
+      expect(body.timestamp_micros).to.equal(RECEIVED * 1000);
+      expect(body.events).to.deep.equal([
+        { name: 'purchase', params: { transaction_id: 'ORD-1', value: 10, currency: 'EUR' } },
+        { name: 'view_item', params: {}, timestamp_micros: (RECEIVED + 2) * 1000 },
+      ]);
+    });
+
+    it('groups by client_id and by the rest of the envelope, in order of first appearance', () => {
+      const requests = build([
+        item({ eventId: 'A1', attribution: { client_id: '1.1' } }),
+        item({ eventId: 'B1', attribution: { client_id: '2.2' } }),
+        item({ eventId: 'A2', attribution: { client_id: '1.1' } }),
+        item({ eventId: 'A3', attribution: { client_id: '1.1' }, event: event('x', { consent: { analytics: true, personalization: false, marketing: true } }) }),
+      ]);
+      expect(requests.map((r) => r.eventIds)).to.deep.equal([['A1', 'A2'], ['B1'], ['A3']]);
+      expect(requests.map((r) => JSON.parse(r.body).client_id)).to.deep.equal(['1.1', '2.2', '1.1']);
+    });
+
+    it('splits at 25 events per request', () => {
+      const items = Array.from({ length: 60 }, (_, i) => item({ eventId: `E${i}` }));
+      const requests = build(items);
+      expect(requests.map((r) => r.eventIds.length)).to.deep.equal([25, 25, 10]);
+      expect(requests.flatMap((r) => r.eventIds)).to.deep.equal(items.map((i) => i.eventId));
+      for (const r of requests) expect(JSON.parse(r.body).events).to.have.length(r.eventIds.length);
+    });
+
+    it('halves a request whose body would reach 130 KB', () => {
+      const bigItems = Array.from({ length: 60 }, (_, i) => ({ item_id: `SKU-${i}`, item_name: 'x'.repeat(100) }));
+      const items = Array.from({ length: 20 }, (_, i) => item({
+        eventId: `E${i}`,
+        native: { ruleId: 'r', fields: { name: 'view_cart', params: { items: bigItems } } },
+      }));
+      const requests = build(items);
+      expect(requests.length).to.be.greaterThan(1);
+      expect(requests.flatMap((r) => r.eventIds)).to.deep.equal(items.map((i) => i.eventId));
+      for (const r of requests) expect(Buffer.byteLength(r.body)).to.be.lessThan(130_000);
+    });
+
+    it('sends a request without client_id when the rule let an event through without one', () => {
+      const body = bodyOf([item({ attribution: {} })]);
+      expect(body).not.to.have.property('client_id');
+      expect(Object.keys(body)[0]).to.equal('timestamp_micros');
+    });
+  });
+
+  describe('classifyResponse', () => {
+    const res = (status: number, body = '', headers: Record<string, string> = {}): PlatformResponse => ({ status, headers, body });
+    const cases: [string, PlatformResponse, ReturnType<typeof ga4.classifyResponse>][] = [
+      ['204 No Content', res(204), { outcome: 'success' }],
+      ['200 with an empty body', res(200), { outcome: 'success' }],
+      ['200 with HTML (GA4 never reports payload errors)', res(200, '<html></html>'), { outcome: 'success' }],
+      ['200 from the debug endpoint with no messages', res(200, '{"validationMessages":[]}'), { outcome: 'success' }],
+      ['200 from the debug endpoint with validation messages',
+        res(200, JSON.stringify({ validationMessages: [{ fieldPath: 'events[0].name', description: 'reserved', validationCode: 'NAME_RESERVED' }] })),
+        { outcome: 'permanent', message: 'GA4 validation failed: NAME_RESERVED at events[0].name' }],
+      ['302', res(302, '', { location: 'https://x' }),
+        { outcome: 'permanent', message: 'GA4 answered HTTP 302 (redirects are not followed; check the endpoint)' }],
+      ['400', res(400), { outcome: 'permanent', message: 'GA4 answered HTTP 400' }],
+      ['401', res(401), { outcome: 'permanent', message: 'GA4 answered HTTP 401' }],
+      ['403', res(403), { outcome: 'permanent', message: 'GA4 answered HTTP 403' }],
+      ['404', res(404), { outcome: 'permanent', message: 'GA4 answered HTTP 404' }],
+      ['408', res(408), { outcome: 'retryable', message: 'GA4 answered HTTP 408' }],
+      ['429 with Retry-After', res(429, '', { 'Retry-After': '30' }), { outcome: 'retryable', message: 'GA4 answered HTTP 429', retryAfterMs: 30_000 }],
+      ['429 with an HTTP-date Retry-After (ignored)', res(429, '', { 'retry-after': 'Wed, 21 Oct 2026 07:28:00 GMT' }),
+        { outcome: 'retryable', message: 'GA4 answered HTTP 429' }],
+      ['500', res(500), { outcome: 'retryable', message: 'GA4 answered HTTP 500' }],
+      ['503 with Retry-After', res(503, '', { 'retry-after': '5' }), { outcome: 'retryable', message: 'GA4 answered HTTP 503', retryAfterMs: 5000 }],
+    ];
+    for (const [what, response, expected] of cases) {
+      it(what, () => expect(ga4.classifyResponse(response)).to.deep.equal(expected));
+    }
+  });
+});

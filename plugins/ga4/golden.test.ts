@@ -1,0 +1,311 @@
+// End to end through the real pipeline: payload → validateEvent → mapEventForDestination
+// with the rules of the real rules/ directory → the exact Measurement Protocol body.
+// Expected bodies are literals; hashes were computed apart from tracklane with
+// `node -e "crypto.createHash('sha256').update(VALUE).digest('hex')"`.
+import { expect } from 'chai';
+import { fileURLToPath } from 'node:url';
+import { SPEC_EVENT_NAMES } from '../../src/accounts/types.ts';
+import { mapEventForDestination, type MapResult } from '../../src/pipeline/map-event.ts';
+import { formatRuleError, loadRules } from '../../src/rules/load-rules.ts';
+import type { RuleSpec } from '../../src/rules/types.ts';
+import { validateEvent } from '../../src/schema/validate-event.ts';
+import ga4 from './index.ts';
+
+const RULES_DIR = fileURLToPath(new URL('../../rules', import.meta.url));
+const ACCOUNT = { scriptId: 'GOLD1234', country: 'RO', host: 'https://shop.example.com' };
+const SETTINGS = { measurement_id: 'G-ABCDEF1234', api_secret: 'golden-secret' };
+const COLLECT_URL = 'https://www.google-analytics.com/mp/collect?measurement_id=G-ABCDEF1234&api_secret=golden-secret';
+const RECEIVED = 1_795_252_500_000; // 2026-11-21T09:15:00Z
+const MICROS = 1_795_252_500_000_000;
+const UA = 'Mozilla/5.0 (Windows NT 10.0; Win64; x64) AppleWebKit/537.36 (KHTML, like Gecko) Chrome/131.0 Safari/537.36';
+
+const GA = { name: '_ga', value: 'GA1.1.1234567890.1700000000' };
+const GA_SESSION = { name: '_ga_ABCDEF1234', value: 'GS2.1.s1795251000$o3$g1$t1795252400$j60$l0$h0' };
+const CLIENT_ID = '1234567890.1700000000';
+const SESSION_ID = '1795251000';
+/** HMAC-SHA256('GOLD1234', 'id:crm-9001') split as derived-client-id.ts documents, computed apart. */
+const DERIVED_CLIENT_ID = '53892509.1631472513';
+
+const H = {
+  email_ana: 'ec2fec7969b33848f8274bc619e6e2338dff2672313e7c65fecc357575ad8417', // anapopescu@gmail.com
+  phone_ana: 'bc4d7e7d07c12f4ef1c15e16cbdf0c19868e561bff2f2a5a14ba770f97220d67', // +40721234567
+  fn_ana: '24d4b96f58da6d4a8512313bbd02a28ebf0ca95dec6e4c86ef78ce7f01e788ac', // ana
+  ln_popescu: '912ee1d17d1d3594ebece22ed4bd433d510467e7b7b5723be8d49ed2457c7b2c', // popescu
+  street: 'c84db050752289fd740f4d9edc041145eac8826c6012211bdbfc06985a21bd82', // str exemplu 1
+  email_ion: 'a9d861474a28a9186fcf58288831b08c9b81174b88c46e518203d75601fe8ec3', // ion.ionescu@example.com
+  email_maria: '2bf26a4b222b621aa1d5442ca03dec657ee8b50bbe650ac5fb83ec3926fa9482', // maria.ionescu@example.ro
+  phone_maria: '3ea316a4615bbca632bb464e7d68dab5cb567230c79b9fae4d3d17aa16cf87f6', // +40744555666
+};
+
+const MUG = {
+  id: 'MUG-1-W', parent_id: 'MUG-1', name: 'Mug, white', parent_name: 'Mug',
+  price_base: 59.99, price: 49.99, tax_included: true, tax_percent: 9, quantity: 2, category: 'Kitchen', brand: 'Acme',
+};
+const MUG_ITEM = {
+  item_id: 'MUG-1-W', item_name: 'Mug', item_variant: 'Mug, white', item_brand: 'Acme', item_category: 'Kitchen',
+  price: 49.99, quantity: 2, discount: 10,
+};
+
+let rules: readonly RuleSpec[] = [];
+
+function run(payload: unknown, eventId: string, settings: Record<string, unknown> = SETTINGS): MapResult {
+  const validated = validateEvent(payload, { approvedEvents: new Set(SPEC_EVENT_NAMES), defaultTaxRate: 19, host: ACCOUNT.host });
+  expect(validated.errors, 'the golden payload must be valid').to.deep.equal([]);
+  return mapEventForDestination({
+    plugin: ga4 as never,
+    destination: { id: 'dst-ga4', type: 'ga4', name: 'GA4', enabled: true, settings },
+    event: validated.event!,
+    eventId,
+    receivedAt: RECEIVED,
+    account: ACCOUNT,
+    rules,
+    now: RECEIVED + 1000,
+  });
+}
+
+function expectBody(result: MapResult, eventId: string, expected: Record<string, unknown>): void {
+  expect(result.status, JSON.stringify(result)).to.equal('ready');
+  if (result.status !== 'ready') return;
+  expect(result.requests).to.have.length(1);
+  const [req] = result.requests;
+  expect(req.method).to.equal('POST');
+  expect(req.url).to.equal(COLLECT_URL);
+  expect(req.headers).to.deep.equal({ 'content-type': 'application/json' });
+  expect(req.eventIds).to.deep.equal([eventId]);
+  expect(JSON.parse(req.body)).to.deep.equal(expected);
+  expect(req.body, 'byte for byte, key order included').to.equal(JSON.stringify(expected));
+}
+
+describe('ga4 golden: payload → pipeline → Measurement Protocol body', () => {
+  before(() => {
+    const loaded = loadRules(RULES_DIR);
+    if (!loaded.ok) throw new Error(`rules/ does not load:\n${loaded.errors.map(formatRuleError).join('\n')}`);
+    rules = loaded.ruleSet.rulesFor(ACCOUNT.scriptId, 'ga4');
+  });
+
+  it('checkout_completed → purchase with items, shipping, coupon, tax, user_data and session', () => {
+    const payload = {
+      event: { name: 'checkout_completed', id: 'ORD-2026-0042', value: 204.48, currency: 'RON', properties: { tax: 32.65, store: 'ro-main' } },
+      context: {
+        environment: 'prod', data_source: 'website', user_agent: UA, overide_ip: '2a02:2f0e:d10:9a00::1',
+        url: 'https://shop.example.com/checkout/order-received/42', page_type: 'checkout',
+      },
+      products: [
+        {
+          id: 'TS-1001-BL-M', parent_id: 'TS-1001', name: 'Cotton T-shirt, blue, M', parent_name: 'Cotton T-shirt',
+          price_base: 99.99, price: 79.99, tax_included: true, tax_percent: 19, quantity: 2, category: 'Clothing', brand: 'Acme',
+          coupons: [{ name: 'SUMMER20', value: 20 }],
+        },
+        { id: 'EL-77', name: 'Wireless earbuds', price_base: 30.5, price: 30.5, tax_included: true, tax_percent: 19, quantity: 1, category: 'Electronics', brand: 'Sonic' },
+      ],
+      shipping: [{ name: 'Courier', value: 19.99, type: 'standard' }, { name: 'Insurance', value: 4.01 }],
+      payments: [{ name: 'Card', value: 204.48, type: 'card' }],
+      coupons: [{ name: 'WELCOME10', value: 10, type: 'FIRST_ORDER' }, { name: 'FREESHIP', value: 0 }],
+      user: {
+        id: 'cust-42', email: ' Ana.Popescu@Gmail.com ', phone: '0721 234 567', first_name: 'Ana', last_name: 'Popescu',
+        street: 'Str. Exemplu 1', city: 'București', region: 'Ilfov', postal_code: '010101', country: 'Romania',
+      },
+      consent: { analytics: true, personalization: true, marketing: true },
+      cookies: [GA, GA_SESSION],
+    };
+    expectBody(run(payload, 'ORD-2026-0042'), 'ORD-2026-0042', {
+      client_id: CLIENT_ID,
+      user_id: 'cust-42',
+      timestamp_micros: MICROS,
+      user_data: {
+        sha256_email_address: [H.email_ana],
+        sha256_phone_number: [H.phone_ana],
+        address: [{
+          sha256_first_name: H.fn_ana, sha256_last_name: H.ln_popescu, sha256_street: H.street,
+          city: 'bucurești', region: 'ilfov', postal_code: '010101', country: 'RO',
+        }],
+      },
+      consent: { ad_user_data: 'GRANTED', ad_personalization: 'GRANTED' },
+      ip_override: '2a02:2f0e:d10:9a00::1',
+      user_agent: UA,
+      events: [{
+        name: 'purchase',
+        params: {
+          transaction_id: 'ORD-2026-0042',
+          value: 204.48,
+          currency: 'RON',
+          tax: 32.65,
+          shipping: 24,
+          coupon: 'WELCOME10',
+          items: [
+            {
+              item_id: 'TS-1001-BL-M', item_name: 'Cotton T-shirt', item_variant: 'Cotton T-shirt, blue, M', item_brand: 'Acme',
+              item_category: 'Clothing', price: 79.99, quantity: 2, discount: 20, coupon: 'SUMMER20',
+            },
+            { item_id: 'EL-77', item_name: 'Wireless earbuds', item_brand: 'Sonic', item_category: 'Electronics', price: 30.5, quantity: 1 },
+          ],
+          session_id: SESSION_ID,
+          engagement_time_msec: 1,
+        },
+      }],
+    });
+  });
+
+  it('order_canceled → refund; marketing refused: consent DENIED and no user_data', () => {
+    const payload = {
+      event: { name: 'order_canceled', id: 'ORD-2026-0042', value: 204.48, currency: 'RON' },
+      context: { environment: 'prod', data_source: 'admin' },
+      user: { id: 'cust-42', email: 'ana.popescu@gmail.com' },
+      consent: { analytics: true, personalization: false, marketing: false },
+      cookies: [GA],
+    };
+    expectBody(run(payload, 'ORD-2026-0042'), 'ORD-2026-0042', {
+      client_id: CLIENT_ID,
+      user_id: 'cust-42',
+      timestamp_micros: MICROS,
+      consent: { ad_user_data: 'DENIED', ad_personalization: 'DENIED' },
+      events: [{ name: 'refund', params: { transaction_id: 'ORD-2026-0042', value: 204.48, currency: 'RON' } }],
+    });
+  });
+
+  it('cart_viewed → view_cart with every line as an item', () => {
+    const payload = {
+      event: { name: 'cart_viewed', value: 229.97, currency: 'EUR' },
+      context: { environment: 'prod', data_source: 'website', user_agent: UA, overide_ip: '203.0.113.7', url: 'https://shop.example.com/cart', page_type: 'cart' },
+      products: [MUG, { id: 'LAMP-9', name: 'Desk lamp', price_base: 129.99, price: 129.99, tax_percent: 19, quantity: 1, category: 'Lighting' }],
+      user: { email: 'ion.ionescu@example.com' },
+      consent: { analytics: true, personalization: false, marketing: true },
+      cookies: [GA, GA_SESSION],
+    };
+    expectBody(run(payload, 'tl-cart-1'), 'tl-cart-1', {
+      client_id: CLIENT_ID,
+      timestamp_micros: MICROS,
+      user_data: { sha256_email_address: [H.email_ion] },
+      consent: { ad_user_data: 'GRANTED', ad_personalization: 'DENIED' },
+      ip_override: '203.0.113.7',
+      user_agent: UA,
+      events: [{
+        name: 'view_cart',
+        params: {
+          value: 229.97,
+          currency: 'EUR',
+          items: [MUG_ITEM, { item_id: 'LAMP-9', item_name: 'Desk lamp', item_category: 'Lighting', price: 129.99, quantity: 1 }],
+          session_id: SESSION_ID,
+          engagement_time_msec: 1,
+        },
+      }],
+    });
+  });
+
+  it('product_viewed → view_item (no consent object: all granted)', () => {
+    const payload = {
+      event: { name: 'product_viewed', value: 49.99, currency: 'EUR' },
+      context: { environment: 'prod', data_source: 'website', url: 'https://shop.example.com/p/mug?color=white' },
+      products: [{ ...MUG, quantity: 1 }],
+      cookies: [GA],
+    };
+    expectBody(run(payload, 'tl-view-1'), 'tl-view-1', {
+      client_id: CLIENT_ID,
+      timestamp_micros: MICROS,
+      consent: { ad_user_data: 'GRANTED', ad_personalization: 'GRANTED' },
+      events: [{ name: 'view_item', params: { value: 49.99, currency: 'EUR', items: [{ ...MUG_ITEM, quantity: 1 }] } }],
+    });
+  });
+
+  it('product_added_to_cart → add_to_cart', () => {
+    const payload = {
+      event: { name: 'product_added_to_cart', value: 99.98, currency: 'EUR' },
+      context: { environment: 'prod', data_source: 'website', user_agent: UA },
+      products: [MUG],
+      consent: { analytics: true, personalization: true, marketing: true },
+      cookies: [GA, GA_SESSION],
+    };
+    expectBody(run(payload, 'tl-add-1'), 'tl-add-1', {
+      client_id: CLIENT_ID,
+      timestamp_micros: MICROS,
+      consent: { ad_user_data: 'GRANTED', ad_personalization: 'GRANTED' },
+      user_agent: UA,
+      events: [{
+        name: 'add_to_cart',
+        params: { value: 99.98, currency: 'EUR', items: [MUG_ITEM], session_id: SESSION_ID, engagement_time_msec: 1 },
+      }],
+    });
+  });
+
+  it('product_removed_from_cart → remove_from_cart', () => {
+    const payload = {
+      event: { name: 'product_removed_from_cart', value: 49.99, currency: 'EUR' },
+      context: { environment: 'prod', data_source: 'app' },
+      products: [{ ...MUG, quantity: 1 }],
+      consent: { analytics: true, personalization: true, marketing: true },
+      cookies: [GA],
+    };
+    expectBody(run(payload, 'tl-rm-1'), 'tl-rm-1', {
+      client_id: CLIENT_ID,
+      timestamp_micros: MICROS,
+      consent: { ad_user_data: 'GRANTED', ad_personalization: 'GRANTED' },
+      events: [{ name: 'remove_from_cart', params: { value: 49.99, currency: 'EUR', items: [{ ...MUG_ITEM, quantity: 1 }] } }],
+    });
+  });
+
+  it('lead_created → generate_lead from a CRM: client_id derived from the user, lead_source from properties', () => {
+    const payload = {
+      event: { name: 'lead_created', id: 'LEAD-77', properties: { lead_source: 'webinar' } },
+      context: { environment: 'prod', data_source: 'crm' },
+      user: { id: 'crm-9001', email: 'Maria.Ionescu@example.ro', phone: '+40 744 555 666' },
+      consent: { analytics: true, personalization: true, marketing: true },
+    };
+    expectBody(run(payload, 'LEAD-77'), 'LEAD-77', {
+      client_id: DERIVED_CLIENT_ID,
+      user_id: 'crm-9001',
+      timestamp_micros: MICROS,
+      user_data: { sha256_email_address: [H.email_maria], sha256_phone_number: [H.phone_maria] },
+      consent: { ad_user_data: 'GRANTED', ad_personalization: 'GRANTED' },
+      events: [{ name: 'generate_lead', params: { lead_source: 'webinar' } }],
+    });
+  });
+
+  it('lead_qualified → qualify_lead with value and currency', () => {
+    const payload = {
+      event: { name: 'lead_qualified', id: 'LEAD-77', value: 500, currency: 'EUR' },
+      context: { environment: 'prod', data_source: 'crm' },
+      user: { id: 'crm-9001' },
+    };
+    expectBody(run(payload, 'LEAD-77'), 'LEAD-77', {
+      client_id: DERIVED_CLIENT_ID,
+      user_id: 'crm-9001',
+      timestamp_micros: MICROS,
+      consent: { ad_user_data: 'GRANTED', ad_personalization: 'GRANTED' },
+      events: [{ name: 'qualify_lead', params: { value: 500, currency: 'EUR' } }],
+    });
+  });
+
+  it('lead_closed → close_convert_lead', () => {
+    const payload = {
+      event: { name: 'lead_closed', id: 'LEAD-77', value: 1200, currency: 'EUR' },
+      context: { environment: 'prod', data_source: 'crm' },
+      user: { id: 'crm-9001' },
+      consent: { analytics: true, personalization: false, marketing: true },
+      cookies: [GA],
+    };
+    expectBody(run(payload, 'LEAD-77'), 'LEAD-77', {
+      client_id: CLIENT_ID,
+      user_id: 'crm-9001',
+      timestamp_micros: MICROS,
+      consent: { ad_user_data: 'GRANTED', ad_personalization: 'DENIED' },
+      events: [{ name: 'close_convert_lead', params: { value: 1200, currency: 'EUR' } }],
+    });
+  });
+
+  it('sends nothing without a client_id to send (no _ga cookie and no user): no_matching_rule', () => {
+    const result = run({ event: { name: 'lead_created', id: 'LEAD-78' }, context: { environment: 'prod', data_source: 'crm' } }, 'LEAD-78');
+    expect(result.status).to.equal('skipped');
+    if (result.status === 'skipped') expect(result.reason).to.equal('no_matching_rule');
+  });
+
+  it('sends nothing when analytics consent is refused', () => {
+    const result = run({
+      event: { name: 'lead_created', id: 'LEAD-79' },
+      context: { environment: 'prod', data_source: 'crm' },
+      consent: { analytics: false, personalization: true, marketing: true },
+      cookies: [GA],
+    }, 'LEAD-79');
+    expect(result.status).to.equal('skipped');
+    if (result.status === 'skipped') expect(result.reason).to.equal('consent');
+  });
+});

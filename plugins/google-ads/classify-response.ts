@@ -1,0 +1,133 @@
+// Google Ads reply classification (destinations.md §0.5, §3.4). With partialFailure the API
+// answers 200 and lists per-conversion errors in `partialFailureError`; their codes decide.
+import type { Classification, PlatformResponse } from '../../src/destinations/types.ts';
+
+const HOUR_MS = 3_600_000;
+
+/** Transient on Google's side: retry with the usual backoff. */
+const RETRYABLE = new Set([
+  'RESOURCE_EXHAUSTED', 'RESOURCE_TEMPORARILY_EXHAUSTED', 'TRANSIENT_ERROR', 'INTERNAL_ERROR', 'DEADLINE_EXCEEDED',
+]);
+/** "Too early": the same request succeeds after the wait the error enum names. */
+const RETRY_AFTER: Readonly<Record<string, number>> = {
+  TOO_RECENT_EVENT: 6 * HOUR_MS,
+  TOO_RECENT_CONVERSION_ACTION: 6 * HOUR_MS,
+  // Adjustments need a conversion at least 24 h old (ConversionAdjustmentUploadError).
+  TOO_RECENT_CONVERSION: 24 * HOUR_MS,
+};
+/** The conversion is already there (a retry of a request that had landed): nothing to redo. */
+const ALREADY_RECORDED = new Set(['ORDER_ID_ALREADY_IN_USE', 'CLICK_CONVERSION_ALREADY_EXISTS', 'CONVERSION_ALREADY_RETRACTED']);
+
+interface AdsError { code: string; index?: number }
+
+export function classifyResponse(res: PlatformResponse): Classification {
+  const body = parseJson(res.body);
+  if (res.status >= 200 && res.status < 300) return classifyPartialFailure(body);
+
+  const error = isObject(body) && isObject(body.error) ? body.error : undefined;
+  const status = typeof error?.status === 'string' ? ` ${error.status}` : '';
+  const codes = error ? adsErrors(error.details) : [];
+  const message = `Google Ads answered HTTP ${res.status}${status}${codes.length > 0 ? `: ${describe(codes)}` : ''}`;
+
+  if (res.status === 408 || res.status === 429 || res.status >= 500) {
+    const retryAfterMs = retryAfterHeaderMs(res.headers) ?? retryDelayMs(error?.details);
+    return retryAfterMs === undefined ? { outcome: 'retryable', message } : { outcome: 'retryable', message, retryAfterMs };
+  }
+  if (res.status >= 300 && res.status < 400) {
+    return { outcome: 'permanent', message: `${message} (redirects are not followed; check the endpoint)` };
+  }
+  return { outcome: 'permanent', message };
+}
+
+/**
+ * One request carries many conversions but gets one verdict: retryable when any error may
+ * still succeed later (a retry resends the rest, which come back ALREADY_RECORDED), else
+ * permanent naming the codes; success when every error only says "already recorded".
+ */
+function classifyPartialFailure(body: unknown): Classification {
+  const failure = isObject(body) && isObject(body.partialFailureError) ? body.partialFailureError : undefined;
+  if (failure === undefined) return { outcome: 'success' };
+  const errors = adsErrors(failure.details);
+  if (errors.length === 0) {
+    if (failure.code === undefined || failure.code === 0) return { outcome: 'success' };
+    const text = typeof failure.message === 'string' ? `: ${failure.message.slice(0, 200)}` : '';
+    return { outcome: 'permanent', message: `Google Ads partial failure (code ${String(failure.code)})${text}` };
+  }
+  const failed = errors.filter((e) => !ALREADY_RECORDED.has(e.code));
+  if (failed.length === 0) return { outcome: 'success', message: `already recorded: ${describe(errors)}` };
+
+  const waits = failed.map((e) => RETRY_AFTER[e.code]).filter((ms): ms is number => ms !== undefined);
+  if (waits.length > 0 || failed.some((e) => RETRYABLE.has(e.code))) {
+    const message = `Google Ads partial failure, retry later: ${describe(failed)}`;
+    return waits.length > 0 ? { outcome: 'retryable', message, retryAfterMs: Math.max(...waits) } : { outcome: 'retryable', message };
+  }
+  return { outcome: 'permanent', message: `Google Ads partial failure: ${describe(failed)}` };
+}
+
+/** `GoogleAdsFailure.errors[]` of every detail: the enum value of `errorCode` and the list index. */
+function adsErrors(details: unknown): AdsError[] {
+  if (!Array.isArray(details)) return [];
+  const out: AdsError[] = [];
+  for (const detail of details) {
+    if (!isObject(detail) || !Array.isArray(detail.errors)) continue;
+    for (const e of detail.errors) {
+      if (!isObject(e) || !isObject(e.errorCode)) continue;
+      const code = Object.values(e.errorCode).find((v): v is string => typeof v === 'string');
+      if (code !== undefined) out.push({ code, index: listIndex(e.location) });
+    }
+  }
+  return out;
+}
+
+/** `location.fieldPathElements[0].index`: which conversion of the request failed. */
+function listIndex(location: unknown): number | undefined {
+  if (!isObject(location) || !Array.isArray(location.fieldPathElements)) return undefined;
+  const head: unknown = location.fieldPathElements[0];
+  return isObject(head) && typeof head.index === 'number' ? head.index : undefined;
+}
+
+/** `TOO_RECENT_EVENT at #0, #3; UNPARSEABLE_GCLID at #1`, at most five codes. */
+function describe(errors: AdsError[]): string {
+  const byCode = new Map<string, number[]>();
+  for (const e of errors) {
+    const list = byCode.get(e.code) ?? [];
+    if (e.index !== undefined) list.push(e.index);
+    byCode.set(e.code, list);
+  }
+  const parts = [...byCode].slice(0, 5).map(([code, idx]) => (idx.length > 0 ? `${code} at #${idx.slice(0, 5).join(', #')}` : code));
+  if (byCode.size > 5) parts.push(`${byCode.size - 5} more`);
+  return parts.join('; ');
+}
+
+function retryAfterHeaderMs(headers: Record<string, string>): number | undefined {
+  const key = Object.keys(headers).find((k) => k.toLowerCase() === 'retry-after');
+  const raw = key === undefined ? undefined : headers[key]?.trim();
+  return raw !== undefined && /^\d+(\.\d+)?$/.test(raw) ? Math.round(Number(raw) * 1000) : undefined;
+}
+
+/** A `retryDelay: "30s"` (RetryInfo, QuotaErrorDetails) anywhere in the error details. */
+function retryDelayMs(node: unknown, depth = 0): number | undefined {
+  if (depth > 6 || node === null || typeof node !== 'object') return undefined;
+  if (!Array.isArray(node)) {
+    const delay = (node as Record<string, unknown>).retryDelay;
+    const m = typeof delay === 'string' ? /^(\d+(?:\.\d+)?)s$/.exec(delay) : null;
+    if (m) return Math.round(Number(m[1]) * 1000);
+  }
+  for (const child of Object.values(node)) {
+    const found = retryDelayMs(child, depth + 1);
+    if (found !== undefined) return found;
+  }
+  return undefined;
+}
+
+function parseJson(text: string): unknown {
+  try {
+    return JSON.parse(text);
+  } catch {
+    return undefined;
+  }
+}
+
+function isObject(v: unknown): v is Record<string, unknown> {
+  return v !== null && typeof v === 'object' && !Array.isArray(v);
+}

@@ -1,0 +1,30 @@
+// Google Ads destination: click conversions (with enhanced-conversion identifiers and cart
+// data) and order retractions. Rules pick the conversion action from settings and say which
+// upload service with `kind`; this definition adds click ids, time, identifiers and consent.
+import type { DestinationPlugin } from '../../src/destinations/types.ts';
+import { buildRequests, MAX_EVENTS } from './build-requests.ts';
+import { classifyResponse } from './classify-response.ts';
+import { settingsSchema, type GoogleAdsSettings } from './settings.ts';
+
+const googleAds: DestinationPlugin<GoogleAdsSettings> = {
+  name: 'google-ads',
+  version: '1.0.0',
+  category: 'advertising',
+  description: 'Google Ads API: click conversions (gclid/gbraid/wbraid, enhanced conversions for leads, cart data) and retractions',
+  settingsSchema,
+  secretSettings: ['developer_token', 'access_token'],
+  // Click conversions take only hashedEmail and hashedPhoneNumber, one per UserIdentifier,
+  // five in all: 3 e-mails + 2 phones always fit. Keys are the UserIdentifier field names.
+  identifiers: {
+    platform: 'google',
+    table: {
+      hashedEmail: { from: 'email', normalise: 'email', hash: true, max: 3 },
+      hashedPhoneNumber: { from: 'phone', normalise: 'phone', hash: true, max: 2 },
+    },
+  },
+  batch: { maxEvents: MAX_EVENTS },
+  buildRequests,
+  classifyResponse,
+};
+
+export default googleAds;
