@@ -11,6 +11,7 @@ type Group = (args: string[], ctx: CliContext) => Promise<void>;
 const GROUPS: Record<string, () => Promise<Group>> = {
   accounts: async () => (await import('./accounts.ts')).runAccounts,
   events: async () => (await import('./events.ts')).runEvents,
+  rules: async () => (await import('./rules.ts')).runRules,
   serve: async () => (await import('./serve.ts')).runServe,
 };
 

@@ -2,7 +2,7 @@
 // build does not ship yet, so `--help` is truthful about what exists.
 
 /** Command groups named in the interface that this build does not provide. */
-export const UNAVAILABLE_GROUPS = ['destinations', 'rules', 'deliveries', 'plugins', 'customers'] as const;
+export const UNAVAILABLE_GROUPS = ['destinations', 'deliveries', 'plugins', 'customers'] as const;
 const NA = '(not available in this version)';
 
 export const USAGE = `Usage: tracklane <command> [options]
@@ -36,7 +36,9 @@ Commands:
   destinations list ID                                               ${NA}
   destinations remove ID DEST_ID                                     ${NA}
   destinations update ID DEST_ID [--config ...] [--enable|--disable] ${NA}
-  rules check                                                        ${NA}
+  rules check                            validate every rule file under RULES_DIR as the
+                                         service loads them; prints each error as
+                                         file: path: message and exits 1 if there is one
   rules preview --account ID --event FILE                            ${NA}
   deliveries list [--account ID] [--status S] [--event-id X]         ${NA}
   deliveries replay [--account ID] [--destination D] [--status dead] [--since ISO] [--force]

@@ -1,0 +1,161 @@
+// One event → the requests for one destination, or the reason it gets nothing. Pure and
+// shared by `rules preview` and the delivery dispatcher: gating (enabled, environment,
+// allow-list, consent), attribution, identifiers, rules, then the plugin's requests.
+import type { Account } from '../accounts/types.ts';
+import type { DestinationCategory, DestinationPlugin, OutboundRequest, OutgoingItem } from '../destinations/types.ts';
+import { applyRules } from '../rules/apply-rules.ts';
+import type { RuleSpec } from '../rules/types.ts';
+import type { Consent, NormalizedEvent } from '../schema/types.ts';
+import { extractAttribution } from './attribution/index.ts';
+import { attributionWarnings, identifierWarnings, matchKeyWarning } from './destination-warnings.ts';
+import { applyIdentifierTable, IDENTIFIER_TABLES } from './identifiers/index.ts';
+import { buildRuleData, publicSettings } from './rule-data.ts';
+
+export { maskRequest, MASK } from './mask-request.ts';
+
+/** A destination as an operator configured it for one account. */
+export interface DestinationInstance {
+  id: string;
+  /** The plugin name, e.g. `ga4`. */
+  type: string;
+  name: string;
+  enabled: boolean;
+  settings: Record<string, unknown>;
+}
+
+export type SkipReason = 'disabled' | 'dev_environment' | 'consent' | 'not_allow_listed' | 'no_matching_rule';
+
+export type MapResult =
+  | { status: 'skipped'; reason: SkipReason; message: string; warnings: string[] }
+  | { status: 'ready'; requests: OutboundRequest[]; items: OutgoingItem[]; warnings: string[] };
+
+export interface MapEventInput {
+  plugin: DestinationPlugin;
+  destination: DestinationInstance;
+  event: NormalizedEvent;
+  /** Dedup key sent to the platform: the customer's event.id, or tracklane's own id. */
+  eventId: string;
+  receivedAt: number;
+  account: Pick<Account, 'scriptId' | 'country' | 'host'>;
+  /** The rules for this account and destination type (RuleSet.rulesFor). */
+  rules: readonly RuleSpec[];
+  /** ms since epoch; the only clock used. */
+  now: number;
+}
+
+/** plugin.buildRequests threw: a bug in the plugin or settings it cannot use. Never retried. */
+export class BuildRequestsError extends Error {
+  override name = 'BuildRequestsError';
+  readonly retryable = false;
+  constructor(readonly destinationType: string, cause: unknown) {
+    super(`${destinationType}: building the request failed: ${cause instanceof Error ? cause.message : String(cause)}`, { cause });
+  }
+}
+
+/** Which consent flag gates each category by default; null: not gated. */
+const CATEGORY_CONSENT: Readonly<Record<DestinationCategory, keyof Consent | null>> = {
+  analytics: 'analytics',
+  advertising: 'marketing',
+  webhook: null,
+};
+const CONSENT_KEYS: readonly (keyof Consent)[] = ['analytics', 'marketing', 'personalization'];
+
+/**
+ * @throws BuildRequestsError when the plugin's buildRequests throws.
+ * @example
+ * const r = mapEventForDestination({ plugin, destination, event, eventId, receivedAt, account,
+ *                                    rules: ruleSet.rulesFor(account.scriptId, destination.type), now: Date.now() });
+ * if (r.status === 'ready') for (const req of r.requests) await send(req);
+ */
+export function mapEventForDestination(input: MapEventInput): MapResult {
+  const { plugin, destination, event, account, now } = input;
+  const type = destination.type;
+  const settings = destination.settings;
+  const skip = (reason: SkipReason, message: string, warnings: string[] = []): MapResult =>
+    ({ status: 'skipped', reason, message: `${type}: ${message}`, warnings });
+
+  if (!destination.enabled) return skip('disabled', 'destination is disabled');
+  if (event.context.environment === 'dev') return skip('dev_environment', 'context.environment is dev; nothing is delivered');
+
+  const allowList = settings.events;
+  if (Array.isArray(allowList) && !allowList.includes(event.event.name)) {
+    return skip('not_allow_listed', `${event.event.name} is not in this destination's events allow-list`);
+  }
+
+  const gate = consentGate(plugin.category, settings.consent_category);
+  if (gate.kind === 'invalid') return skip('consent', `consent_category "${gate.value}" is not one of ${CONSENT_KEYS.join(', ')}; nothing sent`);
+  if (gate.kind === 'gated' && event.consent[gate.key] !== true) {
+    return skip('consent', `consent.${gate.key} is false; nothing sent`);
+  }
+
+  const warnings: string[] = [];
+  const attribution = extractAttribution({
+    cookies: event.cookies,
+    url: event.context.url,
+    landingUrl: event.context.landing_url,
+    user: event.user ?? null,
+    now,
+    measurementId: typeof settings.measurement_id === 'string' ? settings.measurement_id : undefined,
+    clientIdSalt: account.scriptId,
+  });
+  warnings.push(...attributionWarnings(type, plugin, attribution.warnings));
+
+  let identifiers: Record<string, string | string[]> = {};
+  if (plugin.identifiers !== null) {
+    const { platform, table } = plugin.identifiers;
+    const hashed = applyIdentifierTable(event.user, table ?? IDENTIFIER_TABLES[platform], platform, {
+      defaultCountry: account.country ?? undefined,
+    });
+    identifiers = hashed.fields;
+    warnings.push(...identifierWarnings(type, hashed.warnings));
+  }
+
+  const data = buildRuleData({
+    event,
+    attribution: attribution.ids,
+    account,
+    settings: publicSettings(plugin, settings),
+    receivedAt: input.receivedAt,
+  });
+  const applied = applyRules(input.rules, data);
+  warnings.push(...applied.warnings.map((w) => `${type}: ${w}`));
+  if (applied.events.length === 0) {
+    return skip('no_matching_rule', `no rule produces a native event for ${event.event.name}`, warnings);
+  }
+
+  const matchWarning = matchKeyWarning(type, plugin, identifiers, attribution.ids);
+  if (matchWarning !== null) warnings.push(matchWarning);
+
+  const items: OutgoingItem[] = applied.events.map((native) => ({
+    native,
+    eventId: input.eventId,
+    event,
+    identifiers,
+    attribution: attribution.ids,
+    receivedAt: input.receivedAt,
+  }));
+  const size = Math.max(1, Math.floor(plugin.batch.maxEvents) || 1);
+  const requests: OutboundRequest[] = [];
+  for (let i = 0; i < items.length; i += size) {
+    try {
+      requests.push(...plugin.buildRequests({ settings, items: items.slice(i, i + size), now }));
+    } catch (err) {
+      throw new BuildRequestsError(type, err);
+    }
+  }
+  return { status: 'ready', requests, items, warnings: [...new Set(warnings)] };
+}
+
+type Gate = { kind: 'none' } | { kind: 'gated'; key: keyof Consent } | { kind: 'invalid'; value: string };
+
+/** `consent_category` from the settings wins over the category's default. */
+function consentGate(category: DestinationCategory, override: unknown): Gate {
+  if (override === undefined || override === null || override === '') {
+    const key = CATEGORY_CONSENT[category];
+    return key === null ? { kind: 'none' } : { kind: 'gated', key };
+  }
+  if (typeof override === 'string' && (CONSENT_KEYS as readonly string[]).includes(override)) {
+    return { kind: 'gated', key: override as keyof Consent };
+  }
+  return { kind: 'invalid', value: String(override) };
+}

@@ -1,0 +1,41 @@
+// The RuleData rules read for one event and destination: the normalised event, the
+// attribution ids, the account, and the destination's settings with every secret removed.
+import type { Account } from '../accounts/types.ts';
+import type { DestinationPlugin } from '../destinations/types.ts';
+import type { AttributionIds } from './attribution/index.ts';
+import type { RuleData } from '../rules/types.ts';
+import type { NormalizedEvent } from '../schema/types.ts';
+
+export interface RuleDataInput {
+  event: NormalizedEvent;
+  attribution: AttributionIds;
+  account: Pick<Account, 'scriptId' | 'country' | 'host'>;
+  /** Settings already stripped of secrets (see publicSettings). */
+  settings: Record<string, unknown>;
+  receivedAt: number;
+}
+
+/** `settings` without the keys the plugin declares secret. */
+export function publicSettings(plugin: Pick<DestinationPlugin, 'secretSettings'>, settings: Record<string, unknown>): Record<string, unknown> {
+  const secret = new Set(plugin.secretSettings);
+  return Object.fromEntries(Object.entries(settings).filter(([k]) => !secret.has(k)));
+}
+
+export function buildRuleData(input: RuleDataInput): RuleData {
+  const { event } = input;
+  return {
+    event: { ...event.event },
+    context: event.context,
+    products: event.products,
+    shipping: event.shipping,
+    payments: event.payments,
+    coupons: event.coupons,
+    user: event.user ?? {},
+    consent: event.consent,
+    cookies: event.cookies,
+    attribution: { ...input.attribution },
+    account: { script_id: input.account.scriptId, country: input.account.country, host: input.account.host },
+    settings: input.settings,
+    received_at: input.receivedAt,
+  };
+}

@@ -1,0 +1,95 @@
+// Runs a destination's rules over one event's RuleData (pure). A rule that fails to
+// evaluate produces no event and a warning; it never takes the other rules down with it.
+import { isAbsent } from './custom-ops.ts';
+import { isPlainObject, setPath } from './dot-path.ts';
+import { evaluate, truthy } from './json-logic.ts';
+import type { NativeEvent, RuleData, RuleSpec } from './types.ts';
+
+export interface ApplyRulesResult {
+  /** One per matching rule, in rule order. */
+  events: NativeEvent[];
+  /** For the rule author: which rule failed and why. Never quotes event data. */
+  warnings: string[];
+}
+
+/** Whether `rule` is for events named `name` (`*` matches any). */
+export function ruleMatchesEvent(rule: RuleSpec, name: string): boolean {
+  const names = typeof rule.event === 'string' ? [rule.event] : rule.event;
+  return names.includes(name) || names.includes('*');
+}
+
+/**
+ * @example
+ * applyRules([{ id: 'ga4.purchase', event: 'checkout_completed',
+ *               output: { name: 'purchase', 'params.value': { var: 'event.value' } } }], data)
+ * // → { events: [{ ruleId: 'ga4.purchase', fields: { name: 'purchase', params: { value: 99.5 } } }], warnings: [] }
+ */
+export function applyRules(rules: readonly RuleSpec[], data: RuleData): ApplyRulesResult {
+  const events: NativeEvent[] = [];
+  const warnings: string[] = [];
+  const name = typeof data.event.name === 'string' ? data.event.name : '';
+  for (const rule of rules) {
+    if (rule.disabled === true || !ruleMatchesEvent(rule, name)) continue;
+    if (rule.when !== undefined) {
+      let applies: boolean;
+      try {
+        applies = truthy(evaluate(rule.when, data));
+      } catch (err) {
+        warnings.push(`rule ${rule.id}: "when" failed (${messageOf(err)}); rule skipped`);
+        continue;
+      }
+      if (!applies) continue;
+    }
+    const fields = buildOutput(rule, data, warnings);
+    if (fields !== null) events.push({ ruleId: rule.id, fields });
+  }
+  return { events, warnings };
+}
+
+function buildOutput(rule: RuleSpec, data: RuleData, warnings: string[]): Record<string, unknown> | null {
+  const fields: Record<string, unknown> = {};
+  for (const [key, expr] of Object.entries(rule.output)) {
+    let value: unknown;
+    try {
+      const raw = evaluate(expr, data);
+      if (typeof raw === 'number' && !Number.isFinite(raw)) {
+        warnings.push(`rule ${rule.id}: output "${key}" is not a finite number; left out`);
+        continue;
+      }
+      value = toJsonData(raw, 0);
+      if (isAbsent(value)) continue;
+      setPath(fields, key, value);
+    } catch (err) {
+      warnings.push(`rule ${rule.id}: output "${key}" failed (${messageOf(err)}); no event from this rule`);
+      return null;
+    }
+  }
+  return fields;
+}
+
+const MAX_DEPTH = 32;
+
+/**
+ * A fresh copy made of JSON data only, so a native event never aliases the normalised
+ * event and plugins may do as they like with it. Undefined members are dropped and
+ * non-finite numbers become null, as JSON.stringify would.
+ */
+function toJsonData(v: unknown, depth: number): unknown {
+  if (depth > MAX_DEPTH) throw new Error(`value nested deeper than ${MAX_DEPTH} levels`);
+  if (v === null || v === undefined || typeof v === 'string' || typeof v === 'boolean') return v;
+  if (typeof v === 'number') return Number.isFinite(v) ? v : null;
+  if (Array.isArray(v)) return v.map((x) => toJsonData(x, depth + 1) ?? null);
+  if (isPlainObject(v)) {
+    const out: Record<string, unknown> = {};
+    for (const [k, x] of Object.entries(v)) {
+      const copy = toJsonData(x, depth + 1);
+      if (copy !== undefined) out[k] = copy;
+    }
+    return out;
+  }
+  throw new Error(`the value is a ${typeof v}, not JSON data`);
+}
+
+function messageOf(err: unknown): string {
+  return err instanceof Error ? err.message : String(err);
+}

@@ -1,0 +1,84 @@
+// `tracklane rules check`, run as an operator would: the real CLI with RULES_DIR set.
+import { expect } from 'chai';
+import { execFile } from 'node:child_process';
+import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+
+const ROOT = fileURLToPath(new URL('../../', import.meta.url));
+const FIXTURES = join(ROOT, 'test/rules/fixtures');
+
+function run(rulesDir: string, ...args: string[]): Promise<{ code: number; stdout: string; stderr: string }> {
+  const env = { ...process.env, RULES_DIR: rulesDir, DATABASE_URL: '', PORT: '', PUBLIC_BASE_URL: '' };
+  return new Promise((resolve) => {
+    execFile(process.execPath, [join(ROOT, 'src/cli/bin.mjs'), 'rules', ...args], { cwd: ROOT, env, encoding: 'utf8' }, (err, stdout, stderr) => {
+      resolve({ code: err ? (typeof err.code === 'number' ? err.code : -1) : 0, stdout, stderr });
+    });
+  });
+}
+
+describe('cli: rules check', function () {
+  this.timeout(30_000);
+
+  it('valid rules: exit 0 with counts', async () => {
+    const [json, text] = await Promise.all([
+      run('test/rules/fixtures/valid', 'check', '--json'),
+      run('test/rules/fixtures/valid', 'check'),
+    ]);
+    expect(json.stderr).to.equal('');
+    expect(json.code).to.equal(0);
+    expect(JSON.parse(json.stdout)).to.deep.equal({ ok: true, dir: join(FIXTURES, 'valid'), files: 4, rules: 8, errors: [] });
+    expect(text.code).to.equal(0);
+    expect(text.stdout).to.equal(`OK: 4 files, 8 rules (overrides for 2 accounts) in ${join(FIXTURES, 'valid')}\n`);
+  });
+
+  it('invalid rules: exit 1 naming file and path, --json on stdout', async () => {
+    const r = await run('test/rules/fixtures/unknown-op', 'check', '--json');
+    expect(r.code).to.equal(1);
+    expect(JSON.parse(r.stdout)).to.deep.equal({
+      ok: false,
+      dir: join(FIXTURES, 'unknown-op'),
+      files: 1,
+      rules: 3,
+      errors: [
+        { file: 'test/rules/fixtures/unknown-op/ga4.json', path: '/rules/2/output/params.value', message: 'unknown operation "sumitems" (did you mean "sum_items"?)' },
+        { file: 'test/rules/fixtures/unknown-op/ga4.json', path: '/rules/2/output/params.items/map/1', message: 'operation "method" is not allowed in rules' },
+      ],
+    });
+    expect(r.stderr).to.equal(`tracklane: rules check failed: 2 errors in ${join(FIXTURES, 'unknown-op')}\n`);
+  });
+
+  it('invalid rules as text: one `file: path: message` line per error on stderr', async () => {
+    const r = await run(join(FIXTURES, 'duplicate-id'), 'check');
+    expect(r.code).to.equal(1);
+    expect(r.stdout).to.equal('');
+    expect(r.stderr).to.equal(
+      'test/rules/fixtures/duplicate-id/ga4.json: /rules/1/id: duplicate rule id "ga4.page" (first at /rules/0)\n' +
+      `tracklane: rules check failed: 1 error in ${join(FIXTURES, 'duplicate-id')}\n`,
+    );
+  });
+
+  it('a missing RULES_DIR is an error, bad JSON is named with its line', async () => {
+    const [missing, badJson] = await Promise.all([
+      run('/nonexistent/rules', 'check', '--json'),
+      run('test/rules/fixtures/invalid-json', 'check', '--json'),
+    ]);
+    expect(missing.code).to.equal(1);
+    expect(JSON.parse(missing.stdout).errors).to.deep.equal([{ file: '/nonexistent/rules', path: '', message: 'rules directory does not exist or is not readable' }]);
+    expect(badJson.code).to.equal(1);
+    expect(JSON.parse(badJson.stdout).errors[0].message).to.match(/^invalid JSON: .* at line 4, column 69$/);
+  });
+
+  it('usage errors exit 2; preview is not available yet', async () => {
+    const [extra, unknown, preview] = await Promise.all([
+      run(FIXTURES, 'check', 'extra'),
+      run(FIXTURES, 'frob'),
+      run(FIXTURES, 'preview', '--json'),
+    ]);
+    expect(extra.code).to.equal(2);
+    expect(extra.stderr).to.match(/^tracklane: unexpected argument "extra"\n/);
+    expect(unknown.code).to.equal(2);
+    expect(unknown.stderr).to.match(/^tracklane: unknown command "rules frob"\n/);
+    expect(preview.code).to.equal(1);
+    expect(preview.stderr).to.equal('tracklane: "rules preview" is not available in this version\n');
+  });
+});
