@@ -14,6 +14,8 @@ import { opsRouter } from './http/ops-routes.ts';
 import { buildOpenApi } from './http/openapi.ts';
 import { AppError } from './errors.ts';
 import type { AppContext, AppState } from './http/types.ts';
+import type { PreviewDeps } from './pipeline/preview-event.ts';
+import type { DestinationCache } from './destinations/destination-cache.ts';
 
 export interface AppDeps {
   config: Pick<Config, 'maxBodyBytes'>;
@@ -22,6 +24,8 @@ export interface AppDeps {
   authenticator: Authenticator;
   writer: EventWriter;
   metrics: Metrics;
+  preview: PreviewDeps;
+  destinations: DestinationCache;
 }
 
 export interface App {
@@ -57,6 +61,9 @@ export function createApp(deps: AppDeps): App {
     writer: deps.writer,
     metrics: deps.metrics,
     maxBodyBytes: deps.config.maxBodyBytes,
+    events: deps.store.events,
+    preview: deps.preview,
+    destinations: deps.destinations,
   });
   koa.use(ops.routes());
   koa.use(intake.routes());

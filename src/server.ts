@@ -10,6 +10,10 @@ import { createAuthenticator } from './accounts/authenticator.ts';
 import { createEventWriter, type EventWriter } from './store/event-writer.ts';
 import { createMetrics } from './http/metrics.ts';
 import { createApp, type App } from './app.ts';
+import { loadPlugins, type PluginRegistry } from './destinations/load-plugins.ts';
+import { createDestinationCache } from './destinations/destination-cache.ts';
+import { startRuleWatcher, type RuleWatcher } from './rules/rule-watcher.ts';
+import { createHashPool, type HashPool } from './workers/pool.ts';
 
 export interface Running {
   url: string;
@@ -18,6 +22,9 @@ export interface Running {
   store: Store;
   writer: EventWriter;
   logger: Logger;
+  plugins: PluginRegistry;
+  rules: RuleWatcher;
+  pool: HashPool;
   /** Stops accepting, finishes in-flight requests and commits, closes the store. */
   close(graceMs?: number): Promise<void>;
 }
@@ -29,11 +36,24 @@ export interface StartOptions {
 
 export async function startServer(config: Config, opts: StartOptions = {}): Promise<Running> {
   const logger = opts.logger ?? createLogger(config.logLevel);
+  // Plugins and rules first: a broken one stops start before the store is touched.
+  const plugins = await loadPlugins(config.pluginsDir);
+  const rules = startRuleWatcher({ dir: config.rulesDir, logger });
   const store = opts.store ?? (await openStore(config));
   const metrics = createMetrics();
   const writer = createEventWriter(store.events, { onBatch: (n) => metrics.commitBatch.observe(n) });
   const authenticator = createAuthenticator(store);
-  const app = createApp({ config, store, logger, authenticator, writer, metrics });
+  const pool = createHashPool({ threads: config.workers });
+  const app = createApp({
+    config,
+    store,
+    logger,
+    authenticator,
+    writer,
+    metrics,
+    preview: { plugins, rules: () => rules.current(), pool },
+    destinations: createDestinationCache(store.destinations),
+  });
 
   const server = createServer({ headersTimeout: 10_000, requestTimeout: 30_000, keepAliveTimeout: 5_000 }, app.koa.callback());
   await new Promise<void>((resolve, reject) => {
@@ -57,10 +77,12 @@ export async function startServer(config: Config, opts: StartOptions = {}): Prom
       await closed;
       clearTimeout(timer);
       await writer.drain();
+      rules.close();
+      await pool.close();
       await store.close();
     })();
     return closing;
   }
 
-  return { url, server, app, store, writer, logger, close };
+  return { url, server, app, store, writer, logger, plugins, rules, pool, close };
 }

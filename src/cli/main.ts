@@ -11,12 +11,14 @@ type Group = (args: string[], ctx: CliContext) => Promise<void>;
 const GROUPS: Record<string, () => Promise<Group>> = {
   accounts: async () => (await import('./accounts.ts')).runAccounts,
   events: async () => (await import('./events.ts')).runEvents,
+  destinations: async () => (await import('./destinations.ts')).runDestinations,
+  plugins: async () => (await import('./destinations.ts')).runPlugins,
   rules: async () => (await import('./rules.ts')).runRules,
   serve: async () => (await import('./serve.ts')).runServe,
 };
 
 /** Errors whose message is written for the operator and safe to print as is. */
-const OPERATOR_ERRORS = new Set(['AccountInputError', 'ConfigError']);
+const OPERATOR_ERRORS = new Set(['AccountInputError', 'ConfigError', 'DestinationInputError', 'PluginLoadError']);
 
 export async function main(argv: string[]): Promise<number> {
   const [group, ...rest] = argv;

@@ -2,7 +2,7 @@
 // build does not ship yet, so `--help` is truthful about what exists.
 
 /** Command groups named in the interface that this build does not provide. */
-export const UNAVAILABLE_GROUPS = ['destinations', 'deliveries', 'plugins', 'customers'] as const;
+export const UNAVAILABLE_GROUPS = ['deliveries', 'customers'] as const;
 const NA = '(not available in this version)';
 
 export const USAGE = `Usage: tracklane <command> [options]
@@ -32,10 +32,13 @@ Commands:
   events list [--account ID] [--status accepted|rejected|duplicate] [--limit N]
                                          most recent received events first (default 100)
 
-  destinations add ID --type PLUGIN --config JSON|@file [--name N]   ${NA}
-  destinations list ID                                               ${NA}
-  destinations remove ID DEST_ID                                     ${NA}
-  destinations update ID DEST_ID [--config ...] [--enable|--disable] ${NA}
+  destinations add ID --type PLUGIN --config JSON|@file [--name N]
+                                         connect a destination; the config is checked
+                                         against the plugin's settings schema
+  destinations list ID                   an account's destinations, secrets masked
+  destinations remove ID DEST_ID         disconnect a destination
+  destinations update ID DEST_ID [--config JSON|@file] [--name N] [--enable|--disable]
+                                         change a destination's config, name or state
   rules check                            validate every rule file under RULES_DIR as the
                                          service loads them; prints each error as
                                          file: path: message and exits 1 if there is one
@@ -43,7 +46,7 @@ Commands:
   deliveries list [--account ID] [--status S] [--event-id X]         ${NA}
   deliveries replay [--account ID] [--destination D] [--status dead] [--since ISO] [--force]
                                                                      ${NA}
-  plugins list                                                       ${NA}
+  plugins list                           the destination plugins loaded from PLUGINS_DIR
   customers list                                                     ${NA}
   customers new SLUG ENDPOINT                                        ${NA}
 `;

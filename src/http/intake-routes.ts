@@ -10,7 +10,10 @@ import { approvedEvents } from '../accounts/account-service.ts';
 import { canUseStandardIntake, tierRank } from '../accounts/tiers.ts';
 import { validateEvent } from '../schema/validate-event.ts';
 import type { ValidationContext, ValidationResult } from '../schema/types.ts';
-import type { EventRecord } from '../store/types.ts';
+import type { EventRecord, EventStore } from '../store/types.ts';
+import { previewEvent, type DestinationPreview, type PreviewDeps } from '../pipeline/preview-event.ts';
+import { funnelWarnings } from '../pipeline/funnel-check.ts';
+import type { DestinationCache } from '../destinations/destination-cache.ts';
 import type { EventWriter } from '../store/event-writer.ts';
 import type { Metrics } from './metrics.ts';
 import { ack, issueString, type Level } from './responses.ts';
@@ -30,6 +33,9 @@ export interface IntakeDeps {
   writer: EventWriter;
   metrics: Metrics;
   maxBodyBytes: number;
+  events: Pick<EventStore, 'seenProducts'>;
+  preview: PreviewDeps;
+  destinations: DestinationCache;
 }
 
 function standardGate(a: Account): AppError | null {
@@ -89,7 +95,6 @@ async function store(deps: IntakeDeps, row: EventRecord, ctx: AppContext): Promi
   deps.metrics.eventsStored.inc({ status: row.status });
 }
 
-const levelOf = (r: ValidationResult): Level => (r.errors.length > 0 ? 2 : r.warnings.length > 0 ? 1 : 0);
 
 export function intakeRouter(deps: IntakeDeps): Router<AppState> {
   const router = new Router<AppState>();
@@ -106,15 +111,35 @@ export function intakeRouter(deps: IntakeDeps): Router<AppState> {
     ctx.body = ack('Event received', 0);
   });
 
-  // 2: synchronous feedback, nothing stored, nothing sent.
+  // 2: synchronous feedback, nothing stored, nothing sent: validation, the funnel check,
+  // and per destination the exact requests it would get.
   router.all(INTAKE_PATHS.test, ...chain('event_test'), async function testEvent(ctx: AppContext, _next: Next) {
     const result = evaluate(ctx, deps.metrics);
+    const warnings = result.warnings.map(issueString);
+    let preview: DestinationPreview[] = [];
+    if (result.event) {
+      const account = ctx.state.account!;
+      const event = result.event;
+      warnings.push(...(await funnelWarnings(deps.events, account.scriptId, event)).map(issueString));
+      const now = Date.now();
+      preview = await previewEvent(deps.preview, {
+        account,
+        destinations: await deps.destinations.list(account.scriptId),
+        event,
+        eventId: event.event.id ?? `test-${ctx.state.requestId}`,
+        receivedAt: now,
+        now,
+      });
+      for (const p of preview) warnings.push(...p.warnings);
+    }
     const failed = result.errors.length > 0;
-    ctx.body = ack(failed ? 'Event processing failed: see errors' : 'Event received and processed', levelOf(result), {
+    const level: Level = failed ? 2 : warnings.length > 0 ? 1 : 0;
+    ctx.body = ack(failed ? 'Event processing failed: see errors' : 'Event received and processed', level, {
       errors: result.errors.map(issueString),
-      warnings: result.warnings.map(issueString),
+      warnings,
       data_received: ctx.state.body,
       data_normalized: result.event ?? null,
+      preview,
     });
   });
 

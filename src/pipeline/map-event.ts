@@ -8,7 +8,7 @@ import type { RuleSpec } from '../rules/types.ts';
 import type { Consent, NormalizedEvent } from '../schema/types.ts';
 import { extractAttribution } from './attribution/index.ts';
 import { attributionWarnings, identifierWarnings, matchKeyWarning } from './destination-warnings.ts';
-import { applyIdentifierTable, IDENTIFIER_TABLES } from './identifiers/index.ts';
+import { applyIdentifierTable, IDENTIFIER_TABLES, type HashedIdentifiers } from './identifiers/index.ts';
 import { buildRuleData, publicSettings } from './rule-data.ts';
 
 export { maskRequest, MASK } from './mask-request.ts';
@@ -41,6 +41,11 @@ export interface MapEventInput {
   rules: readonly RuleSpec[];
   /** ms since epoch; the only clock used. */
   now: number;
+  /**
+   * Identifiers already hashed for this plugin (by the worker pool, in a batch);
+   * computed inline when absent.
+   */
+  hashed?: HashedIdentifiers;
 }
 
 /** plugin.buildRequests threw: a bug in the plugin or settings it cannot use. Never retried. */
@@ -103,7 +108,7 @@ export function mapEventForDestination(input: MapEventInput): MapResult {
   let identifiers: Record<string, string | string[]> = {};
   if (plugin.identifiers !== null) {
     const { platform, table } = plugin.identifiers;
-    const hashed = applyIdentifierTable(event.user, table ?? IDENTIFIER_TABLES[platform], platform, {
+    const hashed = input.hashed ?? applyIdentifierTable(event.user, table ?? IDENTIFIER_TABLES[platform], platform, {
       defaultCountry: account.country ?? undefined,
     });
     identifiers = hashed.fields;

@@ -43,9 +43,17 @@ export interface AccountStore {
   rotateToken(scriptId: string, hash: string, prefix: string, now: number, oldExpiresAt: number): Promise<void>;
 }
 
+/** Events whose product ids count as seen for the funnel check. */
+export const FUNNEL_SOURCE_EVENTS: ReadonlySet<string> = new Set(['product_viewed', 'product_added_to_cart']);
+
 export interface EventStore {
-  /** Inserts all rows in one transaction: all are durable when it resolves, none when it rejects. */
+  /**
+   * Inserts all rows in one transaction: all are durable when it resolves, none when it
+   * rejects. Product ids of accepted FUNNEL_SOURCE_EVENTS are recorded as seen in the same transaction.
+   */
   append(rows: EventRecord[]): Promise<void>;
+  /** Which of `productIds` this account has sent in a FUNNEL_SOURCE_EVENTS event. */
+  seenProducts(scriptId: string, productIds: readonly string[]): Promise<Set<string>>;
   list(filter: EventFilter): Promise<EventRecord[]>;
 }
 

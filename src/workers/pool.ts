@@ -45,14 +45,18 @@ export function createHashPool(opts: HashPoolOptions = {}): HashPool {
   const threads = Math.max(1, opts.threads ?? availableParallelism());
   const inlineBelow = opts.inlineBelow ?? 64;
   const itemsPerTask = Math.max(1, opts.itemsPerTask ?? 100);
-  const piscina = new Piscina({
-    filename: WORKER_FILE,
-    // A named default: piscina preloads it at start-up, and the module has no `default` export.
-    name: 'hashBatch',
-    minThreads: threads,
-    maxThreads: threads,
-    execArgv: opts.execArgv ?? workerExecArgv(WORKER_FILE),
-  });
+  // Threads start on the first batch that needs them: a process that only ever hashes
+  // small batches (a test server, the CLI) never pays for them.
+  let piscina: Piscina | undefined;
+  const pool = (): Piscina =>
+    (piscina ??= new Piscina({
+      filename: WORKER_FILE,
+      // A named default: piscina preloads it at start-up, and the module has no `default` export.
+      name: 'hashBatch',
+      minThreads: threads,
+      maxThreads: threads,
+      execArgv: opts.execArgv ?? workerExecArgv(WORKER_FILE),
+    }));
   let closing: Promise<void> | undefined;
   const ensureOpen = () => {
     if (closing !== undefined) throw new Error('hash pool is closed');
@@ -60,7 +64,7 @@ export function createHashPool(opts: HashPoolOptions = {}): HashPool {
 
   const run: HashPool['run'] = async (name, input) => {
     ensureOpen();
-    return piscina.run(input, { name });
+    return pool().run(input, { name });
   };
 
   return {
@@ -77,7 +81,7 @@ export function createHashPool(opts: HashPoolOptions = {}): HashPool {
       return (await Promise.all(tasks)).flat();
     },
     close() {
-      closing ??= piscina.close();
+      closing ??= piscina ? piscina.close() : Promise.resolve();
       return closing;
     },
   };

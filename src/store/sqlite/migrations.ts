@@ -59,6 +59,14 @@ export const MIGRATIONS: readonly string[] = [
   ) STRICT;
   CREATE INDEX destinations_account ON destinations(script_id);
   `,
+  // 3: product ids seen in product_viewed / product_added_to_cart (the funnel check)
+  `
+  CREATE TABLE seen_products (
+    script_id   TEXT NOT NULL,
+    product_id  TEXT NOT NULL,
+    PRIMARY KEY (script_id, product_id)
+  ) STRICT, WITHOUT ROWID;
+  `,
 ];
 
 /** Brings the database to the latest schema version. */

@@ -4,7 +4,7 @@ import Database from 'better-sqlite3';
 import { mkdirSync } from 'node:fs';
 import { dirname } from 'node:path';
 import type { Account, AccountPatch, NewAccount, TokenRecord } from '../../accounts/types.ts';
-import type { AccountStore, EventFilter, EventRecord, EventStore, Store } from '../types.ts';
+import { FUNNEL_SOURCE_EVENTS, type AccountStore, type EventFilter, type EventRecord, type EventStore, type Store } from '../types.ts';
 import { migrate } from './migrations.ts';
 import { sqliteDestinationStore } from './destination-store.ts';
 
@@ -59,6 +59,12 @@ const toEvent = (r: EventRow): EventRecord => ({
   payload: JSON.parse(r.payload),
 });
 
+/** Product ids of a normalised event payload. */
+function productIds(payload: unknown): string[] {
+  const products = (payload as { products?: { id?: unknown }[] } | null)?.products;
+  return Array.isArray(products) ? products.map((p) => p?.id).filter((id): id is string => typeof id === 'string') : [];
+}
+
 /** Column names of AccountPatch keys. */
 const PATCH_COLUMNS: Record<keyof AccountPatch, string> = {
   name: 'name', tier: 'tier', addon: 'addon', enabled: 'enabled', host: 'host', country: 'country',
@@ -107,10 +113,15 @@ export function openSqliteStore(opts: SqliteOptions): Store {
       .run(oldExpiresAt, oldExpiresAt, scriptId, now);
     q.insertToken.run(scriptId, hash, prefix, now);
   });
+  const insertSeen = db.prepare('INSERT OR IGNORE INTO seen_products (script_id, product_id) VALUES (?, ?)');
+  const isSeen = db.prepare<[string, string], { n: number }>('SELECT 1 AS n FROM seen_products WHERE script_id = ? AND product_id = ?');
   const appendTx = db.transaction((rows: EventRecord[]) => {
     for (const r of rows) {
       q.insertEvent.run(r.id, r.scriptId, r.name, r.eventId, r.status, r.source, r.requestId, r.receivedAt,
         JSON.stringify(r.errors), JSON.stringify(r.warnings), JSON.stringify(r.payload));
+      if (r.status === 'accepted' && r.name !== null && FUNNEL_SOURCE_EVENTS.has(r.name)) {
+        for (const id of productIds(r.payload)) insertSeen.run(r.scriptId, id);
+      }
     }
   });
 
@@ -148,6 +159,11 @@ export function openSqliteStore(opts: SqliteOptions): Store {
   const events: EventStore = {
     async append(rows) {
       if (rows.length > 0) appendTx.immediate(rows);
+    },
+    async seenProducts(scriptId, ids) {
+      const seen = new Set<string>();
+      for (const id of ids) if (isSeen.get(scriptId, id)) seen.add(id);
+      return seen;
     },
     async list(f: EventFilter) {
       const where: string[] = [];
