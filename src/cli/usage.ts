@@ -42,7 +42,9 @@ Commands:
   rules check                            validate every rule file under RULES_DIR as the
                                          service loads them; prints each error as
                                          file: path: message and exits 1 if there is one
-  rules preview --account ID --event FILE                            ${NA}
+  rules preview --account ID --event FILE
+                                         what endpoint 2's preview shows for the event in
+                                         FILE: per destination, the native requests
   deliveries list [--account ID] [--status S] [--event-id X]         ${NA}
   deliveries replay [--account ID] [--destination D] [--status dead] [--since ISO] [--force]
                                                                      ${NA}

@@ -1,0 +1,81 @@
+// `destinations add|list|update|remove`, `plugins list` and `rules preview`, through the real CLI.
+import { expect } from 'chai';
+import { writeFileSync, readFileSync, readdirSync } from 'node:fs';
+import { join } from 'node:path';
+import { tempCli, expectFailure, type TempCli } from './run-cli.ts';
+
+const META = { pixel_id: '123456', access_token: 'meta-secret-token' };
+
+describe('cli: destinations', () => {
+  let cli: TempCli;
+  let id: string;
+  before(async () => {
+    cli = tempCli();
+    id = (await cli.json<{ script_id: string }>('accounts', 'create', '--name', 'Dest shop', '--addon', '--country', 'RO')).script_id;
+  });
+  after(() => cli.remove());
+
+  it('adds a destination, printing {id, type, name, enabled} with secrets masked', async () => {
+    const d = await cli.json<any>('destinations', 'add', id, '--type', 'meta-capi', '--config', JSON.stringify(META), '--name', 'Meta main');
+    expect(d.id).to.match(/^dst_[0-9a-f]{16}$/);
+    expect(d).to.include({ type: 'meta-capi', name: 'Meta main', enabled: true });
+    expect(d.config).to.deep.equal({ pixel_id: '123456', access_token: '****' });
+    const list = await cli.json<any[]>('destinations', 'list', id);
+    expect(list.map((x) => x.id)).to.deep.equal([d.id]);
+    expect(JSON.stringify(list)).to.not.include('meta-secret-token');
+    const human = await cli.run('destinations', 'list', id);
+    expect(human.stdout).to.not.include('meta-secret-token');
+  });
+
+  it('reads --config @file, updates, disables and removes', async () => {
+    const file = join(cli.dataDir, 'ga4.json');
+    writeFileSync(file, JSON.stringify({ measurement_id: 'G-ABC123', api_secret: 'ga-secret' }));
+    const d = await cli.json<any>('destinations', 'add', id, '--type', 'ga4', '--config', `@${file}`);
+    const updated = await cli.json<any>('destinations', 'update', id, d.id, '--config', JSON.stringify({ measurement_id: 'G-XYZ789', api_secret: 'ga-secret-2' }), '--disable');
+    expect(updated).to.include({ enabled: false });
+    expect(updated.config).to.deep.equal({ measurement_id: 'G-XYZ789', api_secret: '****' });
+    expect((await cli.json<any>('destinations', 'remove', id, d.id))).to.deep.equal({ id: d.id, removed: true });
+    expect((await cli.json<any[]>('destinations', 'list', id)).map((x) => x.type)).to.not.include('ga4');
+  });
+
+  it('refuses configs the plugin schema refuses, unknown types and unknown ids, with one line', async () => {
+    const runs = await Promise.all([
+      cli.run('destinations', 'add', id, '--type', 'meta-capi', '--config', '{"pixel_id":"1"}', '--json'),
+      cli.run('destinations', 'add', id, '--type', 'nope', '--config', '{}', '--json'),
+      cli.run('destinations', 'add', 'ZZZZZZZZ', '--type', 'ga4', '--config', '{}', '--json'),
+      cli.run('destinations', 'add', id, '--type', 'ga4', '--config', 'not json', '--json'),
+      cli.run('destinations', 'remove', id, 'dst_0000000000000000', '--json'),
+    ]);
+    expectFailure(runs[0], 1, /^tracklane: invalid meta-capi config: config: must have required property 'access_token'\n$/);
+    expectFailure(runs[1], 1, /^tracklane: unknown destination type "nope" \(plugins: ga4, google-ads, meta-capi, tiktok, webhook\)\n$/);
+    expectFailure(runs[2], 1, 'no account with script id "ZZZZZZZZ"');
+    expectFailure(runs[3], 1, '--config must be a JSON object or @file holding one');
+    expectFailure(runs[4], 1, `account ${id} has no destination "dst_0000000000000000"`);
+  });
+
+  it('stores secrets only in the database, never in other files', async () => {
+    for (const f of readdirSync(cli.dataDir).filter((f) => !f.startsWith('tracklane.db') && f !== 'ga4.json')) {
+      expect(readFileSync(join(cli.dataDir, f), 'utf8')).to.not.include('meta-secret-token');
+    }
+  });
+
+  it('plugins list names the five plugins', async () => {
+    const list = await cli.json<any[]>('plugins', 'list');
+    expect(list.map((p) => p.name)).to.deep.equal(['ga4', 'google-ads', 'meta-capi', 'tiktok', 'webhook']);
+  });
+
+  it('rules preview prints what each destination would receive', async () => {
+    const file = join(cli.dataDir, 'lead.json');
+    writeFileSync(file, JSON.stringify({ event: { name: 'lead_created', id: 'L-9' }, context: { environment: 'prod', data_source: 'crm' }, user: { email: 'A@B.com' }, consent: { analytics: true, personalization: true, marketing: true } }));
+    const r = await cli.json<any>('rules', 'preview', '--account', id, '--event', file);
+    expect(r.errors).to.deep.equal([]);
+    const meta = r.preview.find((p: any) => p.type === 'meta-capi');
+    expect(meta.status).to.equal('would_send');
+    expect(meta.requests[0].url).to.match(/access_token=\*\*\*\*$/);
+    expect(meta.requests[0].body.data[0]).to.include({ event_name: 'Lead', event_id: 'L-9' });
+    // sha256('a@b.com')
+    expect(meta.requests[0].body.data[0].user_data.em).to.equal('fb98d44ad7501a959f3f4f4a3f004fe2d9e581ea6207e218c4b02c08a4d75adf');
+    const bad = await cli.run('rules', 'preview', '--account', id, '--event', file.replace('lead', 'missing'), '--json');
+    expectFailure(bad, 1, /^tracklane: cannot read a JSON event from/);
+  });
+});
