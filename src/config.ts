@@ -18,6 +18,14 @@ export interface Config {
   maxBodyBytes: number;
   /** Base URL printed for new accounts; defaults to http://localhost:PORT. */
   publicBaseUrl: string;
+  /** An (account, event name, event.id) seen within this many days is a duplicate. */
+  dedupWindowDays: number;
+  /** Events and delivery attempts older than this many days are purged. */
+  retentionDays: number;
+  /** A destination with no success for this many hours while failing is paused. */
+  pauseAfterHours: number;
+  /** Intake requests per second per account, unless the account sets its own. */
+  rateLimitDefault: number;
 }
 
 export class ConfigError extends Error {
@@ -81,5 +89,9 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env, cwd = process.c
     logLevel,
     maxBodyBytes: int(env, 'MAX_BODY_BYTES', 524288, 1024, 64 * 1024 * 1024),
     publicBaseUrl: publicBaseUrl.replace(/\/+$/, ''),
+    dedupWindowDays: int(env, 'DEDUP_WINDOW_DAYS', 7, 0, 365),
+    retentionDays: int(env, 'RETENTION_DAYS', 30, 1, 3650),
+    pauseAfterHours: int(env, 'PAUSE_AFTER_HOURS', 24, 1, 24 * 365),
+    rateLimitDefault: int(env, 'RATE_LIMIT_DEFAULT', 1000, 1, 1_000_000),
   };
 }

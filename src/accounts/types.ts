@@ -32,6 +32,8 @@ export interface Account {
   extraEvents: string[];
   /** Custom-endpoint folder `customers/<slug>` this account is bound to. */
   customer: string | null;
+  /** Intake requests per second allowed (endpoints 1–3); null: the service default. */
+  rateLimit: number | null;
   createdAt: number;
   updatedAt: number;
 }
@@ -47,7 +49,7 @@ export interface NewAccount {
 }
 
 export type AccountPatch = Partial<
-  Pick<Account, 'name' | 'tier' | 'addon' | 'enabled' | 'host' | 'country' | 'taxRate' | 'extraEvents' | 'customer'>
+  Pick<Account, 'name' | 'tier' | 'addon' | 'enabled' | 'host' | 'country' | 'taxRate' | 'extraEvents' | 'customer' | 'rateLimit'>
 >;
 
 export interface TokenRecord {

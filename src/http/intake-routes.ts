@@ -10,7 +10,7 @@ import { approvedEvents } from '../accounts/account-service.ts';
 import { canUseStandardIntake, tierRank } from '../accounts/tiers.ts';
 import { validateEvent } from '../schema/validate-event.ts';
 import type { ValidationContext, ValidationResult } from '../schema/types.ts';
-import type { EventRecord, EventStore } from '../store/types.ts';
+import type { EventRecord, EventStatus, EventStore } from '../store/types.ts';
 import { previewEvent, type DestinationPreview, type PreviewDeps } from '../pipeline/preview-event.ts';
 import { funnelWarnings } from '../pipeline/funnel-check.ts';
 import type { DestinationCache } from '../destinations/destination-cache.ts';
@@ -33,7 +33,7 @@ export interface IntakeDeps {
   writer: EventWriter;
   metrics: Metrics;
   maxBodyBytes: number;
-  events: Pick<EventStore, 'seenProducts'>;
+  events: Pick<EventStore, 'seenProducts' | 'isDuplicate'>;
   preview: PreviewDeps;
   destinations: DestinationCache;
 }
@@ -85,14 +85,16 @@ function record(state: AppState, source: string, result: ValidationResult): Even
   };
 }
 
-async function store(deps: IntakeDeps, row: EventRecord, ctx: AppContext): Promise<void> {
+async function store(deps: IntakeDeps, row: EventRecord, ctx: AppContext): Promise<EventStatus> {
+  let status: EventStatus;
   try {
-    await deps.writer.write(row);
+    status = await deps.writer.write(row);
   } catch (err) {
     ctx.state.log.error({ err }, 'event commit failed');
     throw unavailable(err);
   }
-  deps.metrics.eventsStored.inc({ status: row.status });
+  deps.metrics.eventsStored.inc({ status });
+  return status;
 }
 
 
@@ -120,8 +122,15 @@ export function intakeRouter(deps: IntakeDeps): Router<AppState> {
     if (result.event) {
       const account = ctx.state.account!;
       const event = result.event;
-      warnings.push(...(await funnelWarnings(deps.events, account.scriptId, event)).map(issueString));
       const now = Date.now();
+      if (event.event.id !== undefined && (await deps.events.isDuplicate(account.scriptId, event.event.name, event.event.id, now))) {
+        warnings.push(issueString({
+          field: 'event.id',
+          code: 'DUPLICATE_EVENT',
+          message: `a ${event.event.name} with this event.id was already received; in production it would be acknowledged but not forwarded again`,
+        }));
+      }
+      warnings.push(...(await funnelWarnings(deps.events, account.scriptId, event)).map(issueString));
       preview = await previewEvent(deps.preview, {
         account,
         destinations: await deps.destinations.list(account.scriptId),
@@ -156,8 +165,12 @@ export function intakeRouter(deps: IntakeDeps): Router<AppState> {
       };
       return;
     }
-    await store(deps, record(ctx.state, 'standard', result), ctx);
-    ctx.body = { status: 'success', message: 'Event accepted', warnings: result.warnings };
+    const status = await store(deps, record(ctx.state, 'standard', result), ctx);
+    ctx.body = {
+      status: 'success',
+      message: status === 'duplicate' ? 'Duplicate event: already received, not forwarded again' : 'Event accepted',
+      warnings: result.warnings,
+    };
   });
 
   return router;

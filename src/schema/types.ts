@@ -19,7 +19,8 @@ export type WarningCode =
   | 'UNDEFINED_FIELD'
   | 'FIELD_RENAMED'
   | 'CONSENT_REPLACED'
-  | 'URL_FALLBACK';
+  | 'URL_FALLBACK'
+  | 'DUPLICATE_EVENT';
 
 /** What the validator needs to know about the account. */
 export interface ValidationContext {

@@ -1,16 +1,16 @@
 // Group commit: requests that arrive in the same event-loop turn share one
 // transaction, and each is acknowledged only after that transaction commits.
-import type { EventRecord, EventStore } from './types.ts';
+import type { EventRecord, EventStatus, EventStore } from './types.ts';
 
 interface Waiting {
   row: EventRecord;
-  resolve: () => void;
+  resolve: (status: EventStatus) => void;
   reject: (e: unknown) => void;
 }
 
 export interface EventWriter {
-  /** Resolves once `row` is durably committed; rejects when the commit failed. */
-  write(row: EventRecord): Promise<void>;
+  /** Resolves with the stored status once `row` is durably committed; rejects when the commit failed. */
+  write(row: EventRecord): Promise<EventStatus>;
   /** Resolves when nothing is waiting to be written. */
   drain(): Promise<void>;
 }
@@ -29,9 +29,9 @@ export function createEventWriter(store: EventStore, opts: { maxBatch?: number; 
       while (queue.length > 0) {
         const batch = queue.splice(0, maxBatch);
         try {
-          await store.append(batch.map((w) => w.row));
+          const statuses = await store.append(batch.map((w) => w.row));
           opts.onBatch?.(batch.length);
-          for (const w of batch) w.resolve();
+          batch.forEach((w, i) => w.resolve(statuses[i]));
         } catch (e) {
           for (const w of batch) w.reject(e);
         }
@@ -52,7 +52,7 @@ export function createEventWriter(store: EventStore, opts: { maxBatch?: number; 
 
   return {
     write(row) {
-      return new Promise<void>((resolve, reject) => {
+      return new Promise<EventStatus>((resolve, reject) => {
         queue.push({ row, resolve, reject });
         schedule();
       });

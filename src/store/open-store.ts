@@ -10,5 +10,5 @@ export async function openStore(cfg: Config): Promise<Store> {
   if (cfg.databaseUrl) {
     throw new Error('DATABASE_URL is set, but this build has only the SQLite store; unset DATABASE_URL to use SQLite');
   }
-  return openSqliteStore({ file: sqliteFile(cfg) });
+  return openSqliteStore({ file: sqliteFile(cfg), dedupWindowMs: cfg.dedupWindowDays * 86_400_000 });
 }

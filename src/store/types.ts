@@ -49,9 +49,13 @@ export const FUNNEL_SOURCE_EVENTS: ReadonlySet<string> = new Set(['product_viewe
 export interface EventStore {
   /**
    * Inserts all rows in one transaction: all are durable when it resolves, none when it
-   * rejects. Product ids of accepted FUNNEL_SOURCE_EVENTS are recorded as seen in the same transaction.
+   * rejects. In the same transaction an accepted row whose (account, name, event id) was
+   * first seen within the dedup window is stored as `duplicate` instead, and product ids of
+   * accepted FUNNEL_SOURCE_EVENTS are recorded as seen. Resolves with each row's stored status.
    */
-  append(rows: EventRecord[]): Promise<void>;
+  append(rows: EventRecord[]): Promise<EventStatus[]>;
+  /** Whether an accepted event with this (account, name, event id) was stored within the dedup window. */
+  isDuplicate(scriptId: string, name: string, eventId: string, now: number): Promise<boolean>;
   /** Which of `productIds` this account has sent in a FUNNEL_SOURCE_EVENTS event. */
   seenProducts(scriptId: string, productIds: readonly string[]): Promise<Set<string>>;
   list(filter: EventFilter): Promise<EventRecord[]>;

@@ -13,12 +13,14 @@ export interface SqliteOptions {
   file: string;
   /** Milliseconds a writer waits for a lock before SQLITE_BUSY. */
   busyTimeoutMs?: number;
+  /** How long an (account, name, event id) counts as a duplicate; default 7 days. */
+  dedupWindowMs?: number;
 }
 
 interface AccountRow {
   script_id: string; name: string; tier: Account['tier']; addon: number; enabled: number;
   host: string | null; country: string | null; tax_rate: number | null; extra_events: string;
-  customer: string | null; created_at: number; updated_at: number;
+  customer: string | null; rate_limit: number | null; created_at: number; updated_at: number;
 }
 interface TokenRow { id: number; script_id: string; hash: string; prefix: string; created_at: number; expires_at: number | null }
 interface EventRow {
@@ -37,6 +39,7 @@ const toAccount = (r: AccountRow): Account => ({
   taxRate: r.tax_rate,
   extraEvents: JSON.parse(r.extra_events) as string[],
   customer: r.customer,
+  rateLimit: r.rate_limit,
   createdAt: r.created_at,
   updatedAt: r.updated_at,
 });
@@ -68,7 +71,7 @@ function productIds(payload: unknown): string[] {
 /** Column names of AccountPatch keys. */
 const PATCH_COLUMNS: Record<keyof AccountPatch, string> = {
   name: 'name', tier: 'tier', addon: 'addon', enabled: 'enabled', host: 'host', country: 'country',
-  taxRate: 'tax_rate', extraEvents: 'extra_events', customer: 'customer',
+  taxRate: 'tax_rate', extraEvents: 'extra_events', customer: 'customer', rateLimit: 'rate_limit',
 };
 
 function patchValue(key: keyof AccountPatch, v: unknown): unknown {
@@ -115,14 +118,31 @@ export function openSqliteStore(opts: SqliteOptions): Store {
   });
   const insertSeen = db.prepare('INSERT OR IGNORE INTO seen_products (script_id, product_id) VALUES (?, ?)');
   const isSeen = db.prepare<[string, string], { n: number }>('SELECT 1 AS n FROM seen_products WHERE script_id = ? AND product_id = ?');
+  const dedupWindow = opts.dedupWindowMs ?? 7 * 86_400_000;
+  const getDedup = db.prepare<[string, string, string], { first_seen_at: number }>(
+    'SELECT first_seen_at FROM dedup_keys WHERE script_id = ? AND name = ? AND event_id = ?');
+  const putDedup = db.prepare(`INSERT INTO dedup_keys (script_id, name, event_id, first_seen_at) VALUES (?, ?, ?, ?)
+    ON CONFLICT (script_id, name, event_id) DO UPDATE SET first_seen_at = excluded.first_seen_at`);
+  /** Accepted rows with an event id either claim their dedup key or turn out duplicates. */
+  const dedupStatus = (r: EventRecord): EventRecord['status'] => {
+    if (r.status !== 'accepted' || r.eventId === null || r.name === null) return r.status;
+    const seen = getDedup.get(r.scriptId, r.name, r.eventId);
+    if (seen && r.receivedAt - seen.first_seen_at < dedupWindow) return 'duplicate';
+    putDedup.run(r.scriptId, r.name, r.eventId, r.receivedAt);
+    return 'accepted';
+  };
   const appendTx = db.transaction((rows: EventRecord[]) => {
+    const statuses: EventRecord['status'][] = [];
     for (const r of rows) {
-      q.insertEvent.run(r.id, r.scriptId, r.name, r.eventId, r.status, r.source, r.requestId, r.receivedAt,
+      const status = dedupStatus(r);
+      statuses.push(status);
+      q.insertEvent.run(r.id, r.scriptId, r.name, r.eventId, status, r.source, r.requestId, r.receivedAt,
         JSON.stringify(r.errors), JSON.stringify(r.warnings), JSON.stringify(r.payload));
-      if (r.status === 'accepted' && r.name !== null && FUNNEL_SOURCE_EVENTS.has(r.name)) {
+      if (status === 'accepted' && r.name !== null && FUNNEL_SOURCE_EVENTS.has(r.name)) {
         for (const id of productIds(r.payload)) insertSeen.run(r.scriptId, id);
       }
     }
+    return statuses;
   });
 
   const accounts: AccountStore = {
@@ -158,7 +178,11 @@ export function openSqliteStore(opts: SqliteOptions): Store {
 
   const events: EventStore = {
     async append(rows) {
-      if (rows.length > 0) appendTx.immediate(rows);
+      return rows.length > 0 ? appendTx.immediate(rows) : [];
+    },
+    async isDuplicate(scriptId, name, eventId, now) {
+      const seen = getDedup.get(scriptId, name, eventId);
+      return seen !== undefined && now - seen.first_seen_at < dedupWindow;
     },
     async seenProducts(scriptId, ids) {
       const seen = new Set<string>();
