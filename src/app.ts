@@ -13,12 +13,13 @@ import { intakeRouter } from './http/intake-routes.ts';
 import { opsRouter } from './http/ops-routes.ts';
 import { buildOpenApi } from './http/openapi.ts';
 import { AppError } from './errors.ts';
+import { createTokenBuckets } from './http/rate-limit.ts';
 import type { AppContext, AppState } from './http/types.ts';
 import type { PreviewDeps } from './pipeline/preview-event.ts';
 import type { DestinationCache } from './destinations/destination-cache.ts';
 
 export interface AppDeps {
-  config: Pick<Config, 'maxBodyBytes'>;
+  config: Pick<Config, 'maxBodyBytes' | 'rateLimitDefault'>;
   store: Store;
   logger: Logger;
   authenticator: Authenticator;
@@ -64,6 +65,8 @@ export function createApp(deps: AppDeps): App {
     events: deps.store.events,
     preview: deps.preview,
     destinations: deps.destinations,
+    limiter: createTokenBuckets(),
+    rateLimitDefault: deps.config.rateLimitDefault,
   });
   koa.use(ops.routes());
   koa.use(intake.routes());

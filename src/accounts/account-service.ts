@@ -28,6 +28,8 @@ export interface UpdateAccountInput {
   taxRate?: number | null;
   approveEvents?: string[];
   customer?: string | null;
+  /** Requests per second on endpoints 1–3; null: the service default. */
+  rateLimit?: number | null;
 }
 
 const EVENT_NAME_RE = /^[a-z][a-z0-9_]{0,63}$/;
@@ -122,6 +124,12 @@ export function createAccountService(store: Store, now: () => number = Date.now)
           throw new AccountInputError(`customer must be a folder slug of lowercase letters, digits and dashes, got "${input.customer}"`);
         }
         patch.customer = input.customer;
+      }
+      if (input.rateLimit !== undefined) {
+        if (input.rateLimit !== null && (!Number.isInteger(input.rateLimit) || input.rateLimit < 1 || input.rateLimit > 1_000_000)) {
+          throw new AccountInputError(`rate limit must be a whole number of requests per second from 1 to 1000000, got ${input.rateLimit}`);
+        }
+        patch.rateLimit = input.rateLimit;
       }
       if (input.approveEvents && input.approveEvents.length > 0) {
         for (const e of input.approveEvents) {

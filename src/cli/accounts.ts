@@ -22,6 +22,8 @@ export interface AccountJson {
   /** Every event name the account may send: the nine spec names plus approved extras. */
   approved_events: string[];
   customer: string | null;
+  /** Requests per second on endpoints 1–3; null: the service default (RATE_LIMIT_DEFAULT). */
+  rate_limit: number | null;
   created_at: string;
   updated_at: string;
 }
@@ -39,6 +41,7 @@ export function accountJson(a: Account, baseUrl: string): AccountJson {
     tax_rate: a.taxRate,
     approved_events: [...approvedEvents(a)],
     customer: a.customer,
+    rate_limit: a.rateLimit,
     created_at: iso(a.createdAt)!,
     updated_at: iso(a.updatedAt)!,
   };
@@ -57,6 +60,7 @@ function accountRows(a: AccountJson): [string, unknown][] {
     ['tax_rate', a.tax_rate],
     ['approved_events', a.approved_events],
     ['customer', a.customer],
+    ['rate_limit', a.rate_limit ?? 'default'],
     ['created_at', a.created_at],
     ['updated_at', a.updated_at],
   ];
@@ -157,6 +161,7 @@ const update: Command = async (args, ctx, svc) => {
     'approve-event': { type: 'string', multiple: true },
     customer: { type: 'string' },
     'no-customer': { type: 'boolean' },
+    'rate-limit': { type: 'string' },
   }, cmd);
   if (values.help) return help(cmd);
   const [id] = positionals(pos, ['ID'], cmd);
@@ -173,6 +178,7 @@ const update: Command = async (args, ctx, svc) => {
     taxRate: values['tax-rate'] === undefined ? undefined : numberFlag('tax-rate', values['tax-rate']),
     approveEvents: values['approve-event'],
     customer: values['no-customer'] ? null : values.customer === undefined ? undefined : values.customer || null,
+    rateLimit: values['rate-limit'] === undefined ? undefined : numberFlag('rate-limit', values['rate-limit']),
   };
   if (Object.values(input).every((v) => v === undefined)) {
     throw new UsageError('nothing to change: give at least one option', cmd);

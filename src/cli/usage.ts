@@ -22,9 +22,10 @@ Commands:
   accounts show ID                       show one account
   accounts update ID [--name N] [--tier T] [--addon|--no-addon] [--enable|--disable]
                   [--host URL] [--country CC] [--tax-rate P] [--approve-event NAME]...
-                  [--customer SLUG|--no-customer]
+                  [--customer SLUG|--no-customer] [--rate-limit N]
                                          change an account; --host/--country/--tax-rate ''
-                                         clear the value, --customer '' unbinds
+                                         clear the value, --customer '' unbinds;
+                                         --rate-limit: requests/s on endpoints 1-3 ('' = default)
   accounts rotate-token ID [--grace-hours H]
                                          issue a new token; older ones keep working
                                          for H hours (default 24)

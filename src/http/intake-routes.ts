@@ -20,6 +20,7 @@ import { ack, issueString, type Level } from './responses.ts';
 import { intakeGuard } from './intake-guard.ts';
 import { authenticate } from './authenticate.ts';
 import { readJsonBody } from './read-json-body.ts';
+import { rateLimit, type TokenBucketLimiter } from './rate-limit.ts';
 import type { AppContext, AppState } from './types.ts';
 
 export const INTAKE_PATHS = {
@@ -36,6 +37,8 @@ export interface IntakeDeps {
   events: Pick<EventStore, 'seenProducts' | 'isDuplicate'>;
   preview: PreviewDeps;
   destinations: DestinationCache;
+  limiter: TokenBucketLimiter;
+  rateLimitDefault: number;
 }
 
 function standardGate(a: Account): AppError | null {
@@ -103,6 +106,7 @@ export function intakeRouter(deps: IntakeDeps): Router<AppState> {
   const chain = (route: string) => [
     intakeGuard({ route, maxBodyBytes: deps.maxBodyBytes }),
     authenticate({ authenticator: deps.authenticator, gate: standardGate }),
+    rateLimit({ limiter: deps.limiter, defaultPerSecond: deps.rateLimitDefault }),
     readJsonBody({ maxBodyBytes: deps.maxBodyBytes }),
   ];
 

@@ -1,0 +1,50 @@
+// Per-account intake rate limit: a token bucket per script id, refilled continuously.
+// Over it, endpoints 1–3 answer 429 with Retry-After, so one noisy account cannot
+// starve the others. In memory and per process: each node enforces its own share.
+import type { Next } from 'koa';
+import { AppError } from '../errors.ts';
+import type { AppContext } from './types.ts';
+
+export interface TokenBucketLimiter {
+  /** Takes one token; returns 0 when allowed, else the seconds until one is free. */
+  take(key: string, perSecond: number): number;
+}
+
+export function createTokenBuckets(opts: { now?: () => number; burstSeconds?: number; maxKeys?: number } = {}): TokenBucketLimiter {
+  const now = opts.now ?? Date.now;
+  const burst = opts.burstSeconds ?? 2;
+  const maxKeys = opts.maxKeys ?? 100_000;
+  const buckets = new Map<string, { tokens: number; at: number }>();
+  return {
+    take(key, perSecond) {
+      const t = now();
+      const capacity = perSecond * burst;
+      let b = buckets.get(key);
+      if (!b) {
+        if (buckets.size >= maxKeys) buckets.clear();
+        b = { tokens: capacity, at: t };
+        buckets.set(key, b);
+      } else {
+        b.tokens = Math.min(capacity, b.tokens + ((t - b.at) / 1000) * perSecond);
+        b.at = t;
+      }
+      if (b.tokens >= 1) {
+        b.tokens -= 1;
+        return 0;
+      }
+      return Math.max(1, Math.ceil((1 - b.tokens) / perSecond));
+    },
+  };
+}
+
+/** Middleware after authentication: limits by the account's own rate or the default. */
+export function rateLimit(opts: { limiter: TokenBucketLimiter; defaultPerSecond: number }) {
+  return async function rateLimitMiddleware(ctx: AppContext, next: Next): Promise<void> {
+    const account = ctx.state.account!;
+    const wait = opts.limiter.take(account.scriptId, account.rateLimit ?? opts.defaultPerSecond);
+    if (wait > 0) {
+      throw new AppError('RATE_LIMITED', 429, `More than ${account.rateLimit ?? opts.defaultPerSecond} requests per second for this account; retry after ${wait} s`, { retryAfter: wait });
+    }
+    await next();
+  };
+}

@@ -1,0 +1,52 @@
+// Per-account intake rate limit: 429 + Retry-After past the limit, other accounts unaffected.
+import { expect } from 'chai';
+import { createTokenBuckets } from '../../src/http/rate-limit.ts';
+import { startTestServer, type TestServer } from '../helpers/test-server.ts';
+import { INTAKE_PATHS } from '../../src/http/intake-routes.ts';
+
+const lead = { event: { name: 'lead_created', id: 'L-1' }, context: { environment: 'prod', data_source: 'crm' } };
+
+describe('token buckets', () => {
+  it('allows a burst of two seconds of rate, then one per 1/rate seconds', () => {
+    let t = 0;
+    const b = createTokenBuckets({ now: () => t });
+    for (let i = 0; i < 20; i++) expect(b.take('a', 10)).to.equal(0);
+    expect(b.take('a', 10)).to.equal(1);
+    expect(b.take('b', 10)).to.equal(0);
+    t += 100;
+    expect(b.take('a', 10)).to.equal(0);
+    expect(b.take('a', 10)).to.equal(1);
+    expect(b.take('slow', 1)).to.equal(0);
+    expect(b.take('slow', 1)).to.equal(0);
+    expect(b.take('slow', 1)).to.equal(1);
+  });
+});
+
+describe('intake rate limit', () => {
+  let s: TestServer;
+  before(async () => {
+    s = await startTestServer({ RATE_LIMIT_DEFAULT: '1000' });
+  });
+  after(() => s.close());
+
+  it('answers 429 RATE_LIMITED with Retry-After over the account limit, stores nothing, and leaves other accounts alone', async () => {
+    const noisy = await s.account();
+    const quiet = await s.account();
+    await s.accounts.update(noisy.scriptId, { rateLimit: 5 });
+    // The authenticator may serve the account as it was for up to 1 s, so send until the new limit bites.
+    const statuses: number[] = [];
+    const deadline = Date.now() + 3000;
+    while (!statuses.includes(429) && Date.now() < deadline) {
+      statuses.push((await s.post(INTAKE_PATHS.event, lead, { account: noisy })).status);
+    }
+    expect(statuses).to.include(429);
+    const r = await s.post(INTAKE_PATHS.event, lead, { account: noisy });
+    expect(r.status).to.equal(429);
+    expect(Number(r.headers.get('retry-after'))).to.be.at.least(1);
+    expect(r.body.errors[0]).to.match(/^RATE_LIMITED: /);
+    const std = await s.post(INTAKE_PATHS.standard, lead, { account: noisy });
+    expect(std.status).to.equal(429);
+    expect(std.body.errors[0].code).to.equal('RATE_LIMITED');
+    for (let i = 0; i < 20; i++) expect((await s.post(INTAKE_PATHS.event, lead, { account: quiet })).status).to.equal(200);
+  });
+});
