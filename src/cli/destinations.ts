@@ -4,6 +4,7 @@
 import { readFileSync } from 'node:fs';
 import { loadPlugins, type PluginRegistry } from '../destinations/load-plugins.ts';
 import { createDestinationService, type DestinationService, type MaskedDestination } from '../destinations/destination-service.ts';
+import { checkDestinationUrl } from '../delivery/ssrf-guard.ts';
 import { exclusive, parseCommand, positionals } from './args.ts';
 import type { CliContext } from './context.ts';
 import { CliError, UsageError, formatKeyValue, formatTable } from './output.ts';
@@ -14,7 +15,10 @@ async function plugins(ctx: CliContext): Promise<PluginRegistry> {
 }
 
 async function service(ctx: CliContext): Promise<DestinationService> {
-  return createDestinationService(await ctx.store(), await plugins(ctx));
+  const allowPrivate = ctx.config().allowPrivateDestinations;
+  return createDestinationService(await ctx.store(), await plugins(ctx), {
+    checkUrl: (url) => checkDestinationUrl(url, { allowPrivate }),
+  });
 }
 
 /** `--config '{"a":1}'` or `--config @file.json`. */

@@ -61,7 +61,10 @@ async function main(): Promise<void> {
   const dataDir = mkdtempSync(join(tmpdir(), 'tl-bench-'));
   const env = { ...process.env, DATA_DIR: dataDir, PORT: '0', HOST: '127.0.0.1', LOG_LEVEL: 'warn' };
   const store = await openStore(loadConfig(env));
-  const { account, accessToken } = await createAccountService(store).create({ name: 'Bench', tier: 'PRO', addon: true });
+  const accounts = createAccountService(store);
+  const { account, accessToken } = await accounts.create({ name: 'Bench', tier: 'PRO', addon: true });
+  // The bench measures throughput, not the per-account intake limit.
+  await accounts.update(account.scriptId, { rateLimit: 1_000_000 });
   await store.close();
 
   const rows: Row[] = [];

@@ -79,3 +79,27 @@ describe('cli: destinations', () => {
     expectFailure(bad, 1, /^tracklane: cannot read a JSON event from/);
   });
 });
+
+describe('cli: destination URLs are checked for SSRF when saved', () => {
+  let cli: TempCli;
+  let id: string;
+  before(async () => {
+    cli = tempCli();
+    id = (await cli.json<{ script_id: string }>('accounts', 'create', '--name', 'SSRF shop', '--addon')).script_id;
+  });
+  after(() => cli.remove());
+
+  it('refuses loopback, private and metadata URLs for the webhook url and endpoint overrides', async () => {
+    const secret = 'whsec_AQIDBAUGBwgJCgsMDQ4PEBESExQVFhcYGRobHB0eHyA=';
+    const runs = await Promise.all([
+      cli.run('destinations', 'add', id, '--type', 'webhook', '--config', JSON.stringify({ url: 'http://127.0.0.1:9000/hook', secret }), '--json'),
+      cli.run('destinations', 'add', id, '--type', 'webhook', '--config', JSON.stringify({ url: 'http://169.254.169.254/latest', secret }), '--json'),
+      cli.run('destinations', 'add', id, '--type', 'ga4', '--config', JSON.stringify({ measurement_id: 'G-A1', api_secret: 's', endpoint: 'http://10.0.0.1' }), '--json'),
+    ]);
+    expectFailure(runs[0], 1, /^tracklane: config\.url: address 127\.0\.0\.1 is loopback\n$/);
+    expectFailure(runs[1], 1, /^tracklane: config\.url: /);
+    expectFailure(runs[2], 1, /^tracklane: config\.endpoint: /);
+    const ok = await cli.json<any>('destinations', 'add', id, '--type', 'webhook', '--config', JSON.stringify({ url: 'https://hooks.example.com/in', secret }));
+    expect(ok.type).to.equal('webhook');
+  });
+});
