@@ -8,6 +8,15 @@ import { join } from 'node:path';
 import { loadConfig } from '../../src/config.ts';
 import { openStore } from '../../src/store/open-store.ts';
 import { createAccountService } from '../../src/accounts/account-service.ts';
+import { createDestinationService } from '../../src/destinations/destination-service.ts';
+import { loadPlugins } from '../../src/destinations/load-plugins.ts';
+
+const FOUR_DESTINATIONS = {
+  ga4: { measurement_id: 'G-BENCH1', api_secret: 'bench-secret' },
+  'google-ads': { customer_id: '1234567890', developer_token: 'dev', access_token: 'tok', conversion_actions: { checkout_completed: '111' } },
+  'meta-capi': { pixel_id: '123456', access_token: 'tok' },
+  tiktok: { pixel_code: 'CBENCH', access_token: 'tok' },
+};
 
 const DURATION = Number(process.env.BENCH_SECONDS ?? 10);
 const CONNECTIONS = Number(process.env.BENCH_CONNECTIONS ?? 50);
@@ -65,6 +74,11 @@ async function main(): Promise<void> {
   const { account, accessToken } = await accounts.create({ name: 'Bench', tier: 'PRO', addon: true });
   // The bench measures throughput, not the per-account intake limit.
   await accounts.update(account.scriptId, { rateLimit: 1_000_000 });
+  // A second account with four destinations, for endpoint 2's preview.
+  const withDest = await accounts.create({ name: 'Bench 4 destinations', tier: 'PRO', addon: true, country: 'RO' });
+  await accounts.update(withDest.account.scriptId, { rateLimit: 1_000_000 });
+  const destinations = createDestinationService(store, await loadPlugins(join(process.cwd(), 'plugins')));
+  for (const [type, config] of Object.entries(FOUR_DESTINATIONS)) await destinations.add(withDest.account.scriptId, type, config);
   await store.close();
 
   const rows: Row[] = [];
@@ -79,6 +93,8 @@ async function main(): Promise<void> {
   const auth = { 'x-service-access-token': accessToken };
   rows.push(await load('endpoint 2 (validate, no storage)', `http://127.0.0.1:${port}/webhooks/service/event/test?id=${account.scriptId}`, auth, server.pid!));
   rows.push(await load('endpoint 1 (durable ack)', `http://127.0.0.1:${port}/webhooks/service/event?id=${account.scriptId}`, auth, server.pid!));
+  rows.push(await load('endpoint 2 with 4 destinations (preview)', `http://127.0.0.1:${port}/webhooks/service/event/test?id=${withDest.account.scriptId}`,
+    { 'x-service-access-token': withDest.accessToken }, server.pid!));
   await stop(server);
   rmSync(dataDir, { recursive: true, force: true });
 
