@@ -25,6 +25,36 @@ const testSchema = {
     warnings: { type: 'array', items: { type: 'string' } },
     data_received: { type: 'object', description: 'The payload as received' },
     data_normalized: { type: ['object', 'null'], description: 'The event after defaults and normalisation; null when it has errors' },
+    preview: {
+      type: 'array',
+      description: 'Per connected destination: the exact request(s) it would be sent (secrets masked), or why it is skipped. Nothing is sent.',
+      items: {
+        type: 'object',
+        required: ['destination_id', 'type', 'name', 'status', 'requests', 'warnings'],
+        properties: {
+          destination_id: { type: 'string' },
+          type: { type: 'string' },
+          name: { type: 'string' },
+          status: { type: 'string', enum: ['would_send', 'skipped'] },
+          reason: { type: 'string', enum: ['disabled', 'dev_environment', 'consent', 'not_allow_listed', 'no_matching_rule', 'plugin_missing', 'build_failed'] },
+          message: { type: 'string' },
+          requests: {
+            type: 'array',
+            items: {
+              type: 'object',
+              properties: {
+                method: { type: 'string' },
+                url: { type: 'string' },
+                headers: { type: 'object', additionalProperties: { type: 'string' } },
+                body: { description: 'The body, parsed' },
+                raw_body: { type: 'string', description: 'The body exactly as it would be sent' },
+              },
+            },
+          },
+          warnings: { type: 'array', items: { type: 'string' } },
+        },
+      },
+    },
   },
 };
 
