@@ -1,6 +1,9 @@
 // Measurement Protocol requests (destinations.md §1): one body per user envelope (client_id,
 // user_id, user_data, consent, IP, user agent), at most 25 events and under 130 KB each.
 import { expandDotPaths } from '../../src/destinations/dot-path.ts';
+import { chunk } from '../../src/destinations/chunk.ts';
+import { withKeyOrder } from '../../src/destinations/key-order.ts';
+import { baseUrl } from '../../src/destinations/settings-schema.ts';
 import type { BuildInput, OutboundRequest, OutgoingItem } from '../../src/destinations/types.ts';
 import { DEFAULT_ENDPOINT, type Ga4Settings } from './settings.ts';
 
@@ -34,15 +37,13 @@ export function buildRequests(input: BuildInput<Ga4Settings>): OutboundRequest[]
   }
   const requests: OutboundRequest[] = [];
   for (const { head, items: groupItems } of groups.values()) {
-    for (let i = 0; i < groupItems.length; i += MAX_EVENTS) {
-      requests.push(...sized(url, head, groupItems.slice(i, i + MAX_EVENTS)));
-    }
+    for (const part of chunk(groupItems, MAX_EVENTS)) requests.push(...sized(url, head, part));
   }
   return requests;
 }
 
 function collectUrl(settings: Ga4Settings): string {
-  const base = (settings.endpoint ?? DEFAULT_ENDPOINT).replace(/\/+$/, '');
+  const base = baseUrl(settings.endpoint, DEFAULT_ENDPOINT);
   const query = new URLSearchParams({ measurement_id: settings.measurement_id, api_secret: settings.api_secret });
   return `${base}/mp/collect?${query.toString()}`;
 }
@@ -85,7 +86,7 @@ function envelope(item: OutgoingItem): Json {
 
 function requestBody(head: Json, items: OutgoingItem[]): Json {
   const timestampMicros = items[0].receivedAt * 1000;
-  return ordered({ ...head, timestamp_micros: timestampMicros, events: events(items, timestampMicros) }, BODY_ORDER);
+  return withKeyOrder({ ...head, timestamp_micros: timestampMicros, events: events(items, timestampMicros) }, BODY_ORDER);
 }
 
 function events(items: OutgoingItem[], requestMicros: number): Json[] {
@@ -116,15 +117,8 @@ function buildUserData(identifiers: OutgoingItem['identifiers']): Json | undefin
     if (path.startsWith('user_data.address.')) address[path.slice('user_data.address.'.length)] = first(value);
     else if (path.startsWith('user_data.')) data[path.slice('user_data.'.length)] = Array.isArray(value) ? value : [value];
   }
-  if (Object.keys(address).length > 0) data.address = [ordered(address, ADDRESS_ORDER)];
-  return Object.keys(data).length > 0 ? ordered(data, USER_DATA_ORDER) : undefined;
-}
-
-function ordered(obj: Json, order: readonly string[]): Json {
-  const out: Json = {};
-  for (const key of order) if (obj[key] !== undefined) out[key] = obj[key];
-  for (const [key, value] of Object.entries(obj)) if (!(key in out)) out[key] = value;
-  return out;
+  if (Object.keys(address).length > 0) data.address = [withKeyOrder(address, ADDRESS_ORDER)];
+  return Object.keys(data).length > 0 ? withKeyOrder(data, USER_DATA_ORDER) : undefined;
 }
 
 function first(value: string | string[] | undefined): string | undefined {

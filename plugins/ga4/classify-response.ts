@@ -2,18 +2,22 @@
 // payload, so only transport-level statuses matter; a debug-endpoint reply with
 // validationMessages is the one payload error GA4 ever reports.
 import type { Classification, PlatformResponse } from '../../src/destinations/types.ts';
-import { classifyHttpStatus } from './http-status.ts';
+import { classifyHttpStatus, isSuccessStatus } from '../../src/destinations/http-status.ts';
+import { retryAfterMs } from '../../src/destinations/retry-after.ts';
 
 interface ValidationMessage { fieldPath?: unknown; validationCode?: unknown; description?: unknown }
 
 export function classifyResponse(res: PlatformResponse): Classification {
-  if (res.status >= 200 && res.status < 300) {
+  if (isSuccessStatus(res.status)) {
     const messages = validationMessages(res.body);
     if (messages.length === 0) return { outcome: 'success' };
     const list = messages.slice(0, 5).map((m) => `${String(m.validationCode ?? 'INVALID')} at ${String(m.fieldPath ?? '?')}`);
     return { outcome: 'permanent', message: `GA4 validation failed: ${list.join('; ')}` };
   }
-  return classifyHttpStatus(res, 'GA4');
+  return classifyHttpStatus(res.status, `GA4 answered HTTP ${res.status}`, {
+    redirectNote: ' (redirects are not followed; check the endpoint)',
+    retryAfterMs: retryAfterMs(res.headers, { fractions: true }),
+  });
 }
 
 function validationMessages(body: string): ValidationMessage[] {

@@ -2,16 +2,10 @@
 // with the rules of the real rules/ directory → the exact Measurement Protocol body.
 // Expected bodies are literals; hashes were computed apart from tracklane with
 // `node -e "crypto.createHash('sha256').update(VALUE).digest('hex')"`.
-import { expect } from 'chai';
-import { fileURLToPath } from 'node:url';
-import { SPEC_EVENT_NAMES } from '../../src/accounts/types.ts';
-import { mapEventForDestination, type MapResult } from '../../src/pipeline/map-event.ts';
-import { formatRuleError, loadRules } from '../../src/rules/load-rules.ts';
-import type { RuleSpec } from '../../src/rules/types.ts';
-import { validateEvent } from '../../src/schema/validate-event.ts';
+import type { MapResult } from '../../src/pipeline/map-event.ts';
+import { expectOneRequest, expectSkipped, goldenHarness } from '../../test/helpers/plugin-harness.ts';
 import ga4 from './index.ts';
 
-const RULES_DIR = fileURLToPath(new URL('../../rules', import.meta.url));
 const ACCOUNT = { scriptId: 'GOLD1234', country: 'RO', host: 'https://shop.example.com' };
 const SETTINGS = { measurement_id: 'G-ABCDEF1234', api_secret: 'golden-secret' };
 const COLLECT_URL = 'https://www.google-analytics.com/mp/collect?measurement_id=G-ABCDEF1234&api_secret=golden-secret';
@@ -46,43 +40,15 @@ const MUG_ITEM = {
   price: 49.99, quantity: 2, discount: 10,
 };
 
-let rules: readonly RuleSpec[] = [];
-
-function run(payload: unknown, eventId: string, settings: Record<string, unknown> = SETTINGS): MapResult {
-  const validated = validateEvent(payload, { approvedEvents: new Set(SPEC_EVENT_NAMES), defaultTaxRate: 19, host: ACCOUNT.host });
-  expect(validated.errors, 'the golden payload must be valid').to.deep.equal([]);
-  return mapEventForDestination({
-    plugin: ga4 as never,
-    destination: { id: 'dst-ga4', type: 'ga4', name: 'GA4', enabled: true, settings },
-    event: validated.event!,
-    eventId,
-    receivedAt: RECEIVED,
-    account: ACCOUNT,
-    rules,
-    now: RECEIVED + 1000,
-  });
-}
+const { run } = goldenHarness({
+  plugin: ga4, destination: { id: 'dst-ga4', name: 'GA4' }, account: ACCOUNT, settings: SETTINGS, receivedAt: RECEIVED, now: RECEIVED + 1000,
+});
 
 function expectBody(result: MapResult, eventId: string, expected: Record<string, unknown>): void {
-  expect(result.status, JSON.stringify(result)).to.equal('ready');
-  if (result.status !== 'ready') return;
-  expect(result.requests).to.have.length(1);
-  const [req] = result.requests;
-  expect(req.method).to.equal('POST');
-  expect(req.url).to.equal(COLLECT_URL);
-  expect(req.headers).to.deep.equal({ 'content-type': 'application/json' });
-  expect(req.eventIds).to.deep.equal([eventId]);
-  expect(JSON.parse(req.body)).to.deep.equal(expected);
-  expect(req.body, 'byte for byte, key order included').to.equal(JSON.stringify(expected));
+  expectOneRequest(result, { url: COLLECT_URL, headers: { 'content-type': 'application/json' }, eventId, body: expected });
 }
 
 describe('ga4 golden: payload → pipeline → Measurement Protocol body', () => {
-  before(() => {
-    const loaded = loadRules(RULES_DIR);
-    if (!loaded.ok) throw new Error(`rules/ does not load:\n${loaded.errors.map(formatRuleError).join('\n')}`);
-    rules = loaded.ruleSet.rulesFor(ACCOUNT.scriptId, 'ga4');
-  });
-
   it('checkout_completed → purchase with items, shipping, coupon, tax, user_data and session', () => {
     const payload = {
       event: { name: 'checkout_completed', id: 'ORD-2026-0042', value: 204.48, currency: 'RON', properties: { tax: 32.65, store: 'ro-main' } },
@@ -293,19 +259,15 @@ describe('ga4 golden: payload → pipeline → Measurement Protocol body', () =>
   });
 
   it('sends nothing without a client_id to send (no _ga cookie and no user): no_matching_rule', () => {
-    const result = run({ event: { name: 'lead_created', id: 'LEAD-78' }, context: { environment: 'prod', data_source: 'crm' } }, 'LEAD-78');
-    expect(result.status).to.equal('skipped');
-    if (result.status === 'skipped') expect(result.reason).to.equal('no_matching_rule');
+    expectSkipped(run({ event: { name: 'lead_created', id: 'LEAD-78' }, context: { environment: 'prod', data_source: 'crm' } }, 'LEAD-78'), 'no_matching_rule');
   });
 
   it('sends nothing when analytics consent is refused', () => {
-    const result = run({
+    expectSkipped(run({
       event: { name: 'lead_created', id: 'LEAD-79' },
       context: { environment: 'prod', data_source: 'crm' },
       consent: { analytics: false, personalization: true, marketing: true },
       cookies: [GA],
-    }, 'LEAD-79');
-    expect(result.status).to.equal('skipped');
-    if (result.status === 'skipped') expect(result.reason).to.equal('consent');
+    }, 'LEAD-79'), 'consent');
   });
 });

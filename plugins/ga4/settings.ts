@@ -1,7 +1,8 @@
 // GA4 destination settings (INTERFACE.md "Destinations, as configured by operators"):
 // the type and its ajv draft-07 schema, written together so they cannot drift apart.
+import { COMMON_SETTINGS_PROPERTIES, type CommonSettings } from '../../src/destinations/settings-schema.ts';
 
-export interface Ga4Settings {
+export interface Ga4Settings extends CommonSettings {
   /** Web data stream id, `G-XXXXXXXXXX`. */
   measurement_id: string;
   /** Measurement Protocol API secret of that stream (a secret). */
@@ -10,8 +11,6 @@ export interface Ga4Settings {
   endpoint?: string;
   /** Accepted for uniformity; GA4 has no test event code, so it is ignored. */
   test_event_code?: string;
-  events?: string[];
-  consent_category?: 'analytics' | 'marketing';
 }
 
 export const DEFAULT_ENDPOINT = 'https://www.google-analytics.com';
@@ -23,9 +22,8 @@ export const settingsSchema = {
   properties: {
     measurement_id: { type: 'string', pattern: '^G-[A-Za-z0-9]+$' },
     api_secret: { type: 'string', minLength: 1 },
-    endpoint: { type: 'string', format: 'uri', pattern: '^https?://' },
+    ...COMMON_SETTINGS_PROPERTIES,
+    // No test event code on this platform: any string, even empty, is accepted and ignored.
     test_event_code: { type: 'string' },
-    events: { type: 'array', items: { type: 'string', minLength: 1 }, uniqueItems: true },
-    consent_category: { type: 'string', enum: ['analytics', 'marketing'] },
   },
 } as const;

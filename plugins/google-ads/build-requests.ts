@@ -2,6 +2,8 @@
 // :uploadClickConversions, retractions to :uploadConversionAdjustments, ≤ 2,000 per request.
 // A rule says which service with its `kind` field, read and removed here.
 import { expandDotPaths } from '../../src/destinations/dot-path.ts';
+import { withKeyOrder } from '../../src/destinations/key-order.ts';
+import { baseUrl } from '../../src/destinations/settings-schema.ts';
 import type { BuildInput, OutboundRequest, OutgoingItem } from '../../src/destinations/types.ts';
 import { DEFAULT_API_VERSION, DEFAULT_ENDPOINT, type GoogleAdsSettings } from './settings.ts';
 
@@ -34,7 +36,7 @@ export const IDENTIFIER_KEYS = ['hashedEmail', 'hashedPhoneNumber'] as const;
 export function buildRequests(input: BuildInput<GoogleAdsSettings>): OutboundRequest[] {
   const { settings, items } = input;
   const customerId = digits(settings.customer_id);
-  const base = `${(settings.endpoint ?? DEFAULT_ENDPOINT).replace(/\/+$/, '')}/${settings.api_version ?? DEFAULT_API_VERSION}/customers/${customerId}`;
+  const base = `${baseUrl(settings.endpoint, DEFAULT_ENDPOINT)}/${settings.api_version ?? DEFAULT_API_VERSION}/customers/${customerId}`;
   const headers = requestHeaders(settings);
 
   const byKind = new Map<Kind, { entries: Json[]; eventIds: string[] }>();
@@ -105,7 +107,7 @@ function clickConversion(item: OutgoingItem, fields: Json, settings: GoogleAdsSe
   // orderId is Google's dedup key: without the customer's event.id, tracklane's own stable
   // event id still makes a resent conversion come back ORDER_ID_ALREADY_IN_USE, not twice.
   if (!nonEmpty(rest.orderId)) rest.orderId = item.eventId;
-  return ordered({ ...rest, ...own }, CLICK_ORDER);
+  return withKeyOrder({ ...rest, ...own }, CLICK_ORDER);
 }
 
 function adjustment(item: OutgoingItem, fields: Json, customerId: string): Json {
@@ -114,7 +116,7 @@ function adjustment(item: OutgoingItem, fields: Json, customerId: string): Json 
   if (action !== undefined) own.conversionAction = action;
   own.adjustmentDateTime = googleDateTime(item.receivedAt);
   const rest = omit(fields, ['adjustmentType', 'conversionAction', 'adjustmentDateTime']);
-  return ordered({ ...rest, ...own }, ADJUSTMENT_ORDER);
+  return withKeyOrder({ ...rest, ...own }, ADJUSTMENT_ORDER);
 }
 
 /** `123` → `customers/{cid}/conversionActions/123`; a full resource name is kept as it is. */
@@ -147,7 +149,7 @@ function cartData(ruleCart: unknown, settings: GoogleAdsSettings): Json | undefi
   cart.merchantId = String(settings.merchant_id);
   if (settings.feed_country_code !== undefined) cart.feedCountryCode = settings.feed_country_code.toUpperCase();
   if (settings.feed_language_code !== undefined) cart.feedLanguageCode = settings.feed_language_code.toLowerCase();
-  return ordered(cart, CART_ORDER);
+  return withKeyOrder(cart, CART_ORDER);
 }
 
 /** ms since epoch → `yyyy-mm-dd hh:mm:ss+00:00`, the form Google Ads requires (UTC). */
@@ -165,13 +167,6 @@ function nonEmpty(v: unknown): boolean {
 
 function omit(obj: Json, keys: readonly string[]): Json {
   return Object.fromEntries(Object.entries(obj).filter(([k]) => !keys.includes(k)));
-}
-
-function ordered(obj: Json, order: readonly string[]): Json {
-  const out: Json = {};
-  for (const key of order) if (obj[key] !== undefined) out[key] = obj[key];
-  for (const [key, value] of Object.entries(obj)) if (!(key in out)) out[key] = value;
-  return out;
 }
 
 function isObject(v: unknown): v is Json {

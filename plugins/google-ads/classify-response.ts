@@ -1,5 +1,7 @@
 // Google Ads reply classification (destinations.md §0.5, §3.4). With partialFailure the API
 // answers 200 and lists per-conversion errors in `partialFailureError`; their codes decide.
+import { classifyHttpStatus, isSuccessStatus } from '../../src/destinations/http-status.ts';
+import { retryable, retryAfterMs } from '../../src/destinations/retry-after.ts';
 import type { Classification, PlatformResponse } from '../../src/destinations/types.ts';
 
 const HOUR_MS = 3_600_000;
@@ -22,21 +24,16 @@ interface AdsError { code: string; index?: number }
 
 export function classifyResponse(res: PlatformResponse): Classification {
   const body = parseJson(res.body);
-  if (res.status >= 200 && res.status < 300) return classifyPartialFailure(body);
+  if (isSuccessStatus(res.status)) return classifyPartialFailure(body);
 
   const error = isObject(body) && isObject(body.error) ? body.error : undefined;
   const status = typeof error?.status === 'string' ? ` ${error.status}` : '';
   const codes = error ? adsErrors(error.details) : [];
   const message = `Google Ads answered HTTP ${res.status}${status}${codes.length > 0 ? `: ${describe(codes)}` : ''}`;
-
-  if (res.status === 408 || res.status === 429 || res.status >= 500) {
-    const retryAfterMs = retryAfterHeaderMs(res.headers) ?? retryDelayMs(error?.details);
-    return retryAfterMs === undefined ? { outcome: 'retryable', message } : { outcome: 'retryable', message, retryAfterMs };
-  }
-  if (res.status >= 300 && res.status < 400) {
-    return { outcome: 'permanent', message: `${message} (redirects are not followed; check the endpoint)` };
-  }
-  return { outcome: 'permanent', message };
+  return classifyHttpStatus(res.status, message, {
+    redirectNote: ' (redirects are not followed; check the endpoint)',
+    retryAfterMs: retryAfterMs(res.headers, { fractions: true }) ?? retryDelayMs(error?.details),
+  });
 }
 
 /**
@@ -59,7 +56,7 @@ function classifyPartialFailure(body: unknown): Classification {
   const waits = failed.map((e) => RETRY_AFTER[e.code]).filter((ms): ms is number => ms !== undefined);
   if (waits.length > 0 || failed.some((e) => RETRYABLE.has(e.code))) {
     const message = `Google Ads partial failure, retry later: ${describe(failed)}`;
-    return waits.length > 0 ? { outcome: 'retryable', message, retryAfterMs: Math.max(...waits) } : { outcome: 'retryable', message };
+    return retryable(message, waits.length > 0 ? Math.max(...waits) : undefined);
   }
   return { outcome: 'permanent', message: `Google Ads partial failure: ${describe(failed)}` };
 }
@@ -97,12 +94,6 @@ function describe(errors: AdsError[]): string {
   const parts = [...byCode].slice(0, 5).map(([code, idx]) => (idx.length > 0 ? `${code} at #${idx.slice(0, 5).join(', #')}` : code));
   if (byCode.size > 5) parts.push(`${byCode.size - 5} more`);
   return parts.join('; ');
-}
-
-function retryAfterHeaderMs(headers: Record<string, string>): number | undefined {
-  const key = Object.keys(headers).find((k) => k.toLowerCase() === 'retry-after');
-  const raw = key === undefined ? undefined : headers[key]?.trim();
-  return raw !== undefined && /^\d+(\.\d+)?$/.test(raw) ? Math.round(Number(raw) * 1000) : undefined;
 }
 
 /** A `retryDelay: "30s"` (RetryInfo, QuotaErrorDetails) anywhere in the error details. */

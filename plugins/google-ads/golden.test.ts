@@ -2,16 +2,10 @@
 // with the rules of the real rules/ directory → the exact Google Ads upload body.
 // Expected bodies are literals; hashes were computed apart from tracklane with
 // `node -e "crypto.createHash('sha256').update(VALUE).digest('hex')"`.
-import { expect } from 'chai';
-import { fileURLToPath } from 'node:url';
-import { SPEC_EVENT_NAMES } from '../../src/accounts/types.ts';
-import { mapEventForDestination, type MapResult } from '../../src/pipeline/map-event.ts';
-import { formatRuleError, loadRules } from '../../src/rules/load-rules.ts';
-import type { RuleSpec } from '../../src/rules/types.ts';
-import { validateEvent } from '../../src/schema/validate-event.ts';
+import type { MapResult } from '../../src/pipeline/map-event.ts';
+import { expectOneRequest, expectSkipped, goldenHarness } from '../../test/helpers/plugin-harness.ts';
 import googleAds from './index.ts';
 
-const RULES_DIR = fileURLToPath(new URL('../../rules', import.meta.url));
 const ACCOUNT = { scriptId: 'GOLD1234', country: 'RO', host: 'https://shop.example.com' };
 const SETTINGS = {
   customer_id: '123-456-7890',
@@ -60,50 +54,17 @@ const MUG = {
 const CRM_CONTEXT = { environment: 'prod', data_source: 'crm' };
 const MARIA = { id: 'crm-9001', email: 'Maria.Ionescu@example.ro', phone: '+40 744 555 666' };
 
-let rules: readonly RuleSpec[] = [];
-
-function run(payload: unknown, eventId: string, settings: Record<string, unknown> = SETTINGS): MapResult {
-  const validated = validateEvent(payload, { approvedEvents: new Set(SPEC_EVENT_NAMES), defaultTaxRate: 19, host: ACCOUNT.host });
-  expect(validated.errors, 'the golden payload must be valid').to.deep.equal([]);
-  return mapEventForDestination({
-    plugin: googleAds as never,
-    destination: { id: 'dst-ads', type: 'google-ads', name: 'Google Ads', enabled: true, settings },
-    event: validated.event!,
-    eventId,
-    receivedAt: RECEIVED,
-    account: ACCOUNT,
-    rules,
-    now: RECEIVED + 1000,
-  });
-}
+const { run } = goldenHarness({
+  plugin: googleAds, destination: { id: 'dst-ads', name: 'Google Ads' }, account: ACCOUNT, settings: SETTINGS, receivedAt: RECEIVED, now: RECEIVED + 1000,
+});
 
 function expectRequest(result: MapResult, eventId: string, service: string, expected: Record<string, unknown>): void {
-  expect(result.status, JSON.stringify(result)).to.equal('ready');
-  if (result.status !== 'ready') return;
-  expect(result.requests).to.have.length(1);
-  const [req] = result.requests;
-  expect(req.method).to.equal('POST');
-  expect(req.url).to.equal(`${BASE}:${service}`);
-  expect(req.headers).to.deep.equal(HEADERS);
-  expect(req.eventIds).to.deep.equal([eventId]);
-  expect(JSON.parse(req.body)).to.deep.equal(expected);
-  expect(req.body, 'byte for byte, key order included').to.equal(JSON.stringify(expected));
+  expectOneRequest(result, { url: `${BASE}:${service}`, headers: HEADERS, eventId, body: expected });
 }
 
 const clicks = (conversion: Record<string, unknown>) => ({ conversions: [conversion], partialFailure: true });
 
-function expectSkipped(result: MapResult, reason: string): void {
-  expect(result.status).to.equal('skipped');
-  if (result.status === 'skipped') expect(result.reason).to.equal(reason);
-}
-
 describe('google-ads golden: payload → pipeline → conversion upload body', () => {
-  before(() => {
-    const loaded = loadRules(RULES_DIR);
-    if (!loaded.ok) throw new Error(`rules/ does not load:\n${loaded.errors.map(formatRuleError).join('\n')}`);
-    rules = loaded.ruleSet.rulesFor(ACCOUNT.scriptId, 'google-ads');
-  });
-
   it('checkout_completed → click conversion with gclid, identifiers and cart data', () => {
     const payload = {
       event: { name: 'checkout_completed', id: 'ORD-2026-0042', value: 204.48, currency: 'RON' },

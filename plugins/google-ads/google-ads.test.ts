@@ -1,8 +1,8 @@
-import { Ajv } from 'ajv';
-import formatsPlugin from 'ajv-formats';
 import { expect } from 'chai';
 import type { OutgoingItem, PlatformResponse } from '../../src/destinations/types.ts';
 import type { NormalizedEvent } from '../../src/schema/types.ts';
+import { settingsSchemaCases } from '../../test/helpers/plugin-cases.ts';
+import { normalizedEvent, reply as res } from '../../test/helpers/plugin-fixtures.ts';
 import { googleDateTime } from './build-requests.ts';
 import googleAds from './index.ts';
 import type { GoogleAdsSettings } from './settings.ts';
@@ -23,19 +23,11 @@ const E3 = '3'.repeat(64);
 const P1 = '4'.repeat(64);
 const P2 = '5'.repeat(64);
 
-function event(name: string, over: Partial<NormalizedEvent> = {}): NormalizedEvent {
-  return {
-    event: { name, exchange_rate: 1 },
-    context: { environment: 'prod', data_source: 'website', user_agent: 'UA', overide_ip: '203.0.113.7' },
-    products: [],
-    shipping: [],
-    payments: [],
-    coupons: [],
-    consent: { analytics: true, personalization: true, marketing: true },
-    cookies: [],
-    ...over,
-  };
-}
+const event = (name: string, over: Partial<NormalizedEvent> = {}): NormalizedEvent => normalizedEvent({
+  event: { name, exchange_rate: 1 },
+  context: { environment: 'prod', data_source: 'website', user_agent: 'UA', overide_ip: '203.0.113.7' },
+  ...over,
+});
 
 const purchaseFields = {
   conversionAction: '111',
@@ -80,9 +72,6 @@ describe('google-ads plugin', () => {
   });
 
   describe('settingsSchema', () => {
-    const ajv = new Ajv({ allErrors: true, strict: true });
-    formatsPlugin.default(ajv);
-    const validate = ajv.compile(googleAds.settingsSchema);
     const base = { customer_id: '1234567890', developer_token: 'd', access_token: 'a', conversion_actions: { checkout_completed: '123' } };
 
     const accepted: [string, unknown][] = [
@@ -96,9 +85,6 @@ describe('google-ads plugin', () => {
       }],
       ['an integer merchant id', { ...base, merchant_id: 42 }],
     ];
-    for (const [what, config] of accepted) {
-      it(`accepts ${what}`, () => expect(validate(config), JSON.stringify(validate.errors)).to.equal(true));
-    }
 
     const { conversion_actions: _ca, ...noActions } = base;
     const { developer_token: _dt, ...noDevToken } = base;
@@ -121,9 +107,7 @@ describe('google-ads plugin', () => {
       ['an unknown key', { ...base, refresh_token: 'x' }],
       ['an endpoint that is not a URL', { ...base, endpoint: 'googleads' }],
     ];
-    for (const [what, config] of refused) {
-      it(`refuses ${what}`, () => expect(validate(config)).to.equal(false));
-    }
+    settingsSchemaCases(googleAds.settingsSchema, { accepts: accepted, refuses: refused });
   });
 
   describe('buildRequests', () => {
@@ -264,8 +248,6 @@ describe('google-ads plugin', () => {
   });
 
   describe('classifyResponse', () => {
-    const res = (status: number, body: unknown = '', headers: Record<string, string> = {}): PlatformResponse =>
-      ({ status, headers, body: typeof body === 'string' ? body : JSON.stringify(body) });
     const failure = (...errs: [string, string, number?][]) => ({
       results: [{}],
       partialFailureError: {

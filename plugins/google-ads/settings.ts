@@ -1,7 +1,8 @@
 // Google Ads destination settings (INTERFACE.md "Destinations, as configured by operators"):
 // the type and its ajv draft-07 schema side by side.
+import { COMMON_SETTINGS_PROPERTIES, type CommonSettings } from '../../src/destinations/settings-schema.ts';
 
-export interface GoogleAdsSettings {
+export interface GoogleAdsSettings extends CommonSettings {
   /** The advertiser account, 10 digits; dashes (`123-456-7890`) are allowed and stripped. */
   customer_id: string;
   developer_token: string;
@@ -21,11 +22,8 @@ export interface GoogleAdsSettings {
   api_version?: string;
   /** Sends `validateOnly: true`: Google checks the request and records nothing. */
   validate_only?: boolean;
-  endpoint?: string;
   /** Accepted for uniformity; Google Ads has no test event code (use validate_only). */
   test_event_code?: string;
-  events?: string[];
-  consent_category?: 'analytics' | 'marketing';
 }
 
 export const DEFAULT_ENDPOINT = 'https://googleads.googleapis.com';
@@ -57,9 +55,8 @@ export const settingsSchema = {
     feed_language_code: { type: 'string', pattern: '^[A-Za-z]{2}$' },
     api_version: { type: 'string', pattern: '^v[0-9]+$' },
     validate_only: { type: 'boolean' },
-    endpoint: { type: 'string', format: 'uri', pattern: '^https?://' },
+    ...COMMON_SETTINGS_PROPERTIES,
+    // No test event code on this platform: any string, even empty, is accepted and ignored.
     test_event_code: { type: 'string' },
-    events: { type: 'array', items: { type: 'string', minLength: 1 }, uniqueItems: true },
-    consent_category: { type: 'string', enum: ['analytics', 'marketing'] },
   },
 } as const;

@@ -1,6 +1,8 @@
 // Meta CAPI requests: one POST per ≤ 1,000 server events. The rule gives event_name and
 // custom_data; this module adds time, ids, action_source, page URLs and user_data.
-import { mergeDotPaths } from '../../src/destinations/dot-path.ts';
+import { chunk } from '../../src/destinations/chunk.ts';
+import { expandBranch, mergeDotPaths } from '../../src/destinations/dot-path.ts';
+import { baseUrl } from '../../src/destinations/settings-schema.ts';
 import type { BuildInput, OutboundRequest, OutgoingItem } from '../../src/destinations/types.ts';
 import { actionSource } from './action-source.ts';
 import { DEFAULT_API_VERSION, DEFAULT_ENDPOINT, type MetaCapiSettings } from './settings.ts';
@@ -48,7 +50,7 @@ export function buildRequests({ settings, items, now }: BuildInput<MetaCapiSetti
  * wherever it is logged (as GA4's api_secret).
  */
 export function requestUrl(settings: MetaCapiSettings): string {
-  const base = (settings.endpoint ?? DEFAULT_ENDPOINT).replace(/\/+$/, '');
+  const base = baseUrl(settings.endpoint, DEFAULT_ENDPOINT);
   const version = settings.api_version ?? DEFAULT_API_VERSION;
   return `${base}/${version}/${encodeURIComponent(settings.pixel_id)}/events?access_token=${encodeURIComponent(settings.access_token)}`;
 }
@@ -74,9 +76,7 @@ export function serverEvent(item: OutgoingItem): Json {
 
 /** Hashed identifiers from the pipeline, then the values Meta wants in plain text. */
 function userData(item: OutgoingItem): Json {
-  const holder: Json = { user_data: {} };
-  mergeDotPaths(holder, item.identifiers);
-  const user = holder.user_data as Json;
+  const user = expandBranch(item.identifiers, 'user_data');
   const { context } = item.event;
   if (hasText(context.overide_ip)) user.client_ip_address = context.overide_ip;
   if (hasText(context.user_agent)) user.client_user_agent = context.user_agent;
@@ -90,12 +90,6 @@ function isRisky(event: Json, item: OutgoingItem, now: number): boolean {
   if (now - item.receivedAt > limit - AGE_MARGIN_MS) return true;
   const user = event.user_data;
   return typeof user !== 'object' || user === null || Object.keys(user).length === 0;
-}
-
-function chunk<T>(list: T[], size: number): T[][] {
-  const out: T[][] = [];
-  for (let i = 0; i < list.length; i += size) out.push(list.slice(i, i + size));
-  return out;
 }
 
 function hasText(v: unknown): v is string {

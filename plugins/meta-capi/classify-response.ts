@@ -1,5 +1,7 @@
 // Meta's reply → success / retryable / permanent (destinations.md §0.5, Meta row). Graph
 // error codes in the body decide first; the HTTP status decides when there is none.
+import { classifyHttpStatus, isSuccessStatus } from '../../src/destinations/http-status.ts';
+import { retryable, retryAfterMs } from '../../src/destinations/retry-after.ts';
 import type { Classification, PlatformResponse } from '../../src/destinations/types.ts';
 
 /** 1, 2 transient; 4, 17, 32, 613 and 80000–80999 throttling; 341, 368 "wait". */
@@ -19,17 +21,15 @@ export function classifyResponse(res: PlatformResponse): Classification {
   const error = graphError(res.body);
   if (error !== null && (error.code !== undefined || error.transient)) {
     const label = describe(status, error);
-    if (error.transient || isRetryableCode(error.code)) return retryable(label, res.headers);
+    if (error.transient || isRetryableCode(error.code)) return retryable(label, retryAfterMs(res.headers));
     if (isPermanentCode(error.code)) return { outcome: 'permanent', message: label };
   }
-  if (status >= 200 && status < 300) {
+  if (isSuccessStatus(status)) {
     if (error !== null) return { outcome: 'permanent', message: describe(status, error) };
     return { outcome: 'success', message: received(res.body) };
   }
   const label = error !== null ? describe(status, error) : `HTTP ${status}`;
-  if (status === 408 || status === 429 || status >= 500) return retryable(label, res.headers);
-  if (status >= 300 && status < 400) return { outcome: 'permanent', message: `${label}: redirect not followed` };
-  return { outcome: 'permanent', message: label };
+  return classifyHttpStatus(status, label, { redirectNote: ': redirect not followed', retryAfterMs: retryAfterMs(res.headers) });
 }
 
 function isRetryableCode(code: number | undefined): boolean {
@@ -38,11 +38,6 @@ function isRetryableCode(code: number | undefined): boolean {
 
 function isPermanentCode(code: number | undefined): boolean {
   return code !== undefined && (PERMANENT_CODES.has(code) || (code >= 200 && code <= 299));
-}
-
-function retryable(message: string, headers: Record<string, string>): Classification {
-  const after = retryAfterMs(headers);
-  return after === undefined ? { outcome: 'retryable', message } : { outcome: 'retryable', message, retryAfterMs: after };
 }
 
 /** The `error` object of a Graph reply; a truncated body still yields its code. */
@@ -79,14 +74,6 @@ function received(body: string): string {
     // A 2xx without a readable body is still an accepted request.
   }
   return 'accepted';
-}
-
-/** Retry-After in delta-seconds; an HTTP date is ignored (no clock here). */
-function retryAfterMs(headers: Record<string, string>): number | undefined {
-  const key = Object.keys(headers).find((k) => k.toLowerCase() === 'retry-after');
-  const raw = key === undefined ? undefined : headers[key]?.trim();
-  if (raw === undefined || !/^\d+$/.test(raw)) return undefined;
-  return Number(raw) * 1000;
 }
 
 function isRecord(v: unknown): v is Record<string, unknown> {

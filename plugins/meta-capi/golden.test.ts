@@ -2,16 +2,11 @@
 // the rules in rules/ → the exact Meta request. Every expected body is written out by hand;
 // hashes were computed independently with
 // `node -e "console.log(require('crypto').createHash('sha256').update('jane.doe@example.com').digest('hex'))"`.
-import { fileURLToPath } from 'node:url';
 import { expect } from 'chai';
-import { mapEventForDestination, type MapResult } from '../../src/pipeline/map-event.ts';
-import { formatRuleError, loadRules } from '../../src/rules/load-rules.ts';
-import type { RuleSpec } from '../../src/rules/types.ts';
-import { validateEvent } from '../../src/schema/validate-event.ts';
+import { SPEC_EVENT_NAMES } from '../../src/accounts/types.ts';
+import { expectOneRequest, expectReady, expectSkipped, goldenHarness } from '../../test/helpers/plugin-harness.ts';
 import plugin from './index.ts';
 
-const RULES_DIR = fileURLToPath(new URL('../../rules', import.meta.url));
-const NINE = ['checkout_completed', 'order_canceled', 'lead_created', 'lead_qualified', 'lead_closed', 'cart_viewed', 'product_viewed', 'product_added_to_cart', 'product_removed_from_cart'];
 const ACCOUNT = { scriptId: 'AB12CD34', country: 'RO', host: 'https://shop.example' };
 const RECEIVED = 1_760_000_000_123; // event_time 1760000000
 const SETTINGS = { pixel_id: '1234567890', access_token: 'EAAtoken' };
@@ -162,48 +157,20 @@ const EVENT_IDS: Record<string, string> = {
   cart_viewed: 'tl_cart_1', product_viewed: 'tl_view_1', product_added_to_cart: 'tl_add_1', product_removed_from_cart: 'tl_remove_1',
 };
 
-// ---- harness ---------------------------------------------------------------------------
-function rulesFor(): readonly RuleSpec[] {
-  const loaded = loadRules(RULES_DIR);
-  if (!loaded.ok) throw new Error(`rules/ does not load:\n${loaded.errors.map(formatRuleError).join('\n')}`);
-  return loaded.ruleSet.rulesFor(ACCOUNT.scriptId, 'meta-capi');
-}
-
-function run(payload: Record<string, unknown>, eventId: string, settings: Record<string, unknown> = SETTINGS): MapResult {
-  const validated = validateEvent(payload, { approvedEvents: new Set(NINE), defaultTaxRate: 19, host: ACCOUNT.host });
-  expect(validated.errors, JSON.stringify(validated.errors)).to.deep.equal([]);
-  return mapEventForDestination({
-    plugin,
-    destination: { id: 'dst_meta', type: 'meta-capi', name: 'Meta', enabled: true, settings },
-    event: validated.event!,
-    eventId,
-    receivedAt: RECEIVED,
-    account: ACCOUNT,
-    rules: rulesFor(),
-    now: RECEIVED + 2_000,
-  });
-}
+const { run } = goldenHarness({
+  plugin, destination: { id: 'dst_meta', name: 'Meta' }, account: ACCOUNT, settings: SETTINGS, receivedAt: RECEIVED, now: RECEIVED + 2_000,
+});
 
 describe('meta-capi golden: payload → validateEvent → rules → request', () => {
-  for (const name of NINE) {
+  for (const name of SPEC_EVENT_NAMES) {
     const expected = EXPECTED[name];
     it(`${name} → ${expected === null ? 'nothing (no rule)' : String(expected.event_name)}`, () => {
       const payload = PAYLOADS[name];
       const result = run(payload, EVENT_IDS[name] ?? String((payload.event as { id: string }).id));
-      if (expected === null) {
-        expect(result.status).to.equal('skipped');
-        expect(result.status === 'skipped' && result.reason).to.equal('no_matching_rule');
-        return;
-      }
-      expect(result.status, JSON.stringify(result)).to.equal('ready');
-      if (result.status !== 'ready') return;
-      expect(result.requests).to.have.length(1);
-      const [req] = result.requests;
-      expect(req.url).to.equal(URL_DEFAULT);
-      expect(req.headers).to.deep.equal({ 'content-type': 'application/json' });
-      expect(req.eventIds).to.deep.equal([expected.event_id]);
-      expect(JSON.parse(req.body)).to.deep.equal({ data: [expected] });
-      expect(req.body).to.equal(JSON.stringify({ data: [expected] }));
+      if (expected === null) return expectSkipped(result, 'no_matching_rule');
+      expectOneRequest(result, {
+        url: URL_DEFAULT, headers: { 'content-type': 'application/json' }, eventId: expected.event_id as string, body: { data: [expected] },
+      });
     });
   }
 
@@ -213,10 +180,8 @@ describe('meta-capi golden: payload → validateEvent → rules → request', ()
       context: { environment: 'prod', data_source: 'crm' },
       user: { email: 'jane.doe@example.com' }, consent,
     };
-    const result = run(payload, 'LEAD-3001', { ...SETTINGS, lead_event_source: 'Pipedrive' });
-    expect(result.status).to.equal('ready');
-    if (result.status !== 'ready') return;
-    expect(result.requests[0].body).to.equal(JSON.stringify({
+    const [req] = expectReady(run(payload, 'LEAD-3001', { ...SETTINGS, lead_event_source: 'Pipedrive' }));
+    expect(req.body).to.equal(JSON.stringify({
       data: [{
         event_name: 'LostLead', event_time: 1760000000, event_id: 'LEAD-3001', action_source: 'system_generated',
         user_data: { em: H.em },
@@ -226,15 +191,12 @@ describe('meta-capi golden: payload → validateEvent → rules → request', ()
   });
 
   it('a purchase without marketing consent is not sent', () => {
-    const result = run({ ...PAYLOADS.checkout_completed, consent: { analytics: true, personalization: true, marketing: false } }, 'ORD-10045');
-    expect(result.status === 'skipped' && result.reason).to.equal('consent');
+    expectSkipped(run({ ...PAYLOADS.checkout_completed, consent: { analytics: true, personalization: true, marketing: false } }, 'ORD-10045'), 'consent');
   });
 
   it('test_event_code and api_version reach the request', () => {
-    const result = run(PAYLOADS.lead_created, 'LEAD-2001', { ...SETTINGS, api_version: 'v24.0', test_event_code: 'TEST51515' });
-    expect(result.status).to.equal('ready');
-    if (result.status !== 'ready') return;
-    expect(result.requests[0].url).to.equal('https://graph.facebook.com/v24.0/1234567890/events?access_token=EAAtoken');
-    expect(result.requests[0].body).to.equal(JSON.stringify({ data: [EXPECTED.lead_created], test_event_code: 'TEST51515' }));
+    const [req] = expectReady(run(PAYLOADS.lead_created, 'LEAD-2001', { ...SETTINGS, api_version: 'v24.0', test_event_code: 'TEST51515' }));
+    expect(req.url).to.equal('https://graph.facebook.com/v24.0/1234567890/events?access_token=EAAtoken');
+    expect(req.body).to.equal(JSON.stringify({ data: [EXPECTED.lead_created], test_event_code: 'TEST51515' }));
   });
 });

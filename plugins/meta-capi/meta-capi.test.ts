@@ -1,8 +1,8 @@
-import { Ajv } from 'ajv';
-import formatsPlugin from 'ajv-formats';
 import { expect } from 'chai';
-import type { OutgoingItem, PlatformResponse } from '../../src/destinations/types.ts';
+import type { OutgoingItem } from '../../src/destinations/types.ts';
 import type { NormalizedEvent } from '../../src/schema/types.ts';
+import { outcomeCases, settingsSchemaCases, type OutcomeCase } from '../../test/helpers/plugin-cases.ts';
+import { normalizedEvent, reply as res } from '../../test/helpers/plugin-fixtures.ts';
 import plugin from './index.ts';
 import type { MetaCapiSettings } from './settings.ts';
 
@@ -12,19 +12,11 @@ const EM = 'a'.repeat(64);
 const PH = 'b'.repeat(64);
 const SETTINGS: MetaCapiSettings = { pixel_id: '1234567890', access_token: 'EAAtoken' };
 
-function normalized(over: Partial<NormalizedEvent> = {}): NormalizedEvent {
-  return {
-    event: { name: 'checkout_completed', value: 10, currency: 'EUR', exchange_rate: 1, id: 'ORD-1' },
-    context: { environment: 'prod', data_source: 'website', url: 'https://shop.example/checkout', user_agent: 'Mozilla/5.0', overide_ip: '2001:db8::1' },
-    products: [],
-    shipping: [],
-    payments: [],
-    coupons: [],
-    consent: { analytics: true, personalization: true, marketing: true },
-    cookies: [],
-    ...over,
-  };
-}
+const normalized = (over: Partial<NormalizedEvent> = {}): NormalizedEvent => normalizedEvent({
+  event: { name: 'checkout_completed', value: 10, currency: 'EUR', exchange_rate: 1, id: 'ORD-1' },
+  context: { environment: 'prod', data_source: 'website', url: 'https://shop.example/checkout', user_agent: 'Mozilla/5.0', overide_ip: '2001:db8::1' },
+  ...over,
+});
 
 function item(over: Partial<OutgoingItem> = {}): OutgoingItem {
   return {
@@ -40,8 +32,6 @@ function item(over: Partial<OutgoingItem> = {}): OutgoingItem {
 
 const build = (items: OutgoingItem[], settings: MetaCapiSettings = SETTINGS, now = NOW) =>
   plugin.buildRequests({ settings, items, now });
-const res = (status: number, body: unknown = '', headers: Record<string, string> = {}): PlatformResponse =>
-  ({ status, headers, body: typeof body === 'string' ? body : JSON.stringify(body) });
 
 describe('meta-capi plugin', () => {
   describe('definition', () => {
@@ -55,10 +45,6 @@ describe('meta-capi plugin', () => {
   });
 
   describe('settingsSchema', () => {
-    const ajv = new Ajv({ allErrors: true, strict: true });
-    formatsPlugin.default(ajv);
-    const validate = ajv.compile(plugin.settingsSchema);
-
     const good: Record<string, unknown>[] = [
       { pixel_id: '1234567890', access_token: 'EAAtoken' },
       {
@@ -66,11 +52,6 @@ describe('meta-capi plugin', () => {
         test_event_code: 'TEST123', events: ['checkout_completed'], consent_category: 'marketing', lead_event_source: 'HubSpot',
       },
     ];
-    for (const config of good) {
-      it(`accepts ${JSON.stringify(config)}`, () => {
-        expect(validate(config), JSON.stringify(validate.errors)).to.equal(true);
-      });
-    }
 
     const bad: [string, Record<string, unknown>][] = [
       ['no pixel_id', { access_token: 'EAAtoken' }],
@@ -84,9 +65,7 @@ describe('meta-capi plugin', () => {
       ['an unknown consent_category', { pixel_id: '1', access_token: 't', consent_category: 'ads' }],
       ['an unknown key', { pixel_id: '1', access_token: 't', pixel: '1' }],
     ];
-    for (const [what, config] of bad) {
-      it(`refuses ${what}`, () => expect(validate(config)).to.equal(false));
-    }
+    settingsSchemaCases(plugin.settingsSchema, { accepts: good.map((config) => [JSON.stringify(config), config]), refuses: bad });
   });
 
   describe('buildRequests', () => {
@@ -232,7 +211,7 @@ describe('meta-capi plugin', () => {
   });
 
   describe('classifyResponse', () => {
-    const cases: [string, PlatformResponse, string, number?][] = [
+    const cases: OutcomeCase[] = [
       ['200 events_received', res(200, { events_received: 1, messages: [], fbtrace_id: 'A' }), 'success'],
       ['204 empty', res(204), 'success'],
       ['400 code 100 (invalid parameter)', res(400, { error: { message: 'Invalid parameter', type: 'OAuthException', code: 100, error_subcode: 2804003, fbtrace_id: 'A' } }), 'permanent'],
@@ -265,14 +244,7 @@ describe('meta-capi plugin', () => {
       ['503 with Retry-After', res(503, '', { 'retry-after': '30' }), 'retryable', 30_000],
       ['302', res(302, '', { location: 'https://elsewhere.example/' }), 'permanent'],
     ];
-    for (const [what, response, outcome, after] of cases) {
-      it(`${what} → ${outcome}${after ? ` after ${after} ms` : ''}`, () => {
-        const c = plugin.classifyResponse(response);
-        expect(c.outcome).to.equal(outcome);
-        expect(c.outcome === 'retryable' ? c.retryAfterMs : undefined).to.equal(after);
-        if (c.outcome !== 'success') expect(c.message).to.be.a('string').and.not.equal('');
-      });
-    }
+    outcomeCases(plugin.classifyResponse, cases);
 
     it('names the Graph code and subcode in the message', () => {
       const c = plugin.classifyResponse(res(400, { error: { message: 'Invalid parameter', code: 100, error_subcode: 2804003 } }));

@@ -1,7 +1,8 @@
 // Settings of the meta-capi destination: the type operators write and the draft-07 schema
 // `destinations add --config` is checked against (INTERFACE.md "Destinations").
+import { COMMON_SETTINGS_PROPERTIES, type CommonSettings } from '../../src/destinations/settings-schema.ts';
 
-export interface MetaCapiSettings {
+export interface MetaCapiSettings extends CommonSettings {
   /** Pixel (dataset) id, digits only. */
   pixel_id: string;
   /** Events Manager / system-user access token. Secret. */
@@ -12,8 +13,6 @@ export interface MetaCapiSettings {
   endpoint?: string;
   /** Events Manager test code. Meta still records test events: remove it in production. */
   test_event_code?: string;
-  events?: string[];
-  consent_category?: 'analytics' | 'marketing';
   /** CRM name sent as `custom_data.lead_event_source` on CRM lead stages (rules read it). */
   lead_event_source?: string;
 }
@@ -30,10 +29,7 @@ export const settingsSchema = {
     pixel_id: { type: 'string', pattern: '^[0-9]{1,32}$', description: 'Meta pixel (dataset) id' },
     access_token: { type: 'string', minLength: 1, pattern: '^\\S+$', description: 'Conversions API access token' },
     api_version: { type: 'string', pattern: '^v[0-9]+\\.[0-9]+$', default: DEFAULT_API_VERSION },
-    endpoint: { type: 'string', format: 'uri', pattern: '^https?://' },
-    test_event_code: { type: 'string', minLength: 1 },
-    events: { type: 'array', items: { type: 'string', minLength: 1 }, uniqueItems: true },
-    consent_category: { type: 'string', enum: ['analytics', 'marketing'] },
+    ...COMMON_SETTINGS_PROPERTIES,
     lead_event_source: { type: 'string', minLength: 1, maxLength: 100 },
   },
 } as const;

@@ -1,6 +1,8 @@
 // TikTok Events API 2.0 requests: one POST per ≤ 1,000 events of one event source. The rule
 // gives the event name and properties; this module adds time, ids, user and page.
-import { mergeDotPaths } from '../../src/destinations/dot-path.ts';
+import { chunk } from '../../src/destinations/chunk.ts';
+import { expandBranch, mergeDotPaths } from '../../src/destinations/dot-path.ts';
+import { baseUrl } from '../../src/destinations/settings-schema.ts';
 import type { BuildInput, OutboundRequest, OutgoingItem } from '../../src/destinations/types.ts';
 import { DEFAULT_ENDPOINT, type TiktokSettings } from './settings.ts';
 
@@ -15,7 +17,7 @@ type Source = 'web' | 'crm';
  * pixel as web events without the CRM-only `lead` object.
  */
 export function buildRequests({ settings, items }: BuildInput<TiktokSettings>): OutboundRequest[] {
-  const url = `${(settings.endpoint ?? DEFAULT_ENDPOINT).replace(/\/+$/, '')}/open_api/v1.3/event/track/`;
+  const url = `${baseUrl(settings.endpoint, DEFAULT_ENDPOINT)}/open_api/v1.3/event/track/`;
   const groups: Record<Source, { item: OutgoingItem; event: Json }[]> = { web: [], crm: [] };
   for (const item of items) {
     const source: Source = item.native.fields.event_source === 'crm' && settings.crm_event_set_id ? 'crm' : 'web';
@@ -63,20 +65,12 @@ export function trackEvent(item: OutgoingItem, source: Source): Json {
 
 /** Hashed identifiers from the pipeline, then the values TikTok wants in plain text. */
 function user(item: OutgoingItem): Json {
-  const holder: Json = { user: {} };
-  mergeDotPaths(holder, item.identifiers);
-  const out = holder.user as Json;
+  const out = expandBranch(item.identifiers, 'user');
   const { context } = item.event;
   if (item.attribution.ttclid) out.ttclid = item.attribution.ttclid;
   if (item.attribution.ttp) out.ttp = item.attribution.ttp;
   if (hasText(context.overide_ip)) out.ip = context.overide_ip;
   if (hasText(context.user_agent)) out.user_agent = context.user_agent;
-  return out;
-}
-
-function chunk<T>(list: T[], size: number): T[][] {
-  const out: T[][] = [];
-  for (let i = 0; i < list.length; i += size) out.push(list.slice(i, i + size));
   return out;
 }
 

@@ -1,5 +1,7 @@
 // TikTok's reply → success / retryable / permanent (destinations.md §0.5, TikTok row).
 // TikTok answers HTTP 200 with a JSON `code`; the code decides when there is one.
+import { classifyHttpStatus, isRedirectStatus, isRetryableStatus, isSuccessStatus } from '../../src/destinations/http-status.ts';
+import { retryable, retryAfterMs } from '../../src/destinations/retry-after.ts';
 import type { Classification, PlatformResponse } from '../../src/destinations/types.ts';
 
 const SUCCESS_CODES = new Set([0, 20001]);
@@ -11,15 +13,17 @@ export function classifyResponse(res: PlatformResponse): Classification {
   const label = reply.code === undefined
     ? `HTTP ${status}`
     : `HTTP ${status}, TikTok code ${reply.code}${reply.message ? `: ${reply.message}` : ''}`;
-  if (status === 408 || status === 429 || status >= 500) return retryable(label, res.headers);
-  if (status >= 300 && status < 400) return { outcome: 'permanent', message: `${label}: redirect not followed` };
+  // A retryable or redirect status decides alone; otherwise the code does, whatever the status.
+  if (isRetryableStatus(status) || isRedirectStatus(status)) {
+    return classifyHttpStatus(status, label, { redirectNote: ': redirect not followed', retryAfterMs: retryAfterMs(res.headers) });
+  }
   const { code } = reply;
   if (code === undefined) {
-    return status >= 200 && status < 300 ? { outcome: 'success', message: label } : { outcome: 'permanent', message: label };
+    return isSuccessStatus(status) ? { outcome: 'success', message: label } : { outcome: 'permanent', message: label };
   }
-  if (SUCCESS_CODES.has(code) && status >= 200 && status < 300) return { outcome: 'success', message: label };
+  if (SUCCESS_CODES.has(code) && isSuccessStatus(status)) return { outcome: 'success', message: label };
   // 40100 is the rate limit; 5xxxx are TikTok's internal errors.
-  if (code === RATE_LIMITED || (code >= 50000 && code <= 59999)) return retryable(label, res.headers);
+  if (code === RATE_LIMITED || (code >= 50000 && code <= 59999)) return retryable(label, retryAfterMs(res.headers));
   // 40001 auth/permission, 40002 invalid parameter, and any other code: fix the request.
   return { outcome: 'permanent', message: label };
 }
@@ -38,17 +42,4 @@ function parseReply(body: string): { code?: number; message?: string } {
     const match = /^\s*\{[^]*?"code"\s*:\s*(\d+)/.exec(body);
     return match === null ? {} : { code: Number(match[1]) };
   }
-}
-
-function retryable(message: string, headers: Record<string, string>): Classification {
-  const after = retryAfterMs(headers);
-  return after === undefined ? { outcome: 'retryable', message } : { outcome: 'retryable', message, retryAfterMs: after };
-}
-
-/** Retry-After in delta-seconds; an HTTP date is ignored (no clock here). */
-function retryAfterMs(headers: Record<string, string>): number | undefined {
-  const key = Object.keys(headers).find((k) => k.toLowerCase() === 'retry-after');
-  const raw = key === undefined ? undefined : headers[key]?.trim();
-  if (raw === undefined || !/^\d+$/.test(raw)) return undefined;
-  return Number(raw) * 1000;
 }

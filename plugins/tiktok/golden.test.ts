@@ -2,16 +2,11 @@
 // the rules in rules/ → the exact TikTok request. Every expected body is written out by hand;
 // hashes were computed independently with
 // `node -e "console.log(require('crypto').createHash('sha256').update('+40722123456').digest('hex'))"`.
-import { fileURLToPath } from 'node:url';
 import { expect } from 'chai';
-import { mapEventForDestination, type MapResult } from '../../src/pipeline/map-event.ts';
-import { formatRuleError, loadRules } from '../../src/rules/load-rules.ts';
-import type { RuleSpec } from '../../src/rules/types.ts';
-import { validateEvent } from '../../src/schema/validate-event.ts';
+import { SPEC_EVENT_NAMES } from '../../src/accounts/types.ts';
+import { expectOneRequest, expectReady, expectSkipped, goldenHarness } from '../../test/helpers/plugin-harness.ts';
 import plugin from './index.ts';
 
-const RULES_DIR = fileURLToPath(new URL('../../rules', import.meta.url));
-const NINE = ['checkout_completed', 'order_canceled', 'lead_created', 'lead_qualified', 'lead_closed', 'cart_viewed', 'product_viewed', 'product_added_to_cart', 'product_removed_from_cart'];
 const ACCOUNT = { scriptId: 'AB12CD34', country: 'RO', host: 'https://shop.example' };
 const RECEIVED = 1_760_000_000_123; // event_time 1760000000
 const SETTINGS = { pixel_code: 'C4ABCDEF123456789XYZ', access_token: 'tt-token' };
@@ -148,58 +143,26 @@ const EVENT_IDS: Record<string, string> = {
   cart_viewed: 'tl_cart_1', product_viewed: 'tl_view_1', product_added_to_cart: 'tl_add_1', product_removed_from_cart: 'tl_remove_1',
 };
 
-// ---- harness ---------------------------------------------------------------------------
-function rulesFor(): readonly RuleSpec[] {
-  const loaded = loadRules(RULES_DIR);
-  if (!loaded.ok) throw new Error(`rules/ does not load:\n${loaded.errors.map(formatRuleError).join('\n')}`);
-  return loaded.ruleSet.rulesFor(ACCOUNT.scriptId, 'tiktok');
-}
-
-function run(payload: Record<string, unknown>, eventId: string, settings: Record<string, unknown> = SETTINGS): MapResult {
-  const validated = validateEvent(payload, { approvedEvents: new Set(NINE), defaultTaxRate: 19, host: ACCOUNT.host });
-  expect(validated.errors, JSON.stringify(validated.errors)).to.deep.equal([]);
-  return mapEventForDestination({
-    plugin,
-    destination: { id: 'dst_tt', type: 'tiktok', name: 'TikTok', enabled: true, settings },
-    event: validated.event!,
-    eventId,
-    receivedAt: RECEIVED,
-    account: ACCOUNT,
-    rules: rulesFor(),
-    now: RECEIVED + 2_000,
-  });
-}
+const { run } = goldenHarness({
+  plugin, destination: { id: 'dst_tt', name: 'TikTok' }, account: ACCOUNT, settings: SETTINGS, receivedAt: RECEIVED, now: RECEIVED + 2_000,
+});
 
 const web1 = (event: Record<string, unknown>) => ({ event_source: 'web', event_source_id: 'C4ABCDEF123456789XYZ', data: [event] });
 
 describe('tiktok golden: payload → validateEvent → rules → request', () => {
-  for (const name of NINE) {
+  for (const name of SPEC_EVENT_NAMES) {
     const expected = EXPECTED[name];
     it(`${name} → ${expected === null ? 'nothing (no rule)' : String(expected.event)}`, () => {
       const payload = PAYLOADS[name];
       const result = run(payload, EVENT_IDS[name] ?? String((payload.event as { id: string }).id));
-      if (expected === null) {
-        expect(result.status).to.equal('skipped');
-        expect(result.status === 'skipped' && result.reason).to.equal('no_matching_rule');
-        return;
-      }
-      expect(result.status, JSON.stringify(result)).to.equal('ready');
-      if (result.status !== 'ready') return;
-      expect(result.requests).to.have.length(1);
-      const [req] = result.requests;
-      expect(req.url).to.equal(URL_DEFAULT);
-      expect(req.headers).to.deep.equal(HEADERS);
-      expect(req.eventIds).to.deep.equal([expected.event_id]);
-      expect(JSON.parse(req.body)).to.deep.equal(web1(expected));
-      expect(req.body).to.equal(JSON.stringify(web1(expected)));
+      if (expected === null) return expectSkipped(result, 'no_matching_rule');
+      expectOneRequest(result, { url: URL_DEFAULT, headers: HEADERS, eventId: expected.event_id as string, body: web1(expected) });
     });
   }
 
   it('lead_qualified goes to the CRM event set, with its lead object, when crm_event_set_id is set', () => {
-    const result = run(PAYLOADS.lead_qualified, 'LEAD-2001', { ...SETTINGS, crm_event_set_id: '7234567890123456789', test_event_code: 'TEST31337' });
-    expect(result.status).to.equal('ready');
-    if (result.status !== 'ready') return;
-    expect(result.requests[0].body).to.equal(JSON.stringify({
+    const [req] = expectReady(run(PAYLOADS.lead_qualified, 'LEAD-2001', { ...SETTINGS, crm_event_set_id: '7234567890123456789', test_event_code: 'TEST31337' }));
+    expect(req.body).to.equal(JSON.stringify({
       event_source: 'crm',
       event_source_id: '7234567890123456789',
       test_event_code: 'TEST31337',
@@ -218,16 +181,13 @@ describe('tiktok golden: payload → validateEvent → rules → request', () =>
       context: { environment: 'prod', data_source: 'crm' },
       user: { email: 'jane.doe@example.com' }, consent,
     };
-    const result = run(payload, 'LEAD-3001');
-    expect(result.status).to.equal('ready');
-    if (result.status !== 'ready') return;
-    expect(result.requests[0].body).to.equal(JSON.stringify(web1({
+    const [req] = expectReady(run(payload, 'LEAD-3001'));
+    expect(req.body).to.equal(JSON.stringify(web1({
       event: 'LostLead', event_time: 1760000000, event_id: 'LEAD-3001', user: { email: H.email },
     })));
   });
 
   it('a purchase without marketing consent is not sent', () => {
-    const result = run({ ...PAYLOADS.checkout_completed, consent: { analytics: true, personalization: true, marketing: false } }, 'ORD-10045');
-    expect(result.status === 'skipped' && result.reason).to.equal('consent');
+    expectSkipped(run({ ...PAYLOADS.checkout_completed, consent: { analytics: true, personalization: true, marketing: false } }, 'ORD-10045'), 'consent');
   });
 });

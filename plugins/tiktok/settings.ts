@@ -1,7 +1,8 @@
 // Settings of the tiktok destination: the type operators write and the draft-07 schema
 // `destinations add --config` is checked against (INTERFACE.md "Destinations").
+import { COMMON_SETTINGS_PROPERTIES, type CommonSettings } from '../../src/destinations/settings-schema.ts';
 
-export interface TiktokSettings {
+export interface TiktokSettings extends CommonSettings {
   /** Pixel code, sent as `event_source_id` of web events. */
   pixel_code: string;
   /** Events API access token, sent in the `Access-Token` header. Secret. */
@@ -10,8 +11,6 @@ export interface TiktokSettings {
   endpoint?: string;
   /** Events Manager test code; TikTok keeps test events out of production data. */
   test_event_code?: string;
-  events?: string[];
-  consent_category?: 'analytics' | 'marketing';
   /**
    * CRM event set id. When set, the rules' CRM lead stages go as `event_source: "crm"` to
    * this event set (with their `lead` object); otherwise they go as web events to the pixel.
@@ -31,10 +30,7 @@ export const settingsSchema = {
   properties: {
     pixel_code: { type: 'string', pattern: '^[A-Za-z0-9]{1,64}$', description: 'TikTok pixel code' },
     access_token: { type: 'string', minLength: 1, pattern: '^\\S+$', description: 'Events API access token' },
-    endpoint: { type: 'string', format: 'uri', pattern: '^https?://' },
-    test_event_code: { type: 'string', minLength: 1 },
-    events: { type: 'array', items: { type: 'string', minLength: 1 }, uniqueItems: true },
-    consent_category: { type: 'string', enum: ['analytics', 'marketing'] },
+    ...COMMON_SETTINGS_PROPERTIES,
     crm_event_set_id: { type: 'string', pattern: '^[A-Za-z0-9]{1,64}$' },
     lead_event_source: { type: 'string', minLength: 1, maxLength: 100 },
   },

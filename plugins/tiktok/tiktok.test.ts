@@ -1,8 +1,8 @@
-import { Ajv } from 'ajv';
-import formatsPlugin from 'ajv-formats';
 import { expect } from 'chai';
-import type { OutgoingItem, PlatformResponse } from '../../src/destinations/types.ts';
+import type { OutgoingItem } from '../../src/destinations/types.ts';
 import type { NormalizedEvent } from '../../src/schema/types.ts';
+import { outcomeCases, settingsSchemaCases, type OutcomeCase } from '../../test/helpers/plugin-cases.ts';
+import { normalizedEvent, reply as res } from '../../test/helpers/plugin-fixtures.ts';
 import plugin from './index.ts';
 import type { TiktokSettings } from './settings.ts';
 
@@ -13,19 +13,11 @@ const PHONE = 'd'.repeat(64);
 const SETTINGS: TiktokSettings = { pixel_code: 'C4ABCDEF123456789XYZ', access_token: 'tt-token' };
 const URL = 'https://business-api.tiktok.com/open_api/v1.3/event/track/';
 
-function normalized(over: Partial<NormalizedEvent> = {}): NormalizedEvent {
-  return {
-    event: { name: 'checkout_completed', value: 10, currency: 'EUR', exchange_rate: 1, id: 'ORD-1' },
-    context: { environment: 'prod', data_source: 'website', url: 'https://shop.example/checkout', user_agent: 'Mozilla/5.0', overide_ip: '203.0.113.7' },
-    products: [],
-    shipping: [],
-    payments: [],
-    coupons: [],
-    consent: { analytics: true, personalization: true, marketing: true },
-    cookies: [],
-    ...over,
-  };
-}
+const normalized = (over: Partial<NormalizedEvent> = {}): NormalizedEvent => normalizedEvent({
+  event: { name: 'checkout_completed', value: 10, currency: 'EUR', exchange_rate: 1, id: 'ORD-1' },
+  context: { environment: 'prod', data_source: 'website', url: 'https://shop.example/checkout', user_agent: 'Mozilla/5.0', overide_ip: '203.0.113.7' },
+  ...over,
+});
 
 function item(over: Partial<OutgoingItem> = {}): OutgoingItem {
   return {
@@ -40,8 +32,6 @@ function item(over: Partial<OutgoingItem> = {}): OutgoingItem {
 }
 
 const build = (items: OutgoingItem[], settings: TiktokSettings = SETTINGS) => plugin.buildRequests({ settings, items, now: NOW });
-const res = (status: number, body: unknown = '', headers: Record<string, string> = {}): PlatformResponse =>
-  ({ status, headers, body: typeof body === 'string' ? body : JSON.stringify(body) });
 
 const leadItem = (over: Partial<OutgoingItem> = {}) => item({
   native: {
@@ -67,10 +57,6 @@ describe('tiktok plugin', () => {
   });
 
   describe('settingsSchema', () => {
-    const ajv = new Ajv({ allErrors: true, strict: true });
-    formatsPlugin.default(ajv);
-    const validate = ajv.compile(plugin.settingsSchema);
-
     const good: Record<string, unknown>[] = [
       { pixel_code: 'C4ABCDEF123456789XYZ', access_token: 'tt-token' },
       {
@@ -78,9 +64,6 @@ describe('tiktok plugin', () => {
         events: ['checkout_completed', 'lead_created'], consent_category: 'analytics', crm_event_set_id: '7234567890123456789', lead_event_source: 'Salesforce',
       },
     ];
-    for (const config of good) {
-      it(`accepts ${JSON.stringify(config)}`, () => expect(validate(config), JSON.stringify(validate.errors)).to.equal(true));
-    }
     const bad: [string, Record<string, unknown>][] = [
       ['no pixel_code', { access_token: 't' }],
       ['no access_token', { pixel_code: 'C4AB' }],
@@ -91,9 +74,7 @@ describe('tiktok plugin', () => {
       ['an unknown consent_category', { pixel_code: 'C4AB', access_token: 't', consent_category: 'none' }],
       ['an unknown key', { pixel_code: 'C4AB', access_token: 't', advertiser_id: '1' }],
     ];
-    for (const [what, config] of bad) {
-      it(`refuses ${what}`, () => expect(validate(config)).to.equal(false));
-    }
+    settingsSchemaCases(plugin.settingsSchema, { accepts: good.map((config) => [JSON.stringify(config), config]), refuses: bad });
   });
 
   describe('buildRequests', () => {
@@ -203,7 +184,7 @@ describe('tiktok plugin', () => {
 
   describe('classifyResponse', () => {
     const ok = (code: number, message = 'OK') => ({ code, message, request_id: '2025100908532001', data: {} });
-    const cases: [string, PlatformResponse, string, number?][] = [
+    const cases: OutcomeCase[] = [
       ['200 code 0', res(200, ok(0)), 'success'],
       ['200 code 20001 (partial success)', res(200, ok(20001, 'Partial success')), 'success'],
       ['200 code 40100 (rate limit)', res(200, ok(40100, 'Too many requests')), 'retryable'],
@@ -224,14 +205,7 @@ describe('tiktok plugin', () => {
       ['503 with Retry-After', res(503, '', { 'retry-after': '3' }), 'retryable', 3_000],
       ['302', res(302, '', { location: 'https://elsewhere.example/' }), 'permanent'],
     ];
-    for (const [what, response, outcome, after] of cases) {
-      it(`${what} → ${outcome}${after ? ` after ${after} ms` : ''}`, () => {
-        const c = plugin.classifyResponse(response);
-        expect(c.outcome).to.equal(outcome);
-        expect(c.outcome === 'retryable' ? c.retryAfterMs : undefined).to.equal(after);
-        if (c.outcome !== 'success') expect(c.message).to.be.a('string').and.not.equal('');
-      });
-    }
+    outcomeCases(plugin.classifyResponse, cases);
 
     it('names the TikTok code in the message', () => {
       expect(plugin.classifyResponse(res(200, ok(40002, 'Invalid parameter')))).to.deep.equal({

@@ -1,7 +1,8 @@
 // Settings of the webhook destination: the type operators write and the draft-07 schema
 // `destinations add --config` is checked against (INTERFACE.md "Destinations").
+import { COMMON_SETTINGS_PROPERTIES, type CommonSettings } from '../../src/destinations/settings-schema.ts';
 
-export interface WebhookSettings {
+export interface WebhookSettings extends CommonSettings {
   /** Where every event is POSTed (http or https). */
   url: string;
   /** Standard Webhooks signing secret: `whsec_` + base64 of 24–64 random bytes. Secret. */
@@ -10,7 +11,6 @@ export interface WebhookSettings {
   endpoint?: string;
   /** Copied into the body as `test_event_code`, so the receiver can tell test traffic apart. */
   test_event_code?: string;
-  events?: string[];
   /** Unset: sent regardless of consent. */
   consent_category?: 'analytics' | 'marketing';
 }
@@ -31,9 +31,6 @@ export const settingsSchema = {
   properties: {
     url: { type: 'string', format: 'uri', pattern: '^https?://[^/?#]', description: 'receiver URL' },
     secret: { type: 'string', pattern: SECRET_PATTERN, description: 'whsec_ + base64 signing secret' },
-    endpoint: { type: 'string', format: 'uri', pattern: '^https?://' },
-    test_event_code: { type: 'string', minLength: 1 },
-    events: { type: 'array', items: { type: 'string', minLength: 1 }, uniqueItems: true },
-    consent_category: { type: 'string', enum: ['analytics', 'marketing'] },
+    ...COMMON_SETTINGS_PROPERTIES,
   },
 } as const;

@@ -1,9 +1,9 @@
 import { createHmac, timingSafeEqual } from 'node:crypto';
-import { Ajv } from 'ajv';
-import formatsPlugin from 'ajv-formats';
 import { expect } from 'chai';
 import type { OutboundRequest, OutgoingItem, PlatformResponse } from '../../src/destinations/types.ts';
 import type { NormalizedEvent } from '../../src/schema/types.ts';
+import { outcomeCases, settingsSchemaCases, type OutcomeCase } from '../../test/helpers/plugin-cases.ts';
+import { normalizedEvent, reply } from '../../test/helpers/plugin-fixtures.ts';
 import plugin from './index.ts';
 import type { WebhookSettings } from './settings.ts';
 import { signature } from './sign.ts';
@@ -32,19 +32,12 @@ function verify(req: OutboundRequest, secret: string, nowSeconds: number): boole
   });
 }
 
-function normalized(over: Partial<NormalizedEvent> = {}): NormalizedEvent {
-  return {
-    event: { name: 'product_viewed', value: 29.9, currency: 'EUR', exchange_rate: 1 },
-    context: { environment: 'prod', data_source: 'website', url: 'https://shop.example/p/mug' },
-    products: [],
-    shipping: [],
-    payments: [],
-    coupons: [],
-    consent: { analytics: true, personalization: true, marketing: false },
-    cookies: [],
-    ...over,
-  };
-}
+const normalized = (over: Partial<NormalizedEvent> = {}): NormalizedEvent => normalizedEvent({
+  event: { name: 'product_viewed', value: 29.9, currency: 'EUR', exchange_rate: 1 },
+  context: { environment: 'prod', data_source: 'website', url: 'https://shop.example/p/mug' },
+  consent: { analytics: true, personalization: true, marketing: false },
+  ...over,
+});
 
 function item(over: Partial<OutgoingItem> = {}): OutgoingItem {
   return {
@@ -68,7 +61,7 @@ function item(over: Partial<OutgoingItem> = {}): OutgoingItem {
 }
 
 const build = (items: OutgoingItem[], settings: WebhookSettings = SETTINGS, now = NOW) => plugin.buildRequests({ settings, items, now });
-const res = (status: number, headers: Record<string, string> = {}): PlatformResponse => ({ status, headers, body: '' });
+const res = (status: number, headers: Record<string, string> = {}): PlatformResponse => reply(status, '', headers);
 
 describe('webhook plugin', () => {
   describe('definition', () => {
@@ -82,19 +75,12 @@ describe('webhook plugin', () => {
   });
 
   describe('settingsSchema', () => {
-    const ajv = new Ajv({ allErrors: true, strict: true });
-    formatsPlugin.default(ajv);
-    const validate = ajv.compile(plugin.settingsSchema);
-
     const good: Record<string, unknown>[] = [
       { url: 'https://hooks.example.com/tracklane', secret: SECRET },
       { url: 'http://127.0.0.1:8099/in', secret: 'whsec_MfKQ9r8GKYqrTwjUPD8ILPZIo2LaLaSw' },
       { url: 'https://hooks.example.com/y', secret: `whsec_${Buffer.alloc(25, 3).toString('base64')}` },
       { url: 'https://hooks.example.com/x?a=1', secret: `whsec_${Buffer.alloc(64, 7).toString('base64')}`, endpoint: 'http://localhost:9000', test_event_code: 'T1', events: ['checkout_completed'], consent_category: 'marketing' },
     ];
-    for (const config of good) {
-      it(`accepts ${JSON.stringify(config).slice(0, 90)}`, () => expect(validate(config), JSON.stringify(validate.errors)).to.equal(true));
-    }
     const bad: [string, Record<string, unknown>][] = [
       ['no url', { secret: SECRET }],
       ['no secret', { url: 'https://hooks.example.com/' }],
@@ -110,9 +96,7 @@ describe('webhook plugin', () => {
       ['an unknown consent_category', { url: 'https://h.example/', secret: SECRET, consent_category: 'all' }],
       ['an unknown key', { url: 'https://h.example/', secret: SECRET, secrets_previous: [] }],
     ];
-    for (const [what, config] of bad) {
-      it(`refuses ${what}`, () => expect(validate(config)).to.equal(false));
-    }
+    settingsSchemaCases(plugin.settingsSchema, { accepts: good.map((config) => [JSON.stringify(config).slice(0, 90), config]), refuses: bad });
   });
 
   describe('signature', () => {
@@ -206,7 +190,7 @@ describe('webhook plugin', () => {
   });
 
   describe('classifyResponse', () => {
-    const cases: [string, PlatformResponse, string, number?][] = [
+    const cases: OutcomeCase[] = [
       ['200', res(200), 'success'],
       ['202', res(202), 'success'],
       ['204', res(204), 'success'],
@@ -225,13 +209,7 @@ describe('webhook plugin', () => {
       ['302', res(302, { location: 'https://new.example/' }), 'permanent'],
       ['307', res(307), 'permanent'],
     ];
-    for (const [what, response, outcome, after] of cases) {
-      it(`${what} → ${outcome}${after ? ` after ${after} ms` : ''}`, () => {
-        const c = plugin.classifyResponse(response);
-        expect(c.outcome).to.equal(outcome);
-        expect(c.outcome === 'retryable' ? c.retryAfterMs : undefined).to.equal(after);
-      });
-    }
+    outcomeCases(plugin.classifyResponse, cases);
 
     it('says why a 410 stops delivery', () => {
       const c = plugin.classifyResponse(res(410));

@@ -52,3 +52,16 @@ export function mergeDotPaths(target: Json, source: Json): Json {
 export function expandDotPaths(flat: Json): Json {
   return mergeDotPaths({}, flat);
 }
+
+/**
+ * The object at `key` once `flat` is expanded: always a fresh object, `{}` when no path
+ * starts with `key.`; paths elsewhere are dropped. For a body section built from the
+ * pipeline's identifiers (`user_data.em` → `user_data`).
+ *
+ * @example expandBranch({ 'user_data.em': 'ab12…', 'user.email': 'cd34…' }, 'user_data') // → { em: 'ab12…' }
+ */
+export function expandBranch(flat: Json, key: string): Json {
+  const holder: Json = { [key]: {} };
+  mergeDotPaths(holder, flat);
+  return holder[key] as Json;
+}
