@@ -68,7 +68,7 @@ describe('cli: rules check', function () {
     expect(JSON.parse(badJson.stdout).errors[0].message).to.match(/^invalid JSON: .* at line 4, column 69$/);
   });
 
-  it('usage errors exit 2; preview is not available yet', async () => {
+  it('usage errors exit 2, including preview without --account', async () => {
     const [extra, unknown, preview] = await Promise.all([
       run(FIXTURES, 'check', 'extra'),
       run(FIXTURES, 'frob'),
@@ -78,7 +78,7 @@ describe('cli: rules check', function () {
     expect(extra.stderr).to.match(/^tracklane: unexpected argument "extra"\n/);
     expect(unknown.code).to.equal(2);
     expect(unknown.stderr).to.match(/^tracklane: unknown command "rules frob"\n/);
-    expect(preview.code).to.equal(1);
-    expect(preview.stderr).to.equal('tracklane: "rules preview" is not available in this version\n');
+    expect(preview.code).to.equal(2);
+    expect(preview.stderr).to.match(/^tracklane: --account is required\n/);
   });
 });
