@@ -17,6 +17,9 @@ import { createTokenBuckets } from './http/rate-limit.ts';
 import type { AppContext, AppState } from './http/types.ts';
 import type { PreviewDeps } from './pipeline/preview-event.ts';
 import type { DestinationCache } from './destinations/destination-cache.ts';
+import { customRouter } from './customers/custom-routes.ts';
+import type { CustomerRegistry } from './customers/types.ts';
+import type { CustomRecordStore } from './customers/custom-record-store.ts';
 
 export interface AppDeps {
   config: Pick<Config, 'maxBodyBytes' | 'rateLimitDefault'>;
@@ -27,6 +30,8 @@ export interface AppDeps {
   metrics: Metrics;
   preview: PreviewDeps;
   destinations: DestinationCache;
+  /** Custom endpoints (endpoint 4): loaded folders and the custom-record store; not mounted when absent. */
+  customers?: { registry: CustomerRegistry; records: CustomRecordStore };
 }
 
 export interface App {
@@ -70,6 +75,21 @@ export function createApp(deps: AppDeps): App {
   });
   koa.use(ops.routes());
   koa.use(intake.routes());
+  if (deps.customers) {
+    const custom = customRouter({
+      authenticator: deps.authenticator,
+      writer: deps.writer,
+      metrics: deps.metrics,
+      maxBodyBytes: deps.config.maxBodyBytes,
+      events: deps.store.events,
+      preview: deps.preview,
+      destinations: deps.destinations,
+      customers: deps.customers.registry,
+      records: deps.customers.records,
+      productionRate: (a) => ({ perMinute: (a.rateLimit ?? deps.config.rateLimitDefault) * 60, burst: (a.rateLimit ?? deps.config.rateLimitDefault) * 2 }),
+    });
+    koa.use(custom.routes());
+  }
   return {
     koa,
     startDraining() {

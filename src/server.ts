@@ -14,6 +14,12 @@ import { loadPlugins, type PluginRegistry } from './destinations/load-plugins.ts
 import { createDestinationCache } from './destinations/destination-cache.ts';
 import { startRuleWatcher, type RuleWatcher } from './rules/rule-watcher.ts';
 import { createHashPool, type HashPool } from './workers/pool.ts';
+import { startDelivery, type DeliveryOverrides, type DeliveryRuntime } from './delivery/start-delivery.ts';
+import { registerDeliveryMetrics } from './delivery/delivery-metrics.ts';
+import { loadCustomers } from './customers/load-customers.ts';
+import { openCustomRecordStore } from './customers/custom-record-store.ts';
+import type { CustomerRegistry } from './customers/types.ts';
+import { sqliteFile } from './store/open-store.ts';
 
 export interface Running {
   url: string;
@@ -25,6 +31,10 @@ export interface Running {
   plugins: PluginRegistry;
   rules: RuleWatcher;
   pool: HashPool;
+  /** The dispatcher and the delivery jobs (src/delivery/). */
+  delivery: DeliveryRuntime;
+  /** Custom endpoints loaded from CUSTOMERS_DIR. */
+  customers: CustomerRegistry;
   /** Stops accepting, finishes in-flight requests and commits, closes the store. */
   close(graceMs?: number): Promise<void>;
 }
@@ -32,18 +42,22 @@ export interface Running {
 export interface StartOptions {
   logger?: Logger;
   store?: Store;
+  /** Delivery knobs for tests (short leases, linger, retry schedule, pause window). */
+  delivery?: DeliveryOverrides;
 }
 
 export async function startServer(config: Config, opts: StartOptions = {}): Promise<Running> {
   const logger = opts.logger ?? createLogger(config.logLevel);
   // Plugins and rules first: a broken one stops start before the store is touched.
   const plugins = await loadPlugins(config.pluginsDir);
+  const customers = await loadCustomers(config.customersDir);
   const rules = startRuleWatcher({ dir: config.rulesDir, logger });
   const store = opts.store ?? (await openStore(config));
   const metrics = createMetrics();
   const writer = createEventWriter(store.events, { onBatch: (n) => metrics.commitBatch.observe(n) });
   const authenticator = createAuthenticator(store);
   const pool = createHashPool({ threads: config.workers });
+  const customRecords = openCustomRecordStore(sqliteFile(config));
   const app = createApp({
     config,
     store,
@@ -53,6 +67,7 @@ export async function startServer(config: Config, opts: StartOptions = {}): Prom
     metrics,
     preview: { plugins, rules: () => rules.current(), pool },
     destinations: createDestinationCache(store.destinations),
+    customers: { registry: customers, records: customRecords },
   });
 
   const server = createServer({ headersTimeout: 10_000, requestTimeout: 30_000, keepAliveTimeout: 5_000 }, app.koa.callback());
@@ -67,16 +82,23 @@ export async function startServer(config: Config, opts: StartOptions = {}): Prom
   const host = addr.family === 'IPv6' ? `[${addr.address}]` : addr.address === '0.0.0.0' ? '127.0.0.1' : addr.address;
   const url = `http://${host}:${addr.port}`;
 
+  // Delivery: fan-out and send lanes, started once the server listens; stopped in close().
+  const delivery = await startDelivery({ config, store, plugins, rules, pool, logger, metrics: registerDeliveryMetrics(metrics.registry), overrides: opts.delivery });
+
   let closing: Promise<void> | null = null;
   async function close(graceMs = 8_000): Promise<void> {
     closing ??= (async () => {
       app.startDraining();
+      const deliveryStopped = delivery.stop(Math.min(5_000, graceMs));
       const closed = new Promise<void>((r) => server.close(() => r()));
       server.closeIdleConnections();
       const timer = setTimeout(() => server.closeAllConnections(), graceMs);
       await closed;
       clearTimeout(timer);
       await writer.drain();
+      await customRecords.drain();
+      await customRecords.close();
+      await deliveryStopped;
       rules.close();
       await pool.close();
       await store.close();
@@ -84,5 +106,5 @@ export async function startServer(config: Config, opts: StartOptions = {}): Prom
     return closing;
   }
 
-  return { url, server, app, store, writer, logger, plugins, rules, pool, close };
+  return { url, server, app, store, writer, logger, plugins, rules, pool, customers, delivery, close };
 }

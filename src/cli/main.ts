@@ -12,13 +12,16 @@ const GROUPS: Record<string, () => Promise<Group>> = {
   accounts: async () => (await import('./accounts.ts')).runAccounts,
   events: async () => (await import('./events.ts')).runEvents,
   destinations: async () => (await import('./destinations.ts')).runDestinations,
+  customers: async () => (await import('./customers.ts')).runCustomers,
+  deliveries: async () => (await import('./deliveries.ts')).runDeliveries,
+  stats: async () => (await import('./stats.ts')).runStats,
   plugins: async () => (await import('./destinations.ts')).runPlugins,
   rules: async () => (await import('./rules.ts')).runRules,
   serve: async () => (await import('./serve.ts')).runServe,
 };
 
 /** Errors whose message is written for the operator and safe to print as is. */
-const OPERATOR_ERRORS = new Set(['AccountInputError', 'ConfigError', 'DestinationInputError', 'PluginLoadError']);
+const OPERATOR_ERRORS = new Set(['AccountInputError', 'ConfigError', 'DestinationInputError', 'PluginLoadError', 'CustomerLoadError']);
 
 export async function main(argv: string[]): Promise<number> {
   const [group, ...rest] = argv;

@@ -2,8 +2,7 @@
 // build does not ship yet, so `--help` is truthful about what exists.
 
 /** Command groups named in the interface that this build does not provide. */
-export const UNAVAILABLE_GROUPS = ['deliveries', 'customers'] as const;
-const NA = '(not available in this version)';
+export const UNAVAILABLE_GROUPS: readonly string[] = [];
 
 export const USAGE = `Usage: tracklane <command> [options]
 
@@ -46,12 +45,26 @@ Commands:
   rules preview --account ID --event FILE
                                          what endpoint 2's preview shows for the event in
                                          FILE: per destination, the native requests
-  deliveries list [--account ID] [--status S] [--event-id X]         ${NA}
-  deliveries replay [--account ID] [--destination D] [--status dead] [--since ISO] [--force]
-                                                                     ${NA}
+  deliveries list [--account ID] [--status pending|delivered|failed|dead|skipped]
+                  [--event-id X] [--destination DEST_ID] [--limit N]
+                                         deliveries, newest first (default 100); paused
+                                         destinations are flagged
+  deliveries show ID                     one delivery with every attempt (status, latency,
+                                         error class, response body)
+  deliveries replay [--account ID] [--destination DEST_ID] [--status dead|failed|delivered]
+                  [--event-id X] [--since ISO] [--force]
+                                         re-queue dead and failed deliveries (due now,
+                                         attempts reset); delivered ones only with --force
+  deliveries resume DEST_ID              un-pause a destination and send its backlog now
+                                         (so does destinations update DEST_ID --enable)
+  stats [--account ID]                   per destination: deliveries by status, oldest
+                                         pending age, paused or not; events awaiting fan-out
   plugins list                           the destination plugins loaded from PLUGINS_DIR
-  customers list                                                     ${NA}
-  customers new SLUG ENDPOINT                                        ${NA}
+  customers list                         the custom endpoints loaded from CUSTOMERS_DIR,
+                                         with their auth and rate limits
+  customers new SLUG ENDPOINT            scaffold customers/SLUG/endpoints/ENDPOINT/: a
+                                         working schema, handler, example.json, README
+                                         and a passing test
 `;
 
 /**

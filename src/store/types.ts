@@ -2,6 +2,7 @@
 // fulfil the same contract, so every method is async and takes plain data.
 import type { Account, AccountPatch, NewAccount, TokenRecord } from '../accounts/types.ts';
 import type { Issue } from '../schema/types.ts';
+import type { DeliveryStore } from '../delivery/types.ts';
 
 export type EventStatus = 'accepted' | 'rejected' | 'duplicate';
 
@@ -93,6 +94,8 @@ export interface Store {
   readonly accounts: AccountStore;
   readonly events: EventStore;
   readonly destinations: DestinationStore;
+  /** Fan-out queue, deliveries, attempts and destination health (src/delivery/types.ts). */
+  readonly deliveries: DeliveryStore;
   /** Resolves when the store answers a trivial query. */
   ping(): Promise<void>;
   close(): Promise<void>;

@@ -6,8 +6,10 @@ import m001 from './migrations/001-accounts-events.ts';
 import m002 from './migrations/002-destinations.ts';
 import m003 from './migrations/003-seen-products.ts';
 import m004 from './migrations/004-dedup-rate-limit.ts';
+import m005 from './migrations/005-deliveries.ts';
+import m006 from './migrations/006-custom-records.ts';
 
-export const MIGRATIONS: readonly string[] = [m001, m002, m003, m004];
+export const MIGRATIONS: readonly string[] = [m001, m002, m003, m004, m005, m006];
 
 /** Brings the database to the latest schema version. */
 export function migrate(db: Database.Database): void {

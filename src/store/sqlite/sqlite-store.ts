@@ -7,6 +7,7 @@ import type { Account, AccountPatch, NewAccount, TokenRecord } from '../../accou
 import { FUNNEL_SOURCE_EVENTS, type AccountStore, type EventFilter, type EventRecord, type EventStore, type Store } from '../types.ts';
 import { migrate } from './migrations.ts';
 import { sqliteDestinationStore } from './destination-store.ts';
+import { sqliteDeliveryStore } from './delivery-store.ts';
 
 export interface SqliteOptions {
   /** File path, or ':memory:' */
@@ -206,6 +207,7 @@ export function openSqliteStore(opts: SqliteOptions): Store {
     accounts,
     events,
     destinations: sqliteDestinationStore(db),
+    deliveries: sqliteDeliveryStore(db),
     async ping() {
       q.ping.get();
     },

@@ -1,0 +1,171 @@
+// Endpoint 4: POST /service/custom/<endpoint_name>?id=…&env=production|test. A flat list of
+// small middlewares in INTERFACE.md's order of checks: credentials → tier CUSTOM → endpoint
+// of the account's folder → the endpoint's own auth (→ rate limit) → body → handler.
+import Router from '@koa/router';
+import type { Next } from 'koa';
+import { AppError } from '../errors.ts';
+import type { Account } from '../accounts/types.ts';
+import type { Authenticator } from '../accounts/authenticator.ts';
+import { canUseCustomEndpoints } from '../accounts/tiers.ts';
+import type { EventStore } from '../store/types.ts';
+import type { EventWriter } from '../store/event-writer.ts';
+import type { PreviewDeps } from '../pipeline/preview-event.ts';
+import type { DestinationCache } from '../destinations/destination-cache.ts';
+import type { Metrics } from '../http/metrics.ts';
+import { intakeGuard } from '../http/intake-guard.ts';
+import { authenticate } from '../http/authenticate.ts';
+import { readJsonBody } from '../http/read-json-body.ts';
+import { errorBody } from '../http/responses.ts';
+import type { AppContext, AppState } from '../http/types.ts';
+import type { AuthCheck } from './auth/types.ts';
+import { CustomValidationError, isCustomValidationError } from './custom-validation-error.ts';
+import type { CustomRecordStore } from './custom-record-store.ts';
+import { createRateLimiter, TEST_RATE_DEFAULT, type RateLimit, type RateLimiter } from './rate-limiter.ts';
+import { CUSTOM_ENVS, type CustomEnv, type CustomerRegistry, type LoadedEndpoint } from './types.ts';
+import { processRequest } from './process-request.ts';
+
+export const CUSTOM_PATH_PREFIX = '/service/custom/';
+
+export interface CustomRouteDeps {
+  authenticator: Authenticator;
+  writer: EventWriter;
+  metrics: Metrics;
+  maxBodyBytes: number;
+  events: Pick<EventStore, 'seenProducts' | 'isDuplicate'>;
+  preview: PreviewDeps;
+  destinations: DestinationCache;
+  customers: CustomerRegistry;
+  records: CustomRecordStore;
+  /** Production limit when endpoint.json sets none (the spec: negotiable per customer). */
+  productionRate: (account: Account) => RateLimit;
+  limiter?: RateLimiter;
+  /** Clock for JWT, HMAC and rate limits (tests). */
+  now?: () => number;
+}
+
+/** What this route adds to ctx.state. */
+interface CustomState extends AppState {
+  custom: { startedAt: number; endpoint?: LoadedEndpoint; env?: CustomEnv };
+}
+const stateOf = (ctx: AppContext): CustomState['custom'] => (ctx.state as CustomState).custom;
+
+function customGate(a: Account): AppError | null {
+  if (!a.enabled) return new AppError('ACCESS_NOT_ENABLED', 403, 'This account is disabled');
+  if (!canUseCustomEndpoints(a)) {
+    return new AppError('PLAN_NOT_ELIGIBLE', 403, `Custom endpoints need the CUSTOM plan; this account is on ${a.tier}`);
+  }
+  return null;
+}
+
+/** Renders CustomValidationError, which carries what errorBody cannot: expected_format and every problem. */
+async function renderCustomValidation(ctx: AppContext, next: Next): Promise<void> {
+  (ctx.state as CustomState).custom = { startedAt: performance.now() };
+  try {
+    await next();
+  } catch (err) {
+    if (!isCustomValidationError(err)) throw err;
+    const first = err.problems[0];
+    const body = errorBody('custom', 'CUSTOM_VALIDATION_ERROR', err.message, first?.field) as {
+      messages: string[];
+      error_context: { field: string; expected_format: string };
+    };
+    body.messages = err.problems.map((p) => p.message);
+    body.error_context.expected_format = first?.expected_format ?? '';
+    ctx.status = 400;
+    ctx.body = body;
+    ctx.state.log.debug({ code: 'CUSTOM_VALIDATION_ERROR', field: first?.field }, 'request refused');
+  }
+}
+
+function resolveEndpoint(customers: CustomerRegistry) {
+  return async function resolveCustomEndpoint(ctx: AppContext, next: Next): Promise<void> {
+    const name = (ctx as AppContext & { params: Record<string, string | undefined> }).params.endpoint ?? ctx.path.slice(CUSTOM_PATH_PREFIX.length);
+    const slug = ctx.state.account!.customer;
+    const endpoint = slug === null ? undefined : customers.get(slug)?.get(name);
+    if (!endpoint) {
+      // Same answer whether the account is unbound or the folder lacks it: nothing to probe.
+      throw new AppError('ENDPOINT_NOT_FOUND', 404, `This account has no custom endpoint named "${name.slice(0, 64)}"`);
+    }
+    const raw = ctx.query.env;
+    if (raw !== undefined && (typeof raw !== 'string' || !(CUSTOM_ENVS as readonly string[]).includes(raw))) {
+      throw new CustomValidationError([{
+        field: 'env',
+        expected_format: 'production or test, given once (default production)',
+        message: 'The query parameter env must be production or test',
+      }]);
+    }
+    const state = stateOf(ctx);
+    state.endpoint = endpoint;
+    state.env = (raw ?? 'production') as CustomEnv;
+    ctx.state.route = `custom:${endpoint.name}`;
+    await next();
+  };
+}
+
+function runChecks(checks: (ep: LoadedEndpoint) => AuthCheck[], now: () => number) {
+  return async function customEndpointAuth(ctx: AppContext, next: Next): Promise<void> {
+    const list = checks(stateOf(ctx).endpoint!);
+    if (list.length > 0) {
+      const req = {
+        header: (n: string) => ctx.get(n),
+        ip: ctx.ip,
+        rawBody: (ctx.request as { rawBody?: string }).rawBody,
+        now: now(),
+      };
+      for (const c of list) {
+        const refusal = await c.check(req);
+        if (refusal) throw refusal;
+      }
+    }
+    await next();
+  };
+}
+
+function rateLimit(limiter: RateLimiter, productionRate: (a: Account) => RateLimit) {
+  return async function customRateLimit(ctx: AppContext, next: Next): Promise<void> {
+    const { endpoint, env } = stateOf(ctx);
+    const cfg = endpoint!.config.rate_limit?.[env!];
+    const limit = cfg ? { perMinute: cfg.per_minute, burst: cfg.burst ?? cfg.per_minute } : env === 'test' ? TEST_RATE_DEFAULT : productionRate(ctx.state.account!);
+    const key = `${ctx.state.account!.scriptId}\u0000${endpoint!.customer}/${endpoint!.name}\u0000${env}`;
+    const decision = limiter.take(key, limit);
+    if (!decision.ok) {
+      throw new AppError('RATE_LIMITED', 429, `More than ${limit.perMinute} requests per minute to this endpoint (${env}); retry after ${decision.retryAfterSeconds} s`, {
+        retryAfter: decision.retryAfterSeconds,
+      });
+    }
+    await next();
+  };
+}
+
+function validateBody() {
+  return async function validateCustomBody(ctx: AppContext, next: Next): Promise<void> {
+    const problems = stateOf(ctx).endpoint!.validateBody(ctx.state.body);
+    if (problems.length > 0) throw new CustomValidationError(problems);
+    await next();
+  };
+}
+
+export function customRouter(deps: CustomRouteDeps): Router<AppState> {
+  const router = new Router<AppState>();
+  const now = deps.now ?? Date.now;
+  const limiter = deps.limiter ?? createRateLimiter({ now });
+  const chain = [
+    intakeGuard({ route: 'custom', maxBodyBytes: deps.maxBodyBytes }),
+    renderCustomValidation,
+    authenticate({ authenticator: deps.authenticator, gate: customGate }),
+    resolveEndpoint(deps.customers),
+    runChecks((ep) => ep.auth.beforeBody, now),
+    rateLimit(limiter, deps.productionRate),
+    readJsonBody({ maxBodyBytes: deps.maxBodyBytes }),
+    runChecks((ep) => ep.auth.afterBody, now),
+    validateBody(),
+    async function customEndpoint(ctx: AppContext, _next: Next) {
+      const { endpoint, env, startedAt } = stateOf(ctx);
+      ctx.body = await processRequest(deps, { ctx, endpoint: endpoint!, env: env!, startedAt, now: now() });
+    },
+  ];
+  router.all(`${CUSTOM_PATH_PREFIX}:endpoint`, ...chain);
+  // Deeper or empty paths under the prefix: the same checks, then the same 404.
+  router.all(`${CUSTOM_PATH_PREFIX}{*rest}`, ...chain.slice(0, 4));
+  return router;
+}

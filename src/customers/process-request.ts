@@ -1,0 +1,225 @@
+// After every check has passed: run the handler, validate each standard event it produced
+// exactly as endpoint 1 does, then either report what would happen (env=test: nothing
+// stored, nothing delivered) or commit events and records and acknowledge (production).
+import { randomUUID } from 'node:crypto';
+import { unavailable } from '../errors.ts';
+import type { Account } from '../accounts/types.ts';
+import { approvedEvents } from '../accounts/account-service.ts';
+import { validateEvent } from '../schema/validate-event.ts';
+import type { ValidationContext, ValidationResult } from '../schema/types.ts';
+import type { EventRecord, EventStatus } from '../store/types.ts';
+import { previewEvent, type DestinationPreview } from '../pipeline/preview-event.ts';
+import { funnelWarnings } from '../pipeline/funnel-check.ts';
+import { issueString } from '../http/responses.ts';
+import type { AppContext } from '../http/types.ts';
+import type { StoredCustomRecord } from './custom-record-store.ts';
+import type { CustomRouteDeps } from './custom-routes.ts';
+import { runHandler } from './run-handler.ts';
+import type { CustomEnv, CustomRecord, HandlerContext, LoadedEndpoint, StandardEventPayload } from './types.ts';
+
+/** `valid`: every produced event passed; `valid_with_warnings`; `partially_rejected`: some failed; `rejected`: all failed. */
+export type ValidationStatus = 'valid' | 'valid_with_warnings' | 'partially_rejected' | 'rejected';
+
+export interface CustomSuccessBody {
+  result: 'ok';
+  messages: string[];
+  custom_data: {
+    processing_time_ms: number;
+    records_processed: number;
+    validation_status: ValidationStatus;
+    env: CustomEnv;
+    events: Record<string, unknown>[];
+    /** env=test: the records the handler produced (nothing stored). */
+    records?: CustomRecord[];
+    /** env=production: how many records were committed. */
+    records_stored?: number;
+  };
+}
+
+interface Produced {
+  payload: StandardEventPayload;
+  result: ValidationResult;
+  label: string;
+}
+
+/** Validation context per account object; the authenticator hands out a new object when the account changes. */
+const contexts = new WeakMap<Account, ValidationContext>();
+function validationContext(a: Account): ValidationContext {
+  let c = contexts.get(a);
+  if (!c) {
+    c = { approvedEvents: approvedEvents(a), defaultTaxRate: a.taxRate, host: a.host };
+    contexts.set(a, c);
+  }
+  return c;
+}
+
+function statusOf(produced: Produced[]): ValidationStatus {
+  const failed = produced.filter((p) => p.result.errors.length > 0).length;
+  if (failed > 0) return failed === produced.length ? 'rejected' : 'partially_rejected';
+  return produced.some((p) => p.result.warnings.length > 0) ? 'valid_with_warnings' : 'valid';
+}
+
+function label(p: StandardEventPayload, i: number): string {
+  const id = typeof p.event.id === 'string' ? ` ${p.event.id}` : '';
+  return `event ${i + 1} (${String(p.event.name)}${id})`;
+}
+
+const eventIdOf = (p: StandardEventPayload): string | null => (typeof p.event.id === 'string' ? p.event.id.slice(0, 128) : null);
+const nameOf = (p: StandardEventPayload): string | null => (typeof p.event.name === 'string' ? p.event.name.slice(0, 128) : null);
+
+interface Request {
+  ctx: AppContext;
+  endpoint: LoadedEndpoint;
+  env: CustomEnv;
+  startedAt: number;
+  now: number;
+}
+
+export async function processRequest(deps: CustomRouteDeps, req: Request): Promise<CustomSuccessBody> {
+  const { ctx, endpoint, env, now } = req;
+  const account = ctx.state.account!;
+  const hctx: HandlerContext = {
+    account: { scriptId: account.scriptId, name: account.name, country: account.country, host: account.host },
+    env,
+    now,
+    requestId: ctx.state.requestId,
+    endpoint: { customer: endpoint.customer, name: endpoint.name },
+    settings: endpoint.config.settings ?? {},
+    logger: ctx.state.log.child({ customer: endpoint.customer, endpoint: endpoint.name }),
+  };
+  const out = await runHandler(endpoint, ctx.state.body, hctx);
+  const vctx = validationContext(account);
+  const produced: Produced[] = out.events.map((payload, i) => {
+    const result = validateEvent(payload, vctx);
+    for (const e of result.errors) deps.metrics.validationFailures.inc({ code: e.code });
+    return { payload, result, label: label(payload, i) };
+  });
+  const messages = [...out.messages];
+  for (const p of produced) {
+    if (p.result.errors.length > 0) messages.push(`${p.label}: rejected: ${p.result.errors.map(issueString).join('; ')}`);
+  }
+
+  const base = {
+    records_processed: out.recordsProcessed,
+    validation_status: statusOf(produced),
+    env,
+  };
+  if (env === 'test') {
+    const events = await testReport(deps, account, produced, ctx.state.requestId, now);
+    messages.push('test mode: nothing was stored or delivered');
+    return {
+      result: 'ok',
+      messages,
+      custom_data: { processing_time_ms: elapsed(req.startedAt), ...base, events, records: out.records },
+    };
+  }
+
+  const statuses = await commit(deps, ctx, endpoint, produced, out.records, now);
+  const events = produced.map((p, i) => ({ name: nameOf(p.payload), event_id: eventIdOf(p.payload), status: statuses[i] }));
+  statuses.forEach((s, i) => {
+    if (s === 'duplicate') messages.push(`${produced[i].label}: duplicate of an event already received; not forwarded again`);
+  });
+  return {
+    result: 'ok',
+    messages,
+    custom_data: { processing_time_ms: elapsed(req.startedAt), ...base, events, records_stored: out.records.length },
+  };
+}
+
+const elapsed = (startedAt: number): number => Math.round((performance.now() - startedAt) * 100) / 100;
+
+/** env=test: per event its errors, warnings, normalised form and endpoint 2's per-destination preview. */
+async function testReport(
+  deps: CustomRouteDeps,
+  account: Account,
+  produced: Produced[],
+  requestId: string,
+  now: number,
+): Promise<Record<string, unknown>[]> {
+  const destinations = produced.some((p) => p.result.event) ? await deps.destinations.list(account.scriptId) : [];
+  return Promise.all(produced.map(async (p, i) => {
+    const warnings = p.result.warnings.map(issueString);
+    let preview: DestinationPreview[] = [];
+    const event = p.result.event;
+    if (event) {
+      if (event.event.id !== undefined && (await deps.events.isDuplicate(account.scriptId, event.event.name, event.event.id, now))) {
+        warnings.push(issueString({
+          field: 'event.id',
+          code: 'DUPLICATE_EVENT',
+          message: `a ${event.event.name} with this event.id was already received; in production it would be acknowledged but not forwarded again`,
+        }));
+      }
+      warnings.push(...(await funnelWarnings(deps.events, account.scriptId, event)).map(issueString));
+      preview = await previewEvent(deps.preview, {
+        account,
+        destinations,
+        event,
+        eventId: event.event.id ?? `test-${requestId}-${i + 1}`,
+        receivedAt: now,
+        now,
+      });
+      for (const d of preview) warnings.push(...d.warnings);
+    }
+    return {
+      name: nameOf(p.payload),
+      event_id: eventIdOf(p.payload),
+      status: p.result.errors.length > 0 ? 'would_reject' : 'would_accept',
+      errors: p.result.errors.map(issueString),
+      warnings,
+      payload: p.payload,
+      data_normalized: event ?? null,
+      preview,
+    };
+  }));
+}
+
+/** env=production: every produced event through the group-commit writer (as endpoint 1), then the records; resolves after both commit. */
+async function commit(
+  deps: CustomRouteDeps,
+  ctx: AppContext,
+  endpoint: LoadedEndpoint,
+  produced: Produced[],
+  records: CustomRecord[],
+  now: number,
+): Promise<EventStatus[]> {
+  const { account, requestId } = ctx.state;
+  const rows: EventRecord[] = produced.map((p) => {
+    const accepted = p.result.errors.length === 0;
+    return {
+      id: randomUUID(),
+      scriptId: account!.scriptId,
+      name: nameOf(p.payload),
+      eventId: eventIdOf(p.payload),
+      status: accepted ? 'accepted' : 'rejected',
+      source: `custom:${endpoint.name}`,
+      requestId,
+      receivedAt: now,
+      errors: p.result.errors,
+      warnings: p.result.warnings,
+      payload: accepted ? p.result.event : p.payload,
+    };
+  });
+  const recordRows: StoredCustomRecord[] = records.map((r) => ({
+    scriptId: account!.scriptId,
+    customer: endpoint.customer,
+    endpoint: endpoint.name,
+    type: r.type,
+    key: r.key ?? null,
+    requestId,
+    receivedAt: now,
+    data: r.data,
+  }));
+  let statuses: EventStatus[];
+  try {
+    // Events first: records are written only once the events are durable, so a failure
+    // never leaves records without their events. A retry is harmless either way: events
+    // with an event.id deduplicate, keyed records replace.
+    statuses = await Promise.all(rows.map((r) => deps.writer.write(r)));
+    await deps.records.write(recordRows);
+  } catch (err) {
+    ctx.state.log.error({ err }, 'custom endpoint commit failed');
+    throw unavailable(err);
+  }
+  for (const s of statuses) deps.metrics.eventsStored.inc({ status: s });
+  return statuses;
+}

@@ -1,0 +1,233 @@
+// `tracklane customers new SLUG ENDPOINT`: writes a working endpoint folder (schema,
+// endpoint.json, handler, example, README and a test that passes as written), then loads
+// it with the real loader, so what was scaffolded is known to start.
+import { existsSync, mkdirSync, rmSync, writeFileSync } from 'node:fs';
+import { join, relative, sep } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { CUSTOMER_SLUG_RE, ENDPOINT_NAME_RE, isEsmScope, loadEndpoint } from './load-customers.ts';
+
+export class ScaffoldError extends Error {
+  override name = 'ScaffoldError';
+}
+
+export interface Scaffolded {
+  customer: string;
+  endpoint: string;
+  folder: string;
+  path: string;
+  files: string[];
+}
+
+const HARNESS = fileURLToPath(new URL('../../test/customers/endpoint-harness.ts', import.meta.url));
+const SRC = fileURLToPath(new URL('..', import.meta.url));
+
+/** A relative import specifier from `fromDir` to `target`, POSIX separators. */
+function importPath(fromDir: string, target: string): string {
+  const rel = relative(fromDir, target).split(sep).join('/');
+  return rel.startsWith('.') ? rel : `./${rel}`;
+}
+
+const json = (v: unknown): string => `${JSON.stringify(v, null, 2)}\n`;
+
+function schema(endpoint: string): unknown {
+  return {
+    $schema: 'https://json-schema.org/draft/2020-12/schema',
+    title: `${endpoint} request`,
+    description: 'What the customer system sends. Replace these example fields with the agreed ones.',
+    type: 'object',
+    additionalProperties: false,
+    required: ['reference', 'occurred_at'],
+    dependentRequired: { value: ['currency'] },
+    properties: {
+      reference: {
+        type: 'string',
+        pattern: '^[A-Za-z0-9._-]{1,64}$',
+        expectedFormat: "the sender's reference: 1 to 64 letters, digits, dots, dashes or underscores, such as REF-1001",
+      },
+      occurred_at: { type: 'string', format: 'date-time' },
+      email: { type: 'string', format: 'email' },
+      value: { type: 'number', minimum: 0 },
+      currency: { type: 'string', pattern: '^[A-Z]{3}$', expectedFormat: 'a three-letter ISO 4217 currency code in capitals, such as EUR' },
+      consent: {
+        type: 'object',
+        additionalProperties: false,
+        required: ['analytics', 'personalization', 'marketing'],
+        properties: { analytics: { type: 'boolean' }, personalization: { type: 'boolean' }, marketing: { type: 'boolean' } },
+      },
+    },
+  };
+}
+
+const EXAMPLE = {
+  reference: 'REF-1001',
+  occurred_at: '2024-05-01T12:00:00Z',
+  email: 'jane.doe@example.com',
+  value: 25,
+  currency: 'EUR',
+  consent: { analytics: true, personalization: true, marketing: true },
+};
+
+function endpointJson(customer: string, endpoint: string): unknown {
+  return {
+    description: `${customer}/${endpoint}: replace with one sentence on what this endpoint receives and produces.`,
+    auth: [],
+    rate_limit: { production: { per_minute: 600 }, test: { per_minute: 1000 } },
+    settings: { data_source: 'crm' },
+  };
+}
+
+function handler(endpoint: string, dir: string): string {
+  return `// ${endpoint}: turns the validated body into standard events (validated, stored and
+// delivered like endpoint 1) and/or custom records. Scaffolded by \`tracklane customers new\`.
+import type { CustomHandler, StandardEventPayload } from '${importPath(dir, join(SRC, 'customers/types.ts'))}';
+
+export interface Body {
+  reference: string;
+  occurred_at: string;
+  email?: string;
+  value?: number;
+  currency?: string;
+  consent?: { analytics: boolean; personalization: boolean; marketing: boolean };
+}
+
+const handler: CustomHandler<Body> = (body, ctx) => {
+  const event: StandardEventPayload = {
+    event: { name: 'lead_created', id: body.reference },
+    context: { environment: 'prod', data_source: String(ctx.settings.data_source ?? 'crm') },
+  };
+  if (body.value !== undefined) {
+    event.event.value = body.value;
+    event.event.currency = body.currency;
+  }
+  if (body.email !== undefined) event.user = { email: body.email };
+  if (body.consent !== undefined) event.consent = { ...body.consent };
+  return {
+    events: [event],
+    messages: [\`\${body.reference}: lead_created\`],
+    recordsProcessed: 1,
+  };
+};
+
+export default handler;
+`;
+}
+
+function testFile(customer: string, endpoint: string, dir: string): string {
+  return `// Tests of ${customer}/${endpoint}, scaffolded by \`tracklane customers new\`: over real HTTP,
+// in both envs, and one refusal per rule you add to schema.json. Keep them passing.
+import { fileURLToPath } from 'node:url';
+import { expect, startEndpointHarness, type EndpointHarness } from '${importPath(dir, HARNESS)}';
+
+const DIR = fileURLToPath(new URL('.', import.meta.url));
+
+describe('custom endpoint ${customer}/${endpoint}', () => {
+  let h: EndpointHarness;
+  before(async () => {
+    h = await startEndpointHarness(DIR);
+  });
+  after(() => h.close());
+
+  it('env=test: example.json is valid, produces lead_created, stores nothing', async () => {
+    const r = await h.post(h.example, { env: 'test' });
+    expect(r.status, r.text).to.equal(200);
+    expect(r.body.result).to.equal('ok');
+    expect(r.body.custom_data.validation_status).to.equal('valid');
+    expect(r.body.custom_data.records_processed).to.equal(1);
+    expect(r.body.custom_data.events.map((e: any) => [e.name, e.status])).to.deep.equal([['lead_created', 'would_accept']]);
+    expect(await h.server.running.store.events.list({ scriptId: h.account.scriptId })).to.deep.equal([]);
+  });
+
+  it('env=production: example.json is stored and acknowledged', async () => {
+    const r = await h.post(h.example);
+    expect(r.status, r.text).to.equal(200);
+    expect(r.body.messages).to.deep.equal(['REF-1001: lead_created']);
+    expect(r.body.custom_data.events).to.deep.equal([{ name: 'lead_created', event_id: 'REF-1001', status: 'accepted' }]);
+    const [stored] = await h.server.running.store.events.list({ scriptId: h.account.scriptId });
+    expect(stored.source).to.equal('custom:${endpoint}');
+  });
+
+  const invalid: [string, Record<string, unknown>, string][] = [
+    ['reference missing', { reference: undefined }, 'reference'],
+    ['reference with a space', { reference: 'REF 1' }, 'reference'],
+    ['occurred_at not a date-time', { occurred_at: 'yesterday' }, 'occurred_at'],
+    ['value without currency', { currency: undefined }, 'currency'],
+    ['an unknown field', { colour: 'red' }, 'colour'],
+  ];
+  for (const [what, change, field] of invalid) {
+    it(\`refuses \${what} with 400 naming \${field}\`, async () => {
+      const r = await h.post({ ...h.example, ...change }, { env: 'test' });
+      expect(r.status, r.text).to.equal(400);
+      expect(r.body.error_code).to.equal('CUSTOM_VALIDATION_ERROR');
+      expect(r.body.error_context.field).to.equal(field);
+      expect(r.body.error_context.expected_format).to.be.a('string').and.not.equal('');
+    });
+  }
+});
+`;
+}
+
+function readme(customer: string, endpoint: string): string {
+  return `# ${customer} / ${endpoint}
+
+\`POST /service/custom/${endpoint}?id=<script_id>&env=production|test\` with the usual
+\`Content-Type: application/json\` and \`X-Service-Access-Token\` headers, from an account
+bound to this folder (\`npx tracklane accounts update ID --customer ${customer}\`) on the
+CUSTOM plan.
+
+## What it receives
+See \`schema.json\`; \`example.json\` is a complete valid request.
+
+| Field | Type | Required | Notes |
+|---|---|---|---|
+| reference | string | yes | the sender's id; becomes \`event.id\` (deduplication) |
+| occurred_at | date-time | yes | |
+| email | e-mail | no | hashed by the service before any destination sees it |
+| value, currency | number, ISO 4217 | no | currency required with value |
+| consent | object | no | analytics, personalization, marketing |
+
+## What it produces
+One \`lead_created\` standard event per request. No custom records.
+
+## Authentication and limits
+Script id and access token only (add mechanisms to \`endpoint.json\` → \`auth\`; see
+\`customers/README.md\`). Production 600 requests per minute, test 1,000.
+
+## Trying it
+\`\`\`sh
+curl -sS -X POST "$BASE_URL/service/custom/${endpoint}?id=$SCRIPT_ID&env=test" \\
+  -H 'Content-Type: application/json' -H "X-Service-Access-Token: $TOKEN" \\
+  --data @customers/${customer}/endpoints/${endpoint}/example.json
+\`\`\`
+
+## Tests
+\`npm test\` runs them with everything else; alone:
+\`npx mocha --no-config --node-option import=tsx customers/${customer}/endpoints/${endpoint}/${endpoint}.test.ts\`
+`;
+}
+
+/** Writes customers/<customer>/endpoints/<endpoint>/ under `customersDir`; refuses to overwrite. */
+export async function scaffoldEndpoint(customersDir: string, customer: string, endpoint: string): Promise<Scaffolded> {
+  if (!CUSTOMER_SLUG_RE.test(customer)) throw new ScaffoldError(`SLUG must be lowercase letters, digits and dashes, got "${customer}"`);
+  if (!ENDPOINT_NAME_RE.test(endpoint)) throw new ScaffoldError(`ENDPOINT must be lowercase letters, digits and dashes, got "${endpoint}"`);
+  const folder = join(customersDir, customer, 'endpoints', endpoint);
+  if (existsSync(folder)) throw new ScaffoldError(`${folder} already exists; pick another endpoint name or edit it`);
+  mkdirSync(folder, { recursive: true });
+  // Handlers and tests are ES modules; a CUSTOMERS_DIR outside this package needs to say so.
+  if (!isEsmScope(customersDir)) writeFileSync(join(customersDir, 'package.json'), json({ private: true, type: 'module' }));
+  const files: Record<string, string> = {
+    'schema.json': json(schema(endpoint)),
+    'endpoint.json': json(endpointJson(customer, endpoint)),
+    'handler.ts': handler(endpoint, folder),
+    'example.json': json(EXAMPLE),
+    'README.md': readme(customer, endpoint),
+    [`${endpoint}.test.ts`]: testFile(customer, endpoint, folder),
+  };
+  for (const [name, text] of Object.entries(files)) writeFileSync(join(folder, name), text);
+  try {
+    await loadEndpoint(folder, customer, endpoint);
+  } catch (e) {
+    rmSync(folder, { recursive: true, force: true });
+    throw new ScaffoldError(`the scaffolded endpoint does not load, nothing was kept: ${(e as Error).message}`);
+  }
+  return { customer, endpoint, folder, path: `/service/custom/${endpoint}`, files: Object.keys(files) };
+}

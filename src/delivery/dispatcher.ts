@@ -1,0 +1,207 @@
+// The dispatcher: a fan-out loop (accepted events → deliveries) and one send lane per
+// destination, kept in step with the destinations table. Leases carry a per-process owner
+// id; stop() stops claiming, lets in-flight sends finish within the grace, hands back
+// every lease, and resolves. See README.md for the delivery model.
+import { setMaxListeners } from 'node:events';
+import type { PluginRegistry } from '../destinations/load-plugins.ts';
+import type { RuleSet } from '../rules/rule-set.ts';
+import type { Store } from '../store/types.ts';
+import type { HashPool } from '../workers/pool.ts';
+import { createAttemptRecorder } from './attempt-recorder.ts';
+import type { DeliveryMetrics } from './delivery-metrics.ts';
+import { fanOutOnce } from './fan-out.ts';
+import type { HttpSender } from './http-sender.ts';
+import { createLane, type Lane, type LaneLogger } from './lane.ts';
+import { isDeadLocalOwner, newOwnerId, ownerOf } from './owner-id.ts';
+import { createRetryPolicy, type RetryPolicy } from './retry-policy.ts';
+
+export interface DispatcherOptions {
+  store: Store;
+  plugins: PluginRegistry;
+  /** The rule watcher (or anything with its `current()`). */
+  rules: { current(): RuleSet };
+  /** Hashes identifiers for a whole fan-out batch; null hashes inline. */
+  pool: HashPool | null;
+  sender: HttpSender;
+  logger: LaneLogger;
+  metrics?: DeliveryMetrics;
+  /** ms since epoch; default Date.now. */
+  clock?: () => number;
+  /** Default: createRetryPolicy() (the documented 24 h+ schedule). */
+  schedule?: RetryPolicy;
+  /** Lease owner id of this process; default host/pid/random. */
+  owner?: string;
+  /** How long a claim holds events or deliveries; default 60 s. */
+  leaseMs?: number;
+  /** The sender's total timeout; a request is not started with less lease than this left. Default 15 s. */
+  sendTimeoutMs?: number;
+  /** Wait after new work arrives before claiming a batch (batching plugins); default 50 ms. */
+  lingerMs?: number;
+  /** Requests in flight per destination; default 8. */
+  perDestinationConcurrency?: number;
+  /** Pause a destination failing with no success this long; 0 never. Default 24 h. */
+  pauseAfterMs?: number;
+  /** Events per fan-out batch; default 200. */
+  fanOutBatch?: number;
+  /** Fan-out poll interval when the queue is empty; default 50 ms. */
+  pollMs?: number;
+  /** How often destinations are re-read and idle lanes look for work; default 1 s. */
+  refreshMs?: number;
+}
+
+export interface Dispatcher {
+  readonly owner: string;
+  start(): Promise<void>;
+  /** Stops claiming, waits for in-flight sends up to `graceMs` (then aborts them), hands back every lease. */
+  stop(graceMs?: number): Promise<void>;
+  /** One full pass without timers: fan out everything queued, then send everything due now. */
+  runOnce(): Promise<void>;
+}
+
+const sleep = (ms: number) => new Promise<void>((r) => setTimeout(r, ms).unref());
+
+export function createDispatcher(opts: DispatcherOptions): Dispatcher {
+  const { store, plugins, logger } = opts;
+  const clock = opts.clock ?? Date.now;
+  const owner = opts.owner ?? newOwnerId();
+  const leaseMs = opts.leaseMs ?? 60_000;
+  const fanOutBatch = opts.fanOutBatch ?? 200;
+  const pollMs = opts.pollMs ?? 50;
+  const refreshMs = opts.refreshMs ?? 1_000;
+  const abort = new AbortController();
+  setMaxListeners(0, abort.signal); // every in-flight send listens to it
+  const recorder = createAttemptRecorder(store.deliveries);
+  let claimSeq = 0;
+  const laneDeps = {
+    store: store.deliveries,
+    sender: opts.sender,
+    policy: opts.schedule ?? createRetryPolicy(),
+    recorder,
+    logger,
+    metrics: opts.metrics,
+    clock,
+    nextClaimId: () => `${owner}#${(++claimSeq).toString(36)}`,
+    leaseMs,
+    sendBudgetMs: Math.min(opts.sendTimeoutMs ?? 15_000, leaseMs / 2),
+    lingerMs: opts.lingerMs ?? 50,
+    concurrency: Math.max(1, opts.perDestinationConcurrency ?? 8),
+    pauseAfterMs: opts.pauseAfterMs ?? 24 * 3_600_000,
+    idlePollMs: refreshMs,
+    abort: abort.signal,
+  };
+  const fanOutDeps = {
+    store, plugins, rules: opts.rules, pool: opts.pool, clock, claimId: `${owner}#fan-out`, leaseMs, batchSize: fanOutBatch,
+  };
+  const lanes = new Map<string, Lane>();
+  let running = false;
+  let fanOutLoop: Promise<void> | undefined;
+  let refreshTimer: NodeJS.Timeout | undefined;
+  let wakeFanOut: (() => void) | undefined;
+
+  /** Brings the lanes in line with the destinations table: new, changed, paused, resumed, removed. */
+  async function refresh(): Promise<void> {
+    const active = await store.deliveries.activeDestinations();
+    const seen = new Set<string>();
+    for (let d of active) {
+      seen.add(d.id);
+      // Any change to a paused destination (`destinations update … --enable`) resumes it.
+      if (d.pausedAt !== null && d.pausedDestinationUpdatedAt !== null && d.updatedAt !== d.pausedDestinationUpdatedAt) {
+        const { due } = await store.deliveries.resume(d.id, clock());
+        logger.info({ destination_id: d.id, due }, 'destination resumed after an update');
+        d = { ...d, pausedAt: null, pausedDestinationUpdatedAt: null };
+      }
+      const lane = lanes.get(d.id);
+      if (lane) lane.update(d, plugins.get(d.type));
+      else {
+        const created = createLane(laneDeps, d, plugins.get(d.type));
+        lanes.set(d.id, created);
+        if (running) created.start();
+      }
+    }
+    for (const [id, lane] of lanes) {
+      if (seen.has(id)) continue;
+      lanes.delete(id); // removed: its pending deliveries stay as they are
+      void lane.stop();
+    }
+  }
+
+  async function fanOut(): Promise<number> {
+    const r = await fanOutOnce(fanOutDeps);
+    let unknown = false;
+    for (const id of r.pendingByDestination.keys()) {
+      const lane = lanes.get(id);
+      if (lane) lane.notify();
+      else unknown = true;
+    }
+    if (unknown) await refresh();
+    return r.claimed;
+  }
+
+  async function runFanOut(): Promise<void> {
+    while (running) {
+      let claimed = 0;
+      try {
+        claimed = await fanOut();
+      } catch (err) {
+        logger.error({ err }, 'fan-out failed; the claimed events are retried when their lease ends');
+      }
+      if (!running) return;
+      if (claimed < fanOutBatch) {
+        await Promise.race([sleep(pollMs), new Promise<void>((r) => (wakeFanOut = r))]);
+        wakeFanOut = undefined;
+      } else {
+        await new Promise((r) => setImmediate(r)); // let intake requests in between batches
+      }
+    }
+  }
+
+  /** Leases of processes on this host that died (kill -9) are released now, not at lease expiry. */
+  async function recoverDeadOwners(): Promise<void> {
+    const dead = new Set((await store.deliveries.leaseHolders()).map(ownerOf).filter(isDeadLocalOwner));
+    for (const o of dead) {
+      const n = await store.deliveries.releaseOwner(o, clock());
+      logger.info({ owner: o, released: n }, 'released the leases of a process that is gone');
+    }
+  }
+
+  return {
+    owner,
+    async start() {
+      if (running) return;
+      await recoverDeadOwners();
+      await refresh();
+      running = true;
+      for (const lane of lanes.values()) lane.start();
+      fanOutLoop = runFanOut();
+      const tick = () => {
+        refreshTimer = setTimeout(() => {
+          refresh().catch((err) => logger.error({ err }, 'reading destinations failed')).finally(() => running && tick());
+        }, refreshMs);
+        refreshTimer.unref();
+      };
+      tick();
+    },
+    async stop(graceMs = 5_000) {
+      running = false;
+      clearTimeout(refreshTimer);
+      wakeFanOut?.();
+      await fanOutLoop;
+      const stopped = Promise.all([...lanes.values()].map((l) => l.stop()));
+      let timer: NodeJS.Timeout | undefined;
+      const late = await Promise.race([stopped.then(() => false), new Promise<boolean>((r) => (timer = setTimeout(() => r(true), graceMs)))]);
+      clearTimeout(timer);
+      if (late) {
+        abort.abort(); // the sends still running are cut; their deliveries are handed back
+        await stopped;
+      }
+      await recorder.drain();
+      await store.deliveries.releaseOwner(owner, clock());
+    },
+    async runOnce() {
+      await refresh();
+      while ((await fanOut()) === fanOutBatch);
+      await Promise.all([...lanes.values()].map((l) => l.drainOnce()));
+      await recorder.drain();
+    },
+  };
+}

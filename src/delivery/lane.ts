@@ -1,0 +1,292 @@
+// One destination's send lane: its own queue, concurrency and timers, so a slow or dead
+// destination never holds up another. Claims due deliveries with a lease (lingering briefly
+// to fill batches), rebuilds the requests at send time (signatures use `now`), sends, and
+// records each request's attempt through the shared group-commit recorder.
+import type { LoadedPlugin } from '../destinations/load-plugins.ts';
+import type { OutboundRequest } from '../destinations/types.ts';
+import type { AttemptRecorder } from './attempt-recorder.ts';
+import { buildRequestsFor } from './build-requests-for.ts';
+import type { DeliveryMetrics } from './delivery-metrics.ts';
+import type { HttpSender } from './http-sender.ts';
+import { verdictOf, type RetryPolicy, type Verdict } from './retry-policy.ts';
+import type { ActiveDestination, ClaimedDelivery, DeliveryStore, DeliveryUpdate } from './types.ts';
+
+export interface LaneLogger {
+  info(obj: object, msg?: string): void;
+  warn(obj: object, msg?: string): void;
+  error(obj: object, msg?: string): void;
+}
+
+export interface LaneDeps {
+  store: Pick<DeliveryStore, 'claimDeliveries' | 'nextDue' | 'release'>;
+  sender: HttpSender;
+  policy: RetryPolicy;
+  recorder: AttemptRecorder;
+  logger: LaneLogger;
+  metrics?: DeliveryMetrics;
+  clock: () => number;
+  nextClaimId(): string;
+  leaseMs: number;
+  /** Longest a send may take; a queued request whose lease has less left goes back unsent. */
+  sendBudgetMs: number;
+  lingerMs: number;
+  concurrency: number;
+  pauseAfterMs: number;
+  /** Longest sleep while idle, so work queued by another process (a replay) is noticed. */
+  idlePollMs: number;
+  /** Aborted when shutdown runs out of grace. */
+  abort: AbortSignal;
+}
+
+interface Unit {
+  request: OutboundRequest;
+  deliveries: ClaimedDelivery[];
+  claimId: string;
+  leaseUntil: number;
+}
+
+export interface Lane {
+  readonly destinationId: string;
+  readonly inflight: number;
+  /** New settings, enabled flag or pause state from the store. */
+  update(dest: ActiveDestination, plugin: LoadedPlugin | undefined): void;
+  /** New deliveries were queued for this destination. */
+  notify(): void;
+  start(): void;
+  /** Claims and sends until nothing is due, waiting for each batch (tests, runOnce). */
+  drainOnce(): Promise<void>;
+  /** Stops claiming, hands queued work back, and resolves when nothing is in flight. */
+  stop(): Promise<void>;
+}
+
+export function createLane(deps: LaneDeps, initial: ActiveDestination, initialPlugin: LoadedPlugin | undefined): Lane {
+  let dest = initial;
+  let plugin = initialPlugin;
+  let started = false;
+  let stopped = false;
+  let claiming = false;
+  let wantClaim = true;
+  let inflight = 0;
+  /** Attempts sent whose record is not committed yet. */
+  let recording = 0;
+  const queue: Unit[] = [];
+  let wakeTimer: NodeJS.Timeout | undefined;
+  let lingerTimer: NodeJS.Timeout | undefined;
+  const idleWaiters: (() => void)[] = [];
+  const log = { destination_id: dest.id, destination_type: dest.type };
+
+  const active = () => !stopped && dest.enabled && dest.pausedAt === null && plugin !== undefined;
+  const maxEvents = () => Math.max(1, plugin?.plugin.batch.maxEvents ?? 1);
+  // One claim fills a platform batch, or (one event per request) a few rounds of the slots:
+  // claims and their commits stay few whatever the request size.
+  const claimLimit = () => Math.max(maxEvents(), 4 * deps.concurrency);
+
+  function pump(): void {
+    if (!started || stopped) return;
+    while (inflight < deps.concurrency && queue.length > 0) void sendUnit(queue.shift()!);
+    if (!active() || !wantClaim || claiming || lingerTimer !== undefined) return;
+    // Refill before the slots run dry; big batches wait until the queue is empty, so a slow
+    // destination never holds thousands of leased events that it cannot send yet.
+    if (queue.length >= (maxEvents() > 1 ? 1 : deps.concurrency)) return;
+    void claimAndQueue();
+  }
+
+  async function claimAndQueue(): Promise<void> {
+    claiming = true;
+    try {
+      const limit = claimLimit();
+      const { units, claimed } = await claim(limit);
+      queue.push(...units);
+      if (claimed < limit) {
+        wantClaim = false;
+        await scheduleWake();
+      }
+    } catch (err) {
+      deps.logger.error({ ...log, err }, 'claiming deliveries failed');
+      wantClaim = false;
+      await scheduleWake().catch(() => undefined);
+    } finally {
+      claiming = false;
+    }
+    pump();
+  }
+
+  async function scheduleWake(): Promise<void> {
+    clearTimeout(wakeTimer);
+    if (!started || stopped || !active()) return;
+    const next = await deps.store.nextDue(dest.id);
+    const wait = next === null ? deps.idlePollMs : Math.min(deps.idlePollMs, Math.max(0, next - deps.clock()));
+    wakeTimer = setTimeout(() => {
+      wakeTimer = undefined;
+      wantClaim = true;
+      pump();
+    }, wait);
+    wakeTimer.unref();
+  }
+
+  /** Leases up to `limit` due deliveries and turns them into requests. */
+  async function claim(limit: number): Promise<{ units: Unit[]; claimed: number }> {
+    const claimId = deps.nextClaimId();
+    const now = deps.clock();
+    const leaseUntil = now + deps.leaseMs;
+    const claimed = await deps.store.claimDeliveries(dest.id, claimId, now, leaseUntil, limit);
+    return { units: claimed.length > 0 ? build(claimed, claimId, leaseUntil) : [], claimed: claimed.length };
+  }
+
+  function build(claimed: ClaimedDelivery[], claimId: string, leaseUntil: number): Unit[] {
+    const { units, unsendable } = buildRequestsFor(plugin!.plugin, dest.type, dest.settings, claimed, deps.clock());
+    for (const u of unsendable) finish(claimId, u.deliveries, u.message);
+    return units.map((u) => ({ ...u, claimId, leaseUntil }));
+  }
+
+  /** Ends deliveries as failed without an attempt (nothing could be sent). */
+  function finish(claimId: string, deliveries: ClaimedDelivery[], message: string): void {
+    const updates = deliveries.map((d): DeliveryUpdate => ({ id: d.id, status: 'failed', attempts: d.attempts, nextAttemptAt: null }));
+    deps.recorder.record({ claimId, destinationId: dest.id, at: deps.clock(), http: null, message, updates, pauseAfterMs: 0 })
+      .catch((err) => deps.logger.error({ ...log, err }, 'recording failed deliveries failed'));
+  }
+
+  async function release(units: Unit[]): Promise<void> {
+    for (const u of units) {
+      await deps.store.release(u.claimId, deps.clock(), u.deliveries.map((d) => d.id))
+        .catch((err) => deps.logger.error({ ...log, err }, 'releasing deliveries failed'));
+    }
+  }
+
+  async function sendUnit(unit: Unit): Promise<void> {
+    inflight++;
+    let holdsSlot = true;
+    const freeSlot = () => {
+      if (!holdsSlot) return;
+      holdsSlot = false;
+      inflight--;
+      pump();
+    };
+    try {
+      if (deps.clock() + deps.sendBudgetMs >= unit.leaseUntil || !active()) {
+        await release([unit]); // waited too long in the queue, or paused/disabled meanwhile
+        return;
+      }
+      const result = await deps.sender.send(unit.request, deps.abort);
+      if (deps.abort.aborted && result.kind === 'error' && result.errorClass === 'other') {
+        await release([unit]); // cut short by shutdown: not an attempt; due again at once
+        return;
+      }
+      const now = deps.clock();
+      const verdict = verdictOf(result, plugin!.plugin.classifyResponse, now);
+      const updates = unit.deliveries.map((d) => decide(d, verdict, now));
+      // The slot is free once the reply is in; the record joins the next group commit.
+      recording++;
+      freeSlot();
+      try {
+        const rec = await deps.recorder.record({
+          claimId: unit.claimId,
+          destinationId: dest.id,
+          at: now,
+          http: result.kind === 'response'
+            ? { statusCode: result.response.status, latencyMs: result.latencyMs, responseBody: result.response.body, errorClass: null, outcome: verdict.outcome }
+            : { statusCode: null, latencyMs: result.latencyMs, responseBody: null, errorClass: result.errorClass, outcome: verdict.outcome },
+          message: verdict.message,
+          updates,
+          pauseAfterMs: deps.pauseAfterMs,
+        });
+        observe(unit, updates, verdict, rec.applied, now);
+        if (rec.paused && dest.pausedAt === null) {
+          dest = { ...dest, pausedAt: now };
+          deps.logger.warn({ ...log }, 'destination paused: failing with no success; resume with `tracklane deliveries resume` or `destinations update --enable`');
+          void release(queue.splice(0));
+        }
+      } finally {
+        recording--;
+      }
+    } catch (err) {
+      // The lease runs out and the deliveries come due again: at-least-once, nothing lost.
+      deps.logger.error({ ...log, err }, 'delivery attempt could not be recorded');
+    } finally {
+      freeSlot();
+      if (inflight === 0 && recording === 0 && queue.length === 0) for (const f of idleWaiters.splice(0)) f();
+    }
+  }
+
+  function decide(d: ClaimedDelivery, verdict: Verdict, now: number): DeliveryUpdate {
+    const attempts = d.attempts + 1;
+    const decision = deps.policy.decide(attempts, verdict, now);
+    return { id: d.id, status: decision.status, attempts, nextAttemptAt: decision.status === 'pending' ? decision.nextAttemptAt : null };
+  }
+
+  function observe(unit: Unit, updates: DeliveryUpdate[], verdict: Verdict, applied: number[], now: number): void {
+    const m = deps.metrics;
+    if (!m) return;
+    const type = dest.type;
+    m.attempts.inc({ destination_type: type, outcome: verdict.outcome });
+    const done = new Set(applied);
+    updates.forEach((u, i) => {
+      if (!done.has(u.id)) return;
+      m.deliveries.inc({ destination_type: type, status: u.status === 'pending' ? 'retry' : u.status });
+      if (u.status === 'delivered') m.lag.observe({ destination_type: type }, Math.max(0, now - unit.deliveries[i].receivedAt) / 1000);
+    });
+  }
+
+  function idle(): Promise<void> {
+    if (inflight === 0 && recording === 0 && queue.length === 0) return Promise.resolve();
+    return new Promise((r) => idleWaiters.push(r));
+  }
+
+  return {
+    destinationId: dest.id,
+    get inflight() {
+      return inflight;
+    },
+    update(next, nextPlugin) {
+      const wasActive = active();
+      dest = next;
+      plugin = nextPlugin;
+      if (!active()) {
+        void release(queue.splice(0));
+        clearTimeout(wakeTimer);
+      } else if (!wasActive) {
+        wantClaim = true;
+        pump();
+      }
+    },
+    notify() {
+      if (!started || !active()) return;
+      if (deps.lingerMs > 0 && maxEvents() > 1 && !wantClaim && lingerTimer === undefined) {
+        // Let more events arrive so the batch fills, then claim.
+        lingerTimer = setTimeout(() => {
+          lingerTimer = undefined;
+          wantClaim = true;
+          pump();
+        }, deps.lingerMs);
+        lingerTimer.unref();
+        return;
+      }
+      wantClaim = true;
+      pump();
+    },
+    start() {
+      started = true;
+      wantClaim = true;
+      pump();
+    },
+    async drainOnce() {
+      if (!active()) return;
+      const limit = claimLimit();
+      for (;;) {
+        const { units, claimed } = await claim(limit);
+        queue.push(...units);
+        const batch = queue.splice(0);
+        for (let i = 0; i < batch.length; i += deps.concurrency) await Promise.all(batch.slice(i, i + deps.concurrency).map(sendUnit));
+        await deps.recorder.drain();
+        if (claimed === 0 || !active()) return;
+      }
+    },
+    async stop() {
+      stopped = true;
+      clearTimeout(wakeTimer);
+      clearTimeout(lingerTimer);
+      await release(queue.splice(0));
+      await idle();
+    },
+  };
+}

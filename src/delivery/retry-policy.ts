@@ -1,0 +1,126 @@
+// The retry policy, the one place that decides what an attempt's result means and when the
+// next attempt is due. Schedule, jitter, clock and randomness are injected, so tests run
+// the whole policy without waiting.
+//
+// Default schedule (delay after the Nth failed attempt; 11 attempts in all):
+//   10 s, 1 min, 5 min, 30 min, 1 h, 2 h, 4 h, 8 h, 8 h, 8 h  → 31 h 36 min nominal,
+//   each delay ±20 % jitter, so the last attempt lands between ≈25 h 17 min and ≈37 h 55 min
+//   after the first: always more than 24 h. After the 11th failure the delivery is `dead`.
+// Retry-After (from the plugin, or the header as delta-seconds or an HTTP date) is honoured
+// but clamped to [scheduled, 2 × scheduled] (Svix): a receiver can slow us, not park a
+// message for a year. Timeouts and 429 wait at least 60 s (Svix's overload penalty).
+import type { Classification, PlatformResponse } from '../destinations/types.ts';
+import type { SendResult } from './http-sender.ts';
+
+const S = 1_000;
+const M = 60 * S;
+const H = 60 * M;
+
+export const DEFAULT_SCHEDULE_MS: readonly number[] = [10 * S, M, 5 * M, 30 * M, H, 2 * H, 4 * H, 8 * H, 8 * H, 8 * H];
+export const DEFAULT_JITTER = 0.2;
+export const OVERLOAD_MIN_MS = 60 * S;
+
+/** What one attempt came to, whoever judged it (the plugin for replies, this module for transport errors). */
+export type Verdict =
+  | { outcome: 'success'; message: string }
+  | {
+      outcome: 'retryable';
+      message: string;
+      /** The receiver asked for this wait. */
+      retryAfterMs?: number;
+      /** A timeout or 429: waits at least the overload minimum. */
+      overload: boolean;
+    }
+  | { outcome: 'permanent'; message: string };
+
+/** The delivery's next state. */
+export type Decision =
+  | { status: 'delivered' }
+  | { status: 'failed' }
+  | { status: 'dead' }
+  | { status: 'pending'; delayMs: number; nextAttemptAt: number };
+
+export interface RetryPolicyOptions {
+  /** Delay after each failed attempt; its length + 1 is the number of attempts. */
+  scheduleMs?: readonly number[];
+  /** ± fraction applied to each scheduled delay. */
+  jitter?: number;
+  /** Least wait after a timeout or a 429. */
+  overloadMinMs?: number;
+  /** [0, 1) */
+  random?: () => number;
+}
+
+export interface RetryPolicy {
+  readonly scheduleMs: readonly number[];
+  /** Attempts before a retryable delivery is `dead`. */
+  readonly maxAttempts: number;
+  /** The next state after `attempts` attempts (this one included) ended with `verdict` at `now`. */
+  decide(attempts: number, verdict: Verdict, now: number): Decision;
+}
+
+/**
+ * @example
+ * const policy = createRetryPolicy({ scheduleMs: [50, 50], random: () => 0.5 }); // tests: no jitter, 3 attempts
+ * policy.decide(1, { outcome: 'retryable', message: 'HTTP 500', overload: false }, now) // { status: 'pending', delayMs: 50, … }
+ */
+export function createRetryPolicy(opts: RetryPolicyOptions = {}): RetryPolicy {
+  const scheduleMs = opts.scheduleMs ?? DEFAULT_SCHEDULE_MS;
+  const jitter = opts.jitter ?? DEFAULT_JITTER;
+  const overloadMinMs = opts.overloadMinMs ?? OVERLOAD_MIN_MS;
+  const random = opts.random ?? Math.random;
+  return {
+    scheduleMs,
+    maxAttempts: scheduleMs.length + 1,
+    decide(attempts, verdict, now) {
+      if (verdict.outcome === 'success') return { status: 'delivered' };
+      if (verdict.outcome === 'permanent') return { status: 'failed' };
+      const base = scheduleMs[attempts - 1];
+      if (base === undefined) return { status: 'dead' };
+      const scheduled = base * (1 + jitter * (2 * random() - 1));
+      let delay = scheduled;
+      if (verdict.retryAfterMs !== undefined) delay = Math.max(scheduled, Math.min(verdict.retryAfterMs, 2 * scheduled));
+      if (verdict.overload) delay = Math.max(delay, overloadMinMs);
+      const delayMs = Math.round(delay);
+      return { status: 'pending', delayMs, nextAttemptAt: now + delayMs };
+    },
+  };
+}
+
+/** `Retry-After` as delta-seconds or an HTTP date, in ms from `now`; undefined when absent or garbage. */
+export function parseRetryAfter(headers: Record<string, string>, now: number): number | undefined {
+  const key = Object.keys(headers).find((k) => k.toLowerCase() === 'retry-after');
+  const raw = key === undefined ? undefined : headers[key]?.trim();
+  if (raw === undefined || raw === '') return undefined;
+  if (/^\d+$/.test(raw)) return Number(raw) * 1000;
+  if (!/^[A-Za-z]{3}, \d{2} [A-Za-z]{3} \d{4} \d{2}:\d{2}:\d{2} GMT$/.test(raw)) return undefined;
+  const at = Date.parse(raw);
+  return Number.isNaN(at) ? undefined : Math.max(0, at - now);
+}
+
+/**
+ * One attempt's verdict. A reply is judged by the plugin (its platform knows which codes
+ * inside a 200 or a 400 are worth retrying); a transport error by this table:
+ *   timeout → retryable (overload); connect, dns, tls, reset, other → retryable;
+ *   blocked (SSRF guard refused the address) → permanent.
+ */
+export function verdictOf(result: SendResult, classify: (res: PlatformResponse) => Classification, now: number): Verdict {
+  if (result.kind === 'error') {
+    if (result.errorClass === 'blocked') return { outcome: 'permanent', message: result.message };
+    return { outcome: 'retryable', message: `${result.errorClass}: ${result.message}`, overload: result.errorClass === 'timeout' };
+  }
+  const res = result.response;
+  let c: Classification;
+  try {
+    c = classify(res);
+  } catch (err) {
+    // Plugins must not throw here; if one does, judge by status alone rather than lose the delivery.
+    const transient = res.status === 408 || res.status === 429 || res.status >= 500;
+    const message = `HTTP ${res.status} (classifyResponse failed: ${(err as Error).message})`;
+    c = res.status >= 200 && res.status < 300 ? { outcome: 'success' } : transient ? { outcome: 'retryable', message } : { outcome: 'permanent', message };
+  }
+  const message = c.message ?? `HTTP ${res.status}`;
+  if (c.outcome !== 'retryable') return { outcome: c.outcome, message };
+  const retryAfterMs = c.retryAfterMs ?? parseRetryAfter(res.headers, now);
+  return { outcome: 'retryable', message, overload: res.status === 429, ...(retryAfterMs === undefined ? {} : { retryAfterMs }) };
+}

@@ -1,0 +1,94 @@
+// Housekeeping on node-cron: retention purge, dedup-window purge, lease recovery and the
+// stats roll-up that feeds the queue gauges. Each job is also a plain method, so tests (and
+// operators' scripts) run it directly with any clock.
+import cron, { type ScheduledTask } from 'node-cron';
+import type { Store } from '../store/types.ts';
+import type { DeliveryMetrics } from './delivery-metrics.ts';
+import type { LaneLogger } from './lane.ts';
+import type { PurgeResult, QueueSnapshot } from './types.ts';
+
+const DAY_MS = 86_400_000;
+
+export interface ScheduledJobsOptions {
+  store: Store;
+  logger: LaneLogger;
+  metrics?: DeliveryMetrics;
+  clock?: () => number;
+  /** Events, finished deliveries and attempts older than this are purged. */
+  retentionDays: number;
+  /** Dedup keys older than this window can no longer match; they are purged. */
+  dedupWindowDays: number;
+  /** Cron expressions (node-cron, optional seconds field). */
+  cron?: Partial<Record<'retention' | 'dedup' | 'leases' | 'rollUp', string>>;
+}
+
+export interface ScheduledJobs {
+  start(): void;
+  stop(): Promise<void>;
+  purgeRetention(): Promise<PurgeResult>;
+  purgeDedup(): Promise<number>;
+  recoverLeases(): Promise<number>;
+  rollUpStats(): Promise<QueueSnapshot>;
+}
+
+export const DEFAULT_CRON = {
+  retention: '17 3 * * *', // daily, 03:17
+  dedup: '7 * * * *', // hourly
+  leases: '0 */5 * * * *', // every 5 min (cosmetic: an expired lease is due anyway)
+  rollUp: '*/15 * * * * *', // every 15 s
+} as const;
+
+export function createScheduledJobs(opts: ScheduledJobsOptions): ScheduledJobs {
+  const { store, logger } = opts;
+  const clock = opts.clock ?? Date.now;
+  const tasks: ScheduledTask[] = [];
+
+  const jobs = {
+    async purgeRetention() {
+      const r = await store.deliveries.purge(clock() - opts.retentionDays * DAY_MS);
+      if (r.events + r.deliveries + r.attempts > 0) logger.info({ ...r, retention_days: opts.retentionDays }, 'retention purge');
+      return r;
+    },
+    async purgeDedup() {
+      const n = await store.deliveries.purgeDedupKeys(clock() - opts.dedupWindowDays * DAY_MS);
+      if (n > 0) logger.info({ dedup_keys: n }, 'dedup window purge');
+      return n;
+    },
+    async recoverLeases() {
+      const n = await store.deliveries.recoverExpiredLeases(clock());
+      if (n > 0) logger.warn({ leases: n }, 'expired leases recovered (their holder stopped or stalled)');
+      return n;
+    },
+    async rollUpStats() {
+      const snapshot = await store.deliveries.queueSnapshot();
+      opts.metrics?.setQueue(snapshot, clock());
+      return snapshot;
+    },
+  };
+
+  const schedule = (name: keyof typeof DEFAULT_CRON, run: () => Promise<unknown>) => {
+    const expr = opts.cron?.[name] ?? DEFAULT_CRON[name];
+    tasks.push(cron.schedule(expr, async () => {
+      try {
+        await run();
+      } catch (err) {
+        logger.error({ err, job: name }, 'scheduled job failed');
+      }
+    }, { name: `tracklane-${name}`, noOverlap: true }));
+  };
+
+  return {
+    ...jobs,
+    start() {
+      if (tasks.length > 0) return;
+      schedule('retention', jobs.purgeRetention);
+      schedule('dedup', jobs.purgeDedup);
+      schedule('leases', jobs.recoverLeases);
+      schedule('rollUp', jobs.rollUpStats);
+      void jobs.rollUpStats().catch(() => undefined);
+    },
+    async stop() {
+      for (const t of tasks.splice(0)) await t.destroy();
+    },
+  };
+}

@@ -1,0 +1,91 @@
+// Builds delivery from the Config: the guarded HTTP sender, the dispatcher and the scheduled
+// jobs, started together and stopped together (dispatcher first, then the sender's pools).
+import type { Config } from '../config.ts';
+import type { PluginRegistry } from '../destinations/load-plugins.ts';
+import type { RuleSet } from '../rules/rule-set.ts';
+import type { Store } from '../store/types.ts';
+import type { HashPool } from '../workers/pool.ts';
+import type { DeliveryMetrics } from './delivery-metrics.ts';
+import { createDispatcher, type Dispatcher, type DispatcherOptions } from './dispatcher.ts';
+import { createHttpSender, type HttpSender } from './http-sender.ts';
+import type { LaneLogger } from './lane.ts';
+import { createScheduledJobs, type ScheduledJobs, type ScheduledJobsOptions } from './scheduled-jobs.ts';
+
+/** What tests may shrink (leases, linger, schedule, pause window, cron). */
+export type DeliveryOverrides = Partial<Omit<DispatcherOptions, 'store' | 'plugins' | 'rules' | 'pool' | 'logger' | 'sender'>> & {
+  sender?: HttpSender;
+  cron?: ScheduledJobsOptions['cron'];
+  /** False: build everything but start nothing (tests drive runOnce). */
+  autoStart?: boolean;
+};
+
+export interface DeliveryDeps {
+  config: Config;
+  store: Store;
+  plugins: PluginRegistry;
+  rules: { current(): RuleSet };
+  pool: HashPool | null;
+  logger: LaneLogger;
+  metrics?: DeliveryMetrics;
+  overrides?: DeliveryOverrides;
+}
+
+export interface DeliveryRuntime {
+  dispatcher: Dispatcher;
+  jobs: ScheduledJobs;
+  sender: HttpSender;
+  /** Stops the jobs and the dispatcher (in-flight sends get `graceMs`), then closes the sender. */
+  stop(graceMs?: number): Promise<void>;
+}
+
+export async function startDelivery(deps: DeliveryDeps): Promise<DeliveryRuntime> {
+  const { config, overrides = {} } = deps;
+  const { cron, autoStart = true, sender: givenSender, ...dispatcherOverrides } = overrides;
+  const sendTimeoutMs = dispatcherOverrides.sendTimeoutMs ?? 15_000;
+  const sender = givenSender ?? createHttpSender({
+    allowPrivate: config.allowPrivateDestinations,
+    connectTimeoutMs: 5_000,
+    totalTimeoutMs: sendTimeoutMs,
+    maxResponseBytes: 20_000,
+  });
+  const metrics = dispatcherOverrides.metrics ?? deps.metrics;
+  const dispatcher = createDispatcher({
+    store: deps.store,
+    plugins: deps.plugins,
+    rules: deps.rules,
+    pool: deps.pool,
+    sender,
+    logger: deps.logger,
+    pauseAfterMs: config.pauseAfterHours * 3_600_000,
+    ...dispatcherOverrides,
+    metrics,
+    sendTimeoutMs,
+  });
+  const jobs = createScheduledJobs({
+    store: deps.store,
+    logger: deps.logger,
+    metrics,
+    clock: dispatcherOverrides.clock,
+    retentionDays: config.retentionDays,
+    dedupWindowDays: config.dedupWindowDays,
+    cron,
+  });
+  if (autoStart) {
+    await dispatcher.start();
+    jobs.start();
+  }
+  let stopping: Promise<void> | undefined;
+  return {
+    dispatcher,
+    jobs,
+    sender,
+    stop(graceMs = 5_000) {
+      stopping ??= (async () => {
+        await jobs.stop();
+        await dispatcher.stop(graceMs);
+        if (!givenSender) await sender.close();
+      })();
+      return stopping;
+    },
+  };
+}

@@ -1,0 +1,179 @@
+// SQLite deliveries, the operator side: listing, attempts, replay, stats, the queue
+// snapshot for metrics, and the retention purges (chunked, so intake never waits long).
+import type Database from 'better-sqlite3';
+import type {
+  AttemptView, DeliveryStatus, DeliveryStore, DeliveryView, DestinationHealth, DestinationStats, QueueSnapshot,
+} from '../../delivery/types.ts';
+
+type Queries = Pick<DeliveryStore,
+  'list' | 'attempts' | 'replay' | 'stats' | 'health' | 'dispatchBacklog' | 'queueSnapshot' | 'purge' | 'purgeDedupKeys'>;
+
+interface ViewRow {
+  id: number; script_id: string; event_id: string | null; destination_id: string; destination_type: string;
+  status: DeliveryStatus; skip_reason: string | null; attempts: number; last_status_code: number | null;
+  last_error: string | null; next_attempt_at: number | null; received_at: number; created_at: number;
+  updated_at: number; delivered_at: number | null; paused: number;
+}
+interface AttemptRow {
+  id: number; attempted_at: number; status_code: number | null; latency_ms: number; response_body: string | null;
+  error_class: string | null; outcome: AttemptView['outcome']; message: string | null; events: number;
+}
+interface HealthRow {
+  destination_id: string; last_success_at: number | null; last_failure_at: number | null; failing_since: number | null;
+  paused_at: number | null; pause_reason: string | null;
+}
+
+/** The partial index condition of deliveries_problems. */
+const PROBLEMS = "d.status IN ('failed', 'dead')";
+
+/** Rows deleted per transaction by the purges. */
+const PURGE_CHUNK = 5_000;
+
+const toHealth = (r: HealthRow): DestinationHealth => ({
+  destinationId: r.destination_id, lastSuccessAt: r.last_success_at, lastFailureAt: r.last_failure_at,
+  failingSince: r.failing_since, pausedAt: r.paused_at, pauseReason: r.pause_reason,
+});
+
+const emptyCounts = (): Record<DeliveryStatus, number> => ({ pending: 0, delivered: 0, failed: 0, dead: 0, skipped: 0 });
+
+export function sqliteDeliveryQueries(db: Database.Database): Queries {
+  const health = db.prepare<[string], HealthRow>('SELECT * FROM destination_health WHERE destination_id = ?');
+  const attempts = db.prepare<[number], AttemptRow>(`SELECT a.* FROM delivery_attempt_items i
+    JOIN delivery_attempts a ON a.id = i.attempt_id WHERE i.delivery_id = ? ORDER BY a.id`);
+
+  const backlog = (): number => (db.prepare('SELECT count(*) AS n FROM dispatch_queue').get() as { n: number }).n;
+
+  /** Deletes in chunks until a chunk comes back short; returns the total. */
+  function chunked(stmt: Database.Statement, ...args: unknown[]): number {
+    let total = 0;
+    for (;;) {
+      const n = db.transaction(() => stmt.run(...args, PURGE_CHUNK).changes).immediate();
+      total += n;
+      if (n < PURGE_CHUNK) return total;
+    }
+  }
+
+  return {
+    async list(f) {
+      const where: string[] = [];
+      const args: unknown[] = [];
+      if (f.id !== undefined) { where.push('d.id = ?'); args.push(f.id); }
+      if (f.scriptId !== undefined) { where.push('d.script_id = ?'); args.push(f.scriptId); }
+      if (f.status !== undefined) { where.push('d.status = ?'); args.push(f.status); }
+      // Spelled out so the small partial index deliveries_problems serves these lists.
+      if (f.status === 'dead' || f.status === 'failed') where.push(PROBLEMS);
+      if (f.eventId !== undefined) { where.push('d.event_id = ?'); args.push(f.eventId); }
+      if (f.destinationId !== undefined) { where.push('d.destination_id = ?'); args.push(f.destinationId); }
+      args.push(f.limit ?? 100);
+      const rows = db.prepare(`SELECT d.*, (h.paused_at IS NOT NULL) AS paused FROM deliveries d
+        LEFT JOIN destination_health h ON h.destination_id = d.destination_id
+        ${where.length > 0 ? `WHERE ${where.join(' AND ')}` : ''} ORDER BY d.id DESC LIMIT ?`).all(...args) as ViewRow[];
+      return rows.map((r): DeliveryView => ({
+        id: r.id, scriptId: r.script_id, eventId: r.event_id, destinationId: r.destination_id,
+        destinationType: r.destination_type, status: r.status, skipReason: r.skip_reason, attempts: r.attempts,
+        lastStatusCode: r.last_status_code, lastError: r.last_error, nextAttemptAt: r.next_attempt_at,
+        receivedAt: r.received_at, createdAt: r.created_at, updatedAt: r.updated_at, deliveredAt: r.delivered_at,
+        paused: r.paused === 1,
+      }));
+    },
+
+    async attempts(deliveryId) {
+      return attempts.all(deliveryId).map((r): AttemptView => ({
+        id: r.id, attemptedAt: r.attempted_at, statusCode: r.status_code, latencyMs: r.latency_ms,
+        responseBody: r.response_body, errorClass: r.error_class, outcome: r.outcome, message: r.message, events: r.events,
+      }));
+    },
+
+    async replay(f, now) {
+      if (f.statuses.length === 0) return 0;
+      const where = [`status IN (${f.statuses.map(() => '?').join(', ')})`, 'item IS NOT NULL',
+        'destination_id IN (SELECT id FROM destinations WHERE removed_at IS NULL)'];
+      const args: unknown[] = [...f.statuses];
+      if (!f.statuses.includes('delivered')) where.push(PROBLEMS.replaceAll('d.', ''));
+      if (f.scriptId !== undefined) { where.push('script_id = ?'); args.push(f.scriptId); }
+      if (f.destinationId !== undefined) { where.push('destination_id = ?'); args.push(f.destinationId); }
+      if (f.eventId !== undefined) { where.push('event_id = ?'); args.push(f.eventId); }
+      if (f.since !== undefined) { where.push('created_at >= ?'); args.push(f.since); }
+      const stmt = db.prepare(`UPDATE deliveries SET status = 'pending', attempts = 0, next_attempt_at = ?, lease_owner = NULL,
+        lease_until = NULL, delivered_at = NULL, updated_at = ? WHERE ${where.join(' AND ')}`);
+      return db.transaction(() => stmt.run(now, now, ...args).changes).immediate();
+    },
+
+    async stats(scriptId) {
+      const scope = scriptId === undefined ? '' : 'WHERE script_id = ?';
+      const args = scriptId === undefined ? [] : [scriptId];
+      const counts = db.prepare(`SELECT destination_id, status, count(*) AS n,
+          min(CASE WHEN status = 'pending' THEN received_at END) AS oldest
+        FROM deliveries ${scope} GROUP BY destination_id, status`).all(...args) as
+        { destination_id: string; status: DeliveryStatus; n: number; oldest: number | null }[];
+      const dests = db.prepare(`SELECT d.id, d.script_id, d.type, d.name, d.enabled, d.removed_at, h.*
+        FROM destinations d LEFT JOIN destination_health h ON h.destination_id = d.id
+        ${scriptId === undefined ? '' : 'WHERE d.script_id = ?'} ORDER BY d.script_id, d.created_at, d.id`).all(...args) as
+        (HealthRow & { id: string; script_id: string; type: string; name: string; enabled: number; removed_at: number | null })[];
+      const byId = new Map<string, DestinationStats>();
+      for (const d of dests) {
+        byId.set(d.id, {
+          destinationId: d.id, scriptId: d.script_id, type: d.type, name: d.name, enabled: d.enabled === 1,
+          removed: d.removed_at !== null, counts: emptyCounts(), oldestPendingAt: null,
+          health: d.destination_id === null ? null : toHealth(d),
+        });
+      }
+      for (const c of counts) {
+        const s = byId.get(c.destination_id);
+        if (!s) continue;
+        s.counts[c.status] = c.n;
+        if (c.status === 'pending') s.oldestPendingAt = c.oldest;
+      }
+      // Removed destinations are listed only while they have deliveries on record.
+      return [...byId.values()].filter((s) => !s.removed || Object.values(s.counts).some((n) => n > 0));
+    },
+
+    async health(destinationId) {
+      const r = health.get(destinationId);
+      return r ? toHealth(r) : null;
+    },
+
+    async dispatchBacklog() {
+      return backlog();
+    },
+
+    async queueSnapshot(): Promise<QueueSnapshot> {
+      const byType = db.prepare(`SELECT destination_type, count(*) AS pending, min(received_at) AS oldest
+        FROM deliveries WHERE status = 'pending' GROUP BY destination_type`).all() as
+        { destination_type: string; pending: number; oldest: number | null }[];
+      const paused = db.prepare(`SELECT count(*) AS n FROM destination_health h JOIN destinations d ON d.id = h.destination_id
+        WHERE h.paused_at IS NOT NULL AND d.removed_at IS NULL`).get() as { n: number };
+      return {
+        dispatchBacklog: backlog(),
+        byType: byType.map((r) => ({ destinationType: r.destination_type, pending: r.pending, oldestPendingAt: r.oldest })),
+        pausedDestinations: paused.n,
+      };
+    },
+
+    async purge(before) {
+      // Ids grow with time, so "older than" is a prefix of the rowids: find where it ends
+      // once, then delete inside that range (pending deliveries and the events they need stay).
+      const edge = (table: string, column: string): number => {
+        const r = db.prepare(`SELECT rowid AS id FROM ${table} WHERE ${column} >= ? ORDER BY rowid LIMIT 1`).get(before) as { id: number } | undefined;
+        const max = db.prepare(`SELECT max(rowid) AS id FROM ${table}`).get() as { id: number | null };
+        return r?.id ?? (max.id ?? 0) + 1;
+      };
+      const attemptEdge = edge('delivery_attempts', 'attempted_at');
+      const attempts = chunked(db.prepare(`DELETE FROM delivery_attempts WHERE id IN
+        (SELECT id FROM delivery_attempts WHERE id < ? LIMIT ?)`), attemptEdge);
+      chunked(db.prepare(`DELETE FROM delivery_attempt_items WHERE (attempt_id, delivery_id) IN
+        (SELECT attempt_id, delivery_id FROM delivery_attempt_items WHERE attempt_id < ? LIMIT ?)`), attemptEdge);
+      const deliveries = chunked(db.prepare(`DELETE FROM deliveries WHERE id IN (SELECT id FROM deliveries
+        WHERE id < ? AND status <> 'pending' AND updated_at < ? LIMIT ?)`), edge('deliveries', 'created_at'), before);
+      const events = chunked(db.prepare(`DELETE FROM events WHERE seq IN (SELECT seq FROM events e WHERE seq < ?
+        AND NOT EXISTS (SELECT 1 FROM deliveries d WHERE d.event_seq = e.seq)
+        AND NOT EXISTS (SELECT 1 FROM dispatch_queue q WHERE q.event_seq = e.seq) LIMIT ?)`), edge('events', 'received_at'));
+      return { events, deliveries, attempts };
+    },
+
+    async purgeDedupKeys(before) {
+      return chunked(db.prepare(`DELETE FROM dedup_keys WHERE (script_id, name, event_id) IN
+        (SELECT script_id, name, event_id FROM dedup_keys WHERE first_seen_at < ? LIMIT ?)`), before);
+    },
+  };
+}

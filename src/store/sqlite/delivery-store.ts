@@ -1,0 +1,264 @@
+// SQLite deliveries: the dispatch queue, claims with leases fenced by claim id, attempt
+// records and destination health. A leased delivery's next_attempt_at is its lease end,
+// so work whose holder died is simply due again; writes use BEGIN IMMEDIATE.
+//
+// Delivery bookkeeping commits with synchronous=NORMAL (the connection stays FULL for
+// everything else, acknowledged events above all). In WAL mode such a commit survives a
+// process crash (kill -9); only a power loss or OS crash can undo the latest ones, and
+// undoing bookkeeping only repeats work: a fan-out is redone identically, a claim lapses, a
+// recorded attempt is sent again (at-least-once). It cuts an fsync from every claim and record.
+import type Database from 'better-sqlite3';
+import type { OutgoingItem } from '../../destinations/types.ts';
+import type { NormalizedEvent } from '../../schema/types.ts';
+import type {
+  ActiveDestination, AttemptRecord, ClaimedDelivery, DeliveryStore, DispatchEvent, RecordResult, StoredItem,
+} from '../../delivery/types.ts';
+import type { EventRecord } from '../types.ts';
+import { sqliteDeliveryQueries } from './delivery-queries.ts';
+
+/** Response bytes kept per attempt (as Svix). */
+export const MAX_RESPONSE_BYTES = 20_000;
+
+interface EventRow {
+  seq: number; id: string; script_id: string; name: string | null; event_id: string | null; status: EventRecord['status'];
+  source: string; request_id: string; received_at: number; errors: string; warnings: string; payload: string;
+}
+interface ClaimRow {
+  id: number; event_seq: number; script_id: string; destination_id: string; destination_type: string;
+  event_id: string | null; attempts: number; received_at: number; item: string | null; payload: string | null;
+}
+interface DestinationRow {
+  id: string; script_id: string; type: string; name: string; enabled: number; settings: string;
+  created_at: number; updated_at: number; paused_at: number | null; paused_destination_updated_at: number | null;
+}
+
+const toEvent = (r: EventRow): EventRecord => ({
+  id: r.id, scriptId: r.script_id, name: r.name, eventId: r.event_id, status: r.status, source: r.source,
+  requestId: r.request_id, receivedAt: r.received_at, errors: JSON.parse(r.errors), warnings: JSON.parse(r.warnings),
+  payload: JSON.parse(r.payload),
+});
+
+function truncateBytes(s: string | null, max: number): string | null {
+  if (s === null || s.length * 3 <= max) return s;
+  const buf = Buffer.from(s, 'utf8');
+  return buf.length <= max ? s : buf.subarray(0, max).toString('utf8');
+}
+
+export function sqliteDeliveryStore(db: Database.Database): DeliveryStore {
+  const level = db.pragma('synchronous', { simple: true }) as number;
+  /** Runs a bookkeeping transaction without the per-commit fsync (see the header). */
+  function relaxed<A extends unknown[], R>(tx: Database.Transaction<(...args: A) => R>, ...args: A): R {
+    db.pragma('synchronous = NORMAL');
+    try {
+      return tx.immediate(...args);
+    } finally {
+      db.pragma(`synchronous = ${level}`);
+    }
+  }
+  const q = {
+    queueDue: db.prepare<[number, number], { event_seq: number }>(
+      'SELECT event_seq FROM dispatch_queue WHERE lease_until IS NULL OR lease_until <= ? ORDER BY event_seq LIMIT ?'),
+    leaseEvent: db.prepare('UPDATE dispatch_queue SET lease_owner = ?, lease_until = ? WHERE event_seq = ?'),
+    dropQueued: db.prepare('DELETE FROM dispatch_queue WHERE event_seq = ?'),
+    event: db.prepare<[number], EventRow>('SELECT * FROM events WHERE seq = ?'),
+    unqueue: db.prepare('DELETE FROM dispatch_queue WHERE event_seq = ? AND lease_owner = ?'),
+    insert: db.prepare(`INSERT INTO deliveries (event_seq, script_id, destination_id, destination_type, event_id, item, status,
+        skip_reason, attempts, next_attempt_at, last_error, received_at, created_at, updated_at)
+      VALUES (@seq, @script_id, @destination_id, @destination_type, @event_id, @item, @status,
+        @reason, 0, @next, @message, @received_at, @now, @now)`),
+    due: db.prepare<[string, number, number], ClaimRow>(`SELECT d.id, d.event_seq, d.script_id, d.destination_id,
+        d.destination_type, d.event_id, d.attempts, d.received_at, d.item, e.payload
+      FROM deliveries d LEFT JOIN events e ON e.seq = d.event_seq
+      WHERE d.destination_id = ? AND d.status = 'pending' AND d.next_attempt_at <= ?
+      ORDER BY d.next_attempt_at LIMIT ?`),
+    lease: db.prepare('UPDATE deliveries SET lease_owner = ?, lease_until = ?, next_attempt_at = ? WHERE id = ?'),
+    nextDue: db.prepare<[string], { t: number | null }>(
+      "SELECT min(next_attempt_at) AS t FROM deliveries WHERE destination_id = ? AND status = 'pending'"),
+    insertAttempt: db.prepare(`INSERT INTO delivery_attempts (destination_id, attempted_at, status_code, latency_ms,
+        response_body, error_class, outcome, message, events) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)`),
+    linkAttempt: db.prepare('INSERT OR IGNORE INTO delivery_attempt_items (attempt_id, delivery_id) VALUES (?, ?)'),
+    update: db.prepare(`UPDATE deliveries SET status = @status, attempts = @attempts, next_attempt_at = @next,
+        lease_owner = NULL, lease_until = NULL, last_status_code = CASE WHEN @http = 1 THEN @code ELSE last_status_code END, last_error = @error,
+        updated_at = @now, delivered_at = CASE WHEN @status = 'delivered' THEN @now ELSE delivered_at END
+      WHERE id = @id AND lease_owner = @claim`),
+    healthOk: db.prepare(`INSERT INTO destination_health (destination_id, last_success_at) VALUES (?, ?)
+      ON CONFLICT (destination_id) DO UPDATE SET last_success_at = excluded.last_success_at, failing_since = NULL`),
+    healthFail: db.prepare(`INSERT INTO destination_health (destination_id, last_failure_at, failing_since) VALUES (?, ?, ?)
+      ON CONFLICT (destination_id) DO UPDATE SET last_failure_at = excluded.last_failure_at,
+        failing_since = COALESCE(destination_health.failing_since, excluded.failing_since)`),
+    pause: db.prepare(`UPDATE destination_health SET paused_at = @now, pause_reason = @reason,
+        paused_destination_updated_at = (SELECT updated_at FROM destinations WHERE id = @id)
+      WHERE destination_id = @id AND paused_at IS NULL AND failing_since IS NOT NULL AND failing_since <= @since`),
+    pausedAt: db.prepare<[string], { paused_at: number | null }>('SELECT paused_at FROM destination_health WHERE destination_id = ?'),
+    release: db.prepare(`UPDATE deliveries SET lease_owner = NULL, lease_until = NULL, next_attempt_at = ?
+      WHERE id = ? AND lease_owner = ? AND status = 'pending'`),
+    holders: db.prepare<[], { owner: string }>(`SELECT DISTINCT lease_owner AS owner FROM deliveries
+      WHERE status = 'pending' AND lease_owner IS NOT NULL
+      UNION SELECT DISTINCT lease_owner FROM dispatch_queue WHERE lease_owner IS NOT NULL`),
+    releaseOwnerDeliveries: db.prepare(`UPDATE deliveries SET lease_owner = NULL, lease_until = NULL, next_attempt_at = ?
+      WHERE status = 'pending' AND lease_owner >= ? AND lease_owner < ?`),
+    releaseOwnerEvents: db.prepare(`UPDATE dispatch_queue SET lease_owner = NULL, lease_until = NULL
+      WHERE lease_owner >= ? AND lease_owner < ?`),
+    recoverDeliveries: db.prepare(`UPDATE deliveries SET lease_owner = NULL, lease_until = NULL
+      WHERE status = 'pending' AND lease_until IS NOT NULL AND lease_until <= ?`),
+    recoverEvents: db.prepare('UPDATE dispatch_queue SET lease_owner = NULL, lease_until = NULL WHERE lease_until <= ?'),
+    active: db.prepare<[], DestinationRow>(`SELECT d.id, d.script_id, d.type, d.name, d.enabled, d.settings, d.created_at,
+        d.updated_at, h.paused_at, h.paused_destination_updated_at FROM destinations d LEFT JOIN destination_health h ON h.destination_id = d.id
+      WHERE d.removed_at IS NULL ORDER BY d.created_at, d.id`),
+    unpause: db.prepare(`UPDATE destination_health SET paused_at = NULL, pause_reason = NULL, failing_since = NULL,
+        paused_destination_updated_at = NULL WHERE destination_id = ? AND paused_at IS NOT NULL`),
+    clearFailing: db.prepare('UPDATE destination_health SET failing_since = NULL WHERE destination_id = ?'),
+    dueNow: db.prepare(`UPDATE deliveries SET next_attempt_at = min(next_attempt_at, @now)
+      WHERE destination_id = @id AND status = 'pending' AND lease_owner IS NULL`),
+  };
+
+  const claimEventsTx = db.transaction((claimId: string, now: number, leaseMs: number, limit: number): DispatchEvent[] => {
+    const out: DispatchEvent[] = [];
+    for (const { event_seq: seq } of q.queueDue.all(now, limit)) {
+      const row = q.event.get(seq);
+      if (!row) {
+        q.dropQueued.run(seq); // the event was purged: nothing left to deliver
+        continue;
+      }
+      q.leaseEvent.run(claimId, now + leaseMs, seq);
+      out.push({ seq, event: toEvent(row) });
+    }
+    return out;
+  });
+
+  const completeTx = db.transaction((claimId: string, now: number, results: Parameters<DeliveryStore['completeFanOut']>[2]) => {
+    let events = 0;
+    const pendingByDestination = new Map<string, number>();
+    for (const r of results) {
+      if (q.unqueue.run(r.seq, claimId).changes === 0) continue; // lease lost: the new holder fans it out
+      events++;
+      for (const d of r.deliveries) {
+        q.insert.run({
+          seq: r.seq, script_id: r.scriptId, destination_id: d.destinationId, destination_type: d.destinationType,
+          event_id: r.eventId, item: d.item === null ? null : JSON.stringify(d.item), status: d.status,
+          reason: d.reason ?? null, next: d.status === 'pending' ? now : null, message: d.message ?? null,
+          received_at: r.receivedAt, now,
+        });
+        if (d.status === 'pending') pendingByDestination.set(d.destinationId, (pendingByDestination.get(d.destinationId) ?? 0) + 1);
+      }
+    }
+    return { events, pendingByDestination };
+  });
+
+  const claimTx = db.transaction((destinationId: string, claimId: string, now: number, leaseUntil: number, limit: number) => {
+    const rows = q.due.all(destinationId, now, limit);
+    for (const r of rows) q.lease.run(claimId, leaseUntil, leaseUntil, r.id);
+    return rows;
+  });
+
+  const recordTx = db.transaction((records: readonly AttemptRecord[]): RecordResult[] => {
+    const results: RecordResult[] = [];
+    for (const rec of records) {
+      const { http } = rec;
+      if (http !== null) {
+        const attemptId = q.insertAttempt.run(rec.destinationId, rec.at, http.statusCode, Math.round(http.latencyMs),
+          truncateBytes(http.responseBody, MAX_RESPONSE_BYTES), http.errorClass, http.outcome, rec.message, rec.updates.length).lastInsertRowid;
+        for (const u of rec.updates) q.linkAttempt.run(attemptId, u.id);
+      }
+      const applied: number[] = [];
+      for (const u of rec.updates) {
+        const error = u.status === 'delivered' ? null : rec.message;
+        const changed = q.update.run({
+          status: u.status, attempts: u.attempts, next: u.nextAttemptAt, http: http === null ? 0 : 1, code: http?.statusCode ?? null, error,
+          now: rec.at, id: u.id, claim: rec.claimId,
+        }).changes;
+        if (changed > 0) applied.push(u.id);
+      }
+      if (http !== null) {
+        if (http.outcome === 'success') q.healthOk.run(rec.destinationId, rec.at);
+        else {
+          q.healthFail.run(rec.destinationId, rec.at, rec.at);
+          if (rec.pauseAfterMs > 0) {
+            const hours = Math.round((rec.pauseAfterMs / 3_600_000) * 100) / 100;
+            q.pause.run({ now: rec.at, reason: `failing with no success for ${hours} h; last error: ${rec.message}`.slice(0, 500),
+              id: rec.destinationId, since: rec.at - rec.pauseAfterMs });
+          }
+        }
+      }
+      results.push({ applied, paused: (q.pausedAt.get(rec.destinationId)?.paused_at ?? null) !== null });
+    }
+    return results;
+  });
+
+  const releaseTx = db.transaction((claimId: string, now: number, ids: readonly number[]) =>
+    ids.reduce((n, id) => n + q.release.run(now, id, claimId).changes, 0));
+
+  const releaseOwnerTx = db.transaction((owner: string, now: number) => {
+    // Claim ids are `${owner}#…`: everything between `owner#` and `owner$` ('$' follows '#').
+    const lo = `${owner}#`;
+    const hi = `${owner}$`;
+    return q.releaseOwnerDeliveries.run(now, lo, hi).changes + q.releaseOwnerEvents.run(lo, hi).changes;
+  });
+
+  const resumeTx = db.transaction((destinationId: string, now: number) => {
+    const wasPaused = q.unpause.run(destinationId).changes > 0;
+    q.clearFailing.run(destinationId);
+    return { wasPaused, due: q.dueNow.run({ now, id: destinationId }).changes };
+  });
+
+  /** Rebuilds OutgoingItems; the event payload is parsed once per event. */
+  function toClaimed(rows: ClaimRow[]): ClaimedDelivery[] {
+    const events = new Map<number, NormalizedEvent>();
+    return rows.map((r) => {
+      let item: OutgoingItem | null = null;
+      if (r.item !== null && r.payload !== null) {
+        let event = events.get(r.event_seq);
+        if (event === undefined) {
+          event = JSON.parse(r.payload) as NormalizedEvent;
+          events.set(r.event_seq, event);
+        }
+        item = { ...(JSON.parse(r.item) as StoredItem), event };
+      }
+      return {
+        id: r.id, eventSeq: r.event_seq, scriptId: r.script_id, destinationId: r.destination_id,
+        destinationType: r.destination_type, eventId: r.event_id, attempts: r.attempts, receivedAt: r.received_at, item,
+      };
+    });
+  }
+
+  return {
+    async claimEvents(claimId, now, leaseMs, limit) {
+      return relaxed(claimEventsTx, claimId, now, leaseMs, limit);
+    },
+    async completeFanOut(claimId, now, results) {
+      return relaxed(completeTx, claimId, now, results);
+    },
+    async claimDeliveries(destinationId, claimId, now, leaseUntil, limit) {
+      return toClaimed(relaxed(claimTx, destinationId, claimId, now, leaseUntil, limit));
+    },
+    async nextDue(destinationId) {
+      return q.nextDue.get(destinationId)?.t ?? null;
+    },
+    async recordAttempts(records) {
+      return records.length === 0 ? [] : relaxed(recordTx, records);
+    },
+    async release(claimId, now, ids) {
+      return ids.length === 0 ? 0 : relaxed(releaseTx, claimId, now, ids);
+    },
+    async releaseOwner(owner, now) {
+      return releaseOwnerTx.immediate(owner, now);
+    },
+    async leaseHolders() {
+      return q.holders.all().map((r) => r.owner);
+    },
+    async recoverExpiredLeases(now) {
+      return db.transaction(() => q.recoverDeliveries.run(now).changes + q.recoverEvents.run(now).changes).immediate();
+    },
+    async activeDestinations(): Promise<ActiveDestination[]> {
+      return q.active.all().map((r) => ({
+        id: r.id, scriptId: r.script_id, type: r.type, name: r.name, enabled: r.enabled === 1,
+        settings: JSON.parse(r.settings) as Record<string, unknown>, createdAt: r.created_at, updatedAt: r.updated_at,
+        pausedAt: r.paused_at, pausedDestinationUpdatedAt: r.paused_destination_updated_at,
+      }));
+    },
+    async resume(destinationId, now) {
+      return resumeTx.immediate(destinationId, now);
+    },
+    ...sqliteDeliveryQueries(db),
+  };
+}

@@ -1,0 +1,111 @@
+// `tracklane customers list` and `customers new` through the real CLI; the scaffolded
+// endpoint loads, is listed, and passes its own generated test under mocha.
+import { expect } from 'chai';
+import { execFile } from 'node:child_process';
+import { existsSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { expectFailure, ROOT, type CliResult } from '../cli/run-cli.ts';
+import { tempDir } from '../helpers/test-server.ts';
+
+function run(cmd: string[], env: Record<string, string> = {}): Promise<CliResult> {
+  return new Promise((resolve) => {
+    execFile(process.execPath, cmd, { cwd: ROOT, env: { ...process.env, DATABASE_URL: '', ...env }, encoding: 'utf8', timeout: 120_000 },
+      (err, stdout, stderr) => resolve({ code: err ? (typeof err.code === 'number' ? err.code : -1) : 0, stdout, stderr }));
+  });
+}
+
+describe('cli: customers', function () {
+  this.timeout(120_000);
+  let dataDir: string;
+  let customersDir: string;
+  let env: Record<string, string>;
+  const cli = (...args: string[]) => run([join(ROOT, 'src/cli/bin.mjs'), ...args], env);
+
+  before(() => {
+    dataDir = tempDir();
+    customersDir = tempDir('tl-customers-');
+    env = { DATA_DIR: dataDir, CUSTOMERS_DIR: customersDir };
+  });
+  after(() => {
+    rmSync(dataDir, { recursive: true, force: true });
+    rmSync(customersDir, { recursive: true, force: true });
+  });
+
+  it('customers list --json: the demo endpoints as a JSON array', async () => {
+    const r = await run([join(ROOT, 'src/cli/bin.mjs'), 'customers', 'list', '--json'], { DATA_DIR: dataDir });
+    expect(r.stderr).to.equal('');
+    expect(r.code).to.equal(0);
+    const list = JSON.parse(r.stdout);
+    expect(list.map((e: any) => `${e.customer}/${e.endpoint}`)).to.deep.equal([
+      'demo/order-sync', 'demo/patient-interaction', 'demo/supply-chain-event', 'demo/transaction-analytics',
+    ]);
+    expect(list[0]).to.deep.include({
+      path: '/service/custom/order-sync',
+      auth: ['api_key'],
+      rate_limit: { production: { per_minute: 6000, burst: 300 }, test: { per_minute: 1000, burst: 1000 } },
+      folder: join(ROOT, 'customers/demo/endpoints/order-sync'),
+    });
+    expect(list[2].rate_limit.test, 'the spec default for test').to.deep.equal({ per_minute: 1000, burst: 1000 });
+  });
+
+  it('customers list on an empty folder says so; text output is a table', async () => {
+    const empty = await cli('customers', 'list');
+    expect(empty.code).to.equal(0);
+    expect(empty.stdout).to.equal(`no custom endpoints under ${customersDir}\n`);
+    const demo = await run([join(ROOT, 'src/cli/bin.mjs'), 'customers', 'list'], { DATA_DIR: dataDir });
+    expect(demo.stdout.split('\n')[0]).to.match(/^CUSTOMER +ENDPOINT +AUTH +PRODUCTION\/MIN +TEST\/MIN +DESCRIPTION$/);
+    expect(demo.stdout).to.match(/^demo +patient-interaction +ip_allow, jwt +1200 +1000 /m);
+  });
+
+  it('customers new scaffolds a working endpoint that loads, is listed, and passes its own generated test', async () => {
+    const made = await cli('customers', 'new', 'acme', 'lead-sync', '--json');
+    expect(made.stderr).to.equal('');
+    expect(made.code).to.equal(0);
+    const folder = join(customersDir, 'acme/endpoints/lead-sync');
+    expect(JSON.parse(made.stdout)).to.deep.equal({
+      customer: 'acme',
+      endpoint: 'lead-sync',
+      folder,
+      path: '/service/custom/lead-sync',
+      files: ['schema.json', 'endpoint.json', 'handler.ts', 'example.json', 'README.md', 'lead-sync.test.ts'],
+    });
+    expect(readdirSync(folder).sort()).to.deep.equal(['README.md', 'endpoint.json', 'example.json', 'handler.ts', 'lead-sync.test.ts', 'schema.json']);
+    // Outside this package the folder is declared ES modules, as handlers need.
+    expect(JSON.parse(readFileSync(join(customersDir, 'package.json'), 'utf8'))).to.deep.equal({ private: true, type: 'module' });
+
+    const listed = JSON.parse((await cli('customers', 'list', '--json')).stdout);
+    expect(listed.map((e: any) => [e.customer, e.endpoint, e.auth])).to.deep.equal([['acme', 'lead-sync', []]]);
+
+    const mocha = await run([join(ROOT, 'node_modules/mocha/bin/mocha.js'), '--no-config', '--node-option', 'import=tsx', '--timeout', '30000', '--exit',
+      join(folder, 'lead-sync.test.ts')]);
+    expect(mocha.code, mocha.stdout + mocha.stderr).to.equal(0);
+    expect(mocha.stdout).to.match(/7 passing/);
+    expect(mocha.stdout).to.not.match(/failing/);
+  });
+
+  it('the text output says what to do next', async () => {
+    const r = await cli('customers', 'new', 'acme', 'second');
+    expect(r.code).to.equal(0);
+    expect(r.stdout).to.include('npx tracklane accounts update ID --customer acme');
+    expect(r.stdout).to.include('second.test.ts');
+  });
+
+  it('refuses to overwrite, bad names, and a wrong command line', async () => {
+    expectFailure(await cli('customers', 'new', 'acme', 'lead-sync', '--json'), 1, /^tracklane: .*acme\/endpoints\/lead-sync already exists; pick another endpoint name or edit it\n$/);
+    expectFailure(await cli('customers', 'new', 'Acme', 'x', '--json'), 1, 'SLUG must be lowercase letters, digits and dashes, got "Acme"');
+    expectFailure(await cli('customers', 'new', 'acme', 'lead_sync', '--json'), 1, 'ENDPOINT must be lowercase letters, digits and dashes, got "lead_sync"');
+    const missing = await cli('customers', 'new', 'acme', '--json');
+    expect(missing.code).to.equal(2);
+    expect(missing.stderr).to.match(/^tracklane: missing ENDPOINT\n/);
+    const unknown = await cli('customers', 'frob');
+    expect(unknown.code).to.equal(2);
+    expect(unknown.stderr).to.match(/^tracklane: unknown customers command "frob"\n/);
+  });
+
+  it('customers list names a broken folder and exits 1', async () => {
+    writeFileSync(join(customersDir, 'acme/endpoints/lead-sync/example.json'), '{"reference": 1, "occurred_at": "2024-05-01T12:00:00Z"}');
+    const r = await cli('customers', 'list', '--json');
+    expectFailure(r, 1, new RegExp(`^tracklane: custom endpoint ${join(customersDir, 'acme/endpoints/lead-sync')}: example\\.json does not pass schema\\.json: reference must be a string, got a whole number\\n$`));
+    expect(existsSync(join(customersDir, 'acme/endpoints/lead-sync/handler.ts'))).to.equal(true);
+  });
+});

@@ -1,0 +1,80 @@
+// Runs one custom endpoint folder end to end: a real server (test-server.ts) loading the
+// folder's customers root, and an account on the CUSTOM plan bound to the folder's
+// customer. Endpoint tests (customers/**/*.test.ts) and scaffolded tests use it; it
+// re-exports chai's expect so a test outside this package needs no bare imports.
+import { readFileSync } from 'node:fs';
+export { expect } from 'chai';
+import { basename, dirname, resolve } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import type { CreateAccountInput } from '../../src/accounts/account-service.ts';
+import { startTestServer, type PostOptions, type TestAccount, type TestResponse, type TestServer } from '../helpers/test-server.ts';
+
+const ROOT = fileURLToPath(new URL('../..', import.meta.url));
+
+export interface CustomPostOptions extends Omit<PostOptions, 'query'> {
+  /** `production` (the default when absent), `test`, or anything to provoke a refusal. */
+  env?: string;
+  /** Raw query string instead of ?id=…&env=…. */
+  query?: string;
+}
+
+export interface EndpointHarness {
+  server: TestServer;
+  /** CUSTOM plan, bound to the endpoint's customer. */
+  account: TestAccount;
+  customer: string;
+  endpoint: string;
+  path: string;
+  /** example.json, parsed. */
+  example: any;
+  post(body: unknown, opts?: CustomPostOptions): Promise<TestResponse>;
+  /** Another account: `{ tier: 'PRO' }`, `{ customer: null }` (unbound), approved events… */
+  makeAccount(input?: Partial<CreateAccountInput> & { customer?: string | null; approveEvents?: string[] }): Promise<TestAccount>;
+  close(): Promise<void>;
+}
+
+export interface HarnessOptions {
+  /** Extra environment for loadConfig (the server's own process.env is what endpoint.json *_env reads). */
+  env?: Record<string, string>;
+  /** Event names to approve for the bound account (beyond the nine spec names). */
+  approveEvents?: string[];
+}
+
+/** `endpointDir` is customers/<slug>/endpoints/<name>; its customers root is loaded as CUSTOMERS_DIR. */
+export async function startEndpointHarness(endpointDir: string, opts: HarnessOptions = {}): Promise<EndpointHarness> {
+  const dir = resolve(endpointDir);
+  const endpoint = basename(dir);
+  const customerDir = dirname(dirname(dir));
+  const customer = basename(customerDir);
+  const server = await startTestServer({
+    CUSTOMERS_DIR: dirname(customerDir),
+    PLUGINS_DIR: resolve(ROOT, 'plugins'),
+    RULES_DIR: resolve(ROOT, 'rules'),
+    ...opts.env,
+  });
+  const path = `/service/custom/${endpoint}`;
+
+  async function makeAccount(input: Partial<CreateAccountInput> & { customer?: string | null; approveEvents?: string[] } = {}): Promise<TestAccount> {
+    const { customer: bind = customer, approveEvents = opts.approveEvents, ...create } = input;
+    const a = await server.account({ name: `${customer} test`, tier: 'CUSTOM', addon: false, ...create });
+    await server.accounts.update(a.scriptId, { customer: bind, approveEvents });
+    return a;
+  }
+
+  const account = await makeAccount();
+  return {
+    server,
+    account,
+    customer,
+    endpoint,
+    path,
+    example: JSON.parse(readFileSync(resolve(dir, 'example.json'), 'utf8')),
+    makeAccount,
+    post(body, o = {}) {
+      const a = o.account ?? account;
+      const query = o.query ?? `id=${a.scriptId}${o.env === undefined ? '' : `&env=${encodeURIComponent(o.env)}`}`;
+      return server.post(path, body, { ...o, account: a, query });
+    },
+    close: () => server.close(),
+  };
+}

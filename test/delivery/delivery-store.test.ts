@@ -1,0 +1,172 @@
+// The SQLite delivery store on its own: claims never overlap, expired leases come back,
+// a stale claim cannot complete what a newer claim holds (fencing), replay's rules, the
+// purges, and migration 5 on a database that already holds acknowledged events.
+import { expect } from 'chai';
+import Database from 'better-sqlite3';
+import { join } from 'node:path';
+import { rmSync } from 'node:fs';
+import type { StoredItem } from '../../src/delivery/types.ts';
+import { MIGRATIONS } from '../../src/store/sqlite/migrations.ts';
+import { openSqliteStore } from '../../src/store/sqlite/sqlite-store.ts';
+import type { Store } from '../../src/store/types.ts';
+import { tempDir } from '../helpers/test-server.ts';
+
+const T0 = 1_800_000_000_000;
+const item = (eventId: string): StoredItem => ({ native: { rule: 'r', fields: {} } as never, eventId, identifiers: {}, attribution: {}, receivedAt: T0 });
+
+describe('delivery: SQLite delivery store', () => {
+  let dir: string;
+  let store: Store;
+  const DEST = 'dst_0000000000000001';
+
+  beforeEach(async () => {
+    dir = tempDir('tl-dstore-');
+    store = openSqliteStore({ file: join(dir, 'tracklane.db') });
+    await store.accounts.create({ scriptId: 'ACCT0001', name: 'a', tier: 'FLEX', addon: true, host: null, country: null, taxRate: null }, 'h', 'p');
+    await store.destinations.add({ id: DEST, scriptId: 'ACCT0001', type: 'ga4', name: 'ga4', enabled: true, settings: {} });
+  });
+  afterEach(async () => {
+    await store.close();
+    rmSync(dir, { recursive: true, force: true });
+  });
+
+  /** Stores `n` accepted events and fans each out to one pending delivery. */
+  async function seed(n: number, at = T0): Promise<void> {
+    await store.events.append(Array.from({ length: n }, (_, i) => ({
+      id: `ev-${at}-${i}`, scriptId: 'ACCT0001', name: 'lead_created', eventId: `L-${at}-${i}`, status: 'accepted' as const,
+      source: 'event', requestId: 'r', receivedAt: at, errors: [], warnings: [], payload: { event: { name: 'lead_created' } },
+    })));
+    const claimed = await store.deliveries.claimEvents('seed#f', at, 1_000, 10_000);
+    await store.deliveries.completeFanOut('seed#f', at, claimed.map((e) => ({
+      seq: e.seq, scriptId: 'ACCT0001', eventId: e.event.eventId, receivedAt: at,
+      deliveries: [{ destinationId: DEST, destinationType: 'ga4', status: 'pending' as const, item: item(e.event.eventId!) }],
+    })));
+  }
+
+  const finish = (claimId: string, ids: number[], status: 'delivered' | 'dead' | 'failed', at = T0) =>
+    store.deliveries.recordAttempts([{
+      claimId, destinationId: DEST, at, message: status, pauseAfterMs: 0,
+      http: { statusCode: status === 'delivered' ? 200 : 500, latencyMs: 3, responseBody: 'x'.repeat(30_000), errorClass: null, outcome: status === 'delivered' ? 'success' : 'retryable' },
+      updates: ids.map((id) => ({ id, status, attempts: 1, nextAttemptAt: null })),
+    }]);
+
+  it('accepted events are queued for fan-out in the intake transaction; fan-out under a lost lease inserts nothing', async () => {
+    await store.events.append([
+      { id: 'a', scriptId: 'ACCT0001', name: 'lead_created', eventId: 'L1', status: 'accepted', source: 'event', requestId: 'r', receivedAt: T0, errors: [], warnings: [], payload: {} },
+      { id: 'b', scriptId: 'ACCT0001', name: 'lead_created', eventId: 'L2', status: 'rejected', source: 'event', requestId: 'r', receivedAt: T0, errors: [], warnings: [], payload: {} },
+    ]);
+    expect(await store.deliveries.dispatchBacklog()).to.equal(1);
+    const [ev] = await store.deliveries.claimEvents('old#f', T0, 1_000, 10);
+    expect(await store.deliveries.claimEvents('new#f', T0 + 500, 1_000, 10), 'leased').to.have.length(0);
+    expect(await store.deliveries.claimEvents('new#f', T0 + 1_000, 1_000, 10), 'lease expired').to.have.length(1);
+    const result = { seq: ev.seq, scriptId: 'ACCT0001', eventId: 'L1', receivedAt: T0, deliveries: [{ destinationId: DEST, destinationType: 'ga4', status: 'pending' as const, item: item('L1') }] };
+    expect((await store.deliveries.completeFanOut('old#f', T0, [result])).events, 'stale fan-out fenced').to.equal(0);
+    expect((await store.deliveries.completeFanOut('new#f', T0, [result])).events).to.equal(1);
+    expect(await store.deliveries.list({})).to.have.length(1);
+    expect(await store.deliveries.dispatchBacklog()).to.equal(0);
+  });
+
+  it('two claims never share a delivery; an expired lease makes it due again', async () => {
+    await seed(10);
+    const a = await store.deliveries.claimDeliveries(DEST, 'p1#1', T0, T0 + 5_000, 6);
+    const b = await store.deliveries.claimDeliveries(DEST, 'p2#1', T0, T0 + 5_000, 6);
+    expect(a).to.have.length(6);
+    expect(b).to.have.length(4);
+    expect(a.map((d) => d.id).filter((id) => b.some((x) => x.id === id))).to.deep.equal([]);
+    expect(await store.deliveries.claimDeliveries(DEST, 'p3#1', T0 + 4_999, T0 + 9_999, 10)).to.have.length(0);
+    expect(await store.deliveries.nextDue(DEST), 'a leased delivery is due when its lease ends').to.equal(T0 + 5_000);
+    expect(await store.deliveries.claimDeliveries(DEST, 'p3#1', T0 + 5_000, T0 + 10_000, 10)).to.have.length(10);
+  });
+
+  it('fencing: a stale claim cannot complete a delivery that a newer claim holds', async () => {
+    await seed(1);
+    const [d] = await store.deliveries.claimDeliveries(DEST, 'stale#1', T0, T0 + 1_000, 1);
+    await store.deliveries.claimDeliveries(DEST, 'fresh#1', T0 + 1_000, T0 + 2_000, 1);
+    const [stale] = await finish('stale#1', [d.id], 'delivered');
+    expect(stale.applied).to.deep.equal([]);
+    expect((await store.deliveries.list({}))[0].status).to.equal('pending');
+    expect(await store.deliveries.attempts(d.id), 'the attempt itself is on record').to.have.length(1);
+    const [fresh] = await finish('fresh#1', [d.id], 'delivered');
+    expect(fresh.applied).to.deep.equal([d.id]);
+    expect((await store.deliveries.list({}))[0].status).to.equal('delivered');
+    expect((await store.deliveries.attempts(d.id))[0].responseBody, 'response kept up to 20 000 bytes').to.have.length(20_000);
+    expect(await store.deliveries.release('stale#1', T0, [d.id])).to.equal(0);
+  });
+
+  it('releaseOwner hands back every lease of one process and no other', async () => {
+    await seed(4);
+    await store.deliveries.claimDeliveries(DEST, 'host/1/aa#1', T0, T0 + 60_000, 2);
+    await store.deliveries.claimDeliveries(DEST, 'host/1/aab#1', T0, T0 + 60_000, 2);
+    expect(await store.deliveries.leaseHolders()).to.have.members(['host/1/aa#1', 'host/1/aab#1']);
+    expect(await store.deliveries.releaseOwner('host/1/aa', T0)).to.equal(2);
+    expect(await store.deliveries.leaseHolders()).to.deep.equal(['host/1/aab#1']);
+    expect(await store.deliveries.recoverExpiredLeases(T0 + 60_000)).to.equal(2);
+    expect(await store.deliveries.leaseHolders()).to.deep.equal([]);
+  });
+
+  it('replay re-queues dead and failed ones, never a delivered one unless asked, and skips removed destinations', async () => {
+    await seed(3);
+    const [x, y, z] = await store.deliveries.claimDeliveries(DEST, 'c#1', T0, T0 + 1_000, 3);
+    await finish('c#1', [x.id], 'dead');
+    await finish('c#1', [y.id], 'failed');
+    await finish('c#1', [z.id], 'delivered');
+    expect(await store.deliveries.replay({ statuses: ['dead'] }, T0 + 10)).to.equal(1);
+    expect(await store.deliveries.replay({ statuses: ['dead', 'failed'] }, T0 + 10)).to.equal(1);
+    const rows = await store.deliveries.list({});
+    expect(rows.map((r) => [r.id, r.status, r.attempts, r.nextAttemptAt])).to.have.deep.members([
+      [x.id, 'pending', 0, T0 + 10], [y.id, 'pending', 0, T0 + 10], [z.id, 'delivered', 1, null],
+    ]);
+    expect(await store.deliveries.replay({ statuses: ['dead', 'failed'], since: T0 + 1 }, T0 + 20), '--since before creation').to.equal(0);
+    expect(await store.deliveries.replay({ statuses: ['delivered'] }, T0 + 20)).to.equal(1);
+    await store.destinations.remove('ACCT0001', DEST);
+    const [w] = await store.deliveries.claimDeliveries(DEST, 'c#2', T0 + 30, T0 + 1_000, 1);
+    await finish('c#2', [w.id], 'dead');
+    expect(await store.deliveries.replay({ statuses: ['dead'] }, T0 + 40)).to.equal(0);
+  });
+
+  it('purge removes old events, finished deliveries and attempts, but never pending work or what it needs', async () => {
+    const DAY = 86_400_000;
+    await seed(3, T0);
+    await store.events.append([{ id: 'rej', scriptId: 'ACCT0001', name: 'x', eventId: null, status: 'rejected', source: 'event', requestId: 'r', receivedAt: T0, errors: [], warnings: [], payload: {} }]);
+    await seed(2, T0 + 40 * DAY);
+    const old = await store.deliveries.claimDeliveries(DEST, 'c#1', T0, T0 + 1_000, 3);
+    await finish('c#1', [old[0].id], 'delivered');
+    await finish('c#1', [old[1].id], 'dead');
+    await store.deliveries.release('c#1', T0, [old[2].id]); // stays pending
+    const r = await store.deliveries.purge(T0 + 30 * DAY);
+    expect(r).to.deep.equal({ events: 3, deliveries: 2, attempts: 2 });
+    const left = await store.deliveries.list({ limit: 100 });
+    expect(left.map((d) => d.status).sort()).to.deep.equal(['pending', 'pending', 'pending']);
+    expect((await store.events.list({ limit: 100 })).length, 'the pending delivery keeps its event').to.equal(3);
+    const claimed = await store.deliveries.claimDeliveries(DEST, 'c#2', T0 + 41 * DAY, T0 + 42 * DAY, 10);
+    expect(claimed.every((c) => c.item !== null), 'pending work can still be rebuilt').to.equal(true);
+  });
+
+  it('purgeDedupKeys deletes keys first seen before the window', async () => {
+    await seed(2, T0);
+    await seed(1, T0 + 10_000);
+    expect(await store.deliveries.purgeDedupKeys(T0 + 1)).to.equal(2);
+    expect(await store.events.isDuplicate('ACCT0001', 'lead_created', `L-${T0 + 10_000}-0`, T0 + 10_001)).to.equal(true);
+  });
+
+  it('migration 5 queues the events acknowledged before delivery existed', async () => {
+    const file = join(dir, 'old.db');
+    const db = new Database(file);
+    for (const [i, sql] of MIGRATIONS.slice(0, 4).entries()) {
+      db.exec(sql);
+      db.pragma(`user_version = ${i + 1}`);
+    }
+    const insert = db.prepare(`INSERT INTO events (id, script_id, name, event_id, status, source, request_id, received_at, errors, warnings, payload)
+      VALUES (?, 'ACCT0001', 'lead_created', ?, ?, 'event', 'r', 1, '[]', '[]', '{}')`);
+    insert.run('a', 'L1', 'accepted');
+    insert.run('b', 'L2', 'rejected');
+    insert.run('c', 'L3', 'accepted');
+    db.close();
+    const upgraded = openSqliteStore({ file });
+    try {
+      expect(await upgraded.deliveries.dispatchBacklog()).to.equal(2);
+    } finally {
+      await upgraded.close();
+    }
+  });
+});
