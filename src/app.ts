@@ -62,7 +62,8 @@ export function createApp(deps: AppDeps): App {
     openapi: buildOpenApi,
     readiness: () => (draining ? 'shutting down' : null),
   });
-  const intake = intakeRouter({
+  // What the standard and the custom intake share.
+  const shared = {
     authenticator: deps.authenticator,
     writer: deps.writer,
     metrics: deps.metrics,
@@ -70,6 +71,9 @@ export function createApp(deps: AppDeps): App {
     events: deps.store.events,
     preview: deps.preview,
     destinations: deps.destinations,
+  };
+  const intake = intakeRouter({
+    ...shared,
     limiter: createTokenBuckets(),
     rateLimitDefault: deps.config.rateLimitDefault,
   });
@@ -77,13 +81,7 @@ export function createApp(deps: AppDeps): App {
   koa.use(intake.routes());
   if (deps.customers) {
     const custom = customRouter({
-      authenticator: deps.authenticator,
-      writer: deps.writer,
-      metrics: deps.metrics,
-      maxBodyBytes: deps.config.maxBodyBytes,
-      events: deps.store.events,
-      preview: deps.preview,
-      destinations: deps.destinations,
+      ...shared,
       customers: deps.customers.registry,
       records: deps.customers.records,
       productionRate: (a) => ({ perMinute: (a.rateLimit ?? deps.config.rateLimitDefault) * 60, burst: (a.rateLimit ?? deps.config.rateLimitDefault) * 2 }),

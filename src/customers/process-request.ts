@@ -8,8 +8,8 @@ import { approvedEvents } from '../accounts/account-service.ts';
 import { validateEvent } from '../schema/validate-event.ts';
 import type { ValidationContext, ValidationResult } from '../schema/types.ts';
 import type { EventRecord, EventStatus } from '../store/types.ts';
-import { previewEvent, type DestinationPreview } from '../pipeline/preview-event.ts';
-import { funnelWarnings } from '../pipeline/funnel-check.ts';
+import type { DestinationPreview } from '../pipeline/preview-event.ts';
+import { testFeedback } from '../pipeline/test-feedback.ts';
 import { issueString } from '../http/responses.ts';
 import type { AppContext } from '../http/types.ts';
 import type { StoredCustomRecord } from './custom-record-store.ts';
@@ -142,23 +142,9 @@ async function testReport(
     let preview: DestinationPreview[] = [];
     const event = p.result.event;
     if (event) {
-      if (event.event.id !== undefined && (await deps.events.isDuplicate(account.scriptId, event.event.name, event.event.id, now))) {
-        warnings.push(issueString({
-          field: 'event.id',
-          code: 'DUPLICATE_EVENT',
-          message: `a ${event.event.name} with this event.id was already received; in production it would be acknowledged but not forwarded again`,
-        }));
-      }
-      warnings.push(...(await funnelWarnings(deps.events, account.scriptId, event)).map(issueString));
-      preview = await previewEvent(deps.preview, {
-        account,
-        destinations,
-        event,
-        eventId: event.event.id ?? `test-${requestId}-${i + 1}`,
-        receivedAt: now,
-        now,
-      });
-      for (const d of preview) warnings.push(...d.warnings);
+      const feedback = await testFeedback(deps, { account, destinations, event, eventId: event.event.id ?? `test-${requestId}-${i + 1}`, now });
+      warnings.push(...feedback.warnings);
+      preview = feedback.preview;
     }
     return {
       name: nameOf(p.payload),

@@ -11,8 +11,8 @@ import { canUseStandardIntake, tierRank } from '../accounts/tiers.ts';
 import { validateEvent } from '../schema/validate-event.ts';
 import type { ValidationContext, ValidationResult } from '../schema/types.ts';
 import type { EventRecord, EventStatus, EventStore } from '../store/types.ts';
-import { previewEvent, type DestinationPreview, type PreviewDeps } from '../pipeline/preview-event.ts';
-import { funnelWarnings } from '../pipeline/funnel-check.ts';
+import type { DestinationPreview, PreviewDeps } from '../pipeline/preview-event.ts';
+import { testFeedback } from '../pipeline/test-feedback.ts';
 import type { DestinationCache } from '../destinations/destination-cache.ts';
 import type { EventWriter } from '../store/event-writer.ts';
 import type { Metrics } from './metrics.ts';
@@ -125,25 +125,15 @@ export function intakeRouter(deps: IntakeDeps): Router<AppState> {
     let preview: DestinationPreview[] = [];
     if (result.event) {
       const account = ctx.state.account!;
-      const event = result.event;
-      const now = Date.now();
-      if (event.event.id !== undefined && (await deps.events.isDuplicate(account.scriptId, event.event.name, event.event.id, now))) {
-        warnings.push(issueString({
-          field: 'event.id',
-          code: 'DUPLICATE_EVENT',
-          message: `a ${event.event.name} with this event.id was already received; in production it would be acknowledged but not forwarded again`,
-        }));
-      }
-      warnings.push(...(await funnelWarnings(deps.events, account.scriptId, event)).map(issueString));
-      preview = await previewEvent(deps.preview, {
+      const feedback = await testFeedback(deps, {
         account,
         destinations: await deps.destinations.list(account.scriptId),
-        event,
-        eventId: event.event.id ?? `test-${ctx.state.requestId}`,
-        receivedAt: now,
-        now,
+        event: result.event,
+        eventId: result.event.event.id ?? `test-${ctx.state.requestId}`,
+        now: Date.now(),
       });
-      for (const p of preview) warnings.push(...p.warnings);
+      warnings.push(...feedback.warnings);
+      preview = feedback.preview;
     }
     const failed = result.errors.length > 0;
     const level: Level = failed ? 2 : warnings.length > 0 ? 1 : 0;

@@ -1,0 +1,41 @@
+// What test mode (endpoint 2, custom endpoints with env=test) says about one valid event
+// beyond validation: duplicate and funnel warnings, and per destination the exact
+// requests it would get. Stores and sends nothing.
+import type { Account } from '../accounts/types.ts';
+import type { NormalizedEvent } from '../schema/types.ts';
+import type { DestinationRecord, EventStore } from '../store/types.ts';
+import { issueString } from '../http/responses.ts';
+import { funnelWarnings } from './funnel-check.ts';
+import { previewEvent, type DestinationPreview, type PreviewDeps } from './preview-event.ts';
+
+export interface TestFeedback {
+  /** Duplicate, funnel and per-destination warnings, as strings that start with their code or destination type. */
+  warnings: string[];
+  preview: DestinationPreview[];
+}
+
+export async function testFeedback(
+  deps: { events: Pick<EventStore, 'seenProducts' | 'isDuplicate'>; preview: PreviewDeps },
+  input: { account: Pick<Account, 'scriptId' | 'country' | 'host'>; destinations: readonly DestinationRecord[]; event: NormalizedEvent; eventId: string; now: number },
+): Promise<TestFeedback> {
+  const { account, event, now } = input;
+  const warnings: string[] = [];
+  if (event.event.id !== undefined && (await deps.events.isDuplicate(account.scriptId, event.event.name, event.event.id, now))) {
+    warnings.push(issueString({
+      field: 'event.id',
+      code: 'DUPLICATE_EVENT',
+      message: `a ${event.event.name} with this event.id was already received; in production it would be acknowledged but not forwarded again`,
+    }));
+  }
+  warnings.push(...(await funnelWarnings(deps.events, account.scriptId, event)).map(issueString));
+  const preview = await previewEvent(deps.preview, {
+    account,
+    destinations: input.destinations,
+    event,
+    eventId: input.eventId,
+    receivedAt: now,
+    now,
+  });
+  for (const d of preview) warnings.push(...d.warnings);
+  return { warnings, preview };
+}
