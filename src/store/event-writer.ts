@@ -1,5 +1,10 @@
 // Group commit: requests that arrive in the same event-loop turn share one
 // transaction, and each is acknowledged only after that transaction commits.
+// Pipelined: while a batch commits, later writes queue, and everything queued goes out as
+// the next batch the moment it resolves. With the store's writer thread (SqliteOptions.
+// writerThread) the event loop keeps serving requests during that commit, so the next
+// batch gathers while the current one is in insert + fsync; in-process, the commit blocks
+// the loop and the next batch gathers in the turns after it.
 import type { EventRecord, EventStatus, EventStore } from './types.ts';
 
 interface Waiting {

@@ -1,0 +1,78 @@
+// The event append transaction, shared by both write paths: the store's own connection
+// (in-process) and the writer thread (writer-thread.ts). Rows are first turned into
+// PreparedRow on the calling thread: plain strings and numbers, cheap to post to a thread,
+// with the JSON columns already serialised.
+// Loaded in the writer thread through tsx's require hook: no top-level await.
+import type Database from 'better-sqlite3';
+import { FUNNEL_SOURCE_EVENTS, type EventRecord, type EventStatus } from '../types.ts';
+
+/** An EventRecord as the append transaction consumes it. */
+export interface PreparedRow {
+  id: string;
+  scriptId: string;
+  name: string | null;
+  eventId: string | null;
+  /** The status the intake decided; an accepted row may still turn out a duplicate. */
+  status: EventStatus;
+  source: string;
+  requestId: string;
+  receivedAt: number;
+  errors: string;
+  warnings: string;
+  payload: string;
+  /** Product ids to record as seen if the row is stored as accepted (FUNNEL_SOURCE_EVENTS only). */
+  productIds: string[];
+}
+
+/** Product ids of a normalised event payload. */
+function productIds(payload: unknown): string[] {
+  const products = (payload as { products?: { id?: unknown }[] } | null)?.products;
+  return Array.isArray(products) ? products.map((p) => p?.id).filter((id): id is string => typeof id === 'string') : [];
+}
+
+export function prepareRow(r: EventRecord): PreparedRow {
+  return {
+    id: r.id, scriptId: r.scriptId, name: r.name, eventId: r.eventId, status: r.status, source: r.source,
+    requestId: r.requestId, receivedAt: r.receivedAt,
+    errors: JSON.stringify(r.errors), warnings: JSON.stringify(r.warnings), payload: JSON.stringify(r.payload),
+    productIds: r.name !== null && FUNNEL_SOURCE_EVENTS.has(r.name) ? productIds(r.payload) : [],
+  };
+}
+
+export const DEFAULT_DEDUP_WINDOW_MS = 7 * 86_400_000;
+
+/**
+ * The append of EventStore.append on `db`: one BEGIN IMMEDIATE transaction for all rows.
+ * An accepted row with an event id either claims its (account, name, event id) dedup key
+ * or, when the key was first seen within `dedupWindowMs`, is stored as `duplicate`; accepted
+ * FUNNEL_SOURCE_EVENTS record their product ids as seen. Returns each row's stored status;
+ * throws (and stores nothing) when the transaction fails.
+ */
+export function createAppender(db: Database.Database, dedupWindowMs = DEFAULT_DEDUP_WINDOW_MS): (rows: readonly PreparedRow[]) => EventStatus[] {
+  const insertEvent = db.prepare(`INSERT INTO events (id, script_id, name, event_id, status, source, request_id, received_at, errors, warnings, payload)
+    VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`);
+  const insertSeen = db.prepare('INSERT OR IGNORE INTO seen_products (script_id, product_id) VALUES (?, ?)');
+  const getDedup = db.prepare<[string, string, string], { first_seen_at: number }>(
+    'SELECT first_seen_at FROM dedup_keys WHERE script_id = ? AND name = ? AND event_id = ?');
+  const putDedup = db.prepare(`INSERT INTO dedup_keys (script_id, name, event_id, first_seen_at) VALUES (?, ?, ?, ?)
+    ON CONFLICT (script_id, name, event_id) DO UPDATE SET first_seen_at = excluded.first_seen_at`);
+
+  const dedupStatus = (r: PreparedRow): EventStatus => {
+    if (r.status !== 'accepted' || r.eventId === null || r.name === null) return r.status;
+    const seen = getDedup.get(r.scriptId, r.name, r.eventId);
+    if (seen && r.receivedAt - seen.first_seen_at < dedupWindowMs) return 'duplicate';
+    putDedup.run(r.scriptId, r.name, r.eventId, r.receivedAt);
+    return 'accepted';
+  };
+  const appendTx = db.transaction((rows: readonly PreparedRow[]) => {
+    const statuses: EventStatus[] = [];
+    for (const r of rows) {
+      const status = dedupStatus(r);
+      statuses.push(status);
+      insertEvent.run(r.id, r.scriptId, r.name, r.eventId, status, r.source, r.requestId, r.receivedAt, r.errors, r.warnings, r.payload);
+      if (status === 'accepted') for (const id of r.productIds) insertSeen.run(r.scriptId, id);
+    }
+    return statuses;
+  });
+  return (rows) => (rows.length > 0 ? appendTx.immediate(rows) : []);
+}

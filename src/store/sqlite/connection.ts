@@ -1,0 +1,31 @@
+// One SQLite connection with tracklane's pragmas. The store's main connection and the
+// writer thread's connection (writer-thread.ts) both open through here, so an event is
+// committed under the same durability settings whichever thread commits it.
+// Loaded in the writer thread through tsx's require hook: no top-level await.
+import Database from 'better-sqlite3';
+import { mkdirSync } from 'node:fs';
+import { dirname } from 'node:path';
+
+export const DEFAULT_BUSY_TIMEOUT_MS = 5000;
+
+/**
+ * WAL, synchronous=FULL (an acknowledged event survives power loss), a busy timeout and
+ * foreign keys. Throws when a file database does not enter WAL mode.
+ */
+export function openConnection(file: string, busyTimeoutMs = DEFAULT_BUSY_TIMEOUT_MS): Database.Database {
+  if (file !== ':memory:') mkdirSync(dirname(file), { recursive: true });
+  const db = new Database(file);
+  try {
+    db.pragma('journal_mode = WAL');
+    db.pragma('synchronous = FULL');
+    db.pragma(`busy_timeout = ${busyTimeoutMs}`);
+    db.pragma('foreign_keys = ON');
+    if (file !== ':memory:' && db.pragma('journal_mode', { simple: true }) !== 'wal') {
+      throw new Error(`SQLite at ${file} did not enter WAL mode`);
+    }
+  } catch (e) {
+    db.close();
+    throw e;
+  }
+  return db;
+}
