@@ -23,12 +23,19 @@ export function buildRequests({ settings, items, now }: BuildInput<WebhookSettin
         'content-type': 'application/json',
         'webhook-id': item.eventId,
         'webhook-timestamp': String(timestamp),
-        'webhook-signature': signature(settings.secret, item.eventId, timestamp, body),
+        'webhook-signature': signatures(settings, now).map((s) => signature(s, item.eventId, timestamp, body)).join(' '),
       },
       body,
       eventIds: [item.eventId],
     };
   });
+}
+
+/** The current secret, plus the previous one while its rotation window lasts (space-separated signatures). */
+function signatures(settings: WebhookSettings, now: number): string[] {
+  const prev = settings.previous_secret;
+  const until = settings.previous_secret_expires_at ? Date.parse(settings.previous_secret_expires_at) : NaN;
+  return prev && Number.isFinite(until) && now < until ? [settings.secret, prev] : [settings.secret];
 }
 
 /** `{type, id, timestamp, data}` (+ `test_event_code`); the rule may add keys, never change `id`. */

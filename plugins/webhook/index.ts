@@ -11,7 +11,7 @@ const webhook: DestinationPlugin<WebhookSettings> = {
   category: 'webhook',
   description: 'Signed JSON POST of every event to your own endpoint (Standard Webhooks)',
   settingsSchema,
-  secretSettings: ['secret'],
+  secretSettings: ['secret', 'previous_secret'],
   // The receiver is the customer's own system: the event goes as sent, nothing hashed.
   identifiers: null,
   batch: { maxEvents: 1 },

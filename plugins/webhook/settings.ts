@@ -7,6 +7,12 @@ export interface WebhookSettings extends CommonSettings {
   url: string;
   /** Standard Webhooks signing secret: `whsec_` + base64 of 24–64 random bytes. Secret. */
   secret: string;
+  /**
+   * During a secret rotation: the old secret and when it stops being used (ISO 8601).
+   * Until then every request carries both signatures, so the receiver can switch at will.
+   */
+  previous_secret?: string;
+  previous_secret_expires_at?: string;
   /** Base URL replacing the scheme, host and port of `url` (sandboxes, test doubles). */
   endpoint?: string;
   /** Copied into the body as `test_event_code`, so the receiver can tell test traffic apart. */
@@ -27,10 +33,13 @@ export const settingsSchema = {
   $schema: 'http://json-schema.org/draft-07/schema#',
   type: 'object',
   required: ['url', 'secret'],
+  dependencies: { previous_secret: ['previous_secret_expires_at'] },
   additionalProperties: false,
   properties: {
     url: { type: 'string', format: 'uri', pattern: '^https?://[^/?#]', description: 'receiver URL' },
     secret: { type: 'string', pattern: SECRET_PATTERN, description: 'whsec_ + base64 signing secret' },
+    previous_secret: { type: 'string', pattern: SECRET_PATTERN, description: 'the secret being rotated away; also signed with until previous_secret_expires_at' },
+    previous_secret_expires_at: { type: 'string', format: 'date-time' },
     ...COMMON_SETTINGS_PROPERTIES,
   },
 } as const;

@@ -70,7 +70,7 @@ describe('webhook plugin', () => {
       expect(plugin.category).to.equal('webhook');
       expect(plugin.identifiers).to.equal(null);
       expect(plugin.batch).to.deep.equal({ maxEvents: 1 });
-      expect(plugin.secretSettings).to.deep.equal(['secret']);
+      expect(plugin.secretSettings).to.deep.equal(['secret', 'previous_secret']);
     });
   });
 
