@@ -1,8 +1,9 @@
 // Previews show the exact request a destination would get, minus its secrets: every
 // secret setting's value, in whatever encoding it was placed, becomes `****`.
 import type { DestinationPlugin, OutboundRequest } from '../destinations/types.ts';
+import { MASK } from '../destinations/destination-service.ts';
 
-export const MASK = '****';
+export { MASK };
 
 /** Header names whose values are credentials whatever they contain. */
 const CREDENTIAL_HEADER = /authorization|token|secret|api[-_]?key|password|cookie/i;
