@@ -1,9 +1,8 @@
 // What validateEvent hands the pipeline: defaults applied, aliases folded, consent resolved,
 // cart_viewed fallbacks, and the caller's body left exactly as received.
 import { expect } from 'chai';
-import { SPEC_EVENT_NAMES } from '../../src/accounts/types.ts';
 import { validateEvent } from '../../src/schema/index.ts';
-import type { NormalizedEvent, ValidationContext } from '../../src/schema/types.ts';
+import type { NormalizedEvent } from '../../src/schema/types.ts';
 import {
   ACCEPTED_EDGE_CASES,
   FULL_CART_VIEWED,
@@ -17,14 +16,8 @@ import {
   WARNING_CASES,
 } from './fixtures.ts';
 import { REMOVE, variant } from './variant.ts';
+import { HOST, account } from './context.ts';
 
-const HOST = 'https://shop.example.com';
-const account = (over: Partial<ValidationContext> = {}): ValidationContext => ({
-  approvedEvents: new Set<string>(SPEC_EVENT_NAMES),
-  defaultTaxRate: 19,
-  host: HOST,
-  ...over,
-});
 function normalise(body: unknown, ctx = account()): NormalizedEvent {
   const r = validateEvent(body, ctx);
   expect(r.errors, JSON.stringify(r.errors)).to.deep.equal([]);

@@ -4,7 +4,7 @@ import { expect } from 'chai';
 import { Ajv2020 } from 'ajv/dist/2020.js';
 import { SPEC_EVENT_NAMES } from '../../src/accounts/types.ts';
 import { eventPayloadSchema, validateEvent } from '../../src/schema/index.ts';
-import type { NormalizedEvent, ValidationContext, ValidationResult } from '../../src/schema/types.ts';
+import type { NormalizedEvent, ValidationResult } from '../../src/schema/types.ts';
 import {
   ACCEPTED_EDGE_CASES,
   FULL_CART_VIEWED,
@@ -18,14 +18,8 @@ import {
   WARNING_CASES,
 } from './fixtures.ts';
 import { REMOVE, variant } from './variant.ts';
+import { account } from './context.ts';
 
-const HOST = 'https://shop.example.com';
-const account = (over: Partial<ValidationContext> = {}): ValidationContext => ({
-  approvedEvents: new Set<string>(SPEC_EVENT_NAMES),
-  defaultTaxRate: 19,
-  host: HOST,
-  ...over,
-});
 /** Both ends of the account settings the tables must not depend on. */
 const ACCOUNTS = { 'host and tax rate set': account(), 'no host, no tax rate': account({ host: null, defaultTaxRate: null }) };
 
