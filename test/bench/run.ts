@@ -1,28 +1,25 @@
-// `npm run bench`: autocannon against the real server (spawned as its own process,
-// real SQLite file) and a bare-Koa baseline in the same run; prints ratios.
+// `npm run bench`: autocannon against the real server (spawned as its own process, real
+// SQLite file) and a bare-Koa baseline in the same run; prints ratios. Every request
+// carries a unique event id, so each one is stored, claims its dedup key and fans out.
+// Endpoint 1 runs against an account with four destinations on loopback doubles, with
+// delivery running, and the end-to-end rate counts native events the doubles received.
 import autocannon from 'autocannon';
 import { spawn, type ChildProcess } from 'node:child_process';
-import { mkdtempSync, rmSync } from 'node:fs';
+import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { loadConfig } from '../../src/config.ts';
 import { openStore } from '../../src/store/open-store.ts';
 import { createAccountService } from '../../src/accounts/account-service.ts';
-import { createDestinationService } from '../../src/destinations/destination-service.ts';
-import { loadPlugins } from '../../src/destinations/load-plugins.ts';
+import { startDestinationDouble, type DestinationDouble } from '../helpers/destination-double.ts';
+import { SETTINGS } from '../delivery/delivery-fixture.ts';
 
-const FOUR_DESTINATIONS = {
-  ga4: { measurement_id: 'G-BENCH1', api_secret: 'bench-secret' },
-  'google-ads': { customer_id: '1234567890', developer_token: 'dev', access_token: 'tok', conversion_actions: { checkout_completed: '111' } },
-  'meta-capi': { pixel_id: '123456', access_token: 'tok' },
-  tiktok: { pixel_code: 'CBENCH', access_token: 'tok' },
-};
-
+const TYPES = ['ga4', 'meta-capi', 'tiktok', 'webhook'];
 const DURATION = Number(process.env.BENCH_SECONDS ?? 10);
 const CONNECTIONS = Number(process.env.BENCH_CONNECTIONS ?? 50);
 
-const checkout = {
-  event: { name: 'checkout_completed', id: 'ORD-1', value: 149.9, currency: 'EUR', properties: { channel: 'web' } },
+const checkout = (id: string) => ({
+  event: { name: 'checkout_completed', id, value: 149.9, currency: 'EUR', properties: { channel: 'web' } },
   context: { environment: 'prod', data_source: 'website', url: 'https://shop.example/checkout/done', user_agent: 'Mozilla/5.0', overide_ip: '2001:db8::1' },
   products: [
     { id: 'SKU-1', name: 'Trail shoe', category: 'Shoes', price_base: 120, price: 99.9, tax_percent: 19, quantity: 1, brand: 'Acme' },
@@ -33,7 +30,7 @@ const checkout = {
   user: { id: 'U-1', email: 'jane.doe@example.com', phone: '+40 722 123 456', first_name: 'Jane', last_name: 'Doe', country: 'RO', city: 'Cluj' },
   consent: { analytics: true, personalization: true, marketing: true },
   cookies: [{ name: '_ga', value: 'GA1.1.123456789.1700000000' }, { name: '_fbp', value: 'fb.1.1700000000000.123' }],
-};
+});
 
 function waitListening(child: ChildProcess, pattern: RegExp): Promise<number> {
   return new Promise((resolve, reject) => {
@@ -51,12 +48,26 @@ function waitListening(child: ChildProcess, pattern: RegExp): Promise<number> {
   });
 }
 
-interface Row { name: string; rps: number; p50: number; p99: number; errors: number; non2xx: number; rssMb: number }
+interface Row { name: string; ok: number; rps: number; p50: number; p99: number; errors: number; non2xx: number; rssMb: number; note?: string }
 
+let sequence = 0;
 async function load(name: string, url: string, headers: Record<string, string>, pid: number): Promise<Row> {
-  const r = await autocannon({ url, method: 'POST', connections: CONNECTIONS, duration: DURATION, headers: { 'content-type': 'application/json', ...headers }, body: JSON.stringify(checkout) });
-  const rss = Number((await import('node:fs')).readFileSync(`/proc/${pid}/status`, 'utf8').match(/VmRSS:\s+(\d+)/)?.[1] ?? 0) / 1024;
-  return { name, rps: r.requests.average, p50: r.latency.p50, p99: r.latency.p99, errors: r.errors + r.timeouts, non2xx: r.non2xx, rssMb: Math.round(rss) };
+  const prefix = name.replace(/\W+/g, '-');
+  const r = await autocannon({
+    url, connections: CONNECTIONS, duration: DURATION,
+    requests: [{
+      method: 'POST', headers: { 'content-type': 'application/json', ...headers },
+      setupRequest: (req) => ({ ...req, body: JSON.stringify(checkout(`${prefix}-${++sequence}`)) }),
+    }],
+  });
+  const rss = Number(readFileSync(`/proc/${pid}/status`, 'utf8').match(/VmRSS:\s+(\d+)/)?.[1] ?? 0) / 1024;
+  return { name, ok: r['2xx'], rps: r.requests.average, p50: r.latency.p50, p99: r.latency.p99, errors: r.errors + r.timeouts, non2xx: r.non2xx, rssMb: Math.round(rss) };
+}
+
+/** Native events a double has received so far (batch platforms carry several per request). */
+function nativeEvents(type: string, d: DestinationDouble): number {
+  if (type === 'webhook') return d.requests.length;
+  return d.requests.reduce((n, r) => n + (r.json<{ events?: unknown[]; data?: unknown[] }>().events ?? r.json<{ data?: unknown[] }>().data ?? []).length, 0);
 }
 
 async function stop(child: ChildProcess): Promise<void> {
@@ -68,17 +79,26 @@ async function stop(child: ChildProcess): Promise<void> {
 
 async function main(): Promise<void> {
   const dataDir = mkdtempSync(join(tmpdir(), 'tl-bench-'));
-  const env = { ...process.env, DATA_DIR: dataDir, PORT: '0', HOST: '127.0.0.1', LOG_LEVEL: 'warn' };
+  const env = { ...process.env, DATA_DIR: dataDir, PORT: '0', HOST: '127.0.0.1', LOG_LEVEL: 'warn', ALLOW_PRIVATE_DESTINATIONS: '1' };
+  const doubles = new Map<string, DestinationDouble>();
+  for (const t of TYPES) {
+    const d = await startDestinationDouble();
+    d.otherwise(t === 'tiktok' ? { status: 200, body: { code: 0, message: 'OK' } } : { status: 200, body: {} });
+    doubles.set(t, d);
+  }
   const store = await openStore(loadConfig(env));
   const accounts = createAccountService(store);
-  const { account, accessToken } = await accounts.create({ name: 'Bench', tier: 'PRO', addon: true });
   // The bench measures throughput, not the per-account intake limit.
-  await accounts.update(account.scriptId, { rateLimit: 1_000_000 });
-  // A second account with four destinations, for endpoint 2's preview.
+  const plain = await accounts.create({ name: 'Bench', tier: 'PRO', addon: true });
+  await accounts.update(plain.account.scriptId, { rateLimit: 1_000_000 });
   const withDest = await accounts.create({ name: 'Bench 4 destinations', tier: 'PRO', addon: true, country: 'RO' });
   await accounts.update(withDest.account.scriptId, { rateLimit: 1_000_000 });
-  const destinations = createDestinationService(store, await loadPlugins(join(process.cwd(), 'plugins')));
-  for (const [type, config] of Object.entries(FOUR_DESTINATIONS)) await destinations.add(withDest.account.scriptId, type, config);
+  for (const t of TYPES) {
+    await store.destinations.add({
+      id: `dst_bench${t.replace('-', '')}`.padEnd(20, '0').slice(0, 20), scriptId: withDest.account.scriptId,
+      type: t, name: t, enabled: true, settings: SETTINGS[t](doubles.get(t)!.url),
+    });
+  }
   await store.close();
 
   const rows: Row[] = [];
@@ -90,21 +110,42 @@ async function main(): Promise<void> {
   const server = spawn(process.execPath, ['--import', 'tsx', 'src/index.ts'], { env: { ...env, LOG_LEVEL: 'info' }, stdio: ['ignore', 'pipe', 'inherit'] });
   const port = await waitListening(server, /"url":"http:\/\/[^:]+:(\d+)"/);
   server.stdout!.resume();
-  const auth = { 'x-service-access-token': accessToken };
-  rows.push(await load('endpoint 2 (validate, no storage)', `http://127.0.0.1:${port}/webhooks/service/event/test?id=${account.scriptId}`, auth, server.pid!));
-  rows.push(await load('endpoint 1 (durable ack)', `http://127.0.0.1:${port}/webhooks/service/event?id=${account.scriptId}`, auth, server.pid!));
-  rows.push(await load('endpoint 2 with 4 destinations (preview)', `http://127.0.0.1:${port}/webhooks/service/event/test?id=${withDest.account.scriptId}`,
+  const base = `http://127.0.0.1:${port}/webhooks/service`;
+  rows.push(await load('endpoint 2, validation only (no destinations)', `${base}/event/test?id=${plain.account.scriptId}`,
+    { 'x-service-access-token': plain.accessToken }, server.pid!));
+
+  const started = performance.now();
+  const e1 = await load('endpoint 1, durable ack, 4 destinations delivering', `${base}/event?id=${withDest.account.scriptId}`,
+    { 'x-service-access-token': withDest.accessToken }, server.pid!);
+  const accepted = e1.ok;
+  const duringRun = TYPES.reduce((n, t) => n + nativeEvents(t, doubles.get(t)!), 0);
+  // Wait for delivery to catch up with everything acknowledged (each event → 4 native events).
+  const expected = accepted * TYPES.length;
+  const deadline = Date.now() + 300_000;
+  let delivered = duringRun;
+  while (delivered < expected && Date.now() < deadline) {
+    await new Promise((r) => setTimeout(r, 200));
+    delivered = TYPES.reduce((n, t) => n + nativeEvents(t, doubles.get(t)!), 0);
+  }
+  const e2eSeconds = (performance.now() - started) / 1000;
+  e1.note = `native events delivered during the run ${duringRun}; all ${delivered} delivered after ${e2eSeconds.toFixed(1)} s → ` +
+    `${Math.round(delivered / TYPES.length / e2eSeconds)} events/s end to end`;
+  rows.push(e1);
+
+  rows.push(await load('endpoint 2 with 4 destinations (preview)', `${base}/event/test?id=${withDest.account.scriptId}`,
     { 'x-service-access-token': withDest.accessToken }, server.pid!));
   await stop(server);
+  for (const d of doubles.values()) await d.close();
   rmSync(dataDir, { recursive: true, force: true });
 
-  const base = rows[0];
-  console.log(`\n${DURATION} s per run, ${CONNECTIONS} connections, ~${JSON.stringify(checkout).length} B checkout_completed body\n`);
+  const bareRow = rows[0];
+  console.log(`\n${DURATION} s per run, ${CONNECTIONS} connections, ~${JSON.stringify(checkout('x')).length} B checkout_completed body, unique event ids\n`);
   console.log('| run | req/s | ratio to bare | p50 ms | p99 ms | p99 ratio | errors | non-2xx | RSS MB |');
   console.log('|---|---:|---:|---:|---:|---:|---:|---:|---:|');
   for (const r of rows) {
-    console.log(`| ${r.name} | ${Math.round(r.rps)} | ${(r.rps / base.rps).toFixed(2)} | ${r.p50} | ${r.p99} | ${(r.p99 / Math.max(base.p99, 1)).toFixed(2)} | ${r.errors} | ${r.non2xx} | ${r.rssMb} |`);
+    console.log(`| ${r.name} | ${Math.round(r.rps)} | ${(r.rps / bareRow.rps).toFixed(2)} | ${r.p50} | ${r.p99} | ${(r.p99 / Math.max(bareRow.p99, 1)).toFixed(2)} | ${r.errors} | ${r.non2xx} | ${r.rssMb} |`);
   }
+  for (const r of rows) if (r.note) console.log(`\n${r.name}: ${r.note}`);
 }
 
 main().catch((e) => {
