@@ -20,11 +20,12 @@ export async function testFeedback(
 ): Promise<TestFeedback> {
   const { account, event, now } = input;
   const warnings: string[] = [];
-  if (event.event.id !== undefined && (await deps.events.isDuplicate(account.scriptId, event.event.name, event.event.id, now))) {
+  const environment = event.context.environment === 'dev' ? 'dev' : 'prod';
+  if (event.event.id !== undefined && (await deps.events.isDuplicate(account.scriptId, event.event.name, event.event.id, now, environment))) {
     warnings.push(issueString({
       field: 'event.id',
       code: 'DUPLICATE_EVENT',
-      message: `a ${event.event.name} with this event.id was already received; in production it would be acknowledged but not forwarded again`,
+      message: `a ${environment} ${event.event.name} with this event.id was already received; it would be acknowledged but not forwarded again`,
     }));
   }
   warnings.push(...(await funnelWarnings(deps.events, account.scriptId, event)).map(issueString));

@@ -5,6 +5,8 @@ import type { Issue } from '../schema/types.ts';
 import type { DeliveryStore } from '../delivery/types.ts';
 
 export type EventStatus = 'accepted' | 'rejected' | 'duplicate';
+/** Dedup keys are kept apart per environment: dev events never use up a production key. */
+export type DedupEnvironment = 'prod' | 'dev';
 
 /** One received event as stored. */
 export interface EventRecord {
@@ -50,13 +52,13 @@ export const FUNNEL_SOURCE_EVENTS: ReadonlySet<string> = new Set(['product_viewe
 export interface EventStore {
   /**
    * Inserts all rows in one transaction: all are durable when it resolves, none when it
-   * rejects. In the same transaction an accepted row whose (account, name, event id) was
+   * rejects. In the same transaction an accepted row whose (account, environment, name, event id) was
    * first seen within the dedup window is stored as `duplicate` instead, and product ids of
    * accepted FUNNEL_SOURCE_EVENTS are recorded as seen. Resolves with each row's stored status.
    */
   append(rows: EventRecord[]): Promise<EventStatus[]>;
-  /** Whether an accepted event with this (account, name, event id) was stored within the dedup window. */
-  isDuplicate(scriptId: string, name: string, eventId: string, now: number): Promise<boolean>;
+  /** Whether an accepted event with this (account, environment, name, event id) was stored within the dedup window; environment defaults to prod. */
+  isDuplicate(scriptId: string, name: string, eventId: string, now: number, environment?: DedupEnvironment): Promise<boolean>;
   /** Which of `productIds` this account has sent in a FUNNEL_SOURCE_EVENTS event. */
   seenProducts(scriptId: string, productIds: readonly string[]): Promise<Set<string>>;
   list(filter: EventFilter): Promise<EventRecord[]>;

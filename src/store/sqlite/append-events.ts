@@ -4,7 +4,7 @@
 // with the JSON columns already serialised.
 // Loaded in the writer thread through tsx's require hook: no top-level await.
 import type Database from 'better-sqlite3';
-import { FUNNEL_SOURCE_EVENTS, type EventRecord, type EventStatus } from '../types.ts';
+import { FUNNEL_SOURCE_EVENTS, type DedupEnvironment, type EventRecord, type EventStatus } from '../types.ts';
 
 /** An EventRecord as the append transaction consumes it. */
 export interface PreparedRow {
@@ -12,6 +12,8 @@ export interface PreparedRow {
   scriptId: string;
   name: string | null;
   eventId: string | null;
+  /** The dedup key space: `dev` events never claim the key a production event needs. */
+  environment: DedupEnvironment;
   /** The status the intake decided; an accepted row may still turn out a duplicate. */
   status: EventStatus;
   source: string;
@@ -30,9 +32,16 @@ function productIds(payload: unknown): string[] {
   return Array.isArray(products) ? products.map((p) => p?.id).filter((id): id is string => typeof id === 'string') : [];
 }
 
+/** The environment an accepted, normalised payload declares; anything else counts as prod. */
+export function dedupEnvironment(payload: unknown): DedupEnvironment {
+  const context = (payload as { context?: { environment?: unknown } } | null)?.context;
+  return context?.environment === 'dev' ? 'dev' : 'prod';
+}
+
 export function prepareRow(r: EventRecord): PreparedRow {
   return {
-    id: r.id, scriptId: r.scriptId, name: r.name, eventId: r.eventId, status: r.status, source: r.source,
+    id: r.id, scriptId: r.scriptId, name: r.name, eventId: r.eventId, environment: dedupEnvironment(r.payload),
+    status: r.status, source: r.source,
     requestId: r.requestId, receivedAt: r.receivedAt,
     errors: JSON.stringify(r.errors), warnings: JSON.stringify(r.warnings), payload: JSON.stringify(r.payload),
     productIds: r.name !== null && FUNNEL_SOURCE_EVENTS.has(r.name) ? productIds(r.payload) : [],
@@ -43,7 +52,7 @@ export const DEFAULT_DEDUP_WINDOW_MS = 7 * 86_400_000;
 
 /**
  * The append of EventStore.append on `db`: one BEGIN IMMEDIATE transaction for all rows.
- * An accepted row with an event id either claims its (account, name, event id) dedup key
+ * An accepted row with an event id either claims its (account, environment, name, event id) dedup key
  * or, when the key was first seen within `dedupWindowMs`, is stored as `duplicate`; accepted
  * FUNNEL_SOURCE_EVENTS record their product ids as seen. Returns each row's stored status;
  * throws (and stores nothing) when the transaction fails.
@@ -52,16 +61,16 @@ export function createAppender(db: Database.Database, dedupWindowMs = DEFAULT_DE
   const insertEvent = db.prepare(`INSERT INTO events (id, script_id, name, event_id, status, source, request_id, received_at, errors, warnings, payload)
     VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`);
   const insertSeen = db.prepare('INSERT OR IGNORE INTO seen_products (script_id, product_id) VALUES (?, ?)');
-  const getDedup = db.prepare<[string, string, string], { first_seen_at: number }>(
-    'SELECT first_seen_at FROM dedup_keys WHERE script_id = ? AND name = ? AND event_id = ?');
-  const putDedup = db.prepare(`INSERT INTO dedup_keys (script_id, name, event_id, first_seen_at) VALUES (?, ?, ?, ?)
-    ON CONFLICT (script_id, name, event_id) DO UPDATE SET first_seen_at = excluded.first_seen_at`);
+  const getDedup = db.prepare<[string, DedupEnvironment, string, string], { first_seen_at: number }>(
+    'SELECT first_seen_at FROM dedup_keys WHERE script_id = ? AND environment = ? AND name = ? AND event_id = ?');
+  const putDedup = db.prepare(`INSERT INTO dedup_keys (script_id, environment, name, event_id, first_seen_at) VALUES (?, ?, ?, ?, ?)
+    ON CONFLICT (script_id, environment, name, event_id) DO UPDATE SET first_seen_at = excluded.first_seen_at`);
 
   const dedupStatus = (r: PreparedRow): EventStatus => {
     if (r.status !== 'accepted' || r.eventId === null || r.name === null) return r.status;
-    const seen = getDedup.get(r.scriptId, r.name, r.eventId);
+    const seen = getDedup.get(r.scriptId, r.environment, r.name, r.eventId);
     if (seen && r.receivedAt - seen.first_seen_at < dedupWindowMs) return 'duplicate';
-    putDedup.run(r.scriptId, r.name, r.eventId, r.receivedAt);
+    putDedup.run(r.scriptId, r.environment, r.name, r.eventId, r.receivedAt);
     return 'accepted';
   };
   const appendTx = db.transaction((rows: readonly PreparedRow[]) => {

@@ -172,8 +172,8 @@ export function sqliteDeliveryQueries(db: Database.Database): Queries {
     },
 
     async purgeDedupKeys(before) {
-      return chunked(db.prepare(`DELETE FROM dedup_keys WHERE (script_id, name, event_id) IN
-        (SELECT script_id, name, event_id FROM dedup_keys WHERE first_seen_at < ? LIMIT ?)`), before);
+      return chunked(db.prepare(`DELETE FROM dedup_keys WHERE (script_id, environment, name, event_id) IN
+        (SELECT script_id, environment, name, event_id FROM dedup_keys WHERE first_seen_at < ? LIMIT ?)`), before);
     },
   };
 }

@@ -8,8 +8,9 @@ import m003 from './migrations/003-seen-products.ts';
 import m004 from './migrations/004-dedup-rate-limit.ts';
 import m005 from './migrations/005-deliveries.ts';
 import m006 from './migrations/006-custom-records.ts';
+import m007 from './migrations/007-dedup-environment.ts';
 
-export const MIGRATIONS: readonly string[] = [m001, m002, m003, m004, m005, m006];
+export const MIGRATIONS: readonly string[] = [m001, m002, m003, m004, m005, m006, m007];
 
 /** Brings the database to the latest schema version. */
 export function migrate(db: Database.Database): void {

@@ -3,7 +3,7 @@
 // Event appends run either on this connection or, with `writerThread`, on a writer thread
 // with its own connection (writer-thread.ts); both run append-events.ts.
 import type { Account, AccountPatch, NewAccount, TokenRecord } from '../../accounts/types.ts';
-import type { AccountStore, EventFilter, EventRecord, EventStatus, EventStore, Store } from '../types.ts';
+import type { AccountStore, DedupEnvironment, EventFilter, EventRecord, EventStatus, EventStore, Store } from '../types.ts';
 import { createAppender, DEFAULT_DEDUP_WINDOW_MS, prepareRow, type PreparedRow } from './append-events.ts';
 import { DEFAULT_BUSY_TIMEOUT_MS, openConnection } from './connection.ts';
 import { migrate } from './migrations.ts';
@@ -138,8 +138,8 @@ export function openSqliteStore(opts: SqliteOptions): Store {
     q.insertToken.run(scriptId, hash, prefix, now);
   });
   const isSeen = db.prepare<[string, string], { n: number }>('SELECT 1 AS n FROM seen_products WHERE script_id = ? AND product_id = ?');
-  const getDedup = db.prepare<[string, string, string], { first_seen_at: number }>(
-    'SELECT first_seen_at FROM dedup_keys WHERE script_id = ? AND name = ? AND event_id = ?');
+  const getDedup = db.prepare<[string, DedupEnvironment, string, string], { first_seen_at: number }>(
+    'SELECT first_seen_at FROM dedup_keys WHERE script_id = ? AND environment = ? AND name = ? AND event_id = ?');
 
   const accounts: AccountStore = {
     async create(a, tokenHash, tokenPrefix) {
@@ -176,8 +176,8 @@ export function openSqliteStore(opts: SqliteOptions): Store {
     async append(rows) {
       return appendEvents(rows.map(prepareRow));
     },
-    async isDuplicate(scriptId, name, eventId, now) {
-      const seen = getDedup.get(scriptId, name, eventId);
+    async isDuplicate(scriptId, name, eventId, now, environment = 'prod') {
+      const seen = getDedup.get(scriptId, environment, name, eventId);
       return seen !== undefined && now - seen.first_seen_at < dedupWindow;
     },
     async seenProducts(scriptId, ids) {
