@@ -113,11 +113,13 @@ const EXPECTED: Record<string, Record<string, unknown> | null> = {
   },
   lead_qualified: {
     event_name: 'QualifiedLead', event_time: 1760000000, event_id: 'LEAD-2001', action_source: 'system_generated',
+    event_source_url: 'https://shop.example', // no context.url: the account host
     user_data: { ...HASHED_USER, lead_id: '1234567890123456' },
     custom_data: { value: 500, currency: 'EUR', event_source: 'crm', lead_event_source: 'HubSpot' },
   },
   lead_closed: {
     event_name: 'ConvertedLead', event_time: 1760000000, event_id: 'LEAD-2001', action_source: 'system_generated',
+    event_source_url: 'https://shop.example', // no context.url: the account host
     user_data: { em: H.em },
     custom_data: { value: 1200, currency: 'EUR', event_source: 'crm', lead_event_source: 'tracklane' },
   },
@@ -148,6 +150,7 @@ const EXPECTED: Record<string, Record<string, unknown> | null> = {
   },
   product_removed_from_cart: {
     event_name: 'RemoveFromCart', event_time: 1760000000, event_id: 'tl_remove_1', action_source: 'app',
+    event_source_url: 'https://shop.example', // no context.url: the account host
     user_data: { external_id: H.external_id, client_user_agent: 'ShopApp/3.2 (iPhone; iOS 17.5)' },
     custom_data: { value: 15, currency: 'EUR', content_ids: ['SKU-MUG'], contents: [MUG_1], content_type: 'product' },
   },
@@ -184,6 +187,7 @@ describe('meta-capi golden: payload → validateEvent → rules → request', ()
     expect(req.body).to.equal(JSON.stringify({
       data: [{
         event_name: 'LostLead', event_time: 1760000000, event_id: 'LEAD-3001', action_source: 'system_generated',
+        event_source_url: 'https://shop.example',
         user_data: { em: H.em },
         custom_data: { event_source: 'crm', lead_event_source: 'Pipedrive' },
       }],

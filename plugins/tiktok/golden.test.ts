@@ -108,11 +108,13 @@ const EXPECTED: Record<string, Record<string, unknown> | null> = {
     event: 'QualifiedLead', event_time: 1760000000, event_id: 'LEAD-2001',
     user: IDENTIFIED,
     properties: { currency: 'EUR', value: 500 },
+    page: { url: 'https://shop.example' }, // no context.url: the account host
   },
   lead_closed: {
     event: 'ConvertedLead', event_time: 1760000000, event_id: 'LEAD-2001',
     user: { email: H.email },
     properties: { currency: 'EUR', value: 1200 },
+    page: { url: 'https://shop.example' }, // no context.url: the account host
   },
   cart_viewed: {
     event: 'ViewContent', event_time: 1760000000, event_id: 'tl_cart_1',
@@ -136,6 +138,7 @@ const EXPECTED: Record<string, Record<string, unknown> | null> = {
     event: 'RemoveFromCart', event_time: 1760000000, event_id: 'tl_remove_1',
     user: { external_id: H.external_id, user_agent: 'ShopApp/3.2 (iPhone; iOS 17.5)' },
     properties: { contents: [MUG_1], content_type: 'product', currency: 'EUR', value: 15 },
+    page: { url: 'https://shop.example' }, // no context.url: the account host
   },
 };
 
@@ -170,6 +173,7 @@ describe('tiktok golden: payload → validateEvent → rules → request', () =>
         event: 'QualifiedLead', event_time: 1760000000, event_id: 'LEAD-2001',
         user: IDENTIFIED,
         properties: { currency: 'EUR', value: 500 },
+        page: { url: 'https://shop.example' },
         lead: { lead_id: '7300000000000000001', lead_event_source: 'HubSpot' },
       }],
     }));
@@ -183,7 +187,7 @@ describe('tiktok golden: payload → validateEvent → rules → request', () =>
     };
     const [req] = expectReady(run(payload, 'LEAD-3001'));
     expect(req.body).to.equal(JSON.stringify(web1({
-      event: 'LostLead', event_time: 1760000000, event_id: 'LEAD-3001', user: { email: H.email },
+      event: 'LostLead', event_time: 1760000000, event_id: 'LEAD-3001', user: { email: H.email }, page: { url: 'https://shop.example' },
     })));
   });
 

@@ -73,7 +73,7 @@ const EXPECTED: Record<string, { id: string; data: Record<string, unknown> }> = 
   },
   order_canceled: {
     id: 'ORD-10045',
-    data: { event: { name: 'order_canceled', id: 'ORD-10045', exchange_rate: 1 }, context: { environment: 'prod', data_source: 'admin' }, ...NONE, user: {}, consent: CONSENT, cookies: [] },
+    data: { event: { name: 'order_canceled', id: 'ORD-10045', exchange_rate: 1 }, context: { environment: 'prod', data_source: 'admin', url: 'https://shop.example' }, ...NONE, user: {}, consent: CONSENT, cookies: [] },
   },
   lead_created: {
     id: 'LEAD-2001',
@@ -81,11 +81,11 @@ const EXPECTED: Record<string, { id: string; data: Record<string, unknown> }> = 
   },
   lead_qualified: {
     id: 'LEAD-2001',
-    data: { event: { name: 'lead_qualified', id: 'LEAD-2001', value: 500, currency: 'EUR', exchange_rate: 1 }, context: { environment: 'prod', data_source: 'crm' }, ...NONE, user: USER, consent: CONSENT, cookies: [] },
+    data: { event: { name: 'lead_qualified', id: 'LEAD-2001', value: 500, currency: 'EUR', exchange_rate: 1 }, context: { environment: 'prod', data_source: 'crm', url: 'https://shop.example' }, ...NONE, user: USER, consent: CONSENT, cookies: [] },
   },
   lead_closed: {
     id: 'LEAD-2001',
-    data: { event: { name: 'lead_closed', id: 'LEAD-2001', exchange_rate: 1, properties: { outcome: 'lost' } }, context: { environment: 'prod', data_source: 'crm' }, ...NONE, user: USER, consent: CONSENT, cookies: [] },
+    data: { event: { name: 'lead_closed', id: 'LEAD-2001', exchange_rate: 1, properties: { outcome: 'lost' } }, context: { environment: 'prod', data_source: 'crm', url: 'https://shop.example' }, ...NONE, user: USER, consent: CONSENT, cookies: [] },
   },
   cart_viewed: {
     id: 'tl_cart_1',

@@ -203,7 +203,8 @@ export default (body: { n: number }) => {
       expect(r.body.result).to.equal('ok');
       expect(r.body.messages).to.deep.equal(['got 7', 'test mode: nothing was stored or delivered']);
       const d = r.body.custom_data;
-      expect(d).to.include({ records_processed: 1, validation_status: 'valid', env: 'test' });
+      // No context.url: the account host stands in, with a URL_FALLBACK warning.
+      expect(d).to.include({ records_processed: 1, validation_status: 'valid_with_warnings', env: 'test' });
       expect(d.processing_time_ms).to.be.a('number').and.at.least(0).and.below(500);
       expect(d.records).to.deep.equal([{ type: 'fixture_row', key: 'n7', data: { n: 7, env: 'test' } }]);
       expect(d.events).to.have.length(1);
@@ -223,7 +224,7 @@ export default (body: { n: number }) => {
         custom_data: {
           processing_time_ms: r.body.custom_data.processing_time_ms,
           records_processed: 1,
-          validation_status: 'valid',
+          validation_status: 'valid_with_warnings',
           env: 'production',
           events: [{ name: 'lead_created', event_id: 'L-8', status: 'accepted' }],
           records_stored: 1,

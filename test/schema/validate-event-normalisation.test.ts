@@ -10,6 +10,7 @@ import {
   INVALID_CASES,
   MINIMAL_CART_VIEWED,
   MINIMAL_CHECKOUT_COMPLETED,
+  MINIMAL_LEAD_CREATED,
   MINIMAL_ORDER_CANCELED,
   MINIMAL_PRODUCT_VIEWED,
   VALID_PAYLOADS,
@@ -45,7 +46,7 @@ describe('validateEvent normalisation', () => {
   it('defaults the event and the arrays', () => {
     const e = normalise(MINIMAL_ORDER_CANCELED);
     expect(e.event).to.deep.equal({ name: 'order_canceled', id: 'ORD-1001', exchange_rate: 1 });
-    expect(e.context).to.deep.equal({ environment: 'prod' });
+    expect(e.context).to.deep.equal({ environment: 'prod', url: HOST });
     expect(e).to.include.keys('products', 'shipping', 'payments', 'coupons', 'cookies', 'consent');
     expect([e.products, e.shipping, e.payments, e.coupons, e.cookies]).to.deep.equal([[], [], [], [], []]);
     expect(e).to.not.have.property('user');
@@ -92,13 +93,53 @@ describe('validateEvent normalisation', () => {
       const body = variant(FULL_CHECKOUT_COMPLETED, ['consent.ad_storage', true]);
       expect(normalise(body).consent).to.deep.equal({ analytics: true, personalization: false, marketing: true });
     });
-    for (const bad of [undefined, null, 'yes', [], {}, { analytics: true }, { analytics: 'no', personalization: true, marketing: true }]) {
-      it(`replaces ${JSON.stringify(bad) ?? 'absent'} with all true and warns`, () => {
+    for (const bad of [undefined, null, 'yes', [], {}, { analytics: true }, { analytics: 'yes', personalization: 1 }]) {
+      it(`replaces ${JSON.stringify(bad) ?? 'absent'} with all true and warns: nothing in it is a refusal`, () => {
         const body = variant(FULL_CHECKOUT_COMPLETED, ['consent', bad === undefined ? REMOVE : bad]);
         expect(normalise(body).consent).to.deep.equal(ALL);
         expect(warningsOf(body)).to.deep.include({ field: 'consent', code: 'CONSENT_REPLACED' });
       });
     }
+    const repaired: [unknown, object][] = [
+      [{ analytics: false, marketing: false }, { analytics: false, personalization: false, marketing: false }],
+      [{ analytics: true, marketing: false }, { analytics: true, personalization: false, marketing: false }],
+      [{ analytics: true, personalization: true, marketing: 'no' }, { analytics: true, personalization: true, marketing: false }],
+      [{ analytics: 'no', personalization: true, marketing: true }, { analytics: false, personalization: true, marketing: true }],
+      [{ analytics: 1, personalization: 1, marketing: 0 }, { analytics: true, personalization: true, marketing: false }],
+      [{ analytics: 'denied', personalization: 'maybe' }, { analytics: false, personalization: false, marketing: false }],
+      [{ marketing: 'false', analytics: 'true' }, { analytics: true, personalization: false, marketing: false }],
+      [false, { analytics: false, personalization: false, marketing: false }],
+    ];
+    for (const [given, expected] of repaired) {
+      it(`never turns a refusal into a grant: ${JSON.stringify(given)}`, () => {
+        const body = variant(FULL_CHECKOUT_COMPLETED, ['consent', given]);
+        expect(normalise(body).consent).to.deep.equal(expected);
+        expect(warningsOf(body)).to.deep.include({ field: 'consent', code: 'CONSENT_REPLACED' });
+      });
+    }
+    it('says in the warning what was read and why a missing member is refused', () => {
+      const body = variant(FULL_CHECKOUT_COMPLETED, ['consent', { analytics: true, marketing: false }]);
+      const w = validateEvent(body, account()).warnings.find((x) => x.field === 'consent');
+      expect(w?.message).to.include('consent.personalization is missing or not a boolean, so refused (false)');
+    });
+  });
+
+  describe('context.url on every event', () => {
+    for (const [name, body] of [['order_canceled', MINIMAL_ORDER_CANCELED], ['checkout_completed', MINIMAL_CHECKOUT_COMPLETED], ['lead_created', MINIMAL_LEAD_CREATED]] as const) {
+      it(`${name}: a missing url falls back to the account host, with a URL_FALLBACK warning`, () => {
+        const noUrl = variant(body, ['context.url', REMOVE]);
+        expect(normalise(noUrl).context.url).to.equal(HOST);
+        expect(warningsOf(noUrl)).to.deep.include({ field: 'context.url', code: 'URL_FALLBACK' });
+        const none = account({ host: null });
+        expect(normalise(noUrl, none).context).to.not.have.property('url');
+        expect(validateEvent(noUrl, none).warnings.find((x) => x.field === 'context.url')?.message).to.include('no host');
+      });
+    }
+    it('a given url is kept, without a warning', () => {
+      const withUrl = variant(MINIMAL_ORDER_CANCELED, ['context.url', 'https://shop.example.com/orders/1']);
+      expect(normalise(withUrl).context.url).to.equal('https://shop.example.com/orders/1');
+      expect(warningsOf(withUrl).map((w) => w.field)).to.not.include('context.url');
+    });
   });
 
   describe('cart_viewed', () => {

@@ -1,27 +1,75 @@
-// Consent never refuses an event: the spec says a consent object not in the three-boolean
-// format is replaced with all three true. A valid object with extra members keeps its three
-// values (an explicit refusal must not turn into a grant); the extras are ignored, with a warning.
+// Consent never refuses an event, and a refusal is never turned into a grant.
+// - Three booleans (extra members ignored, with a warning): kept as given.
+// - Absent or null: all three granted, with a warning (nothing was refused).
+// - `false`: all three refused. Any other non-object (a string, an array): all granted, with
+//   a warning, since it holds no readable refusal.
+// - An object in another shape: each member is read on its own ("false", "no", "denied",
+//   0 count as a refusal; "true", "yes", "granted", 1 as a grant). A member that is missing
+//   or unreadable is granted only when no member is refused; if any member is refused, the
+//   unreadable ones are refused too. Every such repair is a CONSENT_REPLACED warning.
 import { ajv } from '../ajv.ts';
 import { consentFormatSchema } from '../object-schemas.ts';
+import { isRecord } from '../guards.ts';
 import type { Consent } from '../types.ts';
 import { warn, type RuleContext } from './rule-context.ts';
 
 const isConsentFormat = ajv.compile<Consent>(consentFormatSchema);
-const CONSENT_KEYS: ReadonlySet<string> = new Set(['analytics', 'personalization', 'marketing']);
+const CONSENT_KEYS = ['analytics', 'personalization', 'marketing'] as const;
+const KNOWN_KEYS: ReadonlySet<string> = new Set(CONSENT_KEYS);
+const REFUSALS: ReadonlySet<unknown> = new Set([false, 0, 'false', 'no', 'denied', '0']);
+const GRANTS: ReadonlySet<unknown> = new Set([true, 1, 'true', 'yes', 'granted', '1']);
+
+/** true / false for a readable value, undefined for a missing or unreadable one. */
+function readValue(v: unknown): boolean | undefined {
+  const key = typeof v === 'string' ? v.trim().toLowerCase() : v;
+  if (REFUSALS.has(key)) return false;
+  if (GRANTS.has(key)) return true;
+  return undefined;
+}
 
 export function resolveConsent(raw: unknown, rc: RuleContext): Consent {
   if (isConsentFormat(raw)) {
     for (const key of Object.keys(raw)) {
-      if (!CONSENT_KEYS.has(key)) {
+      if (!KNOWN_KEYS.has(key)) {
         warn(rc, `consent.${key}`, 'UNDEFINED_FIELD',
           `consent.${key} is not one of analytics, personalization, marketing; it is ignored`);
       }
     }
     return { analytics: raw.analytics, personalization: raw.personalization, marketing: raw.marketing };
   }
+  if (raw === undefined || raw === null) {
+    warn(rc, 'consent', 'CONSENT_REPLACED',
+      'consent is missing, so analytics, personalization and marketing are all assumed granted (true); send consent to respect a refusal');
+    return { analytics: true, personalization: true, marketing: true };
+  }
+  if (raw === false) {
+    warn(rc, 'consent', 'CONSENT_REPLACED',
+      'consent must be an object with three booleans (analytics, personalization, marketing); false was read as all three refused');
+    return { analytics: false, personalization: false, marketing: false };
+  }
+  if (!isRecord(raw)) {
+    warn(rc, 'consent', 'CONSENT_REPLACED',
+      'consent must be an object with three booleans (analytics, personalization, marketing); it was replaced with all three true');
+    return { analytics: true, personalization: true, marketing: true };
+  }
+  return repairObject(raw, rc);
+}
+
+function repairObject(raw: Record<string, unknown>, rc: RuleContext): Consent {
+  const read = CONSENT_KEYS.map((k) => readValue(raw[k]));
+  const anyRefused = read.includes(false);
+  const fallback = !anyRefused;
+  const [analytics, personalization, marketing] = read.map((v) => v ?? fallback);
+  const consent: Consent = { analytics, personalization, marketing };
+  const unreadable = CONSENT_KEYS.filter((_, i) => read[i] === undefined);
+  const readAsBoolean = CONSENT_KEYS.filter((k, i) => read[i] !== undefined && typeof raw[k] !== 'boolean');
+  const parts: string[] = [];
+  if (readAsBoolean.length > 0) parts.push(`${readAsBoolean.map((k) => `consent.${k}`).join(', ')} read as ${readAsBoolean.map((k) => consent[k]).join(', ')}`);
+  if (unreadable.length > 0) {
+    parts.push(`${unreadable.map((k) => `consent.${k}`).join(', ')} ${unreadable.length === 1 ? 'is' : 'are'} missing or not a boolean, so ` +
+      (anyRefused ? 'refused (false), because another member is refused' : 'assumed granted (true)'));
+  }
   warn(rc, 'consent', 'CONSENT_REPLACED',
-    raw === undefined || raw === null
-      ? 'consent is missing, so analytics, personalization and marketing are all assumed granted (true); send consent to respect a refusal'
-      : 'consent must be an object with three booleans (analytics, personalization, marketing); it was replaced with all three true');
-  return { analytics: true, personalization: true, marketing: true };
+    `consent must be an object with three booleans (analytics, personalization, marketing); ${parts.join('; ')}`);
+  return consent;
 }

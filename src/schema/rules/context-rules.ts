@@ -1,5 +1,6 @@
-// The `context` member: cart_viewed defaults (environment prod, url from the account's host),
-// data_source warnings, and the override_ip spelling. Type and format errors come from the schema.
+// The `context` member: defaults (environment prod on cart_viewed, where context may be
+// absent; url from the account's host on every event), data_source warnings, and the
+// override_ip spelling. Type and format errors come from the schema.
 import { DATA_SOURCES } from '../event-requirements.ts';
 import { dropNulls, isRecord, quote, type JsonObject } from '../guards.ts';
 import type { EventContext } from '../types.ts';
@@ -29,7 +30,7 @@ export function normaliseContext(raw: unknown, rc: RuleContext): EventContext {
   if (c.environment === undefined) c.environment = 'prod';
   checkDataSource(c, rc);
   readOverrideIp(c, rc);
-  if (rc.cart && c.url === undefined) fallBackToHost(c, rc);
+  if (c.url === undefined) fallBackToHost(c, rc);
   return c as EventContext;
 }
 

@@ -57,7 +57,8 @@ describe('demo/patient-interaction', () => {
       'test mode: nothing was stored or delivered',
     ]);
     const d = r.body.custom_data;
-    expect(d).to.include({ records_processed: 1, validation_status: 'valid', env: 'test' });
+    // No page URL from a CRM: the account host stands in, with a URL_FALLBACK warning.
+    expect(d).to.include({ records_processed: 1, validation_status: 'valid_with_warnings', env: 'test' });
     const [ev] = d.events;
     expect(ev.status).to.equal('would_accept');
     expect(ev.payload).to.deep.equal({
