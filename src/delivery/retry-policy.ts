@@ -7,8 +7,11 @@
 //   each delay ±20 % jitter, so the last attempt lands between ≈25 h 17 min and ≈37 h 55 min
 //   after the first: always more than 24 h. After the 11th failure the delivery is `dead`.
 // Retry-After (from the plugin, or the header as delta-seconds or an HTTP date) is honoured
-// but clamped to [scheduled, 2 × scheduled] (Svix): a receiver can slow us, not park a
-// message for a year. Timeouts and 429 wait at least 60 s (Svix's overload penalty).
+// up to RETRY_AFTER_MAX_MS (1 h): the wait is max(scheduled, min(Retry-After, 1 h)). A
+// receiver can slow us down by up to an hour per attempt, never park a message for a year,
+// and never make us retry sooner than scheduled. With every early attempt answered by a
+// long Retry-After the last attempt lands at most ≈41 h 12 min after the first (each delay
+// at most max(1.2 × scheduled, 1 h)). Timeouts and 429 wait at least 60 s.
 import type { Classification, PlatformResponse } from '../destinations/types.ts';
 import type { SendResult } from './http-sender.ts';
 
@@ -19,6 +22,8 @@ const H = 60 * M;
 export const DEFAULT_SCHEDULE_MS: readonly number[] = [10 * S, M, 5 * M, 30 * M, H, 2 * H, 4 * H, 8 * H, 8 * H, 8 * H];
 export const DEFAULT_JITTER = 0.2;
 export const OVERLOAD_MIN_MS = 60 * S;
+/** The longest wait a Retry-After can ask for; longer requests wait this long. */
+export const RETRY_AFTER_MAX_MS = H;
 
 /** What one attempt came to, whoever judged it (the plugin for replies, this module for transport errors). */
 export type Verdict =
@@ -49,6 +54,8 @@ export interface RetryPolicyOptions {
   overloadMinMs?: number;
   /** [0, 1) */
   random?: () => number;
+  /** Ceiling on a receiver's Retry-After. */
+  retryAfterMaxMs?: number;
 }
 
 export interface RetryPolicy {
@@ -69,6 +76,7 @@ export function createRetryPolicy(opts: RetryPolicyOptions = {}): RetryPolicy {
   const jitter = opts.jitter ?? DEFAULT_JITTER;
   const overloadMinMs = opts.overloadMinMs ?? OVERLOAD_MIN_MS;
   const random = opts.random ?? Math.random;
+  const retryAfterMaxMs = opts.retryAfterMaxMs ?? RETRY_AFTER_MAX_MS;
   return {
     scheduleMs,
     maxAttempts: scheduleMs.length + 1,
@@ -79,7 +87,7 @@ export function createRetryPolicy(opts: RetryPolicyOptions = {}): RetryPolicy {
       if (base === undefined) return { status: 'dead' };
       const scheduled = base * (1 + jitter * (2 * random() - 1));
       let delay = scheduled;
-      if (verdict.retryAfterMs !== undefined) delay = Math.max(scheduled, Math.min(verdict.retryAfterMs, 2 * scheduled));
+      if (verdict.retryAfterMs !== undefined) delay = Math.max(scheduled, Math.min(verdict.retryAfterMs, retryAfterMaxMs));
       if (verdict.overload) delay = Math.max(delay, overloadMinMs);
       const delayMs = Math.round(delay);
       return { status: 'pending', delayMs, nextAttemptAt: now + delayMs };

@@ -2,7 +2,7 @@
 // minimum, exhaustion, and the classification of transport errors and replies.
 import { expect } from 'chai';
 import {
-  createRetryPolicy, DEFAULT_SCHEDULE_MS, OVERLOAD_MIN_MS, parseRetryAfter, verdictOf, type Verdict,
+  createRetryPolicy, DEFAULT_SCHEDULE_MS, OVERLOAD_MIN_MS, parseRetryAfter, RETRY_AFTER_MAX_MS, verdictOf, type Verdict,
 } from '../../src/delivery/retry-policy.ts';
 import type { SendResult } from '../../src/delivery/http-sender.ts';
 import type { Classification, PlatformResponse } from '../../src/destinations/types.ts';
@@ -52,11 +52,27 @@ describe('delivery: retry policy', () => {
     expect(d).to.deep.equal({ status: 'pending', delayMs: 1_000, nextAttemptAt: NOW + 1_000 });
   });
 
-  it('honours Retry-After clamped to [scheduled, 2 × scheduled]', () => {
+  it('honours Retry-After up to a 1 h ceiling, never sooner than scheduled', () => {
     const policy = createRetryPolicy({ scheduleMs: [100_000], random: mid });
+    expect(RETRY_AFTER_MAX_MS).to.equal(H);
     expect(delayOf(policy.decide(1, retry({ retryAfterMs: 120_000 }), NOW))).to.equal(120_000);
     expect(delayOf(policy.decide(1, retry({ retryAfterMs: 5_000 }), NOW)), 'never sooner than scheduled').to.equal(100_000);
-    expect(delayOf(policy.decide(1, retry({ retryAfterMs: 365 * 24 * H }), NOW)), 'capped').to.equal(200_000);
+    expect(delayOf(policy.decide(1, retry({ retryAfterMs: H }), NOW)), 'a 429 asking for an hour waits an hour').to.equal(H);
+    expect(delayOf(policy.decide(1, retry({ retryAfterMs: 365 * 24 * H }), NOW)), 'capped at the ceiling').to.equal(H);
+    const defaults = createRetryPolicy({ random: mid });
+    expect(delayOf(defaults.decide(2, retry({ overload: true, retryAfterMs: H }), NOW)), 'second attempt, 1 min scheduled').to.equal(H);
+    expect(delayOf(defaults.decide(8, retry({ retryAfterMs: H }), NOW)), 'a longer schedule wins').to.equal(8 * H);
+  });
+
+  it('gives up after at most ≈41 h 12 min even when every attempt asks for a long Retry-After', () => {
+    const policy = createRetryPolicy({ random: () => 0.999999 });
+    let total = 0;
+    for (let n = 1; n < policy.maxAttempts; n++) total += delayOf(policy.decide(n, retry({ retryAfterMs: 365 * 24 * H }), NOW));
+    expect(total).to.be.closeTo(41.2 * H, 60_000);
+    const plain = createRetryPolicy({ random: () => 0.999999 });
+    let nominalMax = 0;
+    for (let n = 1; n < plain.maxAttempts; n++) nominalMax += delayOf(plain.decide(n, retry(), NOW));
+    expect(nominalMax, 'without Retry-After: ≈37 h 55 min').to.be.closeTo((37 + 55 / 60) * H, 60_000);
   });
 
   it('waits at least 60 s after a timeout or a 429, whatever the schedule or Retry-After says', () => {
