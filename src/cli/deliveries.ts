@@ -1,6 +1,6 @@
 // `tracklane deliveries …`: list deliveries, show one with its attempts, replay dead or
-// failed ones (delivered ones only with --force), resume a paused destination. A running
-// server picks re-queued work up within about a second.
+// failed ones (delivered ones only with --force), send waiting retries now, resume a
+// paused destination. A running server picks re-queued work up within about a second.
 import { createAccountService } from '../accounts/account-service.ts';
 import { DELIVERY_STATUSES, type DeliveryStatus, type DeliveryView, type ReplayFilter } from '../delivery/types.ts';
 import type { Store } from '../store/types.ts';
@@ -121,6 +121,22 @@ async function replay(args: string[], ctx: CliContext): Promise<void> {
     `Re-queued ${replayed} ${replayed === 1 ? 'delivery' : 'deliveries'} (${statuses.join(', ')}); a running server sends them within seconds.`);
 }
 
+async function retryNow(args: string[], ctx: CliContext): Promise<void> {
+  const cmd = ['deliveries', 'retry-now'];
+  const { values, positionals: pos } = parseCommand(args, { account: { type: 'string' }, destination: { type: 'string' } }, cmd);
+  if (values.help) return void process.stdout.write(usageFor(...cmd));
+  positionals(pos, [], cmd);
+  const store = await ctx.store();
+  await checkAccount(store, values.account);
+  if (values.destination !== undefined && !(await store.deliveries.activeDestinations()).some((d) => d.id === values.destination)) {
+    throw new CliError(`no destination "${values.destination}"`);
+  }
+  const due = await store.deliveries.retryNow({ scriptId: values.account, destinationId: values.destination }, Date.now());
+  ctx.output(values.json ?? false).result({ due }, () =>
+    `${due} pending ${due === 1 ? 'delivery waiting for a retry is' : 'deliveries waiting for a retry are'} due now; ` +
+    'a running server sends them within seconds (a paused destination needs `deliveries resume DEST_ID` first).');
+}
+
 async function resume(args: string[], ctx: CliContext): Promise<void> {
   const cmd = ['deliveries', 'resume'];
   const { values, positionals: pos } = parseCommand(args, {}, cmd);
@@ -142,6 +158,7 @@ export async function runDeliveries(args: string[], ctx: CliContext): Promise<vo
     case 'show': return show(rest, ctx);
     case 'replay': return replay(rest, ctx);
     case 'resume': return resume(rest, ctx);
+    case 'retry-now': return retryNow(rest, ctx);
     default:
       throw new UsageError(name === undefined ? 'deliveries needs a command' : `unknown command "deliveries ${name}"`, ['deliveries']);
   }

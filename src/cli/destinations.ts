@@ -105,8 +105,10 @@ export async function runDestinations(args: string[], ctx: CliContext): Promise<
       const { values, positionals: pos } = parseCommand(rest, {}, cmd);
       if (values.help) return help(cmd);
       const [id, destId] = positionals(pos, ['ID', 'DEST_ID'], cmd);
-      await (await service(ctx)).remove(id, destId);
-      ctx.output(values.json ?? false).result({ id: destId, removed: true }, () => `Removed destination ${destId} from ${id}.`);
+      const { canceled } = await (await service(ctx)).remove(id, destId);
+      ctx.output(values.json ?? false).result({ id: destId, removed: true, canceled_deliveries: canceled }, () =>
+        `Removed destination ${destId} from ${id}.` +
+        (canceled > 0 ? ` ${canceled} pending ${canceled === 1 ? 'delivery was' : 'deliveries were'} canceled (skipped, reason destination_removed).` : ''));
       return;
     }
     default:

@@ -57,6 +57,9 @@ Commands:
                                          attempts reset); delivered ones only with --force
   deliveries resume DEST_ID              un-pause a destination and send its backlog now
                                          (so does destinations update DEST_ID --enable)
+  deliveries retry-now [--account ID] [--destination DEST_ID]
+                                         send pending retries now instead of waiting for
+                                         their backoff (after fixing a destination)
   stats [--account ID]                   per destination: deliveries by status, oldest
                                          pending age, paused or not; events awaiting fan-out
   plugins list                           the destination plugins loaded from PLUGINS_DIR

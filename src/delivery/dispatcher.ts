@@ -120,8 +120,13 @@ export function createDispatcher(opts: DispatcherOptions): Dispatcher {
     }
     for (const [id, lane] of lanes) {
       if (seen.has(id)) continue;
-      lanes.delete(id); // removed: its pending deliveries stay as they are
-      void lane.stop();
+      // Removed: once the lane has handed its leases back, what it still held is canceled
+      // too (removal itself cancelled the rest).
+      lanes.delete(id);
+      void lane.stop()
+        .then(() => store.deliveries.expireStranded(clock(), 0))
+        .then((r) => { if (r.removed > 0) logger.info({ destination_id: id, canceled: r.removed }, 'pending deliveries of a removed destination canceled'); })
+        .catch((err) => logger.error({ err, destination_id: id }, 'canceling deliveries of a removed destination failed'));
     }
   }
 

@@ -9,6 +9,7 @@ import { buildRequestsFor } from './build-requests-for.ts';
 import type { DeliveryMetrics } from './delivery-metrics.ts';
 import type { HttpSender } from './http-sender.ts';
 import { verdictOf, type RetryPolicy, type Verdict } from './retry-policy.ts';
+import { logDeliveryFailure } from './failure-log.ts';
 import type { ActiveDestination, ClaimedDelivery, DeliveryStore, DeliveryUpdate } from './types.ts';
 
 export interface LaneLogger {
@@ -191,6 +192,9 @@ export function createLane(deps: LaneDeps, initial: ActiveDestination, initialPl
           pauseAfterMs: deps.pauseAfterMs,
         });
         observe(unit, updates, verdict, rec.applied, now);
+        if (verdict.outcome !== 'success') {
+          logDeliveryFailure(deps.logger, log, unit.deliveries, updates, verdict, result.kind === 'response' ? result.response.status : null);
+        }
         if (rec.paused && dest.pausedAt === null) {
           dest = { ...dest, pausedAt: now };
           deps.logger.warn({ ...log }, 'destination paused: failing with no success; resume with `tracklane deliveries resume` or `destinations update --enable`');

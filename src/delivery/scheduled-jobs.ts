@@ -45,7 +45,14 @@ export function createScheduledJobs(opts: ScheduledJobsOptions): ScheduledJobs {
 
   const jobs = {
     async purgeRetention() {
-      const r = await store.deliveries.purge(clock() - opts.retentionDays * DAY_MS);
+      const before = clock() - opts.retentionDays * DAY_MS;
+      // First cancel what nothing will send, so it does not pin its events forever.
+      const stranded = await store.deliveries.expireStranded(clock(), before);
+      if (stranded.removed + stranded.expired > 0) {
+        logger.info({ ...stranded, retention_days: opts.retentionDays },
+          'pending deliveries canceled: destination removed, or disabled or paused past retention');
+      }
+      const r = await store.deliveries.purge(before);
       if (r.events + r.deliveries + r.attempts > 0) logger.info({ ...r, retention_days: opts.retentionDays }, 'retention purge');
       return r;
     },

@@ -236,4 +236,15 @@ export interface DeliveryStore {
   purge(before: number): Promise<PurgeResult>;
   /** Deletes dedup keys first seen before `before`. */
   purgeDedupKeys(before: number): Promise<number>;
+  /**
+   * Makes pending deliveries that wait for a retry due at `now` (all, one account's, or one
+   * destination's); leased ones are left alone. Returns how many.
+   */
+  retryNow(filter: { scriptId?: string; destinationId?: string }, now: number): Promise<number>;
+  /**
+   * Cancels pending deliveries nothing will send: those of removed destinations (skip reason
+   * `destination_removed`) and those created before `before` for a destination that is
+   * disabled or paused (skip reason `expired`). Retention then purges them and their events.
+   */
+  expireStranded(now: number, before: number): Promise<{ removed: number; expired: number }>;
 }

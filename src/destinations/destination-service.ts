@@ -106,9 +106,11 @@ export function createDestinationService(store: Store, plugins: PluginRegistry, 
       const settings = patch.settings === undefined ? undefined : validate(current.type, patch.settings);
       return (await store.destinations.update(scriptId, id, { settings, enabled: patch.enabled, name: patch.name?.trim() || undefined }))!;
     },
-    async remove(scriptId: string, id: string): Promise<void> {
+    /** Removes the destination; returns how many of its pending deliveries were canceled. */
+    async remove(scriptId: string, id: string): Promise<{ canceled: number }> {
       await requireDestination(scriptId, id);
-      await store.destinations.remove(scriptId, id);
+      const { canceled } = await store.destinations.remove(scriptId, id);
+      return { canceled };
     },
   };
 }

@@ -87,8 +87,12 @@ export interface DestinationStore {
   list(scriptId: string): Promise<DestinationRecord[]>;
   get(scriptId: string, id: string): Promise<DestinationRecord | null>;
   update(scriptId: string, id: string, patch: DestinationPatch): Promise<DestinationRecord | null>;
-  /** Removes it from the account (kept on record for past deliveries); false if unknown. */
-  remove(scriptId: string, id: string): Promise<boolean>;
+  /**
+   * Removes it from the account (kept on record for past deliveries) and, in the same
+   * transaction, cancels its pending deliveries that no sender holds (skip reason
+   * `destination_removed`). `removed` is false if it was unknown.
+   */
+  remove(scriptId: string, id: string): Promise<{ removed: boolean; canceled: number }>;
 }
 
 export interface Store {

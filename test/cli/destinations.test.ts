@@ -34,7 +34,7 @@ describe('cli: destinations', () => {
     const updated = await cli.json<any>('destinations', 'update', id, d.id, '--config', JSON.stringify({ measurement_id: 'G-XYZ789', api_secret: 'ga-secret-2' }), '--disable');
     expect(updated).to.include({ enabled: false });
     expect(updated.config).to.deep.equal({ measurement_id: 'G-XYZ789', api_secret: '****' });
-    expect((await cli.json<any>('destinations', 'remove', id, d.id))).to.deep.equal({ id: d.id, removed: true });
+    expect((await cli.json<any>('destinations', 'remove', id, d.id))).to.deep.equal({ id: d.id, removed: true, canceled_deliveries: 0 });
     expect((await cli.json<any[]>('destinations', 'list', id)).map((x) => x.type)).to.not.include('ga4');
   });
 

@@ -118,10 +118,59 @@ describe('delivery: SQLite delivery store', () => {
     ]);
     expect(await store.deliveries.replay({ statuses: ['dead', 'failed'], since: T0 + 1 }, T0 + 20), '--since before creation').to.equal(0);
     expect(await store.deliveries.replay({ statuses: ['delivered'] }, T0 + 20)).to.equal(1);
-    await store.destinations.remove('ACCT0001', DEST);
     const [w] = await store.deliveries.claimDeliveries(DEST, 'c#2', T0 + 30, T0 + 1_000, 1);
     await finish('c#2', [w.id], 'dead');
+    await store.destinations.remove('ACCT0001', DEST);
     expect(await store.deliveries.replay({ statuses: ['dead'] }, T0 + 40)).to.equal(0);
+  });
+
+  it('removing a destination cancels its free pending deliveries at once; a leased one when its lease is handed back', async () => {
+    await seed(3);
+    // T0 lies ahead of the wall clock that removal uses: this lease is live.
+    const [held] = await store.deliveries.claimDeliveries(DEST, 'lane#1', T0, T0 + 60_000, 1);
+    expect(await store.destinations.remove('ACCT0001', DEST)).to.deep.equal({ removed: true, canceled: 2 });
+    expect(await store.destinations.remove('ACCT0001', DEST)).to.deep.equal({ removed: false, canceled: 0 });
+    const rows = await store.deliveries.list({ limit: 10 });
+    const others = rows.filter((r) => r.id !== held.id);
+    expect(others.map((r) => [r.status, r.skipReason, r.lastError])).to.deep.equal([
+      ['skipped', 'destination_removed', 'canceled: the destination was removed'],
+      ['skipped', 'destination_removed', 'canceled: the destination was removed']]);
+    expect(rows.find((r) => r.id === held.id)?.status, 'left to its lease holder').to.equal('pending');
+    await store.deliveries.release('lane#1', T0, [held.id]);
+    expect(await store.deliveries.expireStranded(T0, 0)).to.deep.equal({ removed: 1, expired: 0 });
+    expect((await store.deliveries.list({ limit: 10 })).every((r) => r.status === 'skipped')).to.equal(true);
+  });
+
+  it('pending deliveries of a destination disabled or paused past retention expire, and retention then purges them and their events', async () => {
+    const DAY = 86_400_000;
+    await seed(2, T0);
+    await seed(1, T0 + 40 * DAY);
+    await store.destinations.update('ACCT0001', DEST, { enabled: false });
+    const before = T0 + 30 * DAY;
+    expect((await store.deliveries.purge(before)).events, 'pending work pins its events').to.equal(0);
+    expect(await store.deliveries.expireStranded(T0 + 41 * DAY, before)).to.deep.equal({ removed: 0, expired: 2 });
+    const rows = await store.deliveries.list({ limit: 10 });
+    expect(rows.map((r) => [r.status, r.skipReason]).sort()).to.deep.equal([['pending', null], ['skipped', 'expired'], ['skipped', 'expired']]);
+    expect(await store.deliveries.purge(before)).to.deep.equal({ events: 2, deliveries: 2, attempts: 0 });
+    expect(await store.events.list({ limit: 10 })).to.have.length(1);
+    // An enabled, unpaused destination's old pending work is never expired (it is being retried).
+    await store.destinations.update('ACCT0001', DEST, { enabled: true });
+    expect(await store.deliveries.expireStranded(T0 + 90 * DAY, T0 + 60 * DAY)).to.deep.equal({ removed: 0, expired: 0 });
+  });
+
+  it('retryNow makes waiting retries due now, for all, one account or one destination; leased ones are left alone', async () => {
+    await seed(3);
+    const now = T0 + 10;
+    const claimed = await store.deliveries.claimDeliveries(DEST, 'c#1', T0, T0 + 1_000, 3);
+    await store.deliveries.recordAttempts([{
+      claimId: 'c#1', destinationId: DEST, at: T0, message: 'HTTP 500', pauseAfterMs: 0,
+      http: { statusCode: 500, latencyMs: 3, responseBody: '', errorClass: null, outcome: 'retryable' },
+      updates: claimed.slice(0, 2).map((d) => ({ id: d.id, status: 'pending' as const, attempts: 1, nextAttemptAt: T0 + 3_600_000 })),
+    }]);
+    expect(await store.deliveries.retryNow({ destinationId: 'dst_other' }, now)).to.equal(0);
+    expect(await store.deliveries.retryNow({ scriptId: 'ACCT0001', destinationId: DEST }, now), 'the third is still leased').to.equal(2);
+    const due = await store.deliveries.claimDeliveries(DEST, 'c#2', now, now + 1_000, 10);
+    expect(due.map((d) => d.id).sort()).to.deep.equal(claimed.slice(0, 2).map((d) => d.id).sort());
   });
 
   it('purge removes old events, finished deliveries and attempts, but never pending work or what it needs', async () => {

@@ -49,6 +49,28 @@ describe('delivery: scheduled jobs and metrics', function () {
     expect(await f.store.events.isDuplicate(scriptId, 'checkout_completed', 'OLD-DONE', f.clock())).to.equal(false);
   });
 
+  it('retention expires pending work of a destination disabled past retention, logs it, and purges it with its events', async () => {
+    const dest = await f.destination(scriptId, 'ga4', dbl.url);
+    dbl.otherwise(() => ({ status: 503 }));
+    f.clock.set(Date.now() - 40 * DAY);
+    await f.ingest(scriptId, checkout('OLD-PARKED'));
+    const d = f.dispatcher({ schedule: createRetryPolicy({ scheduleMs: [DAY * 100] }) });
+    await d.runOnce();
+    f.clock.set(Date.now());
+    await f.ingest(scriptId, checkout('NEW-PARKED'));
+    await d.runOnce();
+    // Fanned out while enabled, then the operator disabled it and never came back.
+    await f.store.destinations.update(scriptId, dest.id, { enabled: false });
+    expect((await f.store.deliveries.list({ destinationId: dest.id })).map((x) => x.status)).to.deep.equal(['pending', 'pending']);
+    const lines: { msg: string; obj: Record<string, unknown> }[] = [];
+    const logger = { ...silent, info: (obj: Record<string, unknown>, msg: string) => void lines.push({ obj, msg }) };
+    const jobs = createScheduledJobs({ store: f.store, logger, clock: f.clock, retentionDays: 30, dedupWindowDays: 7 });
+    expect(await jobs.purgeRetention()).to.deep.equal({ events: 1, deliveries: 1, attempts: 1 });
+    expect(lines.find((l) => l.msg.startsWith('pending deliveries canceled'))?.obj).to.include({ removed: 0, expired: 1 });
+    const left = await f.store.deliveries.list({ destinationId: dest.id });
+    expect(left.map((x) => [x.eventId, x.status])).to.deep.equal([['NEW-PARKED', 'pending']]);
+  });
+
   it('lease recovery clears expired leases; a live lease stays', async () => {
     const dest = await f.destination(scriptId, 'ga4', dbl.url);
     await f.ingest(scriptId, checkout('L-1'));

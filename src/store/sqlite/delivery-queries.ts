@@ -164,7 +164,8 @@ export function sqliteDeliveryQueries(db: Database.Database): Queries {
       chunked(db.prepare(`DELETE FROM delivery_attempt_items WHERE (attempt_id, delivery_id) IN
         (SELECT attempt_id, delivery_id FROM delivery_attempt_items WHERE attempt_id < ? LIMIT ?)`), attemptEdge);
       const deliveries = chunked(db.prepare(`DELETE FROM deliveries WHERE id IN (SELECT id FROM deliveries
-        WHERE id < ? AND status <> 'pending' AND updated_at < ? LIMIT ?)`), edge('deliveries', 'created_at'), before);
+        WHERE id < ? AND status <> 'pending' AND (updated_at < ? OR skip_reason IN ('expired', 'destination_removed')) LIMIT ?)`),
+        edge('deliveries', 'created_at'), before);
       const events = chunked(db.prepare(`DELETE FROM events WHERE seq IN (SELECT seq FROM events e WHERE seq < ?
         AND NOT EXISTS (SELECT 1 FROM deliveries d WHERE d.event_seq = e.seq)
         AND NOT EXISTS (SELECT 1 FROM dispatch_queue q WHERE q.event_seq = e.seq) LIMIT ?)`), edge('events', 'received_at'));

@@ -15,6 +15,7 @@ import type {
 } from '../../delivery/types.ts';
 import type { EventRecord } from '../types.ts';
 import { sqliteDeliveryQueries } from './delivery-queries.ts';
+import { sqliteDeliveryMaintenance } from './delivery-maintenance.ts';
 
 /** Response bytes kept per attempt (as Svix). */
 export const MAX_RESPONSE_BYTES = 20_000;
@@ -260,5 +261,6 @@ export function sqliteDeliveryStore(db: Database.Database): DeliveryStore {
       return resumeTx.immediate(destinationId, now);
     },
     ...sqliteDeliveryQueries(db),
+    ...sqliteDeliveryMaintenance(db),
   };
 }

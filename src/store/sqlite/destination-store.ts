@@ -1,7 +1,9 @@
 // SQLite destinations: one row per destination connected to an account. Removal only
-// marks the row, so deliveries recorded against it keep their reference.
+// marks the row, so deliveries recorded against it keep their reference; its pending
+// deliveries are canceled with it, so they do not pin their events past retention.
 import type Database from 'better-sqlite3';
 import type { DestinationRecord, DestinationStore } from '../types.ts';
+import { cancelRemovedSql } from './delivery-maintenance.ts';
 
 interface Row {
   id: string; script_id: string; type: string; name: string; enabled: number; settings: string;
@@ -22,7 +24,12 @@ export function sqliteDestinationStore(db: Database.Database): DestinationStore 
     update: db.prepare(`UPDATE destinations SET name = @name, enabled = @enabled, settings = @settings, updated_at = @now
       WHERE script_id = @script_id AND id = @id AND removed_at IS NULL`),
     remove: db.prepare('UPDATE destinations SET removed_at = ? WHERE script_id = ? AND id = ? AND removed_at IS NULL'),
+    cancel: db.prepare(cancelRemovedSql()),
   };
+  const removeTx = db.transaction((scriptId: string, id: string, now: number) => {
+    if (q.remove.run(now, scriptId, id).changes === 0) return { removed: false, canceled: 0 };
+    return { removed: true, canceled: q.cancel.run({ now, id }).changes };
+  });
   return {
     async add(d) {
       q.insert.run({ id: d.id, script_id: d.scriptId, type: d.type, name: d.name, enabled: d.enabled ? 1 : 0, settings: JSON.stringify(d.settings), now: Date.now() });
@@ -48,7 +55,7 @@ export function sqliteDestinationStore(db: Database.Database): DestinationStore 
       return toRecord(q.get.get(scriptId, id)!);
     },
     async remove(scriptId, id) {
-      return q.remove.run(Date.now(), scriptId, id).changes > 0;
+      return removeTx.immediate(scriptId, id, Date.now());
     },
   };
 }
