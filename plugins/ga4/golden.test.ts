@@ -258,8 +258,8 @@ describe('ga4 golden: payload → pipeline → Measurement Protocol body', () =>
     });
   });
 
-  it('sends nothing without a client_id to send (no _ga cookie and no user): no_matching_rule', () => {
-    expectSkipped(run({ event: { name: 'lead_created', id: 'LEAD-78' }, context: { environment: 'prod', data_source: 'crm' } }, 'LEAD-78'), 'no_matching_rule');
+  it('sends nothing without a client_id to send (no _ga cookie and no user): condition_not_met', () => {
+    expectSkipped(run({ event: { name: 'lead_created', id: 'LEAD-78' }, context: { environment: 'prod', data_source: 'crm' } }, 'LEAD-78'), 'condition_not_met');
   });
 
   it('sends nothing when analytics consent is refused', () => {

@@ -261,23 +261,23 @@ describe('google-ads golden: payload → pipeline → conversion upload body', (
     }));
   });
 
-  it('an event without a configured conversion action: no_matching_rule', () => {
+  it('an event without a configured conversion action: condition_not_met', () => {
     const payload = {
       event: { name: 'product_viewed', value: 49.99, currency: 'EUR' },
       context: { environment: 'prod', data_source: 'website', url: 'https://shop.example.com/p/mug?gclid=Cj0x' },
       products: [MUG],
     };
-    expectSkipped(run(payload, 'tl-view-2', { ...SETTINGS, conversion_actions: { checkout_completed: '1001' } }), 'no_matching_rule');
+    expectSkipped(run(payload, 'tl-view-2', { ...SETTINGS, conversion_actions: { checkout_completed: '1001' } }), 'condition_not_met');
   });
 
-  it('order_canceled without a checkout_completed action: no_matching_rule', () => {
+  it('order_canceled without a checkout_completed action: condition_not_met', () => {
     const payload = { event: { name: 'order_canceled', id: 'ORD-1' }, context: { environment: 'prod' } };
-    expectSkipped(run(payload, 'ORD-1', { ...SETTINGS, conversion_actions: { lead_created: '1006' } }), 'no_matching_rule');
+    expectSkipped(run(payload, 'ORD-1', { ...SETTINGS, conversion_actions: { lead_created: '1006' } }), 'condition_not_met');
   });
 
-  it('a lead with neither a click id nor an e-mail or phone: no_matching_rule', () => {
+  it('a lead with neither a click id nor an e-mail or phone: condition_not_met', () => {
     const payload = { event: { name: 'lead_created', id: 'LEAD-80' }, context: CRM_CONTEXT, user: { id: 'crm-1' } };
-    expectSkipped(run(payload, 'LEAD-80'), 'no_matching_rule');
+    expectSkipped(run(payload, 'LEAD-80'), 'condition_not_met');
   });
 
   it('marketing consent refused: nothing sent', () => {

@@ -23,7 +23,11 @@ export interface DestinationInstance {
   settings: Record<string, unknown>;
 }
 
-export type SkipReason = 'disabled' | 'dev_environment' | 'consent' | 'not_allow_listed' | 'no_matching_rule';
+/**
+ * `no_matching_rule`: no enabled rule is written for this event name; `condition_not_met`:
+ * rules exist for it, but each one's `when` was false or it failed (see the warnings).
+ */
+export type SkipReason = 'disabled' | 'dev_environment' | 'consent' | 'not_allow_listed' | 'no_matching_rule' | 'condition_not_met';
 
 export type MapResult =
   | { status: 'skipped'; reason: SkipReason; message: string; warnings: string[] }
@@ -125,7 +129,13 @@ export function mapEventForDestination(input: MapEventInput): MapResult {
   const applied = applyRules(input.rules, data);
   warnings.push(...applied.warnings.map((w) => `${type}: ${w}`));
   if (applied.events.length === 0) {
-    return skip('no_matching_rule', `no rule produces a native event for ${event.event.name}`, warnings);
+    if (applied.considered.length === 0) {
+      return skip('no_matching_rule', `no rule is written for ${event.event.name}; nothing sent`, warnings);
+    }
+    const ids = applied.considered.join(', ');
+    return skip('condition_not_met',
+      `${applied.considered.length === 1 ? 'rule' : 'rules'} ${ids} ${applied.considered.length === 1 ? 'is' : 'are'} written for ${event.event.name}, ` +
+      'but produced no native event (its "when" condition was false, or it failed: see warnings); nothing sent', warnings);
   }
 
   const matchWarning = matchKeyWarning(type, plugin, identifiers, attribution.ids);

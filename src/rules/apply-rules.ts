@@ -10,6 +10,8 @@ export interface ApplyRulesResult {
   events: NativeEvent[];
   /** For the rule author: which rule failed and why. Never quotes event data. */
   warnings: string[];
+  /** Ids of the enabled rules for this event name, whether or not their `when` held. */
+  considered: string[];
 }
 
 /** Whether `rule` is for events named `name` (`*` matches any). */
@@ -22,14 +24,17 @@ export function ruleMatchesEvent(rule: RuleSpec, name: string): boolean {
  * @example
  * applyRules([{ id: 'ga4.purchase', event: 'checkout_completed',
  *               output: { name: 'purchase', 'params.value': { var: 'event.value' } } }], data)
- * // → { events: [{ ruleId: 'ga4.purchase', fields: { name: 'purchase', params: { value: 99.5 } } }], warnings: [] }
+ * // → { events: [{ ruleId: 'ga4.purchase', fields: { name: 'purchase', params: { value: 99.5 } } }], warnings: [],
+ * //     considered: ['ga4.purchase'] }
  */
 export function applyRules(rules: readonly RuleSpec[], data: RuleData): ApplyRulesResult {
   const events: NativeEvent[] = [];
   const warnings: string[] = [];
+  const considered: string[] = [];
   const name = typeof data.event.name === 'string' ? data.event.name : '';
   for (const rule of rules) {
     if (rule.disabled === true || !ruleMatchesEvent(rule, name)) continue;
+    considered.push(rule.id);
     if (rule.when !== undefined) {
       let applies: boolean;
       try {
@@ -43,7 +48,7 @@ export function applyRules(rules: readonly RuleSpec[], data: RuleData): ApplyRul
     const fields = buildOutput(rule, data, warnings);
     if (fields !== null) events.push({ ruleId: rule.id, fields });
   }
-  return { events, warnings };
+  return { events, warnings, considered };
 }
 
 function buildOutput(rule: RuleSpec, data: RuleData, warnings: string[]): Record<string, unknown> | null {

@@ -156,13 +156,29 @@ describe('mapEventForDestination', () => {
       expect(allowed.status).to.equal('ready');
     });
 
-    it('no matching rule is a skip that keeps the warnings', () => {
+    it('a rule whose "when" fails or is false is condition_not_met, naming the rule and keeping the warnings', () => {
       const r = mapEventForDestination(input({ rules: [{ id: 'x', event: 'checkout_completed', when: { nope: 1 }, output: { a: 1 } }] }));
       expect(r).to.deep.equal({
         status: 'skipped',
-        reason: 'no_matching_rule',
-        message: 'test-ads: no rule produces a native event for checkout_completed',
+        reason: 'condition_not_met',
+        message: 'test-ads: rule x is written for checkout_completed, but produced no native event (its "when" condition was false, or it failed: see warnings); nothing sent',
         warnings: ['test-ads: rule x: "when" failed (Unrecognized operation nope); rule skipped'],
+      });
+      const two = mapEventForDestination(input({ rules: [
+        { id: 'a', event: 'checkout_completed', when: false, output: { a: 1 } },
+        { id: 'b', event: '*', when: { '==': [1, 2] }, output: { a: 1 } },
+      ] }));
+      expect(two).to.deep.include({ reason: 'condition_not_met' });
+      expect((two as { message: string }).message).to.contain('rules a, b are written for checkout_completed');
+    });
+
+    it('no rule written for the event name (or only disabled ones) is no_matching_rule', () => {
+      const r = mapEventForDestination(input({ rules: [
+        { id: 'x', event: 'lead_created', output: { a: 1 } },
+        { id: 'y', event: 'checkout_completed', disabled: true, output: { a: 1 } },
+      ] }));
+      expect(r).to.deep.equal({
+        status: 'skipped', reason: 'no_matching_rule', message: 'test-ads: no rule is written for checkout_completed; nothing sent', warnings: [],
       });
     });
   });

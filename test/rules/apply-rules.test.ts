@@ -62,6 +62,7 @@ describe('applyRules', () => {
         },
       }],
       warnings: [],
+      considered: ['ga4.purchase'],
     });
   });
 
