@@ -1,7 +1,7 @@
 // Coded errors. Handlers throw these; the one error funnel (http/error-funnel.ts)
 // renders them in the body shape of the endpoint family. Only `expose` errors reach clients.
 
-/** Every code a client can see, as INTERFACE.md lists them. */
+/** Every code a client can see, as docs/api.md lists them. */
 export const ERROR_CODES = [
   'REQUIRED_FIELD_MISSING',
   'INVALID_TYPE',

@@ -1,4 +1,4 @@
-// Measurement Protocol requests (destinations.md §1): one body per user envelope (client_id,
+// Measurement Protocol requests: one body per user envelope (client_id,
 // user_id, user_data, consent, IP, user agent), at most 25 events and under 130 KB each.
 import { expandDotPaths } from '../../src/destinations/dot-path.ts';
 import { chunk } from '../../src/destinations/chunk.ts';

@@ -1,4 +1,4 @@
-// GA4 reply classification (destinations.md §0.5): the collect endpoint answers 2xx for any
+// GA4 reply classification: the collect endpoint answers 2xx for any
 // payload, so only transport-level statuses matter; a debug-endpoint reply with
 // validationMessages is the one payload error GA4 ever reports.
 import type { Classification, PlatformResponse } from '../../src/destinations/types.ts';

@@ -48,7 +48,7 @@ describe('ga4 plugin', () => {
 
   describe('settingsSchema', () => {
     const accepted: [string, unknown][] = [
-      ['the INTERFACE config', { measurement_id: 'G-ABC123XYZ', api_secret: 'xyz' }],
+      ['the documented config', { measurement_id: 'G-ABC123XYZ', api_secret: 'xyz' }],
       ['every optional key', {
         measurement_id: 'G-ABC123XYZ', api_secret: 'xyz', endpoint: 'https://region1.google-analytics.com',
         test_event_code: 'TEST1', events: ['checkout_completed', 'cart_viewed'], consent_category: 'marketing',

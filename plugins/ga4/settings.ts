@@ -1,4 +1,4 @@
-// GA4 destination settings (INTERFACE.md "Destinations, as configured by operators"):
+// GA4 destination settings (docs/api.md, "Destinations"):
 // the type and its ajv draft-07 schema, written together so they cannot drift apart.
 import { COMMON_SETTINGS_PROPERTIES, type CommonSettings } from '../../src/destinations/settings-schema.ts';
 

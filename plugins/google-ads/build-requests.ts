@@ -1,4 +1,4 @@
-// Google Ads conversion uploads (destinations.md §3.1, §3.3): click conversions to
+// Google Ads conversion uploads: click conversions to
 // :uploadClickConversions, retractions to :uploadConversionAdjustments, ≤ 2,000 per request.
 // A rule says which service with its `kind` field, read and removed here.
 import { expandDotPaths } from '../../src/destinations/dot-path.ts';
@@ -127,7 +127,7 @@ function conversionActionName(value: unknown, customerId: string): string | unde
   return id.startsWith('customers/') ? id : `customers/${customerId}/conversionActions/${id}`;
 }
 
-/** One identifier per object, e-mails first, at most five (§3.1). */
+/** One identifier per object, e-mails first, at most five. */
 function userIdentifiers(identifiers: OutgoingItem['identifiers']): Json[] {
   const out: Json[] = [];
   for (const key of IDENTIFIER_KEYS) {

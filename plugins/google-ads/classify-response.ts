@@ -1,4 +1,4 @@
-// Google Ads reply classification (destinations.md §0.5, §3.4). With partialFailure the API
+// Google Ads reply classification. With partialFailure the API
 // answers 200 and lists per-conversion errors in `partialFailureError`; their codes decide.
 import { classifyHttpStatus, isSuccessStatus } from '../../src/destinations/http-status.ts';
 import { retryable, retryAfterMs } from '../../src/destinations/retry-after.ts';

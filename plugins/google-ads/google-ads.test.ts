@@ -75,7 +75,7 @@ describe('google-ads plugin', () => {
     const base = { customer_id: '1234567890', developer_token: 'd', access_token: 'a', conversion_actions: { checkout_completed: '123' } };
 
     const accepted: [string, unknown][] = [
-      ['the INTERFACE config', base],
+      ['the documented config', base],
       ['a dashed customer id and integer action ids', { ...base, customer_id: '123-456-7890', conversion_actions: { lead_created: 5, lead_closed: '6' } }],
       ['a full conversion action resource name', { ...base, conversion_actions: { checkout_completed: 'customers/1234567890/conversionActions/99' } }],
       ['every optional key', {

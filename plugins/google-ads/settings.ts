@@ -1,4 +1,4 @@
-// Google Ads destination settings (INTERFACE.md "Destinations, as configured by operators"):
+// Google Ads destination settings (docs/api.md, "Destinations"):
 // the type and its ajv draft-07 schema side by side.
 import { COMMON_SETTINGS_PROPERTIES, type CommonSettings } from '../../src/destinations/settings-schema.ts';
 

@@ -1,4 +1,4 @@
-// context.data_source → Meta `action_source` (destinations.md §2 lists the values).
+// context.data_source → Meta `action_source`.
 import type { EventContext } from '../../src/schema/types.ts';
 
 /** Meta's own values pass through unchanged, so a customer may send them directly. */
@@ -6,7 +6,7 @@ const META_VALUES = new Set([
   'website', 'app', 'email', 'phone_call', 'chat', 'physical_store', 'system_generated', 'business_messaging', 'other',
 ]);
 
-/** The spec's data_source words that are not already Meta values. */
+/** The documented data_source words that are not already Meta values. */
 const FROM_DATA_SOURCE: Readonly<Record<string, string>> = {
   phone: 'phone_call',
   crm: 'system_generated',

@@ -10,7 +10,7 @@ import { DEFAULT_API_VERSION, DEFAULT_ENDPOINT, type MetaCapiSettings } from './
 export const MAX_EVENTS = 1000;
 
 const DAY_MS = 86_400_000;
-/** Meta refuses the whole request when one event_time is older than this (§2, timing). */
+/** Meta refuses the whole request when one event_time is older than this. */
 const MAX_AGE_MS = 7 * DAY_MS;
 const MAX_AGE_PHYSICAL_STORE_MS = 62 * DAY_MS;
 /** Time the request may spend in flight; events this close to the limit are isolated too. */

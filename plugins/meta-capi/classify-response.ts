@@ -1,4 +1,4 @@
-// Meta's reply → success / retryable / permanent (destinations.md §0.5, Meta row). Graph
+// Meta's reply → success / retryable / permanent. Graph
 // error codes in the body decide first; the HTTP status decides when there is none.
 import { classifyHttpStatus, isSuccessStatus } from '../../src/destinations/http-status.ts';
 import { retryable, retryAfterMs } from '../../src/destinations/retry-after.ts';

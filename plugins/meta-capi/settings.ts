@@ -1,5 +1,5 @@
 // Settings of the meta-capi destination: the type operators write and the draft-07 schema
-// `destinations add --config` is checked against (INTERFACE.md "Destinations").
+// `destinations add --config` is checked against (docs/api.md, "Destinations").
 import { COMMON_SETTINGS_PROPERTIES, type CommonSettings } from '../../src/destinations/settings-schema.ts';
 
 export interface MetaCapiSettings extends CommonSettings {

@@ -1,4 +1,4 @@
-// TikTok's reply → success / retryable / permanent (destinations.md §0.5, TikTok row).
+// TikTok's reply → success / retryable / permanent.
 // TikTok answers HTTP 200 with a JSON `code`; the code decides when there is one.
 import { classifyHttpStatus, isRedirectStatus, isRetryableStatus, isSuccessStatus } from '../../src/destinations/http-status.ts';
 import { retryable, retryAfterMs } from '../../src/destinations/retry-after.ts';

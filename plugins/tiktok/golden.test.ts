@@ -81,7 +81,7 @@ const H = {
   last_name: '799ef92a11af918e3fb741df42934f3b568ed2d93ac1df74f1b8d41a27932a6f', // doe
   zip_code: 'a5bc8dcde81ed9dbad6edf4f14b3b8e1201702eaa27ab7f8cb708ffe7f49ddc9', // 400001
 };
-// City, state and country go in plain text (destinations.md §0.2, TikTok column).
+// City, state and country go in plain text.
 const IDENTIFIED = {
   email: H.email, phone: H.phone, external_id: H.external_id, first_name: H.first_name, last_name: H.last_name,
   city: 'clujnapoca', state: 'cj', zip_code: H.zip_code, country: 'ro',

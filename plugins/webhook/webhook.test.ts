@@ -15,7 +15,7 @@ const SETTINGS: WebhookSettings = { url: 'https://hooks.example.com/tracklane?sr
 const RECEIVED = 1_700_000_000_250; // 2023-11-14T22:13:20.250Z
 const NOW = 1_700_000_123_999;
 
-/** Standard Webhooks verification written from the spec, sharing nothing with the plugin. */
+/** Standard Webhooks verification written from the Standard Webhooks rules, sharing nothing with the plugin. */
 function verify(req: OutboundRequest, secret: string, nowSeconds: number): boolean {
   const id = req.headers['webhook-id'];
   const ts = req.headers['webhook-timestamp'];

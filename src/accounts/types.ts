@@ -3,7 +3,7 @@
 export const TIERS = ['BASIC', 'FLEX', 'PRO', 'CUSTOM'] as const;
 export type Tier = (typeof TIERS)[number];
 
-/** The nine event names the spec names; approved for every account by default. */
+/** The nine event names the payload reference names; approved for every account by default. */
 export const SPEC_EVENT_NAMES = [
   'checkout_completed',
   'order_canceled',

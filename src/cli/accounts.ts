@@ -8,7 +8,7 @@ import type { CliContext } from './context.ts';
 import { UsageError, formatKeyValue, formatTable, iso } from './output.ts';
 import { usageFor } from './usage.ts';
 
-/** The guaranteed JSON shape of an account (INTERFACE.md, "JSON output of the CLI"). */
+/** The guaranteed JSON shape of an account (docs/api.md, "CLI JSON output"). */
 export interface AccountJson {
   script_id: string;
   name: string;

@@ -1,5 +1,5 @@
 // Endpoint 4: POST /service/custom/<endpoint_name>?id=…&env=production|test. A flat list of
-// small middlewares in INTERFACE.md's order of checks: credentials → tier CUSTOM → endpoint
+// small middlewares in the documented order of checks (docs/api.md): credentials → tier CUSTOM → endpoint
 // of the account's folder → the endpoint's own auth (→ rate limit) → body → handler.
 import Router from '@koa/router';
 import type { Next } from 'koa';
@@ -36,7 +36,7 @@ export interface CustomRouteDeps {
   destinations: DestinationCache;
   customers: CustomerRegistry;
   records: CustomRecordStore;
-  /** Production limit when endpoint.json sets none (the spec: negotiable per customer). */
+  /** Production limit when endpoint.json sets none (by default; negotiable per customer). */
   productionRate: (account: Account) => RateLimit;
   limiter?: RateLimiter;
   /** Clock for JWT, HMAC and rate limits (tests). */

@@ -8,7 +8,7 @@ export interface RateLimit {
   burst: number;
 }
 
-/** The spec's test limit, 1,000 requests per minute, unless endpoint.json says otherwise. */
+/** The documented test limit, 1,000 requests per minute, unless endpoint.json says otherwise. */
 export const TEST_RATE_DEFAULT: RateLimit = { perMinute: 1000, burst: 1000 };
 
 export type RateDecision = { ok: true } | { ok: false; retryAfterSeconds: number };

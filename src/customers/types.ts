@@ -10,7 +10,7 @@ export type CustomEnv = 'production' | 'test';
 export const CUSTOM_ENVS: readonly CustomEnv[] = ['production', 'test'];
 
 /**
- * A standard event payload as the spec defines it (the body of endpoint 1), before
+ * A standard event payload as the payload reference defines it (the body of endpoint 1), before
  * validation. The route validates every produced payload with `validateEvent`, exactly as
  * endpoint 1 does, so a handler needs to get the shape right, not every rule.
  */

@@ -1,6 +1,6 @@
 // Sends one OutboundRequest over a shared undici Agent (keep-alive pools per origin) and
 // reports a response or a classified error; it never throws for a remote outcome.
-// SSRF (reliability.md §0.7, G 46–48): the URL is checked before dispatch — this also
+// SSRF: the URL is checked before dispatch — this also
 // covers IP-literal hosts, for which undici skips `lookup` (undici#2019) — and every
 // hostname is checked after DNS, on the addresses actually dialled. Redirects are never
 // followed (no redirect interceptor), and body bytes and total time are capped (F 40–41).

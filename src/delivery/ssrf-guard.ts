@@ -1,4 +1,4 @@
-// SSRF guard for operator-configured destination URLs (reliability.md §3, G 46–48). Pure.
+// SSRF guard for operator-configured destination URLs. Pure.
 // Save time: checkDestinationUrl(). Connect time (after DNS): isBlockedAddress(), which the
 // HTTP sender applies to every resolved address and to IP-literal hosts before dispatch.
 import ipaddr from 'ipaddr.js';

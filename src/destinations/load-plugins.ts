@@ -33,7 +33,7 @@ export type PluginRegistry = ReadonlyMap<string, LoadedPlugin>;
 const NAME_RE = /^[a-z][a-z0-9-]{1,39}$/;
 const SEMVER_RE = /^\d+\.\d+\.\d+(-[0-9A-Za-z.-]+)?$/;
 const CATEGORIES = ['analytics', 'advertising', 'webhook'];
-/** Keys every plugin's settings must allow (INTERFACE.md: optional config on any destination). */
+/** Keys every plugin's settings must allow (docs/api.md: optional config on any destination). */
 const COMMON_KEYS = ['endpoint', 'events', 'consent_category'];
 
 /** Checks one definition; returns the problems found. */

@@ -1,4 +1,4 @@
-// The optional settings every destination accepts (INTERFACE.md "Destinations"; the loader
+// The optional settings every destination accepts (docs/api.md, "Destinations"; the loader
 // requires them): one type and one schema fragment, so the plugins cannot drift apart on
 // them, and how the `endpoint` override becomes a base URL.
 

@@ -39,7 +39,7 @@ export interface DestinationPlugin<S = any> {
    * (at most batch.maxEvents). Pure: no I/O, no clock except input.now.
    */
   buildRequests(input: BuildInput<S>): OutboundRequest[];
-  /** Classifies the platform's reply (reference/destinations.md §0.5). Never throws. */
+  /** Classifies the platform's reply. Never throws. */
   classifyResponse(res: PlatformResponse): Classification;
 }
 

@@ -1,11 +1,11 @@
-// Body shapes of the endpoint families (spec + INTERFACE.md). Every response of a
+// Body shapes of the endpoint families (see docs/api.md). Every response of a
 // family is built here, success and error alike, so the shapes cannot drift apart.
 import type { ErrorCode } from '../errors.ts';
 import type { Issue } from '../schema/types.ts';
 import type { ResponseFamily } from './types.ts';
 
 export const EMITTER = 'tracklane';
-export const INTERFACE_VERSION = 1;
+export const API_VERSION = 1;
 
 /** 0 = accepted cleanly, 1 = accepted with warnings, 2 = failed. */
 export type Level = 0 | 1 | 2;
@@ -23,7 +23,7 @@ export const ack = (detail: string, level: Level, extra: Record<string, unknown>
   emitter: EMITTER,
   detail,
   level,
-  version: INTERFACE_VERSION,
+  version: API_VERSION,
   ...extra,
 });
 

@@ -3,7 +3,7 @@ import type { Context } from 'koa';
 import type { Logger } from '../logger.ts';
 import type { Account } from '../accounts/types.ts';
 
-/** Which body shape errors take: the spec gives each endpoint family its own. */
+/** Which body shape errors take: the payload reference gives each endpoint family its own. */
 export type ResponseFamily = 'ack' | 'standard' | 'custom' | 'plain';
 
 export interface AppState {

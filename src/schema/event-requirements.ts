@@ -1,4 +1,4 @@
-// Which members each event name requires, and the value lists the spec gives. Kept as data
+// Which members each event name requires, and the value lists the payload reference gives. Kept as data
 // in one place: the schema's conditionals, the rules and the docs all read these lists.
 
 /** event.value and event.currency are required (optional elsewhere; a value always needs a currency). */
@@ -36,7 +36,7 @@ export const PRODUCT_TYPES = ['simple', 'variable', 'virtual', 'bundle', 'subscr
 /** context.environment values. */
 export const ENVIRONMENTS = ['prod', 'dev'] as const;
 
-/** context.data_source values the spec documents; others are accepted with a warning. */
+/** context.data_source values the payload reference documents; others are accepted with a warning. */
 export const DATA_SOURCES: ReadonlySet<string> = new Set(['website', 'phone', 'admin', 'app', 'marketplace', 'crm']);
 
 /** Upper bound of product.tax_percent on cart_viewed (0–100 elsewhere). */

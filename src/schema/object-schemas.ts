@@ -29,9 +29,9 @@ export const currencySchema: SchemaObject = optional('string', { format: 'iso421
 /** Greater than 0; event default 1, nested objects inherit the event's when absent. */
 export const exchangeRateSchema: SchemaObject = optional('number', { exclusiveMinimum: 0 });
 
-/** Members the spec's examples show without defining them: accepted, passed through, warned about. */
+/** Members the payload examples show without defining them: accepted, passed through, warned about. */
 const undefinedInSpec: SchemaObject = {
-  description: 'Appears in the specification examples without a definition; passed through unchanged, with a warning.',
+  description: 'Appears in the payload examples without a definition; passed through unchanged, with a warning.',
 };
 
 const couponTaxPercent: SchemaObject = {
@@ -202,7 +202,7 @@ export const contextSchema: SchemaObject = {
       description: 'website, phone, admin, app, marketplace (or the marketplace name), crm. Recommended.',
     }),
     user_agent: text,
-    overide_ip: optional('string', { format: 'ip-address', description: 'Spelled as in the spec; override_ip is accepted too.' }),
+    overide_ip: optional('string', { format: 'ip-address', description: 'The documented spelling; override_ip is accepted too.' }),
     override_ip: optional('string', { format: 'ip-address', description: 'Accepted alias of overide_ip (a warning says so).' }),
     url: httpUrl,
     landing_url: httpUrl,

@@ -1,7 +1,7 @@
 // The spec lets stock_status be a boolean, a number or a word in English or Romanian; the
 // pipeline only wants "in stock or not", so it is parsed to a boolean here, once.
 
-/** The spec's out-of-stock words, lower-case, without diacritics. */
+/** The documented out-of-stock words, lower-case, without diacritics. */
 const OUT_OF_STOCK_WORDS: ReadonlySet<string> = new Set([
   '0',
   'no',
@@ -20,7 +20,7 @@ const WHITESPACE_RUN = /\s+/g;
 /**
  * Parses a payload's stock_status into true (in stock) or false (out of stock).
  * Absent → true; boolean as is; number > 0 → true; a string is out of stock when it is one
- * of the spec's words, compared case-insensitively after trimming. Beyond the spec's list,
+ * of the documented words, compared case-insensitively after trimming. Beyond the documented list,
  * inner whitespace runs and diacritics are folded so `Fără  stoc` counts like `fara stoc`.
  * @example parseStockStatus('Sold Out') // false
  */

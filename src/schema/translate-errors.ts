@@ -1,4 +1,4 @@
-// Turns ajv's errors into the service's issues: one code per INTERFACE.md's table, a dotted
+// Turns ajv's errors into the service's issues: one code per the table in docs/api.md, a dotted
 // field path, and a sentence a developer can act on. Runs only on the error path.
 import type { ErrorObject } from 'ajv/dist/2020.js';
 import type { ValidationCode } from '../errors.ts';

@@ -6,7 +6,7 @@ import type { ValidationCode } from '../errors.ts';
 export interface Issue {
   /** Dotted path with bracketed indexes: `products[2].price`; `` for the whole body. */
   field: string;
-  /** For errors, one of INTERFACE.md's codes. For warnings, a descriptive code such as `DEFAULT_APPLIED`. */
+  /** For errors, one of the documented codes (docs/api.md). For warnings, a descriptive code such as `DEFAULT_APPLIED`. */
   code: ValidationCode | WarningCode;
   /** A sentence a developer understands without the docs. */
   message: string;
@@ -39,7 +39,7 @@ export interface Coupon {
   name: string;
   value?: number;
   tax_included?: boolean;
-  /** Normalised from `tax_percent` or the spec's `tax_precent`, number or numeric string. */
+  /** Normalised from `tax_percent` or the documented `tax_precent`, number or numeric string. */
   tax_percent?: number;
   id?: string;
   type?: string;

@@ -1,4 +1,4 @@
-// Endpoint 4 over real HTTP: INTERFACE.md's order of checks, tier gating, unbound and
+// Endpoint 4 over real HTTP: the documented order of checks (docs/api.md), tier gating, unbound and
 // unknown endpoints, env handling, the intake refusals in the custom body shape, both
 // envs' effects on the store, handler failures, per-endpoint rate limits and 503.
 import { expect } from 'chai';

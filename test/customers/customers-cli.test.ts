@@ -45,7 +45,7 @@ describe('cli: customers', function () {
       rate_limit: { production: { per_minute: 6000, burst: 300 }, test: { per_minute: 1000, burst: 1000 } },
       folder: join(ROOT, 'customers/demo/endpoints/order-sync'),
     });
-    expect(list[2].rate_limit.test, 'the spec default for test').to.deep.equal({ per_minute: 1000, burst: 1000 });
+    expect(list[2].rate_limit.test, 'the documented default for test').to.deep.equal({ per_minute: 1000, burst: 1000 });
   });
 
   it('customers list on an empty folder says so; text output is a table', async () => {

@@ -7,7 +7,7 @@ import { createRetryPolicy } from '../../src/delivery/retry-policy.ts';
 import { startDestinationDouble, type DestinationDouble, type RecordedRequest } from '../helpers/destination-double.ts';
 import { checkout, createFixture, WEBHOOK_SECRET, type Fixture } from './delivery-fixture.ts';
 
-/** Standard Webhooks verification written from the spec, not from the plugin's code. */
+/** Standard Webhooks verification written from the Standard Webhooks rules, not from the plugin's code. */
 function verifyStandardWebhook(secret: string, req: RecordedRequest, now: number, toleranceS = 300): boolean {
   const id = String(req.headers['webhook-id']);
   const ts = Number(req.headers['webhook-timestamp']);

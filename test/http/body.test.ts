@@ -1,4 +1,4 @@
-// What reaches the validator: method, content type, size, JSON safety (reliability.md §4 B).
+// What reaches the validator: method, content type, size, JSON safety.
 import { expect } from 'chai';
 import { gzipSync } from 'node:zlib';
 import { request } from 'node:http';

@@ -1,4 +1,4 @@
-// Valid payloads from the spec's examples, as plain data: the minimal form of each of the
+// Valid payloads from the payload examples, as plain data: the minimal form of each of the
 // nine events, a full checkout_completed and a full cart_viewed. Also the bases the case
 // tables edit. They assume the nine spec event names are approved; host and tax rate may be anything.
 
@@ -29,7 +29,7 @@ export const MINIMAL_LEAD_CLOSED = {
   context: { environment: 'dev', data_source: 'phone' },
 };
 
-/** The spec's minimal cart_viewed: event (name, value, currency) and products with the required fields. */
+/** The documented minimal cart_viewed: event (name, value, currency) and products with the required fields. */
 export const MINIMAL_CART_VIEWED = {
   event: { name: 'cart_viewed', value: 49.99, currency: 'EUR' },
   products: [{ id: 'MUG-1', name: 'Mug', price_base: 59.99, price: 49.99 }],
@@ -44,7 +44,7 @@ export const MINIMAL_PRODUCT_VIEWED = minimalProductEvent('product_viewed');
 export const MINIMAL_PRODUCT_ADDED_TO_CART = minimalProductEvent('product_added_to_cart');
 export const MINIMAL_PRODUCT_REMOVED_FROM_CART = minimalProductEvent('product_removed_from_cart');
 
-/** checkout_completed with every object and nearly every field the spec defines. */
+/** checkout_completed with every object and nearly every field the payload reference defines. */
 export const FULL_CHECKOUT_COMPLETED = {
   event: {
     name: 'checkout_completed',

@@ -1,4 +1,4 @@
-// parseStockStatus: the spec's boolean/number/word forms, to one boolean.
+// parseStockStatus: the documented boolean/number/word forms, to one boolean.
 import { expect } from 'chai';
 import { parseStockStatus } from '../../src/schema/stock-status.ts';
 

@@ -28,7 +28,7 @@ const warningsOf = (body: unknown, ctx = account()) =>
   validateEvent(body, ctx).warnings.map((w) => ({ field: w.field, code: w.code }));
 
 describe('validateEvent normalisation', () => {
-  it('applies the product defaults the spec names', () => {
+  it('applies the product defaults the payload reference names', () => {
     const [p] = normalise(MINIMAL_PRODUCT_VIEWED).products;
     expect(p).to.deep.equal({
       id: 'MUG-1', parent_id: 'MUG-1', name: 'Mug', parent_name: 'Mug', price_base: 59.99, price: 49.99,

@@ -1,6 +1,6 @@
 // Maps a failed HTTP attempt (Node socket, DNS, TLS or undici error) to a coarse error
 // class and a fixed message. Messages never carry addresses, ports or stack details:
-// they are stored with the attempt and shown to operators (reliability.md F 42).
+// they are stored with the attempt and shown to operators.
 import { BLOCKED_ADDRESS_CODE } from './guarded-lookup.ts';
 
 export type SendErrorClass = 'timeout' | 'connect' | 'dns' | 'tls' | 'blocked' | 'reset' | 'other';

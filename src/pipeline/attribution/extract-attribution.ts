@@ -1,5 +1,5 @@
 // Collects the click and browser ids every destination needs from one event's cookies
-// and URLs (destinations.md §0.4). Malformed input never throws: the id is left out and
+// and URLs. Malformed input never throws: the id is left out and
 // a warning says which cookie or URL was unusable.
 import type { PipelineWarning } from '../identifiers/types.ts';
 import { cleanClickId, parseGclAw, parseTtp, queryParams } from './click-ids.ts';

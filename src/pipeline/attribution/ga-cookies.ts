@@ -1,4 +1,4 @@
-// GA4 cookies (destinations.md §0.4): `_ga` carries the client id, `_ga_<container>` the
+// GA4 cookies: `_ga` carries the client id, `_ga_<container>` the
 // current session id, in the older GS1 or the May-2025 GS2 layout.
 
 const POSITIVE_INT = /^[1-9]\d*$/;

@@ -1,4 +1,4 @@
-// Meta browser ids (destinations.md §0.4): `_fbp` and `_fbc` are sent as they are, never
+// Meta browser ids: `_fbp` and `_fbc` are sent as they are, never
 // hashed; without `_fbc`, one is built from a `fbclid` landing parameter.
 
 /**

@@ -1,4 +1,4 @@
-// City normalisation (destinations.md §0.2). Google and TikTok get it in plain text, Meta hashed.
+// City normalisation. Google and TikTok get it in plain text, Meta hashed.
 import { alphanumeric, baseText, lettersAndSpaces, nonEmpty } from './text.ts';
 import type { Platform } from './types.ts';
 

@@ -1,4 +1,4 @@
-// E-mail normalisation (destinations.md §0.2, §3.5). Google alone drops the dots of a
+// E-mail normalisation. Google alone drops the dots of a
 // gmail.com / googlemail.com local part; the domain itself is left as written.
 import type { Platform } from './types.ts';
 

@@ -1,4 +1,4 @@
-// First and last name normalisation (destinations.md §0.2, §3.5). UTF-8 letters of any
+// First and last name normalisation. UTF-8 letters of any
 // script are kept as they are (ß stays ß, ș stays ș); only case and punctuation change.
 import { baseText, lettersAndSpaces, nonEmpty, withoutPunctuation } from './text.ts';
 import type { Platform } from './types.ts';

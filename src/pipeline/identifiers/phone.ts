@@ -1,4 +1,4 @@
-// Phone normalisation to E.164 with libphonenumber-js (destinations.md §0.2, §7):
+// Phone normalisation to E.164 with libphonenumber-js:
 // Google and TikTok keep the `+`, Meta wants digits only.
 import { parsePhoneNumberFromString, type CountryCode, type PhoneNumber } from 'libphonenumber-js';
 import type { NormaliseContext, Platform } from './types.ts';

@@ -1,4 +1,4 @@
-// Postal code normalisation (destinations.md §0.2). Plain text for Google, hashed for
+// Postal code normalisation. Plain text for Google, hashed for
 // Meta and TikTok; Meta keeps only the first five digits of a US ZIP.
 import { nonEmpty } from './text.ts';
 import type { NormaliseContext, Platform } from './types.ts';

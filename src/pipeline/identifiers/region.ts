@@ -1,4 +1,4 @@
-// Region / state normalisation (destinations.md §0.2). Meta hashes it and wants the
+// Region / state normalisation. Meta hashes it and wants the
 // two-letter ANSI code for US states; Google and TikTok take it in plain text.
 import { alphanumeric, baseText, lettersAndSpaces, nonEmpty } from './text.ts';
 import type { NormaliseContext, Platform } from './types.ts';

@@ -1,5 +1,5 @@
 // Which identifiers each platform receives, under which native field, normalised how and
-// whether hashed (destinations.md §0.2, §1 user_data, §2 user_data, §3.5, §4 body).
+// whether hashed.
 // Data only; hash-identifiers.ts interprets it.
 import type { NormaliserName } from './normalisers.ts';
 import type { Platform, UserField } from './types.ts';

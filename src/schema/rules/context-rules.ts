@@ -42,21 +42,21 @@ function checkDataSource(c: JsonObject, rc: RuleContext): void {
   } else if (typeof source === 'string' && !DATA_SOURCES.has(source.toLowerCase())) {
     warn(rc, 'context.data_source', 'UNKNOWN_VALUE',
       `context.data_source ${quote(source)} is not one of the documented values (${DATA_SOURCE_LIST}); ` +
-      'it is accepted as sent, which is right when it names the marketplace (the spec allows the ' +
+      'it is accepted as sent, which is right when it names the marketplace (the payload reference allows the ' +
       'marketplace name in place of "marketplace"), otherwise check the spelling');
   }
 }
 
-/** `overide_ip` is the spec's spelling; the correctly spelled `override_ip` is read too. */
+/** `overide_ip` is the documented spelling; the correctly spelled `override_ip` is read too. */
 function readOverrideIp(c: JsonObject, rc: RuleContext): void {
   if (c.override_ip === undefined) return;
   if (c.overide_ip === undefined) {
     c.overide_ip = c.override_ip;
     warn(rc, 'context.override_ip', 'FIELD_RENAMED',
-      'context.override_ip was read as context.overide_ip, the spelling the spec uses; send overide_ip');
+      'context.override_ip was read as context.overide_ip, the documented spelling; send overide_ip');
   } else {
     warn(rc, 'context.override_ip', 'FIELD_RENAMED',
-      'context.override_ip was ignored because context.overide_ip (the spelling the spec uses) is also given');
+      'context.override_ip was ignored because context.overide_ip (the documented spelling) is also given');
   }
   delete c.override_ip;
 }

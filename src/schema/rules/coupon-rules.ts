@@ -1,5 +1,5 @@
 // Coupons (order-level and per product): the tax field comes spelled `tax_percent` or, as in
-// the spec's general reference, `tax_precent`, as a number or a numeric string. Both are read,
+// the payload reference's general section, `tax_precent`, as a number or a numeric string. Both are read,
 // and normalised to the number `tax_percent`.
 import { parseNumericString } from '../formats.ts';
 import { dropNulls, isRecord, upperCaseCurrency, type JsonObject } from '../guards.ts';

@@ -1,6 +1,6 @@
-// Products: price consistency, the spec's defaults (parent_* from the product, tax_included,
+// Products: price consistency, the documented defaults (parent_* from the product, tax_included,
 // quantity, type, stock_status), and tax_percent, whose absence is tolerated: on cart_viewed
-// the spec says the site's default rate applies; elsewhere the spec calls it required, but
+// the payload reference says the site's default rate applies; elsewhere the payload reference calls it required, but
 // refusing an order for it loses the conversion, so it becomes null with a warning instead.
 import { parseTimestamp } from '../formats.ts';
 import { dropNulls, isRecord, upperCaseCurrency, type JsonObject } from '../guards.ts';
@@ -63,6 +63,6 @@ function defaultTaxPercent(p: JsonObject, path: string, rc: RuleContext): void {
       `${path}.tax_percent is missing and the account has no default tax rate, so the tax is recorded as unknown (null)`);
   } else {
     warn(rc, `${path}.tax_percent`, 'RECOMMENDED_FIELD_MISSING',
-      `${path}.tax_percent is missing; the spec requires it, so the event is accepted with the tax recorded as unknown (null)`);
+      `${path}.tax_percent is missing; the payload reference requires it, so the event is accepted with the tax recorded as unknown (null)`);
   }
 }

@@ -21,12 +21,12 @@ export function warn(rc: RuleContext, field: string, code: WarningCode, message:
   rc.warnings.push({ field, code, message });
 }
 
-/** Warns about members the spec shows in examples but never defines; they pass through unchanged. */
+/** Warns about members the payload examples show but never define; they pass through unchanged. */
 export function warnUndefinedMembers(rc: RuleContext, o: Record<string, unknown>, path: string, members: readonly string[]): void {
   for (const m of members) {
     if (o[m] !== undefined) {
       warn(rc, `${path}.${m}`, 'UNDEFINED_FIELD',
-        `${path}.${m} appears in the spec's examples without a definition; it is passed through unchanged and no destination maps it by default`);
+        `${path}.${m} appears in the payload examples without a definition; it is passed through unchanged and no destination maps it by default`);
     }
   }
 }
