@@ -8,7 +8,7 @@ import type { AttemptRecorder } from './attempt-recorder.ts';
 import { buildRequestsFor } from './build-requests-for.ts';
 import type { DeliveryMetrics } from './delivery-metrics.ts';
 import type { HttpSender } from './http-sender.ts';
-import { verdictOf, type RetryPolicy, type Verdict } from './retry-policy.ts';
+import { storeErrorBackoffMs, verdictOf, type RetryPolicy, type Verdict } from './retry-policy.ts';
 import { logDeliveryFailure } from './failure-log.ts';
 import type { ActiveDestination, ClaimedDelivery, DeliveryStore, DeliveryUpdate } from './types.ts';
 
@@ -37,7 +37,10 @@ export interface LaneDeps {
   idlePollMs: number;
   /** Aborted when shutdown runs out of grace. */
   abort: AbortSignal;
+  /** [0, 1), for the jitter of the store-error backoff. */
+  random?: () => number;
 }
+
 
 interface Unit {
   request: OutboundRequest;
@@ -75,6 +78,8 @@ export function createLane(deps: LaneDeps, initial: ActiveDestination, initialPl
   let lingerTimer: NodeJS.Timeout | undefined;
   const idleWaiters: (() => void)[] = [];
   const log = { destination_id: dest.id, destination_type: dest.type };
+  /** Claims that failed in a row (the store is in trouble: disk full, locked); 0 after a success. */
+  let claimFailures = 0;
 
   const active = () => !stopped && dest.enabled && dest.pausedAt === null && plugin !== undefined;
   const maxEvents = () => Math.max(1, plugin?.plugin.batch.maxEvents ?? 1);
@@ -97,15 +102,20 @@ export function createLane(deps: LaneDeps, initial: ActiveDestination, initialPl
     try {
       const limit = claimLimit();
       const { units, claimed } = await claim(limit);
+      claimFailures = 0;
       queue.push(...units);
       if (claimed < limit) {
         wantClaim = false;
         await scheduleWake();
       }
     } catch (err) {
-      deps.logger.error({ ...log, err }, 'claiming deliveries failed');
+      // Never spin on a failing store: back off (capped, with jitter); one line per retry.
+      claimFailures++;
+      const retryInMs = storeErrorBackoffMs(claimFailures, deps.random ?? Math.random);
+      deps.logger.error({ ...log, err, consecutive_failures: claimFailures, retry_in_ms: retryInMs },
+        'claiming deliveries failed; backing off');
       wantClaim = false;
-      await scheduleWake().catch(() => undefined);
+      wakeAfter(retryInMs);
     } finally {
       claiming = false;
     }
@@ -116,12 +126,17 @@ export function createLane(deps: LaneDeps, initial: ActiveDestination, initialPl
     clearTimeout(wakeTimer);
     if (!started || stopped || !active()) return;
     const next = await deps.store.nextDue(dest.id);
-    const wait = next === null ? deps.idlePollMs : Math.min(deps.idlePollMs, Math.max(0, next - deps.clock()));
+    wakeAfter(next === null ? deps.idlePollMs : Math.min(deps.idlePollMs, Math.max(0, next - deps.clock())));
+  }
+
+  function wakeAfter(ms: number): void {
+    clearTimeout(wakeTimer);
+    if (!started || stopped) return;
     wakeTimer = setTimeout(() => {
       wakeTimer = undefined;
       wantClaim = true;
       pump();
-    }, wait);
+    }, ms);
     wakeTimer.unref();
   }
 
