@@ -42,7 +42,7 @@ export function registerDeliveryMetrics(registry: Registry): DeliveryMetrics {
   });
   const paused = new Gauge({
     name: 'tracklane_destinations_paused',
-    help: 'Destinations paused after failing with no success for PAUSE_AFTER_HOURS',
+    help: 'Destinations paused: failing with no success for PAUSE_AFTER_HOURS, or a receiver answered 410 Gone',
     registers,
   });
   const known = new Set<string>();

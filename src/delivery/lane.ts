@@ -190,7 +190,12 @@ export function createLane(deps: LaneDeps, initial: ActiveDestination, initialPl
       }
       const now = deps.clock();
       const verdict = verdictOf(result, plugin!.plugin.classifyResponse, now);
-      const updates = unit.deliveries.map((d) => decide(d, verdict, now));
+      // 410 Gone is a receiver saying "stop": the destination pauses until an operator resumes
+      // it, and these deliveries wait (pending, due at once) to go out then.
+      const gone = result.kind === 'response' && result.response.status === 410;
+      const updates = gone
+        ? unit.deliveries.map((d): DeliveryUpdate => ({ id: d.id, status: 'pending', attempts: d.attempts + 1, nextAttemptAt: now }))
+        : unit.deliveries.map((d) => decide(d, verdict, now));
       // The slot is free once the reply is in; the record joins the next group commit.
       recording++;
       freeSlot();
@@ -205,14 +210,17 @@ export function createLane(deps: LaneDeps, initial: ActiveDestination, initialPl
           message: verdict.message,
           updates,
           pauseAfterMs: deps.pauseAfterMs,
+          ...(gone ? { pauseNow: `the receiver answered 410 Gone: ${verdict.message}`.slice(0, 500) } : {}),
         });
         observe(unit, updates, verdict, rec.applied, now);
-        if (verdict.outcome !== 'success') {
+        if (verdict.outcome !== 'success' && !gone) {
           logDeliveryFailure(deps.logger, log, unit.deliveries, updates, verdict, result.kind === 'response' ? result.response.status : null);
         }
         if (rec.paused && dest.pausedAt === null) {
           dest = { ...dest, pausedAt: now };
-          deps.logger.warn({ ...log }, 'destination paused: failing with no success; resume with `tracklane deliveries resume` or `destinations update --enable`');
+          deps.logger.warn({ ...log, status_code: gone ? 410 : undefined }, gone
+            ? 'destination paused: the receiver answered 410 Gone; resume with `tracklane deliveries resume` once it accepts events again'
+            : 'destination paused: failing with no success; resume with `tracklane deliveries resume` or `destinations update --enable`');
           void release(queue.splice(0));
         }
       } finally {

@@ -95,6 +95,8 @@ export interface AttemptRecord {
   updates: DeliveryUpdate[];
   /** Pause the destination once it has been failing this long with no success; 0 never. */
   pauseAfterMs: number;
+  /** Pause the destination now, with this reason (a receiver answered 410 Gone). */
+  pauseNow?: string;
 }
 
 export interface RecordResult {

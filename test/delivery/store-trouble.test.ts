@@ -64,3 +64,47 @@ describe('delivery: store errors back off', function () {
     });
   });
 });
+
+describe('delivery: a receiver that answers 410 Gone', function () {
+  this.timeout(20_000);
+  let f: Fixture;
+  let dbl: DestinationDouble;
+  beforeEach(async () => {
+    f = await createFixture();
+    dbl = await startDestinationDouble();
+  });
+  afterEach(async () => {
+    await f.close();
+    await dbl.close();
+  });
+
+  it('pauses the destination visibly; its deliveries wait and go out after resume; other permanent failures (a 301) fail per event as before', async () => {
+    const scriptId = await f.account();
+    const hook = await f.destination(scriptId, 'webhook', dbl.url);
+    dbl.script({ status: 410, body: 'gone' });
+    dbl.otherwise({ status: 204 });
+    await f.ingest(scriptId, checkout('ORD-G1'));
+    const d = f.dispatcher({ perDestinationConcurrency: 1 });
+    await d.runOnce();
+    await f.ingest(scriptId, checkout('ORD-G2'));
+    await d.runOnce();
+    expect(dbl.requests, 'nothing more is sent once it said 410').to.have.length(1);
+    const health = await f.store.deliveries.health(hook.id);
+    expect(health?.pausedAt).to.be.a('number');
+    expect(health?.pauseReason).to.match(/^the receiver answered 410 Gone/);
+    const rows = await f.store.deliveries.list({ destinationId: hook.id });
+    expect(rows.map((r) => [r.eventId, r.status, r.paused]).sort()).to.deep.equal([['ORD-G1', 'pending', true], ['ORD-G2', 'pending', true]]);
+    expect((await f.store.deliveries.queueSnapshot()).pausedDestinations).to.equal(1);
+
+    expect((await f.store.deliveries.resume(hook.id, f.clock())).wasPaused).to.equal(true);
+    await d.runOnce();
+    expect((await f.store.deliveries.list({ destinationId: hook.id })).map((r) => r.status)).to.deep.equal(['delivered', 'delivered']);
+
+    dbl.script({ status: 301, body: 'moved' });
+    await f.ingest(scriptId, checkout('ORD-G3'));
+    await d.runOnce();
+    const [bad] = await f.store.deliveries.list({ destinationId: hook.id, eventId: 'ORD-G3' });
+    expect(bad.status).to.equal('failed');
+    expect((await f.store.deliveries.health(hook.id))?.pausedAt, 'a 301 does not pause').to.equal(null);
+  });
+});

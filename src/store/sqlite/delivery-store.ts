@@ -174,7 +174,8 @@ export function sqliteDeliveryStore(db: Database.Database): DeliveryStore {
         if (http.outcome === 'success') q.healthOk.run(rec.destinationId, rec.at);
         else {
           q.healthFail.run(rec.destinationId, rec.at, rec.at);
-          if (rec.pauseAfterMs > 0) {
+          if (rec.pauseNow !== undefined) q.pause.run({ now: rec.at, reason: rec.pauseNow, id: rec.destinationId, since: rec.at });
+          else if (rec.pauseAfterMs > 0) {
             const hours = Math.round((rec.pauseAfterMs / 3_600_000) * 100) / 100;
             q.pause.run({ now: rec.at, reason: `failing with no success for ${hours} h; last error: ${rec.message}`.slice(0, 500),
               id: rec.destinationId, since: rec.at - rec.pauseAfterMs });
