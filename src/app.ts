@@ -22,7 +22,7 @@ import type { CustomerRegistry } from './customers/types.ts';
 import type { CustomRecordStore } from './customers/custom-record-store.ts';
 
 export interface AppDeps {
-  config: Pick<Config, 'maxBodyBytes' | 'rateLimitDefault'>;
+  config: Pick<Config, 'maxBodyBytes' | 'rateLimitDefault'> & Partial<Pick<Config, 'metricsToken'>>;
   store: Store;
   logger: Logger;
   authenticator: Authenticator;
@@ -60,6 +60,7 @@ export function createApp(deps: AppDeps): App {
     store: deps.store,
     metrics: deps.metrics,
     openapi: buildOpenApi,
+    metricsToken: deps.config.metricsToken,
     readiness: () => (draining ? 'shutting down' : null),
   });
   // What the standard and the custom intake share.

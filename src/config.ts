@@ -12,6 +12,8 @@ export interface Config {
   pluginsDir: string;
   customersDir: string;
   adminToken: string | null;
+  /** When set, GET /metrics needs `Authorization: Bearer <token>`. */
+  metricsToken: string | null;
   allowPrivateDestinations: boolean;
   workers: number;
   logLevel: 'fatal' | 'error' | 'warn' | 'info' | 'debug' | 'trace' | 'silent';
@@ -68,6 +70,10 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env, cwd = process.c
   if (adminToken !== null && adminToken.length < 16) {
     throw new ConfigError('ADMIN_TOKEN must be at least 16 characters');
   }
+  const metricsToken = str(env, 'METRICS_TOKEN');
+  if (metricsToken !== null && metricsToken.length < 16) {
+    throw new ConfigError('METRICS_TOKEN must be at least 16 characters');
+  }
   const publicBaseUrl = str(env, 'PUBLIC_BASE_URL') ?? `http://localhost:${port}`;
   try {
     const u = new URL(publicBaseUrl);
@@ -84,6 +90,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env, cwd = process.c
     pluginsDir: resolve(cwd, str(env, 'PLUGINS_DIR') ?? './plugins'),
     customersDir: resolve(cwd, str(env, 'CUSTOMERS_DIR') ?? './customers'),
     adminToken,
+    metricsToken,
     allowPrivateDestinations: allow === '1',
     workers: int(env, 'WORKERS', availableParallelism(), 1, 256),
     logLevel,

@@ -1,5 +1,6 @@
 // Operations endpoints: liveness, readiness, Prometheus metrics, the OpenAPI document.
 import Router from '@koa/router';
+import { createHash, timingSafeEqual } from 'node:crypto';
 import type { Store } from '../store/types.ts';
 import type { Metrics } from './metrics.ts';
 import type { AppContext, AppState } from './types.ts';
@@ -8,6 +9,8 @@ export interface OpsDeps {
   store: Store;
   metrics: Metrics;
   openapi: () => unknown;
+  /** When set, /metrics answers 401 without `Authorization: Bearer <metricsToken>`. */
+  metricsToken?: string | null;
   /** Extra readiness checks (plugins and rules loaded, not draining…); each returns a reason or null. */
   readiness?: () => string | null;
 }
@@ -31,8 +34,21 @@ export function opsRouter(deps: OpsDeps): Router<AppState> {
     ctx.status = reason === null ? 200 : 503;
     ctx.body = reason === null ? { status: 'ready' } : { status: 'not ready', reason };
   });
+  const expected = deps.metricsToken ? digest(deps.metricsToken) : null;
   router.get('/metrics', async function metrics(ctx: AppContext) {
     ctx.state.route = 'metrics';
+    if (expected !== null) {
+      const header = ctx.get('authorization');
+      const given = /^Bearer\s+(.+)$/i.exec(header)?.[1]?.trim() ?? '';
+      if (!timingSafeEqual(digest(given), expected)) {
+        ctx.status = 401;
+        ctx.set('WWW-Authenticate', 'Bearer realm="metrics"');
+        ctx.body = given === ''
+          ? { status: 'error', code: 'AUTH_MISSING', message: 'GET /metrics needs Authorization: Bearer <METRICS_TOKEN>' }
+          : { status: 'error', code: 'INVALID_CREDENTIALS', message: 'the bearer token does not match METRICS_TOKEN' };
+        return;
+      }
+    }
     ctx.type = deps.metrics.registry.contentType;
     ctx.body = await deps.metrics.registry.metrics();
   });
@@ -43,4 +59,9 @@ export function opsRouter(deps: OpsDeps): Router<AppState> {
     ctx.body = doc;
   });
   return router;
+}
+
+/** Fixed-length digests, so the comparison takes the same time whatever the lengths. */
+function digest(s: string): Buffer {
+  return createHash('sha256').update(s).digest();
 }
