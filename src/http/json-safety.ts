@@ -7,6 +7,8 @@ export interface JsonLimits {
   maxArrayLength: number;
   maxKeys: number;
   maxStringLength: number;
+  /** Longest object key, in characters. */
+  maxKeyLength: number;
 }
 
 export const DEFAULT_JSON_LIMITS: JsonLimits = {
@@ -14,6 +16,7 @@ export const DEFAULT_JSON_LIMITS: JsonLimits = {
   maxArrayLength: 1000,
   maxKeys: 200,
   maxStringLength: 16_384,
+  maxKeyLength: 256,
 };
 
 const FORBIDDEN_KEYS = new Set(['__proto__', 'constructor', 'prototype']);
@@ -55,6 +58,10 @@ export function checkJsonSafety(value: unknown, limits: JsonLimits = DEFAULT_JSO
     if (keys.length > limits.maxKeys) return { field: path, message: `${path || 'body'} has more than ${limits.maxKeys} keys` };
     for (const k of keys) {
       if (FORBIDDEN_KEYS.has(k)) return { field: child(path, k), message: `the key "${k}" is not allowed` };
+      if (k.length > limits.maxKeyLength) {
+        // The path names the parent and the key's start: quoting 400,000 characters back helps no one.
+        return { field: child(path, `${k.slice(0, 32)}…`), message: `${path || 'body'} has a key longer than ${limits.maxKeyLength} characters` };
+      }
       stack.push({ v: (v as Record<string, unknown>)[k], path: child(path, k), depth: depth + 1 });
     }
   }

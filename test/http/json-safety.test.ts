@@ -35,6 +35,15 @@ describe('checkJsonSafety', () => {
     expect(checkJsonSafety(JSON.parse('[-1e400]'))?.field).to.equal('[0]');
   });
 
+  it('bounds key length at 256 characters, naming the parent and the key\'s start', () => {
+    const long = 'k'.repeat(400_000);
+    expect(checkJsonSafety({ event: { properties: { [long]: 1 } } })).to.deep.equal({
+      field: `event.properties.${'k'.repeat(32)}…`, message: 'event.properties has a key longer than 256 characters',
+    });
+    expect(checkJsonSafety({ event: { properties: { ['k'.repeat(256)]: 1 } } })).to.equal(null);
+    expect(DEFAULT_JSON_LIMITS.maxKeyLength).to.equal(256);
+  });
+
   it('bounds array length, key count and string length', () => {
     expect(checkJsonSafety({ products: new Array(DEFAULT_JSON_LIMITS.maxArrayLength + 1).fill(0) })?.field).to.equal('products');
     const many: Record<string, number> = {};
