@@ -18,6 +18,7 @@ import type { EventWriter } from '../store/event-writer.ts';
 import type { Metrics } from './metrics.ts';
 import { ack, issueString, type Level } from './responses.ts';
 import { intakeGuard } from './intake-guard.ts';
+import { boundTestResponse } from './bound-response.ts';
 import { authenticate } from './authenticate.ts';
 import { readJsonBody } from './read-json-body.ts';
 import { rateLimit, type TokenBucketLimiter } from './rate-limit.ts';
@@ -137,13 +138,13 @@ export function intakeRouter(deps: IntakeDeps): Router<AppState> {
     }
     const failed = result.errors.length > 0;
     const level: Level = failed ? 2 : warnings.length > 0 ? 1 : 0;
-    ctx.body = ack(failed ? 'Event processing failed: see errors' : 'Event received and processed', level, {
+    ctx.body = boundTestResponse(ack(failed ? 'Event processing failed: see errors' : 'Event received and processed', level, {
       errors: result.errors.map(issueString),
       warnings,
       data_received: ctx.state.body,
       data_normalized: result.event ?? null,
       preview,
-    });
+    }));
   });
 
   // 3: the Event Create path: 400 with coded errors, or stored and 200.
