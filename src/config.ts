@@ -27,6 +27,11 @@ export interface Config {
   /** A destination with no success for this many hours while failing is paused. */
   pauseAfterHours: number;
   /** Intake requests per second per account, unless the account sets its own. */
+  /** Open connections allowed from one client address, and in total; more are closed at once. */
+  maxConnectionsPerAddress: number;
+  maxConnections: number;
+  /** A request whose headers are not complete after this long is closed (checked every second). */
+  headersTimeoutMs: number;
   rateLimitDefault: number;
 }
 
@@ -100,5 +105,8 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env, cwd = process.c
     retentionDays: int(env, 'RETENTION_DAYS', 30, 1, 3650),
     pauseAfterHours: int(env, 'PAUSE_AFTER_HOURS', 24, 1, 24 * 365),
     rateLimitDefault: int(env, 'RATE_LIMIT_DEFAULT', 1000, 1, 1_000_000),
+    maxConnectionsPerAddress: int(env, 'MAX_CONNECTIONS_PER_ADDRESS', 256, 1, 1_000_000),
+    maxConnections: int(env, 'MAX_CONNECTIONS', 10_000, 1, 10_000_000),
+    headersTimeoutMs: int(env, 'HEADERS_TIMEOUT_MS', 10_000, 1_000, 120_000),
   };
 }

@@ -1,6 +1,7 @@
 // Wires the runtime from a Config: store, logger, authenticator, writer, app, and an
 // HTTP server with tight timeouts. Used by the process entry and by tests (port 0).
 import { createServer, type Server } from 'node:http';
+import { limitConnections } from './http/connection-limits.ts';
 import type { AddressInfo } from 'node:net';
 import type { Config } from './config.ts';
 import { createLogger, type Logger } from './logger.ts';
@@ -70,7 +71,13 @@ export async function startServer(config: Config, opts: StartOptions = {}): Prom
     customers: { registry: customers, records: customRecords },
   });
 
-  const server = createServer({ headersTimeout: 10_000, requestTimeout: 30_000, keepAliveTimeout: 5_000 }, app.koa.callback());
+  // connectionsCheckingInterval: the headers and request timeouts are enforced by a sweep,
+  // every 30 s by default; every second closes a stalled connection within the timeout + 1 s.
+  const server = createServer({
+    headersTimeout: config.headersTimeoutMs, requestTimeout: Math.max(30_000, config.headersTimeoutMs), keepAliveTimeout: 5_000,
+    connectionsCheckingInterval: 1_000,
+  }, app.koa.callback());
+  limitConnections(server, { perAddress: config.maxConnectionsPerAddress, total: config.maxConnections });
   await new Promise<void>((resolve, reject) => {
     server.once('error', reject);
     server.listen(config.port, config.host, () => {
