@@ -22,7 +22,7 @@ import type { CustomerRegistry } from './customers/types.ts';
 import type { CustomRecordStore } from './customers/custom-record-store.ts';
 
 export interface AppDeps {
-  config: Pick<Config, 'maxBodyBytes' | 'rateLimitDefault'> & Partial<Pick<Config, 'metricsToken'>>;
+  config: Pick<Config, 'maxBodyBytes' | 'rateLimitDefault'> & Partial<Pick<Config, 'metricsToken' | 'trustProxy'>>;
   store: Store;
   logger: Logger;
   authenticator: Authenticator;
@@ -42,12 +42,11 @@ export interface App {
 
 export function createApp(deps: AppDeps): App {
   const koa = new Koa<AppState>();
-  koa.proxy = true;
   let draining = false;
   // Errors are answered by the funnel; this keeps Koa from printing them again.
   koa.silent = true;
 
-  koa.use(requestContext({ logger: deps.logger, metrics: deps.metrics }));
+  koa.use(requestContext({ logger: deps.logger, metrics: deps.metrics, trustProxy: deps.config.trustProxy }));
   koa.use(errorFunnel());
   koa.use(async function refuseWhileDraining(ctx: AppContext, next) {
     if (draining && ctx.path !== '/healthz') {

@@ -2,6 +2,7 @@
 // reason naming the variable, so a typo never runs with a silent default.
 import { resolve } from 'node:path';
 import { availableParallelism } from 'node:os';
+import { parseTrustProxy, type TrustProxy } from './http/client-ip.ts';
 
 export interface Config {
   port: number;
@@ -12,6 +13,8 @@ export interface Config {
   pluginsDir: string;
   customersDir: string;
   adminToken: string | null;
+  /** How far X-Forwarded-For is believed (TRUST_PROXY): off, a hop count, or proxy CIDRs. */
+  trustProxy: TrustProxy;
   /** When set, GET /metrics needs `Authorization: Bearer <token>`. */
   metricsToken: string | null;
   allowPrivateDestinations: boolean;
@@ -75,6 +78,12 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env, cwd = process.c
   if (adminToken !== null && adminToken.length < 16) {
     throw new ConfigError('ADMIN_TOKEN must be at least 16 characters');
   }
+  let trustProxy: TrustProxy;
+  try {
+    trustProxy = parseTrustProxy(str(env, 'TRUST_PROXY'));
+  } catch (err) {
+    throw new ConfigError((err as Error).message);
+  }
   const metricsToken = str(env, 'METRICS_TOKEN');
   if (metricsToken !== null && metricsToken.length < 16) {
     throw new ConfigError('METRICS_TOKEN must be at least 16 characters');
@@ -96,6 +105,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env, cwd = process.c
     customersDir: resolve(cwd, str(env, 'CUSTOMERS_DIR') ?? './customers'),
     adminToken,
     metricsToken,
+    trustProxy,
     allowPrivateDestinations: allow === '1',
     workers: int(env, 'WORKERS', availableParallelism(), 1, 256),
     logLevel,

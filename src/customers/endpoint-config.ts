@@ -46,7 +46,7 @@ export interface HmacAuthConfig {
   tolerance_seconds?: number;
 }
 
-/** Only clients whose address (ctx.ip) is inside one of these IPv4/IPv6 CIDRs. */
+/** Only clients whose address (the client address, see TRUST_PROXY) is inside one of these IPv4/IPv6 CIDRs. */
 export interface IpAllowAuthConfig {
   type: 'ip_allow';
   cidrs: string[];

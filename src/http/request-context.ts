@@ -3,6 +3,7 @@ import { randomUUID } from 'node:crypto';
 import type { Next } from 'koa';
 import type { Logger } from '../logger.ts';
 import type { Metrics } from './metrics.ts';
+import { clientIp, type TrustProxy } from './client-ip.ts';
 import type { AppContext, ResponseFamily } from './types.ts';
 
 const INCOMING_ID = /^[A-Za-z0-9._-]{8,128}$/;
@@ -15,12 +16,15 @@ export function familyOf(path: string): ResponseFamily {
   return 'plain';
 }
 
-export function requestContext(opts: { logger: Logger; metrics: Metrics }) {
+export function requestContext(opts: { logger: Logger; metrics: Metrics; trustProxy?: TrustProxy }) {
+  const trust: TrustProxy = opts.trustProxy ?? { kind: 'off' };
   return async function requestContextMiddleware(ctx: AppContext, next: Next): Promise<void> {
     const start = process.hrtime.bigint();
     const incoming = ctx.get('x-request-id');
     const requestId = INCOMING_ID.test(incoming) ? incoming : randomUUID();
     ctx.state.requestId = requestId;
+    // The one client address for allow-lists, limits and logs (ctx.ip reads it from here on).
+    ctx.request.ip = clientIp(ctx.req.socket.remoteAddress, ctx.get('x-forwarded-for') || undefined, trust);
     ctx.state.family = familyOf(ctx.path);
     ctx.state.route = 'other';
     ctx.state.log = opts.logger.child({ reqId: requestId });
@@ -34,7 +38,7 @@ export function requestContext(opts: { logger: Logger; metrics: Metrics }) {
       opts.metrics.duration.observe({ route }, seconds);
       // Path only: query strings may carry what must not be logged.
       ctx.state.log.info(
-        { method: ctx.method, path: ctx.path, status: ctx.status, ms: Math.round(seconds * 1e4) / 10, scriptId: ctx.state.account?.scriptId },
+        { method: ctx.method, path: ctx.path, ip: ctx.ip, status: ctx.status, ms: Math.round(seconds * 1e4) / 10, scriptId: ctx.state.account?.scriptId },
         'request',
       );
     }

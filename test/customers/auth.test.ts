@@ -50,7 +50,9 @@ describe('custom endpoints: extra authentication', () => {
       { type: 'api_key', key_sha256: [sha256(KEY_1)] },
       { type: 'ip_allow', cidrs: ['127.0.0.0/8', '::1'] },
     ]);
-    s = await startTestServer({ CUSTOMERS_DIR: root });
+    ep('office', [{ type: 'ip_allow', cidrs: ['10.1.2.0/24'] }]);
+    // This server sits behind a proxy on loopback: X-Forwarded-For is read from the right.
+    s = await startTestServer({ CUSTOMERS_DIR: root, TRUST_PROXY: '127.0.0.1' });
     a = await s.account({ tier: 'CUSTOM' });
     await s.accounts.update(a.scriptId, { customer: 'sec' });
   });
@@ -175,7 +177,7 @@ describe('custom endpoints: extra authentication', () => {
     it('IPv4: accepts the socket address and forwarded addresses inside the CIDRs (IPv4-mapped IPv6 too)', async () => {
       await expectOk('ip4', {});
       await expectOk('ip4', from('203.0.113.9'));
-      await expectOk('ip4', from('203.0.113.255, 10.0.0.1'));
+      await expectOk('ip4', from('10.0.0.1, 203.0.113.255'));
       await expectOk('ip4', from('::ffff:203.0.113.77'));
     });
     it('IPv4: refuses addresses outside, and anything that is not an address', async () => {
@@ -183,6 +185,13 @@ describe('custom endpoints: extra authentication', () => {
       await expectRefused('ip4', from('203.0.114.1'), 403, 'ACCESS_NOT_ENABLED', refused);
       await expectRefused('ip4', from('0xCB007109'), 403, 'ACCESS_NOT_ENABLED', refused);
       await expectRefused('ip4', from('not-an-ip'), 403, 'ACCESS_NOT_ENABLED', refused);
+      await expectRefused('ip4', from('203.0.113.255, 10.0.0.1'), 403, 'ACCESS_NOT_ENABLED', refused);
+    });
+    it('TRUST_PROXY set: the address the trusted proxy added counts, not one the client wrote before it', async () => {
+      await expectOk('office', from('10.1.2.3'));
+      await expectOk('office', from('198.51.100.1, 10.1.2.3'));
+      await expectRefused('office', from('10.1.2.3, 198.51.100.1'), 403, 'ACCESS_NOT_ENABLED', refused);
+      await expectRefused('office', {}, 403, 'ACCESS_NOT_ENABLED', refused);
     });
     it('IPv6: accepts inside the /48, refuses outside and IPv4', async () => {
       await expectOk('ip6', from('2001:db8:abcd:12::1'));
@@ -217,5 +226,36 @@ describe('custom endpoints: extra authentication', () => {
       await expectRefused('combo', { ...all, 'x-signature': sig.replace(/^./, (c) => (c === '0' ? '1' : '0')) }, 401, 'INVALID_CREDENTIALS', /does not match/, raw);
       await expectRefused('combo', { ...all, 'x-forwarded-for': '203.0.113.5' }, 403, 'ACCESS_NOT_ENABLED', /not allowed from this address/, raw);
     });
+  });
+});
+
+describe('custom endpoints: ip_allow without TRUST_PROXY', () => {
+  let root: string;
+  let s: TestServer;
+  let a: TestAccount;
+  before(async () => {
+    root = customersRoot();
+    writeEndpoint(root, 'sec', 'office', { config: { description: 'office', auth: [{ type: 'ip_allow', cidrs: ['10.1.2.0/24'] }] } });
+    writeEndpoint(root, 'sec', 'local', { config: { description: 'local', auth: [{ type: 'ip_allow', cidrs: ['127.0.0.1'] }] } });
+    s = await startTestServer({ CUSTOMERS_DIR: root });
+    a = await s.account({ tier: 'CUSTOM' });
+    await s.accounts.update(a.scriptId, { customer: 'sec' });
+  });
+  after(async () => {
+    await s.close();
+    rmSync(root, { recursive: true, force: true });
+  });
+  const post = (name: string, xff?: string) => s.post(`/service/custom/${name}`, { n: 1 },
+    { account: a, query: `id=${a.scriptId}&env=test`, headers: xff === undefined ? {} : { 'x-forwarded-for': xff } });
+
+  it('one forged X-Forwarded-For header no longer passes a 10.1.2.0/24 list', async () => {
+    const r = await post('office', '10.1.2.3');
+    expect(r.status, r.text).to.equal(403);
+    expect(r.body.error_code).to.equal('ACCESS_NOT_ENABLED');
+  });
+
+  it('the socket address decides, whatever the header says', async () => {
+    expect((await post('local')).status).to.equal(200);
+    expect((await post('local', '198.51.100.1')).status).to.equal(200);
   });
 });

@@ -1,6 +1,6 @@
 // IP allow-list over IPv4 and IPv6 CIDRs (ipaddr.js). IPv4-mapped IPv6 addresses count as
-// IPv4. The address is ctx.ip: behind a proxy it comes from X-Forwarded-For, so the proxy
-// must overwrite that header, never append a client-supplied one.
+// IPv4. The address is the client address (src/http/client-ip.ts): the socket address, or
+// with TRUST_PROXY set, the one the trusted proxies put in X-Forwarded-For.
 import { isIP } from 'node:net';
 import ipaddr from 'ipaddr.js';
 import { AppError } from '../../errors.ts';

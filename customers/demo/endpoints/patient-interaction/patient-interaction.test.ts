@@ -38,7 +38,8 @@ describe('demo/patient-interaction', () => {
   let auth: Record<string, string>;
 
   before(async () => {
-    h = await startEndpointHarness(DIR);
+    // As deployed behind a reverse proxy on loopback: the client is the address it adds.
+    h = await startEndpointHarness(DIR, { env: { TRUST_PROXY: '127.0.0.1' } });
     viewer = await h.makeAccount({ country: 'RO' });
     // Only ever used with env=test: shows what Meta would receive, and nothing is queued.
     await createDestinationService(h.server.running.store, h.server.running.plugins)
