@@ -10,6 +10,7 @@ import type { Metrics } from './http/metrics.ts';
 import { requestContext } from './http/request-context.ts';
 import { errorFunnel } from './http/error-funnel.ts';
 import { intakeRouter } from './http/intake-routes.ts';
+import { createAuthFailureLimiter } from './http/auth-failure-limit.ts';
 import { opsRouter } from './http/ops-routes.ts';
 import { buildOpenApi } from './http/openapi.ts';
 import { AppError } from './errors.ts';
@@ -22,7 +23,7 @@ import type { CustomerRegistry } from './customers/types.ts';
 import type { CustomRecordStore } from './customers/custom-record-store.ts';
 
 export interface AppDeps {
-  config: Pick<Config, 'maxBodyBytes' | 'rateLimitDefault'> & Partial<Pick<Config, 'metricsToken' | 'trustProxy'>>;
+  config: Pick<Config, 'maxBodyBytes' | 'rateLimitDefault'> & Partial<Pick<Config, 'metricsToken' | 'trustProxy' | 'authFailuresPerMinute'>>;
   store: Store;
   logger: Logger;
   authenticator: Authenticator;
@@ -71,6 +72,7 @@ export function createApp(deps: AppDeps): App {
     events: deps.store.events,
     preview: deps.preview,
     destinations: deps.destinations,
+    authFailures: createAuthFailureLimiter({ perMinute: deps.config.authFailuresPerMinute }),
   };
   const intake = intakeRouter({
     ...shared,

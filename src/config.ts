@@ -32,6 +32,8 @@ export interface Config {
   /** Intake requests per second per account, unless the account sets its own. */
   /** Open connections allowed from one client address, and in total; more are closed at once. */
   maxConnectionsPerAddress: number;
+  /** Failed authentications allowed per client address per minute before 429. */
+  authFailuresPerMinute: number;
   maxConnections: number;
   /** A request whose headers are not complete after this long is closed (checked every second). */
   headersTimeoutMs: number;
@@ -116,6 +118,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env, cwd = process.c
     pauseAfterHours: int(env, 'PAUSE_AFTER_HOURS', 24, 1, 24 * 365),
     rateLimitDefault: int(env, 'RATE_LIMIT_DEFAULT', 1000, 1, 1_000_000),
     maxConnectionsPerAddress: int(env, 'MAX_CONNECTIONS_PER_ADDRESS', 256, 1, 1_000_000),
+    authFailuresPerMinute: int(env, 'AUTH_FAILURES_PER_MINUTE', 60, 1, 1_000_000),
     maxConnections: int(env, 'MAX_CONNECTIONS', 10_000, 1, 10_000_000),
     headersTimeoutMs: int(env, 'HEADERS_TIMEOUT_MS', 10_000, 1_000, 120_000),
   };

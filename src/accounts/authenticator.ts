@@ -1,6 +1,9 @@
 // Resolves (script id, token) to an account. Lookups are cached for one second, so
-// a CLI change reaches the running server within that time without a restart, and
-// an unknown id costs the same hashing work as a wrong token.
+// a CLI change reaches the running server within that time without a restart. An
+// unknown id costs the same work as a wrong token: the same two queries (account and
+// active tokens) and the same hash comparison. The cache is least-recently-used and
+// keeps unknown ids apart (a small LRU of their own), so spraying random script ids
+// evicts other unknown ids, never a real account's entry.
 import type { Account } from './types.ts';
 import type { Store } from '../store/types.ts';
 import { tokenMatches } from './credentials.ts';
@@ -15,32 +18,61 @@ interface Entry {
 /** Hash compared against when the script id is unknown, so both paths do equal work. */
 const DUMMY_HASH = '0'.repeat(64);
 const MAX_ENTRIES = 10_000;
+const MAX_UNKNOWN_ENTRIES = 1_000;
+
+/** A Map used as an LRU: a hit moves to the end, inserts past `max` drop the oldest. */
+function lru<V>(max: number) {
+  const map = new Map<string, V>();
+  return {
+    get(k: string): V | undefined {
+      const v = map.get(k);
+      if (v !== undefined) {
+        map.delete(k);
+        map.set(k, v);
+      }
+      return v;
+    },
+    set(k: string, v: V): void {
+      map.delete(k);
+      map.set(k, v);
+      while (map.size > max) map.delete(map.keys().next().value!);
+    },
+    delete: (k: string) => map.delete(k),
+    clear: () => map.clear(),
+    get size() {
+      return map.size;
+    },
+  };
+}
 
 export interface Authenticator {
   /** The account when the token is valid for it, otherwise null. */
   authenticate(scriptId: string, token: string): Promise<Account | null>;
+  /** Whether `scriptId` is a real account in the cache right now (no database work). */
+  isCachedAccount(scriptId: string): boolean;
   /** Drops the cache (tests, or after a known change). */
   invalidate(): void;
 }
 
-export function createAuthenticator(store: Store, opts: { ttlMs?: number; now?: () => number } = {}): Authenticator {
+export function createAuthenticator(store: Store, opts: { ttlMs?: number; now?: () => number; maxEntries?: number } = {}): Authenticator {
   const ttl = opts.ttlMs ?? 1000;
   const now = opts.now ?? Date.now;
-  const cache = new Map<string, Entry>();
+  const known = lru<Entry>(opts.maxEntries ?? MAX_ENTRIES);
+  const unknown = lru<Entry>(MAX_UNKNOWN_ENTRIES);
   const inflight = new Map<string, Promise<Entry>>();
 
   async function load(scriptId: string): Promise<Entry> {
     const t = now();
-    const account = await store.accounts.get(scriptId);
+    // Both queries run whether or not the account exists: equal work for unknown ids.
+    const [account, tokens] = await Promise.all([store.accounts.get(scriptId), store.accounts.activeTokens(scriptId, t)]);
     if (!account) return { account: null, hashes: [DUMMY_HASH], validUntil: t + ttl };
-    const tokens = await store.accounts.activeTokens(scriptId, t);
     let validUntil = t + ttl;
     for (const tok of tokens) if (tok.expiresAt !== null && tok.expiresAt < validUntil) validUntil = tok.expiresAt;
     return { account, hashes: tokens.map((x) => x.hash), validUntil };
   }
 
   async function entry(scriptId: string): Promise<Entry> {
-    const hit = cache.get(scriptId);
+    const hit = known.get(scriptId) ?? unknown.get(scriptId);
     if (hit && hit.validUntil > now()) return hit;
     let p = inflight.get(scriptId);
     if (!p) {
@@ -48,8 +80,13 @@ export function createAuthenticator(store: Store, opts: { ttlMs?: number; now?: 
       inflight.set(scriptId, p);
     }
     const e = await p;
-    if (cache.size >= MAX_ENTRIES) cache.clear();
-    cache.set(scriptId, e);
+    if (e.account) {
+      known.set(scriptId, e);
+      unknown.delete(scriptId);
+    } else {
+      unknown.set(scriptId, e);
+      known.delete(scriptId);
+    }
     return e;
   }
 
@@ -59,8 +96,13 @@ export function createAuthenticator(store: Store, opts: { ttlMs?: number; now?: 
       const ok = tokenMatches(token, e.hashes);
       return ok && e.account ? e.account : null;
     },
+    isCachedAccount(scriptId) {
+      const e = known.get(scriptId);
+      return e !== undefined && e.validUntil > now();
+    },
     invalidate() {
-      cache.clear();
+      known.clear();
+      unknown.clear();
     },
   };
 }

@@ -13,7 +13,8 @@ import type { PreviewDeps } from '../pipeline/preview-event.ts';
 import type { DestinationCache } from '../destinations/destination-cache.ts';
 import type { Metrics } from '../http/metrics.ts';
 import { intakeGuard } from '../http/intake-guard.ts';
-import { authenticate } from '../http/authenticate.ts';
+import { authenticate, refuseIfBlocked } from '../http/authenticate.ts';
+import type { AuthFailureLimiter } from '../http/auth-failure-limit.ts';
 import { readJsonBody } from '../http/read-json-body.ts';
 import { errorBody } from '../http/responses.ts';
 import type { AppContext, AppState } from '../http/types.ts';
@@ -39,6 +40,8 @@ export interface CustomRouteDeps {
   /** Production limit when endpoint.json sets none (by default; negotiable per customer). */
   productionRate: (account: Account) => RateLimit;
   limiter?: RateLimiter;
+  /** Failed authentications per client address (the account's and the endpoint's own checks). */
+  authFailures?: AuthFailureLimiter;
   /** Clock for JWT, HMAC and rate limits (tests). */
   now?: () => number;
 }
@@ -102,10 +105,12 @@ function resolveEndpoint(customers: CustomerRegistry) {
   };
 }
 
-function runChecks(checks: (ep: LoadedEndpoint) => AuthCheck[], now: () => number) {
+function runChecks(checks: (ep: LoadedEndpoint) => AuthCheck[], now: () => number, failures: AuthFailureLimiter | undefined) {
   return async function customEndpointAuth(ctx: AppContext, next: Next): Promise<void> {
     const list = checks(stateOf(ctx).endpoint!);
     if (list.length > 0) {
+      // The endpoint's own secrets get no cached-account pass: a blocked address waits.
+      refuseIfBlocked(failures, ctx.ip);
       const req = {
         header: (n: string) => ctx.get(n),
         ip: ctx.ip,
@@ -114,7 +119,10 @@ function runChecks(checks: (ep: LoadedEndpoint) => AuthCheck[], now: () => numbe
       };
       for (const c of list) {
         const refusal = await c.check(req);
-        if (refusal) throw refusal;
+        if (refusal) {
+          failures?.fail(ctx.ip);
+          throw refusal;
+        }
       }
     }
     await next();
@@ -152,12 +160,12 @@ export function customRouter(deps: CustomRouteDeps): Router<AppState> {
   const chain = [
     intakeGuard({ route: 'custom', maxBodyBytes: deps.maxBodyBytes }),
     renderCustomValidation,
-    authenticate({ authenticator: deps.authenticator, gate: customGate }),
+    authenticate({ authenticator: deps.authenticator, gate: customGate, failures: deps.authFailures }),
     resolveEndpoint(deps.customers),
-    runChecks((ep) => ep.auth.beforeBody, now),
+    runChecks((ep) => ep.auth.beforeBody, now, deps.authFailures),
     rateLimit(limiter, deps.productionRate),
     readJsonBody({ maxBodyBytes: deps.maxBodyBytes }),
-    runChecks((ep) => ep.auth.afterBody, now),
+    runChecks((ep) => ep.auth.afterBody, now, deps.authFailures),
     validateBody(),
     async function customEndpoint(ctx: AppContext, _next: Next) {
       const { endpoint, env, startedAt } = stateOf(ctx);

@@ -1,11 +1,14 @@
 // Script id + access token → account, then the plan gate. An unknown id and a wrong
-// token get the same body, and the authenticator does the same work for both.
+// token get the same body, and the authenticator does the same work for both. With a
+// failure limiter, an address that failed too often is refused (429) before any lookup,
+// and each 401 counts against it.
 import type { Next } from 'koa';
 import { AppError } from '../errors.ts';
 import { SCRIPT_ID_RE } from '../accounts/credentials.ts';
 import type { Authenticator } from '../accounts/authenticator.ts';
 import type { Account } from '../accounts/types.ts';
 import type { AppContext } from './types.ts';
+import type { AuthFailureLimiter } from './auth-failure-limit.ts';
 
 export const TOKEN_HEADER = 'x-service-access-token';
 const MAX_TOKEN_LENGTH = 512;
@@ -14,26 +17,50 @@ export interface AuthenticateOptions {
   authenticator: Authenticator;
   /** Why the account may not use this endpoint, or null when it may. */
   gate: (a: Account) => AppError | null;
+  /** Failed authentications per client address (see auth-failure-limit.ts). */
+  failures?: AuthFailureLimiter;
+}
+
+/** 429 before authentication when the client address has failed too often. */
+export function refuseIfBlocked(failures: AuthFailureLimiter | undefined, ip: string): void {
+  const wait = failures?.blockedFor(ip) ?? 0;
+  if (wait > 0) {
+    throw new AppError('RATE_LIMITED', 429, `Too many failed authentications from this address; retry after ${wait} s`, { retryAfter: wait });
+  }
 }
 
 export function authenticate(opts: AuthenticateOptions) {
   return async function authenticateMiddleware(ctx: AppContext, next: Next): Promise<void> {
+    // A blocked address may still use an account the server has just seen: that costs no
+    // lookup, and keeps a good client behind a busy address going while a sprayer waits.
     const id = ctx.query.id;
-    if (typeof id !== 'string' || !SCRIPT_ID_RE.test(id)) {
-      throw new AppError('AUTH_MISSING', 401, 'The query parameter id must be given once, as the 8-character script id');
-    }
-    const token = ctx.get(TOKEN_HEADER);
-    if (token === '') {
-      throw new AppError('AUTH_MISSING', 401, 'The X-Service-Access-Token header is missing');
-    }
-    const account =
-      token.length > MAX_TOKEN_LENGTH ? null : await opts.authenticator.authenticate(id, token);
-    if (!account) {
-      throw new AppError('INVALID_CREDENTIALS', 401, 'The script id and access token do not match an active credential');
+    if (!(typeof id === 'string' && opts.authenticator.isCachedAccount(id))) refuseIfBlocked(opts.failures, ctx.ip);
+    let account: Account;
+    try {
+      account = await credentialsOf(ctx, opts.authenticator);
+    } catch (err) {
+      if (err instanceof AppError && err.status === 401) opts.failures?.fail(ctx.ip);
+      throw err;
     }
     ctx.state.account = account;
     const refusal = opts.gate(account);
     if (refusal) throw refusal;
     await next();
   };
+}
+
+async function credentialsOf(ctx: AppContext, authenticator: Authenticator): Promise<Account> {
+  const id = ctx.query.id;
+  if (typeof id !== 'string' || !SCRIPT_ID_RE.test(id)) {
+    throw new AppError('AUTH_MISSING', 401, 'The query parameter id must be given once, as the 8-character script id');
+  }
+  const token = ctx.get(TOKEN_HEADER);
+  if (token === '') {
+    throw new AppError('AUTH_MISSING', 401, 'The X-Service-Access-Token header is missing');
+  }
+  const account = token.length > MAX_TOKEN_LENGTH ? null : await authenticator.authenticate(id, token);
+  if (!account) {
+    throw new AppError('INVALID_CREDENTIALS', 401, 'The script id and access token do not match an active credential');
+  }
+  return account;
 }

@@ -20,6 +20,7 @@ import { ack, issueString, type Level } from './responses.ts';
 import { intakeGuard } from './intake-guard.ts';
 import { boundTestResponse } from './bound-response.ts';
 import { authenticate } from './authenticate.ts';
+import type { AuthFailureLimiter } from './auth-failure-limit.ts';
 import { readJsonBody } from './read-json-body.ts';
 import { rateLimit, type TokenBucketLimiter } from './rate-limit.ts';
 import type { AppContext, AppState } from './types.ts';
@@ -40,6 +41,8 @@ export interface IntakeDeps {
   destinations: DestinationCache;
   limiter: TokenBucketLimiter;
   rateLimitDefault: number;
+  /** Failed authentications per client address, checked before authentication. */
+  authFailures?: AuthFailureLimiter;
 }
 
 function standardGate(a: Account): AppError | null {
@@ -106,7 +109,7 @@ export function intakeRouter(deps: IntakeDeps): Router<AppState> {
   const router = new Router<AppState>();
   const chain = (route: string) => [
     intakeGuard({ route, maxBodyBytes: deps.maxBodyBytes }),
-    authenticate({ authenticator: deps.authenticator, gate: standardGate }),
+    authenticate({ authenticator: deps.authenticator, gate: standardGate, failures: deps.authFailures }),
     rateLimit({ limiter: deps.limiter, defaultPerSecond: deps.rateLimitDefault }),
     readJsonBody({ maxBodyBytes: deps.maxBodyBytes }),
   ];
