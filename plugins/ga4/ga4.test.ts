@@ -23,6 +23,7 @@ function item(over: Partial<OutgoingItem> = {}): OutgoingItem {
   return {
     native: { ruleId: 'ga4.purchase', fields: { name: 'purchase', params: { transaction_id: 'ORD-1', value: 10, currency: 'EUR' } } },
     eventId: 'ORD-1',
+    messageId: 'msg_0123456789abcdef0123456789abcdef',
     event: event('checkout_completed'),
     identifiers: {},
     attribution: { client_id: '111.222', client_id_source: 'cookie' },

@@ -41,6 +41,7 @@ function item(over: Partial<OutgoingItem> = {}): OutgoingItem {
   return {
     native: { ruleId: 'google-ads.purchase', fields: purchaseFields },
     eventId: 'ORD-1',
+    messageId: 'msg_0123456789abcdef0123456789abcdef',
     event: event('checkout_completed'),
     identifiers: {},
     attribution: { gclid: 'Cj0KCQ-test' },

@@ -22,6 +22,7 @@ function item(over: Partial<OutgoingItem> = {}): OutgoingItem {
   return {
     native: { ruleId: 'meta-capi.purchase', fields: { event_name: 'Purchase', custom_data: { value: 10, currency: 'EUR' } } },
     eventId: 'ORD-1',
+    messageId: 'msg_0123456789abcdef0123456789abcdef',
     event: normalized(),
     identifiers: { 'user_data.em': EM, 'user_data.ph': PH },
     attribution: { fbp: 'fb.1.1700000000000.42', fbc: 'fb.1.1700000000000.IwAR2abc' },

@@ -23,6 +23,7 @@ function item(over: Partial<OutgoingItem> = {}): OutgoingItem {
   return {
     native: { ruleId: 'tiktok.purchase', fields: { event: 'Purchase', properties: { value: 10, currency: 'EUR' } } },
     eventId: 'ORD-1',
+    messageId: 'msg_0123456789abcdef0123456789abcdef',
     event: normalized(),
     identifiers: { 'user.email': EMAIL, 'user.phone': PHONE },
     attribution: { ttclid: 'E.C.P.abc123', ttp: '2Xyz_ttp-cookie' },

@@ -4,11 +4,14 @@ import { mergeDotPaths } from '../../src/destinations/dot-path.ts';
 import type { BuildInput, OutboundRequest, OutgoingItem } from '../../src/destinations/types.ts';
 import type { WebhookSettings } from './settings.ts';
 import { signature } from './sign.ts';
+import { userFor } from './identifiers.ts';
 
 type Json = Record<string, unknown>;
 
 /**
- * `webhook-id` is the event id, identical on every retry, so receivers can deduplicate;
+ * `webhook-id` is tracklane's message id (`msg_` + 32 hex): one per event and destination,
+ * identical on every retry, never customer text, so receivers can deduplicate on it and it
+ * is always a valid header. The customer's event.id is in the body as `id`.
  * `webhook-timestamp` is `now`, so a retry built later carries a fresh, valid timestamp.
  */
 export function buildRequests({ settings, items, now }: BuildInput<WebhookSettings>): OutboundRequest[] {
@@ -21,9 +24,9 @@ export function buildRequests({ settings, items, now }: BuildInput<WebhookSettin
       url,
       headers: {
         'content-type': 'application/json',
-        'webhook-id': item.eventId,
+        'webhook-id': item.messageId,
         'webhook-timestamp': String(timestamp),
-        'webhook-signature': signatures(settings, now).map((s) => signature(s, item.eventId, timestamp, body)).join(' '),
+        'webhook-signature': signatures(settings, now).map((s) => signature(s, item.messageId, timestamp, body)).join(' '),
       },
       body,
       eventIds: [item.eventId],
@@ -48,6 +51,9 @@ export function payload(item: OutgoingItem, settings: WebhookSettings): Json {
   };
   mergeDotPaths(out, item.native.fields);
   out.id = item.eventId;
+  // Where the rule places `user`, the plugin decides what it holds (hashed by default).
+  const data = out.data as Json | undefined;
+  if (data && typeof data === 'object' && 'user' in data) data.user = userFor(item, settings);
   if (settings.test_event_code) out.test_event_code = settings.test_event_code;
   return out;
 }

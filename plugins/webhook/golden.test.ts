@@ -1,7 +1,7 @@
 // End to end through the real pipeline: payload → validateEvent → mapEventForDestination with
 // the rules in rules/ → the signed webhook request. Expected bodies are written out by hand;
 // signatures are checked with node:crypto directly, not with the plugin's signer.
-import { createHmac } from 'node:crypto';
+import { createHash, createHmac } from 'node:crypto';
 import { expect } from 'chai';
 import { SPEC_EVENT_NAMES } from '../../src/accounts/types.ts';
 import { expectOneRequest, expectSkipped, goldenHarness } from '../../test/helpers/plugin-harness.ts';
@@ -50,7 +50,9 @@ const PAYLOADS: Record<string, Record<string, unknown>> = {
 
 // ---- expected `data` (the normalised event) ------------------------------------------------
 const CONSENT = { analytics: true, personalization: true, marketing: true };
-const USER = { id: 'CUST-881', email: 'jane.doe@example.com', phone: '+40722123456', country: 'RO' };
+const sha256 = (s: string) => createHash('sha256').update(s).digest('hex');
+// Identifiers are hashed by default: e-mail lower-cased and trimmed, phone in E.164.
+const USER = { id: 'CUST-881', sha256_email: sha256('jane.doe@example.com'), sha256_phone: sha256('+40722123456'), country: 'ro' };
 const WEB_CONTEXT = (url: string) => ({ environment: 'prod', data_source: 'website', user_agent: UA, overide_ip: '198.51.100.4', url });
 const SHIRT = { id: 'SKU-RED-M', parent_id: 'SKU-RED', name: 'Linen Shirt Red M', parent_name: 'Linen Shirt', price_base: 59.9, price: 49.9, tax_included: true, tax_percent: 19, quantity: 2, category: 'Shirts', brand: 'Acme', type: 'variable', stock_status: true };
 // parent_name defaults to name; the stock_status string becomes a boolean.
@@ -113,6 +115,12 @@ const { run } = goldenHarness({
   plugin, destination: { id: 'dst_hook', name: 'Our backend' }, account: ACCOUNT, settings: SETTINGS, receivedAt: RECEIVED, now: NOW,
 });
 
+/** tracklane's message id, as the README documents it: msg_ + 32 hex of SHA-256 over the NUL-terminated parts. */
+function expectedMessageId(name: string, eventId: string): string {
+  const parts = [ACCOUNT.scriptId, name, eventId, 'dst_hook', 'webhook.event'];
+  return `msg_${sha256(parts.map((p) => `${p}\u0000`).join('')).slice(0, 32)}`;
+}
+
 /** v1 signature over the exact bytes, computed here with node:crypto. */
 function expectedSignature(id: string, timestamp: string, body: string): string {
   const key = Buffer.from('AQIDBAUGBwgJCgsMDQ4PEBESExQVFhcYGRobHB0eHyA=', 'base64');
@@ -131,9 +139,9 @@ describe('webhook golden: payload → validateEvent → rules → signed request
       expect(Object.keys(body.data)).to.deep.equal(['event', 'context', 'products', 'shipping', 'payments', 'coupons', 'user', 'consent', 'cookies']);
       expect(req.headers).to.deep.equal({
         'content-type': 'application/json',
-        'webhook-id': expected.id,
+        'webhook-id': expectedMessageId(name, expected.id),
         'webhook-timestamp': '1760000002',
-        'webhook-signature': expectedSignature(expected.id, '1760000002', req.body),
+        'webhook-signature': expectedSignature(expectedMessageId(name, expected.id), '1760000002', req.body),
       });
       expect(req.body).not.to.include('AQIDBAUGBwgJCgsMDQ4PEBESExQVFhcYGRobHB0eHyA');
     });
@@ -142,4 +150,44 @@ describe('webhook golden: payload → validateEvent → rules → signed request
   it('a configured consent_category gates the webhook like any destination', () => {
     expectSkipped(run(PAYLOADS.product_removed_from_cart, 'tl_remove_1', { ...SETTINGS, consent_category: 'marketing' }), 'consent');
   });
+
+  it('lead_created L-7 and lead_qualified L-7 get different webhook-ids (a receiver deduplicating on it keeps both)', () => {
+    const created = expectOneRequest(run({ ...PAYLOADS.lead_created, event: { name: 'lead_created', id: 'L-7' } }, 'L-7'), { url: SETTINGS.url, eventId: 'L-7' });
+    const qualified = expectOneRequest(run({ ...PAYLOADS.lead_qualified, event: { name: 'lead_qualified', id: 'L-7', value: 500, currency: 'EUR' } }, 'L-7'),
+      { url: SETTINGS.url, eventId: 'L-7' });
+    expect(created.headers['webhook-id']).to.match(/^msg_[0-9a-f]{32}$/);
+    expect(created.headers['webhook-id']).to.not.equal(qualified.headers['webhook-id']);
+    expect(JSON.parse(created.body).id, 'the customer\'s id is in the body').to.equal('L-7');
+  });
+
+  it('a non-Latin-1, dotted or 128-character (the longest valid) event id never reaches a header', () => {
+    for (const id of ['订单-1', 'x'.repeat(128), 'a.b.c']) {
+      const req = expectOneRequest(run({ ...PAYLOADS.lead_created, event: { name: 'lead_created', id } }, id), { url: SETTINGS.url, eventId: id });
+      expect(req.headers['webhook-id']).to.match(/^msg_[0-9a-f]{32}$/);
+      expect(JSON.parse(req.body).id).to.equal(id);
+    }
+  });
+
+  describe('identifiers', () => {
+    const RAW = { id: 'CUST-881', email: 'jane.doe@example.com', phone: '+40722123456', country: 'RO' };
+    const userOf = (payload: Record<string, unknown>, settings: Record<string, unknown>) =>
+      JSON.parse(expectOneRequest(run(payload, 'LEAD-2001', { ...SETTINGS, ...settings }), { url: SETTINGS.url, eventId: 'LEAD-2001' }).body).data.user;
+
+    it('are hashed by default', () => {
+      expect(userOf(PAYLOADS.lead_created, {})).to.deep.equal(USER);
+    });
+    it('go as sent only with send_plaintext_identifiers and marketing consent not refused', () => {
+      expect(userOf(PAYLOADS.lead_created, { send_plaintext_identifiers: true })).to.deep.equal(RAW);
+      const refused = { ...PAYLOADS.lead_created, consent: { analytics: true, personalization: true, marketing: false } };
+      expect(userOf(refused, { send_plaintext_identifiers: true }), 'marketing refused: hashed').to.deep.equal(USER);
+    });
+    it('a rule cannot put the plaintext user elsewhere under data.user', () => {
+      const rules = [{ id: 'webhook.event', event: '*', output: { 'data.user': { var: 'user' }, 'data.user.email': { var: 'user.email' } } }];
+      const r = run(PAYLOADS.lead_created, 'LEAD-2001', SETTINGS, rules);
+      const body = JSON.parse(expectOneRequest(r, { url: SETTINGS.url, eventId: 'LEAD-2001' }).body);
+      expect(body.data.user).to.deep.equal(USER);
+      expect(JSON.stringify(body)).to.not.contain('jane.doe@example.com');
+    });
+  });
 });
+

@@ -4,6 +4,7 @@ import type { DestinationPlugin } from '../../src/destinations/types.ts';
 import { buildRequests } from './build-requests.ts';
 import { classifyResponse } from './classify-response.ts';
 import { settingsSchema, type WebhookSettings } from './settings.ts';
+import { WEBHOOK_IDENTIFIERS } from './identifiers.ts';
 
 const webhook: DestinationPlugin<WebhookSettings> = {
   name: 'webhook',
@@ -12,8 +13,10 @@ const webhook: DestinationPlugin<WebhookSettings> = {
   description: 'Signed JSON POST of every event to your own endpoint (Standard Webhooks)',
   settingsSchema,
   secretSettings: ['secret', 'previous_secret'],
-  // The receiver is the customer's own system: the event goes as sent, nothing hashed.
-  identifiers: null,
+  // A valid signature lets anyone holding the preview mint messages: never shown.
+  secretHeaders: ['webhook-signature'],
+  // Identifiers are hashed by default, even for the customer's own system (see identifiers.ts).
+  identifiers: { platform: 'tiktok', table: WEBHOOK_IDENTIFIERS },
   batch: { maxEvents: 1 },
   buildRequests,
   classifyResponse,

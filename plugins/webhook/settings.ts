@@ -17,6 +17,11 @@ export interface WebhookSettings extends CommonSettings {
   endpoint?: string;
   /** Copied into the body as `test_event_code`, so the receiver can tell test traffic apart. */
   test_event_code?: string;
+  /**
+   * Send `user` as the customer sent it instead of hashed identifiers. Never for an event
+   * whose consent.marketing is false: that one gets the hashed form.
+   */
+  send_plaintext_identifiers?: boolean;
   /** Unset: sent regardless of consent. */
   consent_category?: 'analytics' | 'marketing';
 }
@@ -40,6 +45,7 @@ export const settingsSchema = {
     secret: { type: 'string', pattern: SECRET_PATTERN, description: 'whsec_ + base64 signing secret' },
     previous_secret: { type: 'string', pattern: SECRET_PATTERN, description: 'the secret being rotated away; also signed with until previous_secret_expires_at' },
     previous_secret_expires_at: { type: 'string', format: 'date-time' },
+    send_plaintext_identifiers: { type: 'boolean', description: 'send user as sent (never when consent.marketing is false); default false: hashed identifiers' },
     ...COMMON_SETTINGS_PROPERTIES,
   },
 } as const;

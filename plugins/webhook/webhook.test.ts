@@ -52,6 +52,7 @@ function item(over: Partial<OutgoingItem> = {}): OutgoingItem {
       },
     },
     eventId: 'evt_01HF0000000000000000000001',
+    messageId: 'msg_0123456789abcdef0123456789abcdef',
     event: normalized(),
     identifiers: {},
     attribution: {},
@@ -65,10 +66,10 @@ const res = (status: number, headers: Record<string, string> = {}): PlatformResp
 
 describe('webhook plugin', () => {
   describe('definition', () => {
-    it('is named after its folder, category webhook, no identifiers, one event per request', () => {
+    it('is named after its folder, category webhook, hashed identifiers, one event per request', () => {
       expect(plugin.name).to.equal('webhook');
       expect(plugin.category).to.equal('webhook');
-      expect(plugin.identifiers).to.equal(null);
+      expect(plugin.identifiers?.table).to.include.keys('sha256_email', 'sha256_phone');
       expect(plugin.batch).to.deep.equal({ maxEvents: 1 });
       expect(plugin.secretSettings).to.deep.equal(['secret', 'previous_secret']);
     });
@@ -129,10 +130,10 @@ describe('webhook plugin', () => {
       });
       expect(req.body).to.equal(body);
       const key = Buffer.from('AQIDBAUGBwgJCgsMDQ4PEBESExQVFhcYGRobHB0eHyA=', 'base64');
-      const sig = createHmac('sha256', key).update(`evt_01HF0000000000000000000001.1700000123.${body}`).digest('base64');
+      const sig = createHmac('sha256', key).update(`msg_0123456789abcdef0123456789abcdef.1700000123.${body}`).digest('base64');
       expect(req.headers).to.deep.equal({
         'content-type': 'application/json',
-        'webhook-id': 'evt_01HF0000000000000000000001',
+        'webhook-id': 'msg_0123456789abcdef0123456789abcdef',
         'webhook-timestamp': '1700000123',
         'webhook-signature': `v1,${sig}`,
       });

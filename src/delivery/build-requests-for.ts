@@ -3,7 +3,8 @@
 // by eventId (repeated when one event gave several native events), so deliveries are handed
 // out in order to the requests that carry them. Anything that cannot be sent is returned
 // with the reason, to be recorded as failed.
-import type { DestinationPlugin, OutboundRequest } from '../destinations/types.ts';
+import type { DestinationPlugin, OutboundRequest, OutgoingItem } from '../destinations/types.ts';
+import { invalidHeader, messageId } from '../destinations/message-id.ts';
 import type { ClaimedDelivery } from './types.ts';
 
 export interface RequestUnit {
@@ -14,6 +15,17 @@ export interface RequestUnit {
 export interface Unsendable {
   deliveries: ClaimedDelivery[];
   message: string;
+}
+
+/** The stored item with its message id, computed from the delivery (older rows lack it). */
+function withMessageId(d: ClaimedDelivery): OutgoingItem {
+  const item = d.item!;
+  return {
+    ...item,
+    messageId: messageId({
+      scriptId: d.scriptId, eventName: item.event.event.name, eventId: item.eventId, destinationId: d.destinationId, ruleId: item.native.ruleId,
+    }),
+  };
 }
 
 export function buildRequestsFor(
@@ -29,7 +41,7 @@ export function buildRequestsFor(
     const chunk = sendable.slice(i, i + size);
     let requests: OutboundRequest[];
     try {
-      requests = plugin.buildRequests({ settings, items: chunk.map((d) => d.item!), now });
+      requests = plugin.buildRequests({ settings, items: chunk.map(withMessageId), now });
     } catch (err) {
       unsendable.push({ deliveries: chunk, message: `${type}: building the request failed: ${(err as Error).message}` });
       continue;
@@ -42,7 +54,11 @@ export function buildRequestsFor(
     }
     for (const request of requests) {
       const deliveries = request.eventIds.map((id) => byEventId.get(id)?.shift()).filter((d): d is ClaimedDelivery => d !== undefined);
-      if (deliveries.length > 0) units.push({ request, deliveries });
+      if (deliveries.length === 0) continue;
+      // Never hand HTTP a header it would refuse (and retry for a day): fail it, saying why.
+      const bad = invalidHeader(request.headers);
+      if (bad !== null) unsendable.push({ deliveries, message: `${type}: header ${bad} holds characters HTTP does not allow; not sent` });
+      else units.push({ request, deliveries });
     }
     const left = [...byEventId.values()].flat();
     if (left.length > 0) unsendable.push({ deliveries: left, message: `${type}: the plugin built no request for this event` });

@@ -9,7 +9,8 @@ export type DeliveryStatus = 'pending' | 'delivered' | 'failed' | 'dead' | 'skip
 export const DELIVERY_STATUSES: readonly DeliveryStatus[] = ['pending', 'delivered', 'failed', 'dead', 'skipped'];
 
 /** What a delivery keeps to rebuild its request at send time; the event itself is joined from `events`. */
-export type StoredItem = Omit<OutgoingItem, 'event'>;
+/** What a delivery row keeps of an item; the event comes from its row, the message id is recomputed. */
+export type StoredItem = Omit<OutgoingItem, 'event' | 'messageId'>;
 
 /** An accepted event claimed for fan-out. */
 export interface DispatchEvent {
@@ -62,7 +63,7 @@ export interface ClaimedDelivery {
   /** When the event was acknowledged. */
   receivedAt: number;
   /** The item with its event joined back; null when the event row is gone. */
-  item: OutgoingItem | null;
+  item: Omit<OutgoingItem, 'messageId'> | null;
 }
 
 /** The state a delivery moves to after an attempt (or a decision without one). */

@@ -26,6 +26,8 @@ export interface DestinationPlugin<S = any> {
   settingsSchema: Record<string, unknown>;
   /** Settings keys that are secrets: masked in listings and previews, never logged. */
   secretSettings: readonly string[];
+  /** Request headers whose values are derived from a secret (e.g. a signature): masked whole in previews. */
+  secretHeaders?: readonly string[];
   /**
    * Which identifiers it sends: the normalisation family and, optionally, its own table
    * (native dot path → rule). Without a table the platform's default table is used.
@@ -49,6 +51,12 @@ export interface OutgoingItem {
   native: NativeEvent;
   /** Stable dedup key: the customer's event.id, or tracklane's own event id. */
   eventId: string;
+  /**
+   * tracklane's own id for this native event to this destination (`msg_` + 32 hex): unique
+   * per (account, event name, event.id, destination, rule), stable across retries, safe in
+   * headers. Use it wherever the platform wants a message id that is not customer-controlled.
+   */
+  messageId: string;
   /** The validated event it came from. */
   event: NormalizedEvent;
   /** Hashed/normalised identifiers as native dot path → value (see identifiers). */

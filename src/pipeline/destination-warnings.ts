@@ -95,10 +95,11 @@ export function identifierWarnings(type: string, warnings: readonly PipelineWarn
  */
 export function matchKeyWarning(
   type: string,
-  plugin: Pick<DestinationPlugin, 'identifiers'>,
+  plugin: Pick<DestinationPlugin, 'identifiers' | 'category'>,
   identifiers: Readonly<Record<string, unknown>>,
   attribution: AttributionIds,
 ): string | null {
+  if (plugin.category === 'webhook') return null; // a receiver of its own matches on what it likes
   const platform = plugin.identifiers?.platform;
   if (platform !== 'meta' && platform !== 'tiktok') return null;
   const table: IdentifierTable = plugin.identifiers?.table ?? IDENTIFIER_TABLES[platform];

@@ -1,6 +1,7 @@
 // One event → the requests for one destination, or the reason it gets nothing. Pure and
 // shared by `rules preview` and the delivery dispatcher: gating (enabled, environment,
 // allow-list, consent), attribution, identifiers, rules, then the plugin's requests.
+import { messageId } from '../destinations/message-id.ts';
 import type { Account } from '../accounts/types.ts';
 import type { DestinationCategory, DestinationPlugin, OutboundRequest, OutgoingItem } from '../destinations/types.ts';
 import { applyRules } from '../rules/apply-rules.ts';
@@ -144,6 +145,9 @@ export function mapEventForDestination(input: MapEventInput): MapResult {
   const items: OutgoingItem[] = applied.events.map((native) => ({
     native,
     eventId: input.eventId,
+    messageId: messageId({
+      scriptId: account.scriptId, eventName: event.event.name, eventId: input.eventId, destinationId: destination.id, ruleId: native.ruleId,
+    }),
     event,
     identifiers,
     attribution: attribution.ids,

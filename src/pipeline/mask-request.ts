@@ -1,5 +1,9 @@
-// Previews show the exact request a destination would get, minus its secrets: every
-// secret setting's value, in whatever encoding it was placed, becomes `****`.
+// Previews show the exact request a destination would get, minus its secrets. Masking is
+// structural, never a text search over the request (which would also rewrite any event
+// text that happens to contain a secret, e.g. a one-character api_secret inside a user
+// agent): the preview is built from settings whose secret values already are `****`, so
+// they appear as `****` exactly where the plugin puts them; headers the plugin declares as
+// derived from a secret (a signature) and credential headers are then masked whole.
 import type { DestinationPlugin, OutboundRequest } from '../destinations/types.ts';
 import { MASK } from '../destinations/destination-service.ts';
 
@@ -8,34 +12,27 @@ export { MASK };
 /** Header names whose values are credentials whatever they contain. */
 const CREDENTIAL_HEADER = /authorization|token|secret|api[-_]?key|password|cookie/i;
 
-/**
- * A copy of `req` with the values of `plugin.secretSettings` replaced by `****` in the
- * URL, header values and body (raw, URL-encoded and JSON-escaped forms), and the values
- * of credential headers (Authorization, Access-Token, …) replaced outright.
- */
-export function maskRequest(
-  req: OutboundRequest,
+/** `settings` with every secret setting that is set replaced by `****`. */
+export function maskedSettings(
   plugin: Pick<DestinationPlugin, 'secretSettings'>,
   settings: Record<string, unknown>,
-): OutboundRequest {
-  const forms = new Set<string>();
-  for (const key of plugin.secretSettings) {
-    const v = settings[key];
-    if (typeof v !== 'string' || v === '') continue;
-    forms.add(v);
-    forms.add(encodeURIComponent(v));
-    forms.add(new URLSearchParams({ v }).toString().slice(2));
-    forms.add(JSON.stringify(v).slice(1, -1));
-  }
-  const ordered = [...forms].sort((a, b) => b.length - a.length);
-  const mask = (s: string) => ordered.reduce((acc, secret) => acc.split(secret).join(MASK), s);
+): Record<string, unknown> {
+  const out = { ...settings };
+  for (const key of plugin.secretSettings) if (typeof out[key] === 'string' && out[key] !== '') out[key] = MASK;
+  return out;
+}
+
+/**
+ * A copy of `req` (built from maskedSettings) with the headers the plugin derives from its
+ * secrets (`secretHeaders`, e.g. a signature) and credential headers (Authorization,
+ * Access-Token, …) replaced by `****`. URL and body are left byte for byte.
+ */
+export function maskRequest(req: OutboundRequest, plugin: Pick<DestinationPlugin, 'secretHeaders'>): OutboundRequest {
+  const derived = new Set((plugin.secretHeaders ?? []).map((h) => h.toLowerCase()));
   return {
     ...req,
-    url: mask(req.url),
-    headers: Object.fromEntries(
-      Object.entries(req.headers).map(([name, value]) => [name, CREDENTIAL_HEADER.test(name) ? MASK : mask(value)]),
-    ),
-    body: mask(req.body),
+    headers: Object.fromEntries(Object.entries(req.headers).map(([name, value]) =>
+      [name, derived.has(name.toLowerCase()) || CREDENTIAL_HEADER.test(name) ? MASK : value])),
     eventIds: [...req.eventIds],
   };
 }

@@ -10,6 +10,7 @@ import type { HashPool } from '../workers/pool.ts';
 import type { HashItem } from '../workers/hash-worker.ts';
 import type { HashedIdentifiers } from './identifiers/index.ts';
 import { mapEventForDestination, maskRequest, type SkipReason } from './map-event.ts';
+import { maskedSettings } from './mask-request.ts';
 
 export interface PreviewRequest {
   method: string;
@@ -85,7 +86,8 @@ export async function previewEvent(deps: PreviewDeps, input: PreviewInput): Prom
     try {
       result = mapEventForDestination({
         plugin: loaded.plugin,
-        destination: d,
+        // Secrets never enter the preview: it is built with `****` in their place.
+        destination: { ...d, settings: maskedSettings(loaded.plugin, d.settings) },
         event,
         eventId: input.eventId,
         receivedAt: input.receivedAt,
@@ -104,7 +106,7 @@ export async function previewEvent(deps: PreviewDeps, input: PreviewInput): Prom
       ...base,
       status: 'would_send',
       requests: result.requests.map((r) => {
-        const m = maskRequest(r, loaded.plugin, d.settings);
+        const m = maskRequest(r, loaded.plugin);
         return { method: m.method, url: m.url, headers: m.headers, body: parse(m.body), raw_body: m.body };
       }),
       warnings: result.warnings,

@@ -7,7 +7,7 @@ import type { DestinationPlugin, OutgoingItem } from '../../src/destinations/typ
 
 const delivery = (id: number, eventId: string | null): ClaimedDelivery => ({
   id, eventSeq: id, scriptId: 'S', destinationId: 'D', destinationType: 't', eventId, attempts: 0, receivedAt: 0,
-  item: eventId === null ? null : ({ eventId, native: { fields: { n: id } } } as unknown as OutgoingItem),
+  item: eventId === null ? null : ({ eventId, event: { event: { name: 'lead_created' } }, native: { ruleId: 'r', fields: { n: id } } } as unknown as OutgoingItem),
 });
 
 function plugin(maxEvents: number, over: Partial<DestinationPlugin> = {}): DestinationPlugin {
@@ -52,5 +52,33 @@ describe('delivery: pairing requests with deliveries', () => {
     const r2 = buildRequestsFor(throwing, 't', {}, [delivery(1, 'A')], 0);
     expect(r2.units).to.deep.equal([]);
     expect(r2.unsendable[0].message).to.equal('t: building the request failed: no pixel');
+  });
+
+  it('gives each item tracklane\'s message id: per event and destination, stable, never customer text', () => {
+    const seen: string[] = [];
+    const recording = plugin(10, { buildRequests: ({ items }) => items.map((i) => {
+      seen.push(i.messageId);
+      return { method: 'POST' as const, url: 'http://x', headers: { 'x-id': i.messageId }, body: '{}', eventIds: [i.eventId] };
+    }) });
+    buildRequestsFor(recording, 't', {}, [delivery(1, '订单-1'), delivery(2, 'B')], 0);
+    buildRequestsFor(recording, 't', {}, [delivery(1, '订单-1')], 99);
+    expect(seen[0]).to.match(/^msg_[0-9a-f]{32}$/);
+    expect(seen[0]).to.not.equal(seen[1]);
+    expect(seen[2], 'the same on a retry').to.equal(seen[0]);
+    const other = { ...delivery(1, '订单-1'), destinationId: 'D2' };
+    buildRequestsFor(recording, 't', {}, [other], 0);
+    expect(seen[3], 'another destination, another id').to.not.equal(seen[0]);
+  });
+
+  it('fails (never sends, never retries) a request whose header HTTP would refuse', () => {
+    const leaky = plugin(10, { buildRequests: ({ items }) => items.map((i) => ({
+      method: 'POST' as const, url: 'http://x', headers: { 'x-order': i.eventId }, body: '{}', eventIds: [i.eventId],
+    })) });
+    const r = buildRequestsFor(leaky, 't', {}, [delivery(1, '订单-1'), delivery(2, 'OK-2'), delivery(3, 'a\r\nb')], 0);
+    expect(r.units.map((u) => u.deliveries.map((d) => d.id))).to.deep.equal([[2]]);
+    expect(r.unsendable.map((u) => [u.deliveries.map((d) => d.id), u.message])).to.deep.equal([
+      [[1], 't: header x-order holds characters HTTP does not allow; not sent'],
+      [[3], 't: header x-order holds characters HTTP does not allow; not sent'],
+    ]);
   });
 });

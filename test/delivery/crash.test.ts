@@ -18,7 +18,7 @@ const TYPES = ['ga4', 'meta-capi', 'tiktok', 'webhook'] as const;
 function receivedIds(type: (typeof TYPES)[number], reqs: RecordedRequest[]): Set<string> {
   const ids = new Set<string>();
   for (const r of reqs) {
-    if (type === 'webhook') ids.add(String(r.headers['webhook-id']));
+    if (type === 'webhook') ids.add(r.json<{ id: string }>().id);
     else if (type === 'ga4') for (const e of r.json<{ events: { params: { transaction_id: string } }[] }>().events) ids.add(e.params.transaction_id);
     else for (const e of r.json<{ data: { event_id: string }[] }>().data) ids.add(e.event_id);
   }

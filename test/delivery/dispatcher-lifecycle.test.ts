@@ -168,7 +168,8 @@ describe('delivery: isolation, pause, shutdown and recovery', function () {
       const k1 = rows.find((r) => r.eventId === 'K-1');
       expect(k1?.status, 'K-1 had no stored item (set up that way): failed, not stuck').to.be.oneOf(['failed']);
     });
-    expect(dbl.requests[0].headers['webhook-id']).to.equal('K-2');
+    expect(dbl.requests[0].json<{ id: string }>().id).to.equal('K-2');
+    expect(dbl.requests[0].headers['webhook-id']).to.match(/^msg_[0-9a-f]{32}$/);
     await d.stop(1_000);
   });
 });

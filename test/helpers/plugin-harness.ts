@@ -29,7 +29,8 @@ export interface GoldenHarness {
    * Validates `payload` (it must be valid: the nine spec events approved, 19 % default tax)
    * and maps it for an enabled destination of the plugin with the account's rules.
    */
-  run(payload: unknown, eventId: string, settings?: Record<string, unknown>): MapResult;
+  /** `ruleOverride` replaces the rules of rules/ (an account's own rules, say). */
+  run(payload: unknown, eventId: string, settings?: Record<string, unknown>, ruleOverride?: readonly RuleSpec[]): MapResult;
 }
 
 /**
@@ -41,7 +42,7 @@ export function goldenHarness(setup: GoldenSetup): GoldenHarness {
   const { plugin, account } = setup;
   let rules: readonly RuleSpec[] | undefined;
   return {
-    run(payload, eventId, settings = setup.settings) {
+    run(payload, eventId, settings = setup.settings, ruleOverride) {
       const validated = validateEvent(payload, { approvedEvents: new Set(SPEC_EVENT_NAMES), defaultTaxRate: 19, host: account.host });
       expect(validated.errors, `the golden payload must be valid: ${JSON.stringify(validated.errors)}`).to.deep.equal([]);
       rules ??= accountRules(account.scriptId, plugin.name);
@@ -52,7 +53,7 @@ export function goldenHarness(setup: GoldenSetup): GoldenHarness {
         eventId,
         receivedAt: setup.receivedAt,
         account,
-        rules,
+        rules: ruleOverride ?? rules,
         now: setup.now,
       });
     },

@@ -94,8 +94,22 @@ describe('endpoint 2 preview', () => {
 
     const hook = byType.webhook.requests[0];
     expect(hook.url).to.equal('https://hooks.example.com/tracklane');
-    expect(hook.headers['webhook-id']).to.equal('ORD-PREVIEW-1');
+    expect(hook.headers['webhook-id']).to.match(/^msg_[0-9a-f]{32}$/);
+    expect(hook.body.id).to.equal('ORD-PREVIEW-1');
     expect(hook.body.data.event.id).to.equal('ORD-PREVIEW-1');
+    expect(hook.headers['webhook-signature'], 'no valid signature is ever handed out').to.equal('****');
+    expect(hook.body.data.user, 'identifiers hashed').to.not.have.property('email');
+  });
+
+  it('masks where secrets go, never by searching: a one-character api_secret leaves event text alone', async () => {
+    const other = await s.account({ country: 'RO', host: 'https://shop.example' });
+    await createDestinationService(s.running.store, s.running.plugins).add(other.scriptId, 'ga4', { measurement_id: 'G-TEST123', api_secret: 'x' });
+    const ua = 'Mozilla/5.0 (X11; Linux x86_64)';
+    const r = await s.post(INTAKE_PATHS.test, { ...checkout, context: { ...checkout.context, user_agent: ua } }, { account: other });
+    const [ga4] = r.body.preview[0].requests;
+    expect(ga4.url).to.equal('https://www.google-analytics.com/mp/collect?measurement_id=G-TEST123&api_secret=****');
+    expect(ga4.raw_body).to.contain('Linux x86_64');
+    expect(ga4.raw_body).to.not.contain('****');
   });
 
   it('skips analytics without analytics consent and advertising without marketing consent, with reasons', async () => {

@@ -3,6 +3,7 @@ import { expect } from 'chai';
 import type { DestinationCategory, DestinationPlugin, OutboundRequest } from '../../src/destinations/types.ts';
 import { deriveClientId } from '../../src/pipeline/attribution/index.ts';
 import { sha256Hex } from '../../src/pipeline/identifiers/index.ts';
+import { maskedSettings } from '../../src/pipeline/mask-request.ts';
 import {
   BuildRequestsError,
   mapEventForDestination,
@@ -313,33 +314,38 @@ describe('mapEventForDestination', () => {
   });
 });
 
-describe('maskRequest', () => {
-  it('masks secret settings in URL, headers and body, in every encoding, and credential headers', () => {
+describe('maskRequest and maskedSettings', () => {
+  it('replaces set secret settings by ****, leaving the rest (and the input) alone', () => {
     const p = plugin({ secretSettings: ['access_token', 'api_secret', 'unset'] });
     const settings = { pixel_id: '123', access_token: TOKEN, api_secret: 'sekrit' };
-    const req: OutboundRequest = {
-      method: 'POST',
-      url: `https://api.test/123/events?access_token=${encodeURIComponent(TOKEN)}&s=sekrit&q=${new URLSearchParams({ t: TOKEN }).toString().slice(2)}`,
-      headers: { 'content-type': 'application/json', Authorization: 'Bearer anything', 'Access-Token': 'x', 'developer-token': 'y', 'x-extra': `raw ${TOKEN}` },
-      body: JSON.stringify({ token: TOKEN, other: 'sekrit', pixel: '123' }),
-      eventIds: ['e1'],
-    };
-    expect(maskRequest(req, p, settings)).to.deep.equal({
-      method: 'POST',
-      url: 'https://api.test/123/events?access_token=****&s=****&q=****',
-      headers: { 'content-type': 'application/json', Authorization: '****', 'Access-Token': '****', 'developer-token': '****', 'x-extra': 'raw ****' },
-      body: '{"token":"****","other":"****","pixel":"123"}',
-      eventIds: ['e1'],
-    });
-    expect(req.headers.Authorization).to.equal('Bearer anything');
+    expect(maskedSettings(p, settings)).to.deep.equal({ pixel_id: '123', access_token: '****', api_secret: '****' });
+    expect(settings.access_token).to.equal(TOKEN);
   });
 
-  it('masks what a real build produced', () => {
-    const r = ready(mapEventForDestination(input()));
+  it('masks declared secret-derived headers and credential headers whole; URL and body stay byte for byte', () => {
+    const req: OutboundRequest = {
+      method: 'POST',
+      url: 'https://api.test/123/events?access_token=****',
+      headers: { 'content-type': 'application/json', Authorization: 'Bearer ****', 'Access-Token': 'x', 'X-Signature': 'v1,abc', 'x-extra': 'kept' },
+      body: '{"ua":"Linux x86_64","pixel":"123"}',
+      eventIds: ['e1'],
+    };
+    expect(maskRequest(req, plugin({ secretHeaders: ['x-signature'] }))).to.deep.equal({
+      method: 'POST',
+      url: 'https://api.test/123/events?access_token=****',
+      headers: { 'content-type': 'application/json', Authorization: '****', 'Access-Token': '****', 'X-Signature': '****', 'x-extra': 'kept' },
+      body: '{"ua":"Linux x86_64","pixel":"123"}',
+      eventIds: ['e1'],
+    });
+  });
+
+  it('a build from masked settings carries **** where the secret goes and nowhere else, even for a one-character secret', () => {
+    const p = plugin({ secretSettings: ['access_token'] });
+    const r = ready(mapEventForDestination(input({ settings: maskedSettings(p, { pixel_id: '123', access_token: 'x' }) })));
     for (const req of r.requests) {
-      const masked = maskRequest(req, plugin(), { pixel_id: '123', access_token: TOKEN });
-      expect(JSON.stringify(masked)).not.to.include('secret+token');
+      const masked = maskRequest(req, p);
       expect(masked.url).to.equal('https://api.test/123/events?access_token=****');
+      expect(masked.body).to.equal(req.body);
     }
   });
 });

@@ -207,7 +207,7 @@ export function sqliteDeliveryStore(db: Database.Database): DeliveryStore {
   function toClaimed(rows: ClaimRow[]): ClaimedDelivery[] {
     const events = new Map<number, NormalizedEvent>();
     return rows.map((r) => {
-      let item: OutgoingItem | null = null;
+      let item: ClaimedDelivery['item'] = null;
       if (r.item !== null && r.payload !== null) {
         let event = events.get(r.event_seq);
         if (event === undefined) {

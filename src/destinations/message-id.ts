@@ -1,0 +1,30 @@
+// Identifiers tracklane generates for what it sends, never taken from the customer.
+// `messageId`: one native event of one event for one destination — unique per (account,
+// event name, event.id, destination, rule), the same on every retry and replay, and made
+// of [0-9a-f] only, so it is safe in any header (the webhook's `webhook-id`).
+import { createHash } from 'node:crypto';
+
+export interface MessageIdParts {
+  scriptId: string;
+  eventName: string;
+  eventId: string;
+  destinationId: string;
+  ruleId: string;
+}
+
+export function messageId(p: MessageIdParts): string {
+  const h = createHash('sha256');
+  for (const part of [p.scriptId, p.eventName, p.eventId, p.destinationId, p.ruleId]) h.update(part).update('\u0000');
+  return `msg_${h.digest('hex').slice(0, 32)}`;
+}
+
+/** Header values HTTP allows: visible ASCII, space, tab and obs-text bytes; nothing else. */
+const HEADER_VALUE = /^[\t\x20-\x7e\x80-\xff]*$/;
+
+/** The first header whose name or value HTTP would refuse, or null. */
+export function invalidHeader(headers: Record<string, string>): string | null {
+  for (const [name, value] of Object.entries(headers)) {
+    if (!/^[!#$%&'*+.^_`|~0-9A-Za-z-]+$/.test(name) || !HEADER_VALUE.test(value)) return name;
+  }
+  return null;
+}
