@@ -2,13 +2,17 @@
 import { loadConfig, ConfigError } from './config.ts';
 import { createLogger } from './logger.ts';
 import { startServer } from './server.ts';
+import { EnvFileError, loadEnvFile } from './env-file.ts';
+import { sqliteFile } from './store/open-store.ts';
 
 async function main(): Promise<void> {
   let config;
+  let envFile;
   try {
+    envFile = loadEnvFile();
     config = loadConfig();
   } catch (e) {
-    if (e instanceof ConfigError) {
+    if (e instanceof ConfigError || e instanceof EnvFileError) {
       process.stderr.write(`tracklane: ${e.message}\n`);
       process.exit(1);
     }
@@ -16,7 +20,10 @@ async function main(): Promise<void> {
   }
   const logger = createLogger(config.logLevel);
   const running = await startServer(config, { logger });
-  logger.info({ url: running.url, store: running.store.kind, dataDir: config.dataDir }, 'tracklane listening');
+  logger.info({
+    url: running.url, store: running.store.kind, dataDir: config.dataDir,
+    database: running.store.kind === 'sqlite' ? sqliteFile(config) : undefined, envFile: envFile.file,
+  }, 'tracklane listening');
 
   let stopping = false;
   const stop = (signal: string) => {

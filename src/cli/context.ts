@@ -1,7 +1,7 @@
 // What a command gets to work with: its output, the config and the store, both
 // opened on first use so that usage errors and --help touch neither.
 import { loadConfig, type Config } from '../config.ts';
-import { openStore } from '../store/open-store.ts';
+import { openStore, sqliteFile } from '../store/open-store.ts';
 import type { Store } from '../store/types.ts';
 import { createOutput, type Output } from './output.ts';
 
@@ -14,16 +14,26 @@ export interface CliContext {
 export interface ManagedContext extends CliContext {
   /** Closes the store if it was opened. */
   close(): Promise<void>;
+  /** The database file (or PostgreSQL URL without credentials) the command opened, or null. */
+  databaseInUse(): string | null;
+  /** Whether the command asked for JSON output. */
+  jsonRequested(): boolean;
 }
 
 export function createContext(env: NodeJS.ProcessEnv = process.env): ManagedContext {
   let config: Config | undefined;
   let store: Promise<Store> | undefined;
+  let json = false;
   const getConfig = (): Config => (config ??= loadConfig(env));
   return {
     config: getConfig,
     store: () => (store ??= Promise.resolve().then(() => openStore(getConfig()))),
-    output: (json) => createOutput(json),
+    output: (asJson) => {
+      json ||= asJson;
+      return createOutput(asJson);
+    },
+    databaseInUse: () => (store === undefined || config === undefined ? null : sqliteFile(config)),
+    jsonRequested: () => json,
     async close() {
       if (store) await (await store.catch(() => null))?.close();
     },

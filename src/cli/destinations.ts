@@ -17,7 +17,15 @@ async function plugins(ctx: CliContext): Promise<PluginRegistry> {
 async function service(ctx: CliContext): Promise<DestinationService> {
   const allowPrivate = ctx.config().allowPrivateDestinations;
   return createDestinationService(await ctx.store(), await plugins(ctx), {
-    checkUrl: (url) => checkDestinationUrl(url, { allowPrivate }),
+    checkUrl: (url) => {
+      const reason = checkDestinationUrl(url, { allowPrivate });
+      // Refused only for its address: say which setting allows it.
+      if (reason !== null && checkDestinationUrl(url, { allowPrivate: true }) === null) {
+        return `${reason}; private, loopback and link-local addresses are refused unless ALLOW_PRIVATE_DESTINATIONS=1 ` +
+          '(set it in .env so the CLI and the server both see it)';
+      }
+      return reason;
+    },
   });
 }
 

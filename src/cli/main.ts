@@ -2,6 +2,7 @@
 // one stderr line and an exit code (1: the command failed; 2: the command line is wrong).
 import { readFileSync } from 'node:fs';
 import { createContext, type CliContext } from './context.ts';
+import { loadEnvFile } from '../env-file.ts';
 import { CliError, UsageError, errorLine } from './output.ts';
 import { UNAVAILABLE_GROUPS, USAGE, usageFor } from './usage.ts';
 
@@ -21,7 +22,7 @@ const GROUPS: Record<string, () => Promise<Group>> = {
 };
 
 /** Errors whose message is written for the operator and safe to print as is. */
-const OPERATOR_ERRORS = new Set(['AccountInputError', 'ConfigError', 'DestinationInputError', 'PluginLoadError', 'CustomerLoadError']);
+const OPERATOR_ERRORS = new Set(['AccountInputError', 'ConfigError', 'EnvFileError', 'DestinationInputError', 'PluginLoadError', 'CustomerLoadError']);
 
 export async function main(argv: string[]): Promise<number> {
   const [group, ...rest] = argv;
@@ -34,6 +35,11 @@ export async function main(argv: string[]): Promise<number> {
     process.stdout.write(`${pkg.version}\n`);
     return 0;
   }
+  try {
+    loadEnvFile(); // the same .env as `npm start`, so both use the same database
+  } catch (err) {
+    return report(err);
+  }
   const ctx = createContext();
   try {
     if ((UNAVAILABLE_GROUPS as readonly string[]).includes(group)) {
@@ -42,6 +48,10 @@ export async function main(argv: string[]): Promise<number> {
     const load = Object.hasOwn(GROUPS, group) ? GROUPS[group] : undefined;
     if (!load) throw new UsageError(`unknown command "${group}"`);
     await (await load())(rest, ctx);
+    // People see which database a command used (a second DATA_DIR is the classic trap);
+    // --json output stays one clean document on stdout.
+    const used = ctx.databaseInUse();
+    if (used !== null && !ctx.jsonRequested()) process.stderr.write(`tracklane: database ${used}\n`);
     return 0;
   } catch (err) {
     return report(err);

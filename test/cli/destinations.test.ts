@@ -96,7 +96,7 @@ describe('cli: destination URLs are checked for SSRF when saved', () => {
       cli.run('destinations', 'add', id, '--type', 'webhook', '--config', JSON.stringify({ url: 'http://169.254.169.254/latest', secret }), '--json'),
       cli.run('destinations', 'add', id, '--type', 'ga4', '--config', JSON.stringify({ measurement_id: 'G-A1', api_secret: 's', endpoint: 'http://10.0.0.1' }), '--json'),
     ]);
-    expectFailure(runs[0], 1, /^tracklane: config\.url: address 127\.0\.0\.1 is loopback\n$/);
+    expectFailure(runs[0], 1, /^tracklane: config\.url: address 127\.0\.0\.1 is loopback; private, loopback and link-local addresses are refused unless ALLOW_PRIVATE_DESTINATIONS=1 \(set it in \.env so the CLI and the server both see it\)\n$/);
     expectFailure(runs[1], 1, /^tracklane: config\.url: /);
     expectFailure(runs[2], 1, /^tracklane: config\.endpoint: /);
     const ok = await cli.json<any>('destinations', 'add', id, '--type', 'webhook', '--config', JSON.stringify({ url: 'https://hooks.example.com/in', secret }));

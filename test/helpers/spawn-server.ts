@@ -1,7 +1,8 @@
 // Spawns the real server (`node --import tsx src/index.ts`) as its own process on a
 // given data directory, and reports its URL once it logs that it listens.
 import { spawn, type ChildProcess } from 'node:child_process';
-import { fileURLToPath } from 'node:url';
+import { fileURLToPath, pathToFileURL } from 'node:url';
+import { join } from 'node:path';
 
 export const ROOT = fileURLToPath(new URL('../..', import.meta.url));
 
@@ -14,9 +15,11 @@ export interface SpawnedServer {
   exited: Promise<number | string>;
 }
 
-export async function spawnServer(env: Record<string, string>, timeoutMs = 15_000): Promise<SpawnedServer> {
-  const child = spawn(process.execPath, ['--import', 'tsx', 'src/index.ts'], {
-    cwd: ROOT,
+/** `cwd`: run from another folder (its .env applies), with tsx and the entry found by path. */
+export async function spawnServer(env: Record<string, string>, timeoutMs = 15_000, cwd = ROOT): Promise<SpawnedServer> {
+  const args = cwd === ROOT ? ['--import', 'tsx', 'src/index.ts'] : ['--import', pathToFileURL(join(ROOT, 'node_modules/tsx/dist/loader.mjs')).href, join(ROOT, 'src/index.ts')];
+  const child = spawn(process.execPath, args, {
+    cwd,
     env: { ...process.env, PORT: '0', HOST: '127.0.0.1', LOG_LEVEL: 'info', ...env },
     stdio: ['ignore', 'pipe', 'pipe'],
   });
