@@ -1,11 +1,13 @@
 // `tracklane events list`: received events, newest first, as the store recorded
-// them (rejected ones with their validation errors).
+// them (rejected ones with their validation errors). `events show EVENT_ID`: one event
+// with its stored payload and every delivery it led to.
 import { createAccountService } from '../accounts/account-service.ts';
 import type { EventRecord, EventStatus } from '../store/types.ts';
 import type { Issue } from '../schema/types.ts';
 import { intFlag, parseCommand, positionals } from './args.ts';
 import type { CliContext } from './context.ts';
-import { CliError, UsageError, formatTable, iso } from './output.ts';
+import { CliError, UsageError, formatKeyValue, formatTable, iso } from './output.ts';
+import { deliveryJson } from './deliveries.ts';
 import { usageFor } from './usage.ts';
 
 const STATUSES: readonly EventStatus[] = ['accepted', 'rejected', 'duplicate'];
@@ -79,6 +81,51 @@ export async function runEvents(args: string[], ctx: CliContext): Promise<void> 
   const [name, ...rest] = args;
   if (name === '--help' || name === '-h') return void process.stdout.write(usageFor('events'));
   if (name === undefined) throw new UsageError('events needs a command', ['events']);
+  if (name === 'show') return show(rest, ctx);
   if (name !== 'list') throw new UsageError(`unknown command "events ${name}"`, ['events']);
   await list(rest, ctx);
+}
+
+/** Every event stored under `EVENT_ID` (the customer's event.id, or tracklane's own row id). */
+async function show(args: string[], ctx: CliContext): Promise<void> {
+  const cmd = ['events', 'show'];
+  const { values, positionals: pos } = parseCommand(args, { account: { type: 'string' } }, cmd);
+  if (values.help) return void process.stdout.write(usageFor(...cmd));
+  const [eventId] = positionals(pos, ['EVENT_ID'], cmd);
+  const store = await ctx.store();
+  if (values.account !== undefined) await createAccountService(store).get(values.account);
+  let events = await store.events.list({ scriptId: values.account, eventId, limit: 100 });
+  if (events.length === 0) {
+    events = (await store.events.list({ scriptId: values.account, limit: 10_000 })).filter((e) => e.id === eventId);
+  }
+  if (events.length === 0) {
+    throw new CliError(`no event with id "${eventId}"${values.account ? ` for account ${values.account}` : ''} (events older than RETENTION_DAYS are purged)`);
+  }
+  const accounts = [...new Set(events.map((e) => e.scriptId))];
+  if (accounts.length > 1) {
+    throw new CliError(`"${eventId}" was received for ${accounts.length} accounts (${accounts.join(', ')}); add --account ID`);
+  }
+  const [first] = events;
+  // Deliveries are recorded per customer event id; events sharing one id share the list.
+  const deliveries = (await store.deliveries.list({ scriptId: first.scriptId, eventId: first.eventId ?? undefined, limit: 1000 }))
+    .filter((d) => first.eventId !== null || d.eventId === null)
+    .map(deliveryJson);
+  const shown = { event_id: first.eventId ?? first.id, script_id: first.scriptId, events: events.map((e) => ({ ...eventJson(e), payload: e.payload })), deliveries };
+  ctx.output(values.json ?? false).result(shown, () => {
+    const blocks = shown.events.map((e) => {
+      const { payload, errors, warnings, ...head } = e;
+      const issues = [...errors.map((i) => `error   ${i.field} ${i.code}: ${i.message}`), ...warnings.map((i) => `warning ${i.field} ${i.code}: ${i.message}`)];
+      return [
+        formatKeyValue(Object.entries(head), '  '),
+        issues.length > 0 ? `\nIssues:\n${issues.map((l) => `  ${l}`).join('\n')}` : '',
+        `\nPayload:\n${JSON.stringify(payload, null, 2).replace(/^/gm, '  ')}`,
+      ].filter((x) => x !== '').join('\n');
+    });
+    const table = deliveries.length === 0
+      ? events.some((e) => e.status === 'accepted') ? '  (none yet: awaiting fan-out, or no destination)' : '  (none: nothing accepted under this id)'
+      : formatTable(['ID', 'DESTINATION', 'TYPE', 'STATUS', 'ATTEMPTS', 'CODE', 'NEXT_ATTEMPT_AT', 'LAST_ERROR'],
+        deliveries.map((d) => [d.id, d.destination_id, d.destination_type, d.skip_reason ? `${d.status} (${d.skip_reason})` : d.status,
+          d.attempts, d.last_status_code, d.next_attempt_at, d.last_error?.slice(0, 80)]));
+    return `${blocks.join('\n\n')}\n\nDeliveries:\n${table}`;
+  });
 }

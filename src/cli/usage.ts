@@ -31,6 +31,8 @@ Commands:
 
   events list [--account ID] [--status accepted|rejected|duplicate] [--limit N]
                                          most recent received events first (default 100)
+  events show EVENT_ID [--account ID]    one event (by its event.id, or tracklane's id): status,
+                                         issues, the stored payload, and every delivery
 
   destinations add ID --type PLUGIN --config JSON|@file [--name N]
                                          connect a destination; the config is checked

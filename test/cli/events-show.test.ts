@@ -1,0 +1,68 @@
+// `tracklane events show EVENT_ID`: the stored event, its issues and payload, and every
+// delivery it led to, through the real CLI on a dispatcher's database.
+import { expect } from 'chai';
+import { execFile } from 'node:child_process';
+import { join } from 'node:path';
+import type { CliResult } from './run-cli.ts';
+import { startDestinationDouble, type DestinationDouble } from '../helpers/destination-double.ts';
+import { checkout, createFixture, ROOT, type Fixture } from '../delivery/delivery-fixture.ts';
+
+describe('cli: events show', function () {
+  this.timeout(30_000);
+  let f: Fixture;
+  let dbl: DestinationDouble;
+  let a: string;
+  let b: string;
+  const cli = (...args: string[]) => new Promise<CliResult>((resolve) => {
+    execFile(process.execPath, [join(ROOT, 'src/cli/bin.mjs'), ...args], {
+      cwd: ROOT, encoding: 'utf8', env: { ...process.env, DATA_DIR: f.dir, DATABASE_URL: '', PORT: '' },
+    }, (err, stdout, stderr) => resolve({ code: err ? (typeof err.code === 'number' ? err.code : -1) : 0, stdout, stderr }));
+  });
+
+  before(async () => {
+    f = await createFixture();
+    dbl = await startDestinationDouble();
+    a = await f.account();
+    b = await f.account();
+    await f.destination(a, 'ga4', dbl.url);
+    await f.destination(a, 'meta-capi', dbl.url);
+    await f.ingest(a, checkout('ORD-SHOW'));
+    await f.ingest(a, checkout('ORD-TWICE'));
+    await f.ingest(b, checkout('ORD-TWICE'));
+    await f.dispatcher().runOnce();
+  });
+  after(async () => {
+    await f.close();
+    await dbl.close();
+  });
+
+  it('--json: the event with its payload and one delivery per destination', async () => {
+    const r = await cli('events', 'show', 'ORD-SHOW', '--json');
+    expect(r.code, r.stderr).to.equal(0);
+    const shown = JSON.parse(r.stdout);
+    expect(shown).to.include({ event_id: 'ORD-SHOW', script_id: a });
+    expect(shown.events).to.have.length(1);
+    expect(shown.events[0]).to.include({ status: 'accepted', name: 'checkout_completed', event_id: 'ORD-SHOW' });
+    expect(shown.events[0].payload.user).to.include({ email: 'buyer-ORD-SHOW@example.com' });
+    expect(shown.deliveries.map((d: any) => [d.destination_type, d.status]).sort()).to.deep.equal([['ga4', 'delivered'], ['meta-capi', 'delivered']]);
+  });
+
+  it('human output: fields, payload and a deliveries table', async () => {
+    const r = await cli('events', 'show', 'ORD-SHOW');
+    expect(r.code, r.stderr).to.equal(0);
+    expect(r.stdout).to.contain('status').and.contain('accepted');
+    expect(r.stdout).to.contain('Payload:').and.contain('"name": "checkout_completed"');
+    expect(r.stdout).to.match(/Deliveries:\n.*DESTINATION/);
+  });
+
+  it('an id received for several accounts asks for --account; an unknown id says so', async () => {
+    const both = await cli('events', 'show', 'ORD-TWICE');
+    expect(both.code).to.equal(1);
+    expect(both.stderr).to.contain('was received for 2 accounts').and.contain('add --account ID');
+    const one = await cli('events', 'show', 'ORD-TWICE', '--account', b, '--json');
+    expect(JSON.parse(one.stdout).script_id).to.equal(b);
+    const none = await cli('events', 'show', 'NOPE-1');
+    expect(none.code).to.equal(1);
+    expect(none.stderr).to.contain('no event with id "NOPE-1"');
+  });
+});
