@@ -1,6 +1,7 @@
 // `tracklane destinations …` and `tracklane plugins list`: connect, list, update and
 // remove an account's destinations. Config is validated by the plugin's schema; secrets
 // are printed masked, in both text and --json output.
+import { mergeSettings, type MergeResult } from '../destinations/merge-settings.ts';
 import { readFileSync } from 'node:fs';
 import { loadPlugins, type PluginRegistry } from '../destinations/load-plugins.ts';
 import { createDestinationService, type DestinationService, type MaskedDestination } from '../destinations/destination-service.ts';
@@ -92,6 +93,7 @@ export async function runDestinations(args: string[], ctx: CliContext): Promise<
       const cmd = ['destinations', 'update'];
       const { values, positionals: pos } = parseCommand(rest, {
         config: { type: 'string' }, name: { type: 'string' }, enable: { type: 'boolean' }, disable: { type: 'boolean' },
+        'replace-config': { type: 'boolean' },
       }, cmd);
       if (values.help) return help(cmd);
       const [id, destId] = positionals(pos, ['ID', 'DEST_ID'], cmd);
@@ -100,12 +102,24 @@ export async function runDestinations(args: string[], ctx: CliContext): Promise<
         throw new UsageError('nothing to change: give --config, --name, --enable or --disable', cmd);
       }
       const svc = await service(ctx);
+      // --config is a merge patch (null removes a key); --replace-config replaces it whole.
+      let merged: MergeResult | undefined;
+      if (values.config !== undefined) {
+        const given = readConfig(values.config);
+        merged = values['replace-config']
+          ? { settings: given as Record<string, unknown>, changed: Object.keys(given as object), removed: [] }
+          : mergeSettings((await svc.get(id, destId)).settings, given);
+      }
       const d = svc.view(await svc.update(id, destId, {
-        settings: values.config === undefined ? undefined : readConfig(values.config),
+        settings: merged?.settings,
         name: values.name,
         enabled: values.enable ? true : values.disable ? false : undefined,
       }));
-      ctx.output(values.json ?? false).result(d, () => `Updated destination ${d.id}.\n\n${formatKeyValue(rows(d), '  ')}`);
+      const summary = merged === undefined ? '' : values['replace-config']
+        ? '\nConfig replaced.'
+        : `\nConfig merged: ${merged.changed.length > 0 ? `set ${merged.changed.join(', ')}` : 'nothing changed'}` +
+          `${merged.removed.length > 0 ? `; removed ${merged.removed.join(', ')}` : ''}; other keys kept.`;
+      ctx.output(values.json ?? false).result(d, () => `Updated destination ${d.id}.${summary}\n\n${formatKeyValue(rows(d), '  ')}`);
       return;
     }
     case 'remove': {

@@ -39,8 +39,11 @@ Commands:
                                          against the plugin's settings schema
   destinations list ID                   an account's destinations, secrets masked
   destinations remove ID DEST_ID         disconnect a destination
-  destinations update ID DEST_ID [--config JSON|@file] [--name N] [--enable|--disable]
-                                         change a destination's config, name or state
+  destinations update ID DEST_ID [--config JSON|@file] [--replace-config] [--name N] [--enable|--disable]
+                                         change a destination's config, name or state;
+                                         --config merges into the stored config (keys given
+                                         replace, null removes a key, secrets not given are
+                                         kept); --replace-config replaces it whole
   rules check                            validate every rule file under RULES_DIR as the
                                          service loads them; prints each error as
                                          file: path: message and exits 1 if there is one

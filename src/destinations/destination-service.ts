@@ -101,6 +101,10 @@ export function createDestinationService(store: Store, plugins: PluginRegistry, 
       await requireAccount(scriptId);
       return store.destinations.list(scriptId);
     },
+    /** The stored destination, secrets included (for merging a config patch). */
+    async get(scriptId: string, id: string): Promise<DestinationRecord> {
+      return requireDestination(scriptId, id);
+    },
     async update(scriptId: string, id: string, patch: { settings?: unknown; enabled?: boolean; name?: string }): Promise<DestinationRecord> {
       const current = await requireDestination(scriptId, id);
       const settings = patch.settings === undefined ? undefined : validate(current.type, patch.settings);

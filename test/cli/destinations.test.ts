@@ -2,6 +2,7 @@
 import { expect } from 'chai';
 import { writeFileSync, readFileSync, readdirSync } from 'node:fs';
 import { join } from 'node:path';
+import Database from 'better-sqlite3';
 import { tempCli, expectFailure, type TempCli } from './run-cli.ts';
 
 const META = { pixel_id: '123456', access_token: 'meta-secret-token' };
@@ -25,6 +26,24 @@ describe('cli: destinations', () => {
     expect(JSON.stringify(list)).to.not.include('meta-secret-token');
     const human = await cli.run('destinations', 'list', id);
     expect(human.stdout).to.not.include('meta-secret-token');
+  });
+
+  it('update --config merges: the secret beside a changed key is kept, null removes a key, --replace-config replaces', async () => {
+    const d = await cli.json<any>('destinations', 'add', id, '--type', 'meta-capi', '--config', JSON.stringify({ ...META, test_event_code: 'TEST1' }));
+    const human = await cli.run('destinations', 'update', id, d.id, '--config', JSON.stringify({ pixel_id: '999', test_event_code: null }));
+    expect(human.code, human.stderr).to.equal(0);
+    expect(human.stdout).to.contain('Config merged: set pixel_id; removed test_event_code; other keys kept.');
+    const db = new Database(join(cli.dataDir, 'tracklane.db'), { readonly: true });
+    const stored = () => JSON.parse((db.prepare('SELECT settings FROM destinations WHERE id = ?').get(d.id) as { settings: string }).settings);
+    expect(stored()).to.deep.equal({ pixel_id: '999', access_token: 'meta-secret-token' });
+    const replaced = await cli.run('destinations', 'update', id, d.id, '--replace-config', '--config', JSON.stringify({ pixel_id: '1', access_token: 'new-token' }));
+    expect(replaced.stdout).to.contain('Config replaced.');
+    expect(stored()).to.deep.equal({ pixel_id: '1', access_token: 'new-token' });
+    const broken = await cli.run('destinations', 'update', id, d.id, '--config', JSON.stringify({ access_token: null }));
+    expect(broken.code, 'removing a required key is refused by the plugin schema').to.equal(1);
+    expect(stored().access_token).to.equal('new-token');
+    db.close();
+    await cli.json('destinations', 'remove', id, d.id);
   });
 
   it('reads --config @file, updates, disables and removes', async () => {
