@@ -50,12 +50,14 @@ async function preview(args: string[], ctx: CliContext): Promise<void> {
   if (values.help) return void process.stdout.write(usageFor(...cmd));
   positionals(pos, [], cmd);
   if (!values.account) throw new UsageError('--account is required', cmd);
-  if (!values.event) throw new UsageError('--event is required', cmd);
+  if (!values.event) {
+    throw new UsageError('--event is required: a JSON file holding one event payload exactly as you would POST it to the intake', cmd);
+  }
   let body: unknown;
   try {
     body = JSON.parse(readFileSync(values.event, 'utf8'));
   } catch (e) {
-    throw new CliError(`cannot read a JSON event from "${values.event}": ${(e as Error).message}`);
+    throw new CliError(`cannot read a JSON event from "${values.event}" (one event payload as POSTed to /webhooks/service/event): ${(e as Error).message}`);
   }
   const config = ctx.config();
   const loaded = loadRules(config.rulesDir);

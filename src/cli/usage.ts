@@ -49,7 +49,11 @@ Commands:
                                          file: path: message and exits 1 if there is one
   rules preview --account ID --event FILE
                                          what endpoint 2's preview shows for the event in
-                                         FILE: per destination, the native requests
+                                         FILE: per destination, the native requests.
+                                         FILE holds one event payload exactly as you would
+                                         POST it to the intake, e.g.
+                                         {"event":{"name":"lead_created","id":"L-1"},
+                                          "context":{"environment":"prod","data_source":"crm"}}
   deliveries list [--account ID] [--status pending|delivered|failed|dead|skipped]
                   [--event-id X] [--destination DEST_ID] [--limit N]
                                          deliveries, newest first (default 100); paused

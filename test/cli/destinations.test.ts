@@ -95,7 +95,13 @@ describe('cli: destinations', () => {
     // sha256('a@b.com')
     expect(meta.requests[0].body.data[0].user_data.em).to.equal('fb98d44ad7501a959f3f4f4a3f004fe2d9e581ea6207e218c4b02c08a4d75adf');
     const bad = await cli.run('rules', 'preview', '--account', id, '--event', file.replace('lead', 'missing'), '--json');
-    expectFailure(bad, 1, /^tracklane: cannot read a JSON event from/);
+    expectFailure(bad, 1, /^tracklane: cannot read a JSON event from .*\(one event payload as POSTed to \/webhooks\/service\/event\)/);
+    const help = await cli.run('rules', 'preview', '--help');
+    expect(help.stdout, 'the help says what FILE is, with an example').to.contain('FILE holds one event payload exactly as you would')
+      .and.contain('{"event":{"name":"lead_created","id":"L-1"}');
+    const missing = await cli.run('rules', 'preview', '--account', id);
+    expect(missing.code).to.equal(2);
+    expect(missing.stderr).to.contain('--event is required: a JSON file holding one event payload');
   });
 });
 
