@@ -1,6 +1,7 @@
 // After every check has passed: run the handler, validate each standard event it produced
 // exactly as endpoint 1 does, then either report what would happen (env=test: nothing
 // stored, nothing delivered) or commit events and records and acknowledge (production).
+import { CustomValidationError } from './custom-validation-error.ts';
 import { randomUUID } from 'node:crypto';
 import { unavailable } from '../errors.ts';
 import type { Account } from '../accounts/types.ts';
@@ -94,6 +95,8 @@ export async function processRequest(deps: CustomRouteDeps, req: Request): Promi
     for (const e of result.errors) deps.metrics.validationFailures.inc({ code: e.code });
     return { payload, result, label: label(payload, i) };
   });
+  // Every event refused: the request failed (400), and nothing of it is stored, in either env.
+  if (produced.length > 0 && produced.every((p) => p.result.errors.length > 0)) throw allRejected(produced);
   const messages = [...out.messages];
   for (const p of produced) {
     if (p.result.errors.length > 0) messages.push(`${p.label}: rejected: ${p.result.errors.map(issueString).join('; ')}`);
@@ -124,6 +127,15 @@ export async function processRequest(deps: CustomRouteDeps, req: Request): Promi
     messages,
     custom_data: { processing_time_ms: elapsed(req.startedAt), ...base, events, records_stored: out.records.length },
   };
+}
+
+/** 400 CUSTOM_VALIDATION_ERROR naming, for every produced event, each of its errors. */
+function allRejected(produced: Produced[]): CustomValidationError {
+  return new CustomValidationError(produced.flatMap((p, i) => p.result.errors.map((e) => ({
+    field: `events[${i}].${e.field}`,
+    expected_format: `a valid ${String(p.payload.event?.name ?? 'event')} event (${e.code})`,
+    message: `${p.label}: rejected: ${issueString(e)}`,
+  }))));
 }
 
 const elapsed = (startedAt: number): number => Math.round((performance.now() - startedAt) * 100) / 100;

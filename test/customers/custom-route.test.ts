@@ -46,6 +46,14 @@ export default (body: { n: number }) => {
   recordsProcessed: 2,
 });`,
     });
+    writeEndpoint(root, 'acme', 'all-bad', {
+      handler: `export default (body: { n: number }) => ({
+  events: [{ event: { name: 'checkout_completed', id: 'X-' + body.n, value: 10, currency: 'EURO' }, context: { environment: 'prod' } }],
+  records: [{ type: 'row', key: 'r' + body.n, data: { n: body.n } }],
+  messages: [],
+  recordsProcessed: 1,
+});`,
+    });
     writeEndpoint(root, 'other', 'only-other');
     s = await startTestServer({ CUSTOMERS_DIR: root });
     acme = await account('CUSTOM', 'acme');
@@ -294,6 +302,27 @@ export default (body: { n: number }) => {
       const [rejected] = await s.running.store.events.list({ scriptId: acme.scriptId, eventId: 'B-2' });
       expect(rejected.status).to.equal('rejected');
       expect(rejected.errors[0].field).to.equal('event.currency');
+    });
+  });
+
+  describe('every produced event rejected', () => {
+    it('answers 400 CUSTOM_VALIDATION_ERROR naming each error, and stores neither the events nor the records', async () => {
+      for (const env of ['production', 'test'] as const) {
+        const r = await post('all-bad', { n: 5 }, acme, env);
+        expect(r.status, env).to.equal(400);
+        expect(r.body.result).to.equal('error');
+        expect(r.body.error_code).to.equal('CUSTOM_VALIDATION_ERROR');
+        expect(r.body.error_context.field).to.equal('events[0].event.currency');
+        expect(r.body.error_context.expected_format).to.equal('a valid checkout_completed event (INVALID_FORMAT)');
+        expect(r.body.messages[0]).to.match(/^event 1 \(checkout_completed X-5\): rejected: INVALID_FORMAT: event\.currency: /);
+      }
+      expect(await s.running.store.events.list({ scriptId: acme.scriptId, eventId: 'X-5' })).to.deep.equal([]);
+      const records = openCustomRecordStore(sqliteFile(s.config));
+      try {
+        expect((await records.list({ scriptId: acme.scriptId })).filter((x) => x.key === 'r5')).to.deep.equal([]);
+      } finally {
+        await records.close();
+      }
     });
   });
 
