@@ -21,9 +21,10 @@ import type { DestinationCache } from './destinations/destination-cache.ts';
 import { customRouter } from './customers/custom-routes.ts';
 import type { CustomerRegistry } from './customers/types.ts';
 import type { CustomRecordStore } from './customers/custom-record-store.ts';
+import type { HandlerPool } from './customers/handler-pool.ts';
 
 export interface AppDeps {
-  config: Pick<Config, 'maxBodyBytes' | 'rateLimitDefault'> & Partial<Pick<Config, 'metricsToken' | 'trustProxy' | 'authFailuresPerMinute'>>;
+  config: Pick<Config, 'maxBodyBytes' | 'rateLimitDefault'> & Partial<Pick<Config, 'metricsToken' | 'trustProxy' | 'authFailuresPerMinute' | 'handlerTimeoutMs'>>;
   store: Store;
   logger: Logger;
   authenticator: Authenticator;
@@ -32,7 +33,7 @@ export interface AppDeps {
   preview: PreviewDeps;
   destinations: DestinationCache;
   /** Custom endpoints (endpoint 4): loaded folders and the custom-record store; not mounted when absent. */
-  customers?: { registry: CustomerRegistry; records: CustomRecordStore };
+  customers?: { registry: CustomerRegistry; records: CustomRecordStore; handlers?: HandlerPool };
 }
 
 export interface App {
@@ -86,6 +87,8 @@ export function createApp(deps: AppDeps): App {
       ...shared,
       customers: deps.customers.registry,
       records: deps.customers.records,
+      handlerPool: deps.customers.handlers,
+      handlerTimeoutMs: deps.config.handlerTimeoutMs,
       productionRate: (a) => ({ perMinute: (a.rateLimit ?? deps.config.rateLimitDefault) * 60, burst: (a.rateLimit ?? deps.config.rateLimitDefault) * 2 }),
     });
     koa.use(custom.routes());

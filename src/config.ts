@@ -30,14 +30,18 @@ export interface Config {
   /** A destination with no success for this many hours while failing is paused. */
   pauseAfterHours: number;
   /** Intake requests per second per account, unless the account sets its own. */
+  rateLimitDefault: number;
   /** Open connections allowed from one client address, and in total; more are closed at once. */
   maxConnectionsPerAddress: number;
-  /** Failed authentications allowed per client address per minute before 429. */
-  authFailuresPerMinute: number;
   maxConnections: number;
   /** A request whose headers are not complete after this long is closed (checked every second). */
   headersTimeoutMs: number;
-  rateLimitDefault: number;
+  /** Failed authentications allowed per client address per minute before 429. */
+  authFailuresPerMinute: number;
+  /** A custom handler call is stopped after this long (its worker thread is terminated). */
+  handlerTimeoutMs: number;
+  /** Heap limit of a custom handler's worker thread, MiB. */
+  handlerMemoryMb: number;
 }
 
 export class ConfigError extends Error {
@@ -119,6 +123,8 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env, cwd = process.c
     rateLimitDefault: int(env, 'RATE_LIMIT_DEFAULT', 1000, 1, 1_000_000),
     maxConnectionsPerAddress: int(env, 'MAX_CONNECTIONS_PER_ADDRESS', 256, 1, 1_000_000),
     authFailuresPerMinute: int(env, 'AUTH_FAILURES_PER_MINUTE', 60, 1, 1_000_000),
+    handlerTimeoutMs: int(env, 'CUSTOM_HANDLER_TIMEOUT_MS', 5_000, 50, 60_000),
+    handlerMemoryMb: int(env, 'CUSTOM_HANDLER_MEMORY_MB', 128, 16, 4096),
     maxConnections: int(env, 'MAX_CONNECTIONS', 10_000, 1, 10_000_000),
     headersTimeoutMs: int(env, 'HEADERS_TIMEOUT_MS', 10_000, 1_000, 120_000),
   };

@@ -18,6 +18,7 @@ import { createHashPool, type HashPool } from './workers/pool.ts';
 import { startDelivery, type DeliveryOverrides, type DeliveryRuntime } from './delivery/start-delivery.ts';
 import { registerDeliveryMetrics } from './delivery/delivery-metrics.ts';
 import { loadCustomers } from './customers/load-customers.ts';
+import { createHandlerPool } from './customers/handler-pool.ts';
 import { openCustomRecordStore } from './customers/custom-record-store.ts';
 import type { CustomerRegistry } from './customers/types.ts';
 import { sqliteFile } from './store/open-store.ts';
@@ -59,6 +60,7 @@ export async function startServer(config: Config, opts: StartOptions = {}): Prom
   const authenticator = createAuthenticator(store);
   const pool = createHashPool({ threads: config.workers });
   const customRecords = openCustomRecordStore(sqliteFile(config));
+  const handlers = createHandlerPool({ memoryMb: config.handlerMemoryMb });
   const app = createApp({
     config,
     store,
@@ -68,7 +70,7 @@ export async function startServer(config: Config, opts: StartOptions = {}): Prom
     metrics,
     preview: { plugins, rules: () => rules.current(), pool },
     destinations: createDestinationCache(store.destinations),
-    customers: { registry: customers, records: customRecords },
+    customers: { registry: customers, records: customRecords, handlers },
   });
 
   // connectionsCheckingInterval: the headers and request timeouts are enforced by a sweep,
@@ -105,6 +107,7 @@ export async function startServer(config: Config, opts: StartOptions = {}): Prom
       await writer.drain();
       await customRecords.drain();
       await customRecords.close();
+      await handlers.close();
       await deliveryStopped;
       rules.close();
       await pool.close();

@@ -14,6 +14,7 @@ import type { DestinationCache } from '../destinations/destination-cache.ts';
 import type { Metrics } from '../http/metrics.ts';
 import { intakeGuard } from '../http/intake-guard.ts';
 import { authenticate, refuseIfBlocked } from '../http/authenticate.ts';
+import type { HandlerPool } from './handler-pool.ts';
 import type { AuthFailureLimiter } from '../http/auth-failure-limit.ts';
 import { readJsonBody } from '../http/read-json-body.ts';
 import { errorBody } from '../http/responses.ts';
@@ -40,6 +41,9 @@ export interface CustomRouteDeps {
   /** Production limit when endpoint.json sets none (by default; negotiable per customer). */
   productionRate: (account: Account) => RateLimit;
   limiter?: RateLimiter;
+  /** Where handlers run (default: the process-wide pool) and how long one may take. */
+  handlerPool?: HandlerPool;
+  handlerTimeoutMs?: number;
   /** Failed authentications per client address (the account's and the endpoint's own checks). */
   authFailures?: AuthFailureLimiter;
   /** Clock for JWT, HMAC and rate limits (tests). */

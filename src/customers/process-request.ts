@@ -15,7 +15,7 @@ import { issueString } from '../http/responses.ts';
 import type { AppContext } from '../http/types.ts';
 import type { StoredCustomRecord } from './custom-record-store.ts';
 import type { CustomRouteDeps } from './custom-routes.ts';
-import { runHandler } from './run-handler.ts';
+import { defaultHandlerPool, runHandler } from './run-handler.ts';
 import type { CustomEnv, CustomRecord, HandlerContext, LoadedEndpoint, StandardEventPayload } from './types.ts';
 
 /** `valid`: every produced event passed; `valid_with_warnings`; `partially_rejected`: some failed; `rejected`: all failed. */
@@ -88,7 +88,7 @@ export async function processRequest(deps: CustomRouteDeps, req: Request): Promi
     settings: endpoint.config.settings ?? {},
     logger: ctx.state.log.child({ customer: endpoint.customer, endpoint: endpoint.name }),
   };
-  const out = await runHandler(endpoint, ctx.state.body, hctx);
+  const out = await runHandler(endpoint, ctx.state.body, hctx, { pool: deps.handlerPool ?? defaultHandlerPool(), timeoutMs: deps.handlerTimeoutMs });
   const vctx = validationContext(account);
   const produced: Produced[] = out.events.map((payload, i) => {
     const result = validateEvent(payload, vctx);

@@ -1,7 +1,11 @@
-// Calls an endpoint's handler with a time limit and checks what it returns, so a handler
-// bug becomes a logged 500 instead of a malformed event in the pipeline.
+// Calls an endpoint's handler in the handler pool, with a hard time limit and a memory
+// limit, and checks what it returns, so a handler bug becomes a logged 500 instead of a
+// malformed event in the pipeline or a stalled process.
 import { AppError } from '../errors.ts';
-import { isCustomValidationError } from './custom-validation-error.ts';
+import { join } from 'node:path';
+import { CustomValidationError } from './custom-validation-error.ts';
+import { createHandlerPool, HandlerStopped, type HandlerPool } from './handler-pool.ts';
+import type { HandlerTaskResult } from './handler-worker.ts';
 import type { CustomRecord, HandlerContext, HandlerResult, LoadedEndpoint, StandardEventPayload } from './types.ts';
 
 export const HANDLER_TIMEOUT_MS = 5_000;
@@ -41,8 +45,6 @@ export function checkHandlerResult(r: unknown): string[] {
   return problems;
 }
 
-/** JSON round trip: what is validated and stored is exactly what JSON can carry (no Dates, undefined, NaN). */
-const plain = <T>(v: T): T => JSON.parse(JSON.stringify(v)) as T;
 
 export interface HandlerOutput {
   events: StandardEventPayload[];
@@ -51,27 +53,46 @@ export interface HandlerOutput {
   recordsProcessed: number;
 }
 
-export async function runHandler(ep: LoadedEndpoint, body: unknown, ctx: HandlerContext, timeoutMs = HANDLER_TIMEOUT_MS): Promise<HandlerOutput> {
-  let timer: NodeJS.Timeout | undefined;
-  const timeout = new Promise<never>((_, reject) => {
-    timer = setTimeout(() => reject(new Error(`handler took longer than ${timeoutMs} ms`)), timeoutMs);
-  });
-  let result: HandlerResult;
+export interface RunHandlerOptions {
+  pool: HandlerPool;
+  timeoutMs?: number;
+}
+
+let sharedPool: HandlerPool | undefined;
+/** The process-wide handler pool, started on first use (the server closes it at shutdown). */
+export function defaultHandlerPool(): HandlerPool {
+  return (sharedPool ??= createHandlerPool());
+}
+export async function closeDefaultHandlerPool(): Promise<void> {
+  const p = sharedPool;
+  sharedPool = undefined;
+  await p?.close();
+}
+
+/** Runs the handler in the pool (see handler-pool.ts) and checks what it returns. */
+export async function runHandler(ep: LoadedEndpoint, body: unknown, ctx: HandlerContext, opts: RunHandlerOptions): Promise<HandlerOutput> {
+  const { logger, ...plainCtx } = ctx;
+  const who = `handler of ${ep.customer}/${ep.name}`;
+  let out: HandlerTaskResult;
   try {
-    result = await Promise.race([Promise.resolve().then(() => ep.handler(body, ctx)), timeout]);
+    out = await opts.pool.run({ file: join(ep.folder, 'handler.ts'), body, ctx: plainCtx }, opts.timeoutMs ?? HANDLER_TIMEOUT_MS);
   } catch (err) {
-    if (isCustomValidationError(err)) throw err;
-    throw new AppError('INTERNAL_ERROR', 500, `handler of ${ep.customer}/${ep.name} failed`, { cause: err });
-  } finally {
-    clearTimeout(timer);
+    if (err instanceof HandlerStopped) throw new AppError('INTERNAL_ERROR', 500, `${who} ${err.message}`, { cause: err });
+    throw new AppError('INTERNAL_ERROR', 500, `${who} failed`, { cause: err });
   }
+  for (const line of out.logs) logger[line.level](line.obj, line.msg);
+  if (!out.ok) {
+    if ('problems' in out) throw new CustomValidationError(out.problems);
+    throw new AppError('INTERNAL_ERROR', 500, `${who} failed`, { cause: new Error(out.error) });
+  }
+  const result = out.result as HandlerResult;
   const problems = checkHandlerResult(result);
   if (problems.length > 0) {
-    throw new AppError('INTERNAL_ERROR', 500, `handler of ${ep.customer}/${ep.name} broke the contract: ${problems.join('; ')}`);
+    throw new AppError('INTERNAL_ERROR', 500, `${who} broke the contract: ${problems.join('; ')}`);
   }
   return {
-    events: plain(result.events),
-    records: plain(result.records ?? []),
+    events: result.events,
+    records: result.records ?? [],
     messages: [...result.messages],
     recordsProcessed: result.recordsProcessed,
   };

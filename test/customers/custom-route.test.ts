@@ -329,6 +329,8 @@ export default (body: { n: number }) => {
   describe('rate limits', () => {
     it('per endpoint and env: over the burst → 429 with Retry-After; the other env is untouched; refills with time', async () => {
       const a = await account('CUSTOM', 'acme');
+      // Warm both handler threads first: a thread starting mid-test takes longer than a refill.
+      await Promise.all([post('leads', { n: 1 }, acme, 'production'), post('leads', { n: 2 }, acme, 'production')]);
       const first = await Promise.all([post('leads', { n: 1 }, a, 'test'), post('leads', { n: 1 }, a, 'test')]);
       for (const r of first) expect(r.status).to.equal(200);
       const over = await post('leads', { n: 1 }, a, 'test');

@@ -50,12 +50,12 @@ describe('demo/supply-chain-event', () => {
     expect(stored).to.include({ name: 'order_delivered', source: 'custom:supply-chain-event', status: 'accepted' });
   });
 
-  it('an account that has not approved order_delivered: accepted request, the event rejected with EVENT_NOT_APPROVED', async () => {
+  it('an account that has not approved order_delivered: its only event is rejected, so the request fails with 400 (nothing stored)', async () => {
     const r = await h.post(h.example, { account: unapproved, env: 'test' });
-    expect(r.status).to.equal(200);
-    expect(r.body.custom_data.validation_status).to.equal('rejected');
-    expect(r.body.custom_data.events[0].errors[0]).to.match(/^EVENT_NOT_APPROVED: event\.name: /);
-    expect(r.body.messages).to.include.members([
+    expect(r.status).to.equal(400);
+    expect(r.body.error_code).to.equal('CUSTOM_VALIDATION_ERROR');
+    expect(r.body.error_context).to.deep.equal({ field: 'events[0].event.name', expected_format: 'a valid order_delivered event (EVENT_NOT_APPROVED)' });
+    expect(r.body.messages).to.deep.equal([
       'event 1 (order_delivered ORD-10001): rejected: EVENT_NOT_APPROVED: event.name: event.name "order_delivered" is not approved for this account; use one of the standard event names or ask the operator to approve it',
     ]);
   });
