@@ -18,6 +18,7 @@ import { createHashPool, type HashPool } from './workers/pool.ts';
 import { startDelivery, type DeliveryOverrides, type DeliveryRuntime } from './delivery/start-delivery.ts';
 import { registerDeliveryMetrics } from './delivery/delivery-metrics.ts';
 import { loadCustomers } from './customers/load-customers.ts';
+import { watchNewEndpoints, type EndpointWatcher } from './customers/endpoint-watcher.ts';
 import { createHandlerPool } from './customers/handler-pool.ts';
 import { openCustomRecordStore } from './customers/custom-record-store.ts';
 import type { CustomerRegistry } from './customers/types.ts';
@@ -37,6 +38,8 @@ export interface Running {
   delivery: DeliveryRuntime;
   /** Custom endpoints loaded from CUSTOMERS_DIR. */
   customers: CustomerRegistry;
+  /** Loads custom endpoint folders added while running (tests call scan()). */
+  endpoints: EndpointWatcher;
   /** Stops accepting, finishes in-flight requests and commits, closes the store. */
   close(graceMs?: number): Promise<void>;
 }
@@ -53,6 +56,7 @@ export async function startServer(config: Config, opts: StartOptions = {}): Prom
   // Plugins and rules first: a broken one stops start before the store is touched.
   const plugins = await loadPlugins(config.pluginsDir);
   const customers = await loadCustomers(config.customersDir);
+  const endpointWatcher = watchNewEndpoints(config.customersDir, customers, { logger });
   const rules = startRuleWatcher({ dir: config.rulesDir, logger });
   const store = opts.store ?? (await openStore(config));
   const metrics = createMetrics();
@@ -106,6 +110,7 @@ export async function startServer(config: Config, opts: StartOptions = {}): Prom
       clearTimeout(timer);
       await writer.drain();
       await customRecords.drain();
+      endpointWatcher.close();
       await customRecords.close();
       await handlers.close();
       await deliveryStopped;
@@ -116,5 +121,5 @@ export async function startServer(config: Config, opts: StartOptions = {}): Prom
     return closing;
   }
 
-  return { url, server, app, store, writer, logger, plugins, rules, pool, customers, delivery, close };
+  return { url, server, app, store, writer, logger, plugins, rules, pool, customers, endpoints: endpointWatcher, delivery, close };
 }

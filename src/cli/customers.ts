@@ -76,8 +76,8 @@ async function create(args: string[], ctx: CliContext): Promise<void> {
     'next:',
     `  edit schema.json, handler.ts and example.json together; keep the test passing:`,
     `    npx mocha --no-config --node-option import=tsx ${shown}/${made.endpoint}.test.ts   (npm test runs it too)`,
-    `  bind an account on the CUSTOM plan: npx tracklane accounts update ID --customer ${made.customer}`,
-    '  restart the service to load the new endpoint',
+    `  put an account on the CUSTOM plan and bind it: npx tracklane accounts update ID --tier CUSTOM --customer ${made.customer}`,
+    '  a running service loads the new endpoint within a few seconds (no restart)',
   ].join('\n'));
 }
 

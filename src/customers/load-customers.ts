@@ -2,6 +2,7 @@
 // checks it: schema compiles, endpoint.json is valid, example.json passes the schema, the
 // auth can be built, handler.ts default-exports a function. A broken folder stops start
 // with its path named; a new endpoint is one new folder, with nothing to register.
+import { createRequire } from 'node:module';
 import { existsSync, readdirSync, readFileSync, statSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { pathToFileURL } from 'node:url';
@@ -46,7 +47,7 @@ export function isEsmScope(dir: string): boolean {
   }
 }
 
-const subfolders = (dir: string): string[] =>
+export const subfolders = (dir: string): string[] =>
   readdirSync(dir).filter((f) => !f.startsWith('.') && statSync(join(dir, f)).isDirectory()).sort();
 
 function readJson(folder: string, file: string): unknown {
@@ -59,7 +60,11 @@ function readJson(folder: string, file: string): unknown {
 }
 
 /** Loads and checks one endpoint folder (`customers new` checks what it wrote with this). */
-export async function loadEndpoint(folder: string, customer: string, name: string, env: NodeJS.ProcessEnv = process.env): Promise<LoadedEndpoint> {
+export async function loadEndpoint(
+  folder: string, customer: string, name: string, env: NodeJS.ProcessEnv = process.env,
+  /** A new value makes handler.ts load afresh (module caches are per URL): a folder retried after an edit. */
+  version?: string,
+): Promise<LoadedEndpoint> {
   if (!ENDPOINT_NAME_RE.test(name)) throw new CustomerLoadError(folder, 'the folder name must be lowercase letters, digits and dashes');
   const missing = ENDPOINT_FILES.filter((f) => !existsSync(join(folder, f)));
   if (missing.length > 0) throw new CustomerLoadError(folder, `missing ${missing.join(', ')}`);
@@ -95,7 +100,10 @@ export async function loadEndpoint(folder: string, customer: string, name: strin
 
   let mod: { default?: unknown };
   try {
-    mod = (await import(pathToFileURL(join(folder, 'handler.ts')).href)) as { default?: unknown };
+    const url = pathToFileURL(join(folder, 'handler.ts')).href;
+    // Under a CommonJS loader (tsx's require hook, as in tests) the query is ignored: drop the cached copy.
+    if (version !== undefined) delete createRequire(import.meta.url).cache[join(folder, 'handler.ts')];
+    mod = (await import(version === undefined ? url : `${url}?v=${encodeURIComponent(version)}`)) as { default?: unknown };
   } catch (e) {
     const hint = isEsmScope(folder) ? '' : ` (handlers are ES modules: give ${dirname(dirname(dirname(folder)))} a package.json with {"type": "module"})`;
     throw new CustomerLoadError(folder, `handler.ts failed to load: ${(e as Error).message}${hint}`);

@@ -172,8 +172,8 @@ function readme(customer: string, endpoint: string): string {
 
 \`POST /service/custom/${endpoint}?id=<script_id>&env=production|test\` with the usual
 \`Content-Type: application/json\` and \`X-Service-Access-Token\` headers, from an account
-bound to this folder (\`npx tracklane accounts update ID --customer ${customer}\`) on the
-CUSTOM plan.
+on the CUSTOM plan and bound to this folder
+(\`npx tracklane accounts update ID --tier CUSTOM --customer ${customer}\`).
 
 ## What it receives
 See \`schema.json\`; \`example.json\` is a complete valid request.

@@ -73,6 +73,13 @@ describe('cli: customers', function () {
     // Outside this package the folder is declared ES modules, as handlers need.
     expect(JSON.parse(readFileSync(join(customersDir, 'package.json'), 'utf8'))).to.deep.equal({ private: true, type: 'module' });
 
+    const human = await cli('customers', 'new', 'acme', 'order-sync');
+    expect(human.stdout, 'the hint binds with the plan the endpoint needs').to.contain(
+      'npx tracklane accounts update ID --tier CUSTOM --customer acme');
+    expect(human.stdout).to.contain('loads the new endpoint within a few seconds (no restart)');
+    expect(readFileSync(join(customersDir, 'acme/endpoints/order-sync/README.md'), 'utf8')).to.contain('--tier CUSTOM --customer acme');
+    rmSync(join(customersDir, 'acme/endpoints/order-sync'), { recursive: true, force: true });
+
     const listed = JSON.parse((await cli('customers', 'list', '--json')).stdout);
     expect(listed.map((e: any) => [e.customer, e.endpoint, e.auth])).to.deep.equal([['acme', 'lead-sync', []]]);
 
@@ -86,7 +93,7 @@ describe('cli: customers', function () {
   it('the text output says what to do next', async () => {
     const r = await cli('customers', 'new', 'acme', 'second');
     expect(r.code).to.equal(0);
-    expect(r.stdout).to.include('npx tracklane accounts update ID --customer acme');
+    expect(r.stdout).to.include('npx tracklane accounts update ID --tier CUSTOM --customer acme');
     expect(r.stdout).to.include('second.test.ts');
   });
 
