@@ -1,7 +1,9 @@
 // transaction-analytics: every transaction becomes a `transaction` record keyed by its id
-// (a re-sent batch replaces, never doubles); approved sales with an order id confirm a
-// checkout_completed whose event.id is the order id, so the dedup window merges it with
-// the shop's own event. Messages summarise the batch per currency.
+// (a re-sent batch replaces, never doubles); each approved sale with an order id becomes a
+// `payment_confirmed` event keyed by the transaction id. It never emits checkout_completed:
+// the shop's own checkout_completed (with the buyer and consent) is the conversion, and a
+// poorer copy from the processor must not win the dedup race against it. Messages
+// summarise the batch per currency.
 import type { CustomHandler, CustomRecord, StandardEventPayload } from '../../../../src/customers/types.ts';
 import { customValidationError } from '../../../../src/customers/custom-validation-error.ts';
 
@@ -75,9 +77,9 @@ const handler: CustomHandler<TransactionAnalyticsBody> = (body, ctx) => {
     else sum.refunds += cents(t.amount);
     sum.fees += cents(fee);
     totals.set(t.currency, sum);
-    if (ctx.settings.emit_purchases === true && t.kind === 'sale' && t.order_id !== undefined) {
+    if (ctx.settings.emit_payments === true && t.kind === 'sale' && t.order_id !== undefined) {
       events.push({
-        event: { name: 'checkout_completed', id: t.order_id, value: t.amount, currency: t.currency, properties: { transaction_id: t.transaction_id } },
+        event: { name: 'payment_confirmed', id: t.transaction_id, value: t.amount, currency: t.currency, properties: { order_id: t.order_id } },
         context: { environment: 'prod', data_source: 'admin' },
         payments: [{ type: t.method, value: t.amount }],
       });
@@ -90,7 +92,7 @@ const handler: CustomHandler<TransactionAnalyticsBody> = (body, ctx) => {
     ...[...totals.entries()].sort(([a], [b]) => a.localeCompare(b)).map(([cur, s]) =>
       `${cur}: sales ${money(s.sales)}, refunds and chargebacks ${money(s.refunds)}, fees ${money(s.fees)}, net ${money(s.sales - s.refunds - s.fees)}`),
   ];
-  if (events.length > 0) messages.push(`${events.length} approved sale${events.length === 1 ? '' : 's'} confirmed as checkout_completed`);
+  if (events.length > 0) messages.push(`${events.length} approved sale${events.length === 1 ? '' : 's'} sent as payment_confirmed`);
   return { events, records, messages, recordsProcessed: n };
 };
 

@@ -1,12 +1,15 @@
 // demo/transaction-analytics over real HTTP: HMAC-signed batches; every transaction a keyed
-// record (a re-sent batch replaces, never doubles); approved sales confirm checkout_completed;
-// the summary per currency; refusals naming their field.
+// record (a re-sent batch replaces, never doubles); approved sales become payment_confirmed,
+// never checkout_completed, so the shop's own richer purchase is the one conversion whichever
+// arrives first; the summary per currency; refusals naming their field.
 import { expect } from 'chai';
 import { createHmac } from 'node:crypto';
 import { fileURLToPath } from 'node:url';
 import { startEndpointHarness, type EndpointHarness } from '../../../../test/customers/endpoint-harness.ts';
 import { openCustomRecordStore } from '../../../../src/customers/custom-record-store.ts';
 import { sqliteFile } from '../../../../src/store/open-store.ts';
+import { INTAKE_PATHS } from '../../../../src/http/intake-routes.ts';
+import { checkout } from '../../../../test/delivery/delivery-fixture.ts';
 
 const DIR = fileURLToPath(new URL('.', import.meta.url));
 const SECRET = 'demo-only-hmac-secret-transaction-analytics-51d0';
@@ -21,7 +24,7 @@ function signed(body: unknown, ts = Math.floor(Date.now() / 1000)): { raw: strin
 describe('demo/transaction-analytics', () => {
   let h: EndpointHarness;
   before(async () => {
-    h = await startEndpointHarness(DIR);
+    h = await startEndpointHarness(DIR, { approveEvents: ['payment_confirmed'] });
   });
   after(() => h.close());
 
@@ -34,18 +37,19 @@ describe('demo/transaction-analytics', () => {
   const SUMMARY = [
     '3 transactions: 2 approved, 1 declined, 0 pending',
     'EUR: sales 144.80, refunds and chargebacks 20.00, fees 2.17, net 122.63',
-    '1 approved sale confirmed as checkout_completed',
+    '1 approved sale sent as payment_confirmed',
   ];
 
-  it('env=test: example.json → three transaction records, one checkout_completed, a summary per currency; nothing stored', async () => {
+  it('env=test: example.json → three transaction records, one payment_confirmed, a summary per currency; nothing stored', async () => {
     const r = await post(h.example, 'test');
     expect(r.status, r.text).to.equal(200);
     expect(r.body.messages).to.deep.equal([...SUMMARY, 'test mode: nothing was stored or delivered']);
     const d = r.body.custom_data;
     expect(d).to.include({ records_processed: 3, env: 'test' });
-    // The purchase confirmation carries no consent: accepted with a warning.
+    // The payment confirmation carries no consent: accepted with a warning.
     expect(d.validation_status).to.equal('valid_with_warnings');
-    expect(d.events.map((e: any) => [e.name, e.event_id, e.status])).to.deep.equal([['checkout_completed', 'ORD-10001', 'would_accept']]);
+    expect(d.events.map((e: any) => [e.name, e.event_id, e.status])).to.deep.equal([['payment_confirmed', 'TX-7781001', 'would_accept']]);
+    expect(d.events[0].payload.event.properties).to.deep.equal({ order_id: 'ORD-10001' });
     expect(d.events[0].payload.payments).to.deep.equal([{ type: 'card', value: 144.8 }]);
     expect(d.records.map((x: any) => [x.type, x.key, x.data.status, x.data.net])).to.deep.equal([
       ['transaction', 'TX-7781001', 'approved', '142.63'],
@@ -60,7 +64,7 @@ describe('demo/transaction-analytics', () => {
     expect(r.status, r.text).to.equal(200);
     expect(r.body.messages).to.deep.equal(SUMMARY);
     expect(r.body.custom_data.records_stored).to.equal(3);
-    expect(r.body.custom_data.events).to.deep.equal([{ name: 'checkout_completed', event_id: 'ORD-10001', status: 'accepted' }]);
+    expect(r.body.custom_data.events).to.deep.equal([{ name: 'payment_confirmed', event_id: 'TX-7781001', status: 'accepted' }]);
     const body = example();
     body.transactions[1].status = 'approved'; // the processor retried the declined one
     const again = await post(body);
@@ -75,9 +79,35 @@ describe('demo/transaction-analytics', () => {
       await records.close();
     }
     expect(again.body.custom_data.events.map((e: any) => [e.event_id, e.status])).to.deep.equal([
-      ['ORD-10001', 'duplicate'],
-      ['ORD-10003', 'accepted'],
+      ['TX-7781001', 'duplicate'],
+      ['TX-7781002', 'accepted'],
     ]);
+  });
+
+  it('the shop\'s own checkout_completed for the same order is accepted whichever arrives first, with its buyer', async () => {
+    const shop = (order: string) => checkout(order, { user: { email: 'buyer@example.com' } });
+    const batch = (tx: string, order: string) => {
+      const b = example();
+      b.transactions = [{ ...b.transactions[0], transaction_id: tx, order_id: order }];
+      return b;
+    };
+    // One account sends both: the shop through endpoint 1 (add-on), the processor here.
+    const account = await h.makeAccount({ addon: true });
+    const processor = (body: unknown) => {
+      const { raw, headers } = signed(body);
+      return h.post(null, { raw, headers, account });
+    };
+    // The processor first, then the shop.
+    expect((await processor(batch('TX-A', 'ORD-A'))).body.custom_data.events[0]).to.include({ name: 'payment_confirmed', status: 'accepted' });
+    expect((await h.server.post(INTAKE_PATHS.event, shop('ORD-A'), { account })).status).to.equal(200);
+    // The shop first, then the processor.
+    expect((await h.server.post(INTAKE_PATHS.event, shop('ORD-B'), { account })).status).to.equal(200);
+    expect((await processor(batch('TX-B', 'ORD-B'))).body.custom_data.events[0]).to.include({ name: 'payment_confirmed', status: 'accepted' });
+    for (const order of ['ORD-A', 'ORD-B']) {
+      const rows = await h.server.running.store.events.list({ scriptId: account.scriptId, eventId: order });
+      expect(rows.map((e) => [e.name, e.status]), order).to.deep.equal([['checkout_completed', 'accepted']]);
+      expect((rows[0].payload as { user: { email: string } }).user.email).to.equal('buyer@example.com');
+    }
   });
 
   it('HMAC: refuses an unsigned, stale, or re-signed-elsewhere request', async () => {
