@@ -17,7 +17,7 @@ import { startRuleWatcher, type RuleWatcher } from './rules/rule-watcher.ts';
 import { createHashPool, type HashPool } from './workers/pool.ts';
 import { startDelivery, type DeliveryOverrides, type DeliveryRuntime } from './delivery/start-delivery.ts';
 import { registerDeliveryMetrics } from './delivery/delivery-metrics.ts';
-import { loadCustomers } from './customers/load-customers.ts';
+import { listEndpoints, loadCustomers } from './customers/load-customers.ts';
 import { watchNewEndpoints, type EndpointWatcher } from './customers/endpoint-watcher.ts';
 import { createHandlerPool } from './customers/handler-pool.ts';
 import { openCustomRecordStore } from './customers/custom-record-store.ts';
@@ -56,6 +56,9 @@ export async function startServer(config: Config, opts: StartOptions = {}): Prom
   // Plugins and rules first: a broken one stops start before the store is touched.
   const plugins = await loadPlugins(config.pluginsDir);
   const customers = await loadCustomers(config.customersDir);
+  for (const ep of listEndpoints(customers)) {
+    for (const w of ep.warnings) logger.warn({ customer: ep.customer, endpoint: ep.name }, w);
+  }
   const endpointWatcher = watchNewEndpoints(config.customersDir, customers, { logger });
   const rules = startRuleWatcher({ dir: config.rulesDir, logger });
   const store = opts.store ?? (await openStore(config));

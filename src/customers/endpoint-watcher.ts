@@ -54,6 +54,7 @@ export function watchNewEndpoints(dir: string, registry: CustomerRegistry, opts:
           failed.delete(folder);
           added++;
           opts.logger.info({ customer, endpoint: name }, 'custom endpoint loaded without a restart');
+          for (const w of ep.warnings) opts.logger.warn({ customer, endpoint: name }, w);
         } catch (err) {
           failed.set(folder, print);
           opts.logger.warn({ customer, endpoint: name, err: (err as Error).message }, 'new custom endpoint folder does not load yet; it is retried when its files change');

@@ -119,6 +119,7 @@ export async function loadEndpoint(
     validateBody,
     auth,
     handler: mod.default as CustomHandler<any>,
+    warnings: inlineSecretWarnings(customer, cfg.auth ?? []),
   };
 }
 
@@ -148,4 +149,18 @@ export async function loadCustomers(dir: string, opts: LoadCustomersOptions = {}
 /** Every loaded endpoint, by customer then name. */
 export function listEndpoints(registry: CustomerRegistry): LoadedEndpoint[] {
   return [...registry.values()].flatMap((m) => [...m.values()]);
+}
+
+/** The customer whose inline secrets are expected: the public demo. */
+export const DEMO_CUSTOMER = 'demo';
+
+/** Inline `secret` / `public_key` outside the demo: they belong in an environment variable. */
+export function inlineSecretWarnings(customer: string, auth: readonly unknown[]): string[] {
+  if (customer === DEMO_CUSTOMER) return [];
+  return auth.flatMap((a, i) => {
+    const m = a as { type?: string; secret?: unknown };
+    return typeof m.secret === 'string'
+      ? [`endpoint.json auth[${i}] (${m.type}) has its secret inline; put it in an environment variable and name it with secret_env`]
+      : [];
+  });
 }

@@ -108,6 +108,8 @@ export interface LoadedEndpoint {
   validateBody: BodyValidator;
   auth: EndpointAuth;
   handler: CustomHandler<any>;
+  /** Things an operator should fix that do not stop loading (logged at start). */
+  warnings: string[];
 }
 
 /** customer slug → endpoint name → endpoint. */
