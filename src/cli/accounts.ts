@@ -19,7 +19,7 @@ export interface AccountJson {
   host: string | null;
   country: string | null;
   tax_rate: number | null;
-  /** Every event name the account may send: the nine spec names plus approved extras. */
+  /** Every event name the account may send: the nine standard names plus approved extras. */
   approved_events: string[];
   customer: string | null;
   /** Requests per second on endpoints 1–3; null: the service default (RATE_LIMIT_DEFAULT). */
