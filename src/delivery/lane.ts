@@ -8,8 +8,8 @@ import type { AttemptRecorder } from './attempt-recorder.ts';
 import { buildRequestsFor } from './build-requests-for.ts';
 import type { DeliveryMetrics } from './delivery-metrics.ts';
 import type { HttpSender } from './http-sender.ts';
-import { storeErrorBackoffMs, verdictOf, type RetryPolicy, type Verdict } from './retry-policy.ts';
-import { logDeliveryFailure } from './failure-log.ts';
+import { nextUpdate, storeErrorBackoffMs, verdictOf, type RetryPolicy } from './retry-policy.ts';
+import { logDeliveryFailure, observeAttempt } from './lane-report.ts';
 import type { ActiveDestination, ClaimedDelivery, DeliveryStore, DeliveryUpdate } from './types.ts';
 
 export interface LaneLogger {
@@ -195,7 +195,7 @@ export function createLane(deps: LaneDeps, initial: ActiveDestination, initialPl
       const gone = result.kind === 'response' && result.response.status === 410;
       const updates = gone
         ? unit.deliveries.map((d): DeliveryUpdate => ({ id: d.id, status: 'pending', attempts: d.attempts + 1, nextAttemptAt: now }))
-        : unit.deliveries.map((d) => decide(d, verdict, now));
+        : unit.deliveries.map((d) => nextUpdate(deps.policy, d, verdict, now));
       // The slot is free once the reply is in; the record joins the next group commit.
       recording++;
       freeSlot();
@@ -212,7 +212,7 @@ export function createLane(deps: LaneDeps, initial: ActiveDestination, initialPl
           pauseAfterMs: deps.pauseAfterMs,
           ...(gone ? { pauseNow: `the receiver answered 410 Gone: ${verdict.message}`.slice(0, 500) } : {}),
         });
-        observe(unit, updates, verdict, rec.applied, now);
+        observeAttempt(deps.metrics, dest.type, unit.deliveries, updates, verdict, rec.applied, now);
         if (verdict.outcome !== 'success' && !gone) {
           logDeliveryFailure(deps.logger, log, unit.deliveries, updates, verdict, result.kind === 'response' ? result.response.status : null);
         }
@@ -233,25 +233,6 @@ export function createLane(deps: LaneDeps, initial: ActiveDestination, initialPl
       freeSlot();
       if (inflight === 0 && recording === 0 && queue.length === 0) for (const f of idleWaiters.splice(0)) f();
     }
-  }
-
-  function decide(d: ClaimedDelivery, verdict: Verdict, now: number): DeliveryUpdate {
-    const attempts = d.attempts + 1;
-    const decision = deps.policy.decide(attempts, verdict, now);
-    return { id: d.id, status: decision.status, attempts, nextAttemptAt: decision.status === 'pending' ? decision.nextAttemptAt : null };
-  }
-
-  function observe(unit: Unit, updates: DeliveryUpdate[], verdict: Verdict, applied: number[], now: number): void {
-    const m = deps.metrics;
-    if (!m) return;
-    const type = dest.type;
-    m.attempts.inc({ destination_type: type, outcome: verdict.outcome });
-    const done = new Set(applied);
-    updates.forEach((u, i) => {
-      if (!done.has(u.id)) return;
-      m.deliveries.inc({ destination_type: type, status: u.status === 'pending' ? 'retry' : u.status });
-      if (u.status === 'delivered') m.lag.observe({ destination_type: type }, Math.max(0, now - unit.deliveries[i].receivedAt) / 1000);
-    });
   }
 
   function idle(): Promise<void> {

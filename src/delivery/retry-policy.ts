@@ -14,6 +14,7 @@
 // at most max(1.2 × scheduled, 1 h)). Timeouts and 429 wait at least 60 s.
 import type { Classification, PlatformResponse } from '../destinations/types.ts';
 import type { SendResult } from './http-sender.ts';
+import type { DeliveryUpdate } from './types.ts';
 
 const S = 1_000;
 const M = 60 * S;
@@ -144,4 +145,11 @@ export const STORE_BACKOFF_MAX_MS = 30_000;
 export function storeErrorBackoffMs(failures: number, random: () => number): number {
   const base = Math.min(STORE_BACKOFF_MAX_MS, STORE_BACKOFF_BASE_MS * 2 ** Math.min(20, failures - 1));
   return Math.round(base * (1 + 0.2 * (2 * random() - 1)));
+}
+
+/** A delivery's update after one more attempt that ended with `verdict`. */
+export function nextUpdate(policy: RetryPolicy, d: { id: number; attempts: number }, verdict: Verdict, now: number): DeliveryUpdate {
+  const attempts = d.attempts + 1;
+  const decision = policy.decide(attempts, verdict, now);
+  return { id: d.id, status: decision.status, attempts, nextAttemptAt: decision.status === 'pending' ? decision.nextAttemptAt : null };
 }

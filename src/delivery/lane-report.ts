@@ -1,9 +1,26 @@
-// The log line for a failed delivery request: info while retries remain (operators see
-// failures as they happen, not only when they end), warn once deliveries end `dead` or
-// `failed`. Event ids are the customer's own; at most 10 are listed per line.
+// What a lane reports about each attempt: the metrics, and the log line for a failed
+// request — info while retries remain (operators see failures as they happen, not only
+// when they end), warn once deliveries end `dead` or `failed`. Event ids are the
+// customer's own; at most 10 are listed per line.
+import type { DeliveryMetrics } from './delivery-metrics.ts';
 import type { LaneLogger } from './lane.ts';
 import type { Verdict } from './retry-policy.ts';
 import type { ClaimedDelivery, DeliveryUpdate } from './types.ts';
+
+/** Attempt and delivery counters, and the lag of what was delivered; only updates the store applied count. */
+export function observeAttempt(
+  m: DeliveryMetrics | undefined, type: string, deliveries: readonly Pick<ClaimedDelivery, 'receivedAt'>[],
+  updates: readonly DeliveryUpdate[], verdict: Verdict, applied: readonly number[], now: number,
+): void {
+  if (!m) return;
+  m.attempts.inc({ destination_type: type, outcome: verdict.outcome });
+  const done = new Set(applied);
+  updates.forEach((u, i) => {
+    if (!done.has(u.id)) return;
+    m.deliveries.inc({ destination_type: type, status: u.status === 'pending' ? 'retry' : u.status });
+    if (u.status === 'delivered') m.lag.observe({ destination_type: type }, Math.max(0, now - deliveries[i].receivedAt) / 1000);
+  });
+}
 
 export function logDeliveryFailure(
   logger: LaneLogger,
