@@ -1,11 +1,8 @@
 // `tracklane events show EVENT_ID`: the stored event, its issues and payload, and every
 // delivery it led to, through the real CLI on a dispatcher's database.
 import { expect } from 'chai';
-import { execFile } from 'node:child_process';
-import { join } from 'node:path';
-import type { CliResult } from './run-cli.ts';
 import { startDestinationDouble, type DestinationDouble } from '../helpers/destination-double.ts';
-import { checkout, createFixture, ROOT, type Fixture } from '../delivery/delivery-fixture.ts';
+import { checkout, createFixture, fixtureCli, type Fixture } from '../delivery/delivery-fixture.ts';
 
 describe('cli: events show', function () {
   this.timeout(30_000);
@@ -13,11 +10,7 @@ describe('cli: events show', function () {
   let dbl: DestinationDouble;
   let a: string;
   let b: string;
-  const cli = (...args: string[]) => new Promise<CliResult>((resolve) => {
-    execFile(process.execPath, [join(ROOT, 'src/cli/bin.mjs'), ...args], {
-      cwd: ROOT, encoding: 'utf8', env: { ...process.env, DATA_DIR: f.dir, DATABASE_URL: '', PORT: '' },
-    }, (err, stdout, stderr) => resolve({ code: err ? (typeof err.code === 'number' ? err.code : -1) : 0, stdout, stderr }));
-  });
+  const cli = fixtureCli(() => f);
 
   before(async () => {
     f = await createFixture();

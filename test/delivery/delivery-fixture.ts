@@ -1,6 +1,7 @@
 // A real SQLite store in a temp dir, the real plugins and rules, accounts and destinations
 // pointing at loopback doubles, events stored the way intake stores them, and a dispatcher
 // with a controllable clock. Each test file builds its own.
+import { execFile } from 'node:child_process';
 import { randomBytes, randomUUID } from 'node:crypto';
 import { rmSync } from 'node:fs';
 import { join } from 'node:path';
@@ -17,6 +18,7 @@ import { validateEvent } from '../../src/schema/validate-event.ts';
 import { openSqliteStore } from '../../src/store/sqlite/sqlite-store.ts';
 import type { DestinationRecord, Store } from '../../src/store/types.ts';
 import { tempDir } from '../helpers/test-server.ts';
+import { startDestinationDouble, type DestinationDouble } from '../helpers/destination-double.ts';
 
 export const ROOT = fileURLToPath(new URL('../..', import.meta.url));
 const silent = { info() {}, warn() {}, error() {} };
@@ -135,4 +137,43 @@ export async function createFixture(): Promise<Fixture> {
       rmSync(dir, { recursive: true, force: true });
     },
   };
+}
+
+export interface FixtureWithDouble {
+  readonly f: Fixture;
+  readonly dbl: DestinationDouble;
+}
+
+/**
+ * Mocha hooks giving each test a fresh fixture and one destination double, closed after it.
+ * @example const t = useFixtureWithDouble(); it('…', async () => { await t.f.destination(id, 'ga4', t.dbl.url); });
+ */
+export function useFixtureWithDouble(): FixtureWithDouble {
+  let f: Fixture | undefined;
+  let dbl: DestinationDouble | undefined;
+  beforeEach(async () => {
+    f = await createFixture();
+    dbl = await startDestinationDouble();
+  });
+  afterEach(async () => {
+    await f?.close();
+    await dbl?.close();
+  });
+  return {
+    get f() {
+      return f!;
+    },
+    get dbl() {
+      return dbl!;
+    },
+  };
+}
+
+/** The real CLI (`node src/cli/bin.mjs …`) on the fixture's database. */
+export function fixtureCli(f: () => Fixture) {
+  return (...args: string[]) => new Promise<{ code: number; stdout: string; stderr: string }>((resolve) => {
+    execFile(process.execPath, [join(ROOT, 'src/cli/bin.mjs'), ...args], {
+      cwd: ROOT, encoding: 'utf8', env: { ...process.env, DATA_DIR: f().dir, DATABASE_URL: '', PORT: '' },
+    }, (err, stdout, stderr) => resolve({ code: err ? (typeof err.code === 'number' ? err.code : -1) : 0, stdout, stderr }));
+  });
 }

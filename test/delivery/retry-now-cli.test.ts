@@ -1,22 +1,15 @@
 // `tracklane deliveries retry-now`: after fixing a destination, waiting retries go out now
 // instead of after their backoff. Through the real CLI on the dispatcher's database.
 import { expect } from 'chai';
-import { execFile } from 'node:child_process';
-import { join } from 'node:path';
 import { createRetryPolicy } from '../../src/delivery/retry-policy.ts';
-import type { CliResult } from '../cli/run-cli.ts';
 import { startDestinationDouble, type DestinationDouble } from '../helpers/destination-double.ts';
-import { checkout, createFixture, ROOT, type Fixture } from './delivery-fixture.ts';
+import { checkout, createFixture, fixtureCli, type Fixture } from './delivery-fixture.ts';
 
 describe('delivery: deliveries retry-now', function () {
   this.timeout(30_000);
   let f: Fixture;
   let ga: DestinationDouble;
-  const cli = (...args: string[]) => new Promise<CliResult>((resolve) => {
-    execFile(process.execPath, [join(ROOT, 'src/cli/bin.mjs'), ...args], {
-      cwd: ROOT, encoding: 'utf8', env: { ...process.env, DATA_DIR: f.dir, DATABASE_URL: '', PORT: '' },
-    }, (err, stdout, stderr) => resolve({ code: err ? (typeof err.code === 'number' ? err.code : -1) : 0, stdout, stderr }));
-  });
+  const cli = fixtureCli(() => f);
 
   beforeEach(async () => {
     f = await createFixture();

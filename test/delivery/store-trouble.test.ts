@@ -3,9 +3,8 @@
 import { expect } from 'chai';
 import { storeErrorBackoffMs, STORE_BACKOFF_MAX_MS } from '../../src/delivery/retry-policy.ts';
 import type { Store } from '../../src/store/types.ts';
-import { startDestinationDouble, type DestinationDouble } from '../helpers/destination-double.ts';
 import { waitFor } from '../helpers/test-server.ts';
-import { checkout, createFixture, type Fixture } from './delivery-fixture.ts';
+import { checkout, useFixtureWithDouble } from './delivery-fixture.ts';
 
 describe('delivery: store errors back off', function () {
   this.timeout(20_000);
@@ -18,24 +17,15 @@ describe('delivery: store errors back off', function () {
   });
 
   describe('a lane whose claims fail', () => {
-    let f: Fixture;
-    let dbl: DestinationDouble;
-    beforeEach(async () => {
-      f = await createFixture();
-      dbl = await startDestinationDouble();
-    });
-    afterEach(async () => {
-      await f.close();
-      await dbl.close();
-    });
+    const t = useFixtureWithDouble();
 
     it('claims again only after each logged wait, then delivers once the store recovers', async () => {
-      const scriptId = await f.account();
-      await f.destination(scriptId, 'webhook', dbl.url);
-      await f.ingest(scriptId, checkout('ORD-FULL'));
+      const scriptId = await t.f.account();
+      await t.f.destination(scriptId, 'webhook', t.dbl.url);
+      await t.f.ingest(scriptId, checkout('ORD-FULL'));
       let failing = true;
       let claims = 0;
-      const deliveries = new Proxy(f.store.deliveries, {
+      const deliveries = new Proxy(t.f.store.deliveries, {
         get(target, key, receiver) {
           if (key !== 'claimDeliveries') return Reflect.get(target, key, receiver);
           return async (...args: Parameters<Store['deliveries']['claimDeliveries']>) => {
@@ -45,10 +35,10 @@ describe('delivery: store errors back off', function () {
           };
         },
       });
-      const store = new Proxy(f.store, { get: (t, k, r) => (k === 'deliveries' ? deliveries : Reflect.get(t, k, r)) });
+      const store = new Proxy(t.f.store, { get: (target, k, r) => (k === 'deliveries' ? deliveries : Reflect.get(target, k, r)) });
       const errors: Record<string, unknown>[] = [];
       const logger = { info() {}, warn() {}, error: (obj: object) => void errors.push(obj as Record<string, unknown>) };
-      const d = f.dispatcher({ store, logger, clock: Date.now, refreshMs: 10_000 });
+      const d = t.f.dispatcher({ store, logger, clock: Date.now, refreshMs: 10_000 });
       await d.start();
       expect(await waitFor(() => errors.length >= 3, 5_000), 'three failed claims').to.equal(true);
       failing = false;
@@ -59,7 +49,7 @@ describe('delivery: store errors back off', function () {
       expect(waits[1]).to.be.within(400, 600);
       expect(waits[2]).to.be.within(800, 1_200);
       expect(claims, 'one claim per logged failure: no spinning in between').to.equal(errors.length);
-      expect(await waitFor(() => dbl.requests.length === 1, 5_000), 'delivered after recovery').to.equal(true);
+      expect(await waitFor(() => t.dbl.requests.length === 1, 5_000), 'delivered after recovery').to.equal(true);
       await d.stop(1_000);
     });
   });
@@ -67,44 +57,35 @@ describe('delivery: store errors back off', function () {
 
 describe('delivery: a receiver that answers 410 Gone', function () {
   this.timeout(20_000);
-  let f: Fixture;
-  let dbl: DestinationDouble;
-  beforeEach(async () => {
-    f = await createFixture();
-    dbl = await startDestinationDouble();
-  });
-  afterEach(async () => {
-    await f.close();
-    await dbl.close();
-  });
+  const t = useFixtureWithDouble();
 
   it('pauses the destination visibly; its deliveries wait and go out after resume; other permanent failures (a 301) fail per event as before', async () => {
-    const scriptId = await f.account();
-    const hook = await f.destination(scriptId, 'webhook', dbl.url);
-    dbl.script({ status: 410, body: 'gone' });
-    dbl.otherwise({ status: 204 });
-    await f.ingest(scriptId, checkout('ORD-G1'));
-    const d = f.dispatcher({ perDestinationConcurrency: 1 });
+    const scriptId = await t.f.account();
+    const hook = await t.f.destination(scriptId, 'webhook', t.dbl.url);
+    t.dbl.script({ status: 410, body: 'gone' });
+    t.dbl.otherwise({ status: 204 });
+    await t.f.ingest(scriptId, checkout('ORD-G1'));
+    const d = t.f.dispatcher({ perDestinationConcurrency: 1 });
     await d.runOnce();
-    await f.ingest(scriptId, checkout('ORD-G2'));
+    await t.f.ingest(scriptId, checkout('ORD-G2'));
     await d.runOnce();
-    expect(dbl.requests, 'nothing more is sent once it said 410').to.have.length(1);
-    const health = await f.store.deliveries.health(hook.id);
+    expect(t.dbl.requests, 'nothing more is sent once it said 410').to.have.length(1);
+    const health = await t.f.store.deliveries.health(hook.id);
     expect(health?.pausedAt).to.be.a('number');
     expect(health?.pauseReason).to.match(/^the receiver answered 410 Gone/);
-    const rows = await f.store.deliveries.list({ destinationId: hook.id });
+    const rows = await t.f.store.deliveries.list({ destinationId: hook.id });
     expect(rows.map((r) => [r.eventId, r.status, r.paused]).sort()).to.deep.equal([['ORD-G1', 'pending', true], ['ORD-G2', 'pending', true]]);
-    expect((await f.store.deliveries.queueSnapshot()).pausedDestinations).to.equal(1);
+    expect((await t.f.store.deliveries.queueSnapshot()).pausedDestinations).to.equal(1);
 
-    expect((await f.store.deliveries.resume(hook.id, f.clock())).wasPaused).to.equal(true);
+    expect((await t.f.store.deliveries.resume(hook.id, t.f.clock())).wasPaused).to.equal(true);
     await d.runOnce();
-    expect((await f.store.deliveries.list({ destinationId: hook.id })).map((r) => r.status)).to.deep.equal(['delivered', 'delivered']);
+    expect((await t.f.store.deliveries.list({ destinationId: hook.id })).map((r) => r.status)).to.deep.equal(['delivered', 'delivered']);
 
-    dbl.script({ status: 301, body: 'moved' });
-    await f.ingest(scriptId, checkout('ORD-G3'));
+    t.dbl.script({ status: 301, body: 'moved' });
+    await t.f.ingest(scriptId, checkout('ORD-G3'));
     await d.runOnce();
-    const [bad] = await f.store.deliveries.list({ destinationId: hook.id, eventId: 'ORD-G3' });
+    const [bad] = await t.f.store.deliveries.list({ destinationId: hook.id, eventId: 'ORD-G3' });
     expect(bad.status).to.equal('failed');
-    expect((await f.store.deliveries.health(hook.id))?.pausedAt, 'a 301 does not pause').to.equal(null);
+    expect((await t.f.store.deliveries.health(hook.id))?.pausedAt, 'a 301 does not pause').to.equal(null);
   });
 });
