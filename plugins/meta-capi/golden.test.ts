@@ -203,4 +203,17 @@ describe('meta-capi golden: payload → validateEvent → rules → request', ()
     expect(req.url).to.equal('https://graph.facebook.com/v24.0/1234567890/events?access_token=EAAtoken');
     expect(req.body).to.equal(JSON.stringify({ data: [EXPECTED.lead_created], test_event_code: 'TEST51515' }));
   });
+
+  it('warns (preview, test mode) when a website event lacks client_user_agent; not for a CRM event or a complete one', () => {
+    const web = PAYLOADS.checkout_completed as { context: Record<string, unknown> };
+    const noUa = { ...PAYLOADS.checkout_completed, context: { ...web.context, user_agent: undefined } };
+    const r = run(JSON.parse(JSON.stringify(noUa)), 'ORD-10045');
+    expect(r.status).to.equal('ready');
+    expect(r.warnings).to.include("meta-capi: website event without client_user_agent: send context.user_agent (the browser's User-Agent); Meta may not use the event for optimisation without it");
+    const ok = run(PAYLOADS.checkout_completed, 'ORD-10045');
+    expect(ok.warnings.join('\n')).to.not.contain('client_user_agent');
+    const crm = run(PAYLOADS.lead_qualified, 'LEAD-2001');
+    expect(crm.warnings.join('\n'), 'system_generated needs no user agent').to.not.contain('client_user_agent');
+  });
 });
+

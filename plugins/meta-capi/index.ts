@@ -4,6 +4,7 @@ import type { DestinationPlugin } from '../../src/destinations/types.ts';
 import { buildRequests, MAX_EVENTS } from './build-requests.ts';
 import { classifyResponse } from './classify-response.ts';
 import { settingsSchema, type MetaCapiSettings } from './settings.ts';
+import { websiteWarnings } from './website-warnings.ts';
 
 const metaCapi: DestinationPlugin<MetaCapiSettings> = {
   name: 'meta-capi',
@@ -16,6 +17,7 @@ const metaCapi: DestinationPlugin<MetaCapiSettings> = {
   batch: { maxEvents: MAX_EVENTS },
   buildRequests,
   classifyResponse,
+  warnings: websiteWarnings,
 };
 
 export default metaCapi;

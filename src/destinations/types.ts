@@ -43,6 +43,11 @@ export interface DestinationPlugin<S = any> {
   buildRequests(input: BuildInput<S>): OutboundRequest[];
   /** Classifies the platform's reply. Never throws. */
   classifyResponse(res: PlatformResponse): Classification;
+  /**
+   * Optional: what the platform accepts but may not use (a missing field it recommends),
+   * said in sentences without event data. Shown in previews and test mode. Pure.
+   */
+  warnings?(input: BuildInput<S>): string[];
 }
 
 /** One event on its way to one destination. */

@@ -162,6 +162,7 @@ export function mapEventForDestination(input: MapEventInput): MapResult {
       throw new BuildRequestsError(type, err);
     }
   }
+  if (plugin.warnings) warnings.push(...plugin.warnings({ settings, items, now }).map((w) => `${type}: ${w}`));
   return { status: 'ready', requests, items, warnings: [...new Set(warnings)] };
 }
 
