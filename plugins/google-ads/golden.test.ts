@@ -2,8 +2,9 @@
 // with the rules of the real rules/ directory → the exact Google Ads upload body.
 // Expected bodies are literals; hashes were computed apart from tracklane with
 // `node -e "crypto.createHash('sha256').update(VALUE).digest('hex')"`.
+import { expect } from 'chai';
 import type { MapResult } from '../../src/pipeline/map-event.ts';
-import { expectOneRequest, expectSkipped, goldenHarness } from '../../test/helpers/plugin-harness.ts';
+import { expectOneRequest, expectReady, expectSkipped, goldenHarness } from '../../test/helpers/plugin-harness.ts';
 import googleAds from './index.ts';
 
 const ACCOUNT = { scriptId: 'GOLD1234', country: 'RO', host: 'https://shop.example.com' };
@@ -100,11 +101,32 @@ describe('google-ads golden: payload → pipeline → conversion upload body', (
         feedLanguageCode: 'ro',
         localTransactionCost: 10,
         items: [
-          { productId: 'TS-1001-BL-M', quantity: 2, unitPrice: 79.99 },
-          { productId: 'EL-77', quantity: 1, unitPrice: 30.5 },
+          // Net of the 19 % VAT included in price: 79.99 / 1.19, 30.5 / 1.19.
+          { productId: 'TS-1001-BL-M', quantity: 2, unitPrice: 67.22 },
+          { productId: 'EL-77', quantity: 1, unitPrice: 25.63 },
         ],
       },
     }));
+  });
+
+  it('cartData is net of VAT: a price without tax stays as it is, a coupon\'s included tax comes off localTransactionCost', () => {
+    const payload = {
+      event: { name: 'checkout_completed', id: 'ORD-NET-1', value: 100, currency: 'EUR' },
+      context: { environment: 'prod', data_source: 'website', url: 'https://shop.example.com/thanks?gclid=Cj0_net' },
+      products: [
+        { id: 'NET-1', name: 'Net-priced', price_base: 50, price: 50, tax_included: false, tax_percent: 19, quantity: 1, category: 'A' },
+        { id: 'GROSS-1', name: 'Gross-priced', price_base: 59.5, price: 59.5, tax_percent: 19, quantity: 1, category: 'A' },
+      ],
+      coupons: [{ name: 'TEN', value: 11.9, tax_percent: 19 }, { name: 'FLAT', value: 2 }],
+      consent: { analytics: true, personalization: true, marketing: true },
+    };
+    const [req] = expectReady(run(payload, 'ORD-NET-1'));
+    const cart = JSON.parse(req.body).conversions[0].cartData;
+    expect(cart.items).to.deep.equal([
+      { productId: 'NET-1', quantity: 1, unitPrice: 50 },
+      { productId: 'GROSS-1', quantity: 1, unitPrice: 50 },
+    ]);
+    expect(cart.localTransactionCost, '11.9 / 1.19 + 2').to.equal(12);
   });
 
   it('order_canceled → RETRACTION of the checkout_completed conversion', () => {
@@ -142,7 +164,8 @@ describe('google-ads golden: payload → pipeline → conversion upload body', (
         merchantId: '556677',
         feedCountryCode: 'RO',
         feedLanguageCode: 'ro',
-        items: [{ productId: 'MUG-1-W', quantity: 2, unitPrice: 49.99 }, { productId: 'LAMP-9', quantity: 1, unitPrice: 129.99 }],
+        // Net prices: the mug's 9 % and the lamp's 19 % VAT taken out (tax_included defaults to true).
+        items: [{ productId: 'MUG-1-W', quantity: 2, unitPrice: 45.86 }, { productId: 'LAMP-9', quantity: 1, unitPrice: 109.24 }],
       },
     }));
   });
