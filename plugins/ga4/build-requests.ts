@@ -6,6 +6,7 @@ import { withKeyOrder } from '../../src/destinations/key-order.ts';
 import { baseUrl } from '../../src/destinations/settings-schema.ts';
 import type { BuildInput, OutboundRequest, OutgoingItem } from '../../src/destinations/types.ts';
 import { DEFAULT_ENDPOINT, type Ga4Settings } from './settings.ts';
+import { limitEnvelope, limitEvent } from './limits.ts';
 
 export const MAX_EVENTS = 25;
 /** GA4 drops bodies of 130 KB or more; stay a little under. */
@@ -81,7 +82,7 @@ function envelope(item: OutgoingItem): Json {
   };
   if (context.overide_ip) head.ip_override = context.overide_ip;
   if (context.user_agent) head.user_agent = context.user_agent;
-  return head;
+  return limitEnvelope(head).head;
 }
 
 function requestBody(head: Json, items: OutgoingItem[]): Json {
@@ -98,7 +99,7 @@ function events(items: OutgoingItem[], requestMicros: number): Json[] {
       if (p.session_id === undefined) p.session_id = sessionId;
       if (p.engagement_time_msec === undefined) p.engagement_time_msec = SERVER_ENGAGEMENT_TIME_MSEC;
     }
-    const event: Json = { name, params: p, ...rest };
+    const event: Json = limitEvent({ name, params: p, ...rest }).event;
     const micros = item.receivedAt * 1000;
     if (micros !== requestMicros) event.timestamp_micros = micros;
     return event;
@@ -127,4 +128,18 @@ function first(value: string | string[] | undefined): string | undefined {
 
 function isObject(v: unknown): v is Json {
   return v !== null && typeof v === 'object' && !Array.isArray(v);
+}
+
+/** What the limits cut from these items (plugin warnings: previews and test mode). */
+export function limitWarnings({ items }: BuildInput<Ga4Settings>): string[] {
+  const out = new Set<string>();
+  for (const item of items) {
+    const head: Json = {};
+    const userId = first(item.identifiers.user_id);
+    if (userId !== undefined) head.user_id = userId;
+    for (const w of limitEnvelope(head).warnings) out.add(w);
+    const { name, params } = expandDotPaths(item.native.fields);
+    for (const w of limitEvent({ name, params }).warnings) out.add(w);
+  }
+  return [...out];
 }

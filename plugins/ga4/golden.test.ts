@@ -3,8 +3,10 @@
 // Expected bodies are literals; hashes were computed apart from tracklane with
 // `node -e "crypto.createHash('sha256').update(VALUE).digest('hex')"`.
 import type { MapResult } from '../../src/pipeline/map-event.ts';
-import { expectOneRequest, expectSkipped, goldenHarness } from '../../test/helpers/plugin-harness.ts';
+import { expect } from 'chai';
+import { expectOneRequest, expectReady, expectSkipped, goldenHarness } from '../../test/helpers/plugin-harness.ts';
 import ga4 from './index.ts';
+import { cut, limitEvent } from './limits.ts';
 
 const ACCOUNT = { scriptId: 'GOLD1234', country: 'RO', host: 'https://shop.example.com' };
 const SETTINGS = { measurement_id: 'G-ABCDEF1234', api_secret: 'golden-secret' };
@@ -270,4 +272,41 @@ describe('ga4 golden: payload → pipeline → Measurement Protocol body', () =>
       cookies: [GA],
     }, 'LEAD-79'), 'consent');
   });
+
+  it('applies GA4 limits: a 150-character item_name and a 120-character item_category are cut to 100, a 300-character user id is left out, with warnings', () => {
+    const longName = 'Ł'.repeat(149) + '😀'; // 150 characters, the last one a surrogate pair
+    const payload = {
+      event: { name: 'product_added_to_cart', value: 99.98, currency: 'EUR' },
+      context: { environment: 'prod', data_source: 'website', user_agent: UA },
+      products: [{ ...MUG, parent_name: longName, category: 'C'.repeat(120) }],
+      user: { id: 'u'.repeat(300) },
+      consent: { analytics: true, personalization: true, marketing: true },
+      cookies: [GA, GA_SESSION],
+    };
+    const r = run(payload, 'tl-add-long');
+    const [req] = expectReady(r);
+    const body = JSON.parse(req.body);
+    const [item] = body.events[0].params.items;
+    expect(Array.from(item.item_name as string)).to.have.length(100);
+    expect(item.item_name).to.equal('Ł'.repeat(100));
+    expect(item.item_category).to.equal('C'.repeat(100));
+    expect(body).to.not.have.property('user_id');
+    expect(r.warnings).to.include.members([
+      'ga4: items[].item_name was longer than 100 characters and was cut',
+      'ga4: items[].item_category was longer than 100 characters and was cut',
+      'ga4: user_id longer than 256 characters was left out (a shortened id would name someone else)',
+    ]);
+  });
+
+  it('cuts by characters, never inside a surrogate pair; keeps the longer page_location limit', () => {
+    expect(cut('a😀b', 2)).to.equal('a😀');
+    const { event, warnings } = limitEvent({ name: 'n'.repeat(41), params: { page_location: 'x'.repeat(1000), note: 'y'.repeat(101) } });
+    expect(event.name).to.have.length(40);
+    expect((event.params as Record<string, string>).page_location).to.have.length(1000);
+    expect((event.params as Record<string, string>).note).to.have.length(100);
+    expect(warnings).to.have.length(2);
+    const many = Object.fromEntries(Array.from({ length: 30 }, (_, i) => [`p${i}`, i]));
+    expect(Object.keys(limitEvent({ name: 'x', params: many }).event.params as object)).to.have.length(25);
+  });
 });
+

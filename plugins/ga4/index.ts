@@ -1,7 +1,7 @@
 // GA4 Measurement Protocol destination: rules name the event and its params; this
 // definition adds the user envelope (client_id, user_id, user_data, consent, IP, UA).
 import type { DestinationPlugin } from '../../src/destinations/types.ts';
-import { buildRequests, MAX_EVENTS } from './build-requests.ts';
+import { buildRequests, limitWarnings, MAX_EVENTS } from './build-requests.ts';
 import { classifyResponse } from './classify-response.ts';
 import { settingsSchema, type Ga4Settings } from './settings.ts';
 
@@ -17,6 +17,7 @@ const ga4: DestinationPlugin<Ga4Settings> = {
   batch: { maxEvents: MAX_EVENTS },
   buildRequests,
   classifyResponse,
+  warnings: limitWarnings,
 };
 
 export default ga4;
