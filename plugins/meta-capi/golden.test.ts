@@ -82,7 +82,7 @@ const H = {
   st: 'cef705c4e0ecbe54932504a681ffd800a3f3f7d4b55a650e3ddc92b3d7ff9ddb', // cj
   zp: 'a5bc8dcde81ed9dbad6edf4f14b3b8e1201702eaa27ab7f8cb708ffe7f49ddc9', // 400001
   country: '7ef9ec0cf2c4facafddd03ab96eca0939d6749b49952bd816f1e0cc6901941d5', // ro
-  external_id: '9967dcee56532704d42421d462ff1cf0f6a5dd522730db5d62ae81478fd0473b', // CUST-881
+  external_id: '6a952ae0d75c195d5754f4f7d4de7fb3fa347566dffb9ae7337690e7745a7105', // cust-881: lower-cased, as Meta's SDK does
 };
 const HASHED_USER = { em: H.em, ph: H.ph, fn: H.fn, ln: H.ln, ct: H.ct, st: H.st, zp: H.zp, country: H.country, external_id: H.external_id };
 const WEB_USER = {

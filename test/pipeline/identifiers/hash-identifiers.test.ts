@@ -39,7 +39,7 @@ describe('hashIdentifiers', () => {
         'user_data.st': sha('iași'),
         'user_data.zp': sha('700001'),
         'user_data.country': sha('ro'),
-        'user_data.external_id': sha('C-9'),
+        'user_data.external_id': sha('c-9'),
       },
       warnings: [],
     });

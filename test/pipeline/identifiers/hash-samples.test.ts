@@ -59,7 +59,7 @@ const samples: Sample[] = [
   { what: 'Meta country alpha-3', platform: 'meta', user: { country: 'DEU' }, field: 'user_data.country', normalised: 'de' },
   { what: 'Meta country upper alpha-2', platform: 'meta', user: { country: ' RO ' }, field: 'user_data.country', normalised: 'ro' },
   // others
-  { what: 'Meta external id trimmed, case kept', platform: 'meta', user: { id: ' C-1042 ' }, field: 'user_data.external_id', normalised: 'C-1042' },
+  { what: 'Meta external id trimmed and lower-cased, as Meta\'s SDK does', platform: 'meta', user: { id: ' C-1042 ' }, field: 'user_data.external_id', normalised: 'c-1042' },
   { what: 'TikTok external id prefers external_id', platform: 'tiktok', user: { id: 'C-1', external_id: 'crm-77' }, field: 'user.external_id', normalised: 'crm-77' },
   { what: 'TikTok zip lowercased without spaces', platform: 'tiktok', user: { postal_code: '400 001' }, field: 'user.zip_code', normalised: '400001' },
   { what: 'Google street keeps numbers, drops punctuation', platform: 'google', user: { street: 'Str. Lungă nr. 12' }, field: 'user_data.address.sha256_street', normalised: 'str lungă nr 12' },

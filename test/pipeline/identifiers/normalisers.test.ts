@@ -114,8 +114,10 @@ describe('normalisers', () => {
   });
 
   describe('external id', () => {
-    it('trims and keeps case; refuses e-mails for Google', () => {
-      expect(normaliseExternalId('  AbC-1 ', 'meta')).to.equal('AbC-1');
+    it('trims; lower-cases for Meta (as its SDK does), keeps case elsewhere; refuses e-mails for Google', () => {
+      expect(normaliseExternalId('  AbC-1 ', 'meta')).to.equal('abc-1');
+      expect(normaliseExternalId('  AbC-1 ', 'tiktok')).to.equal('AbC-1');
+      expect(normaliseExternalId('  AbC-1 ', 'google')).to.equal('AbC-1');
       expect(normaliseExternalId('a@b.com', 'google')).to.equal(null);
       expect(normaliseExternalId('a@b.com', 'tiktok')).to.equal('a@b.com');
     });
