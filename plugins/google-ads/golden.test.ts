@@ -26,6 +26,8 @@ const SETTINGS = {
     lead_qualified: '1007',
     lead_closed: '1008',
   },
+  // The view and cart goldens below show the requests once the operator opts in.
+  upload_view_conversions: true,
 };
 const BASE = 'https://googleads.googleapis.com/v26/customers/1234567890';
 const HEADERS = {
@@ -264,6 +266,22 @@ describe('google-ads golden: payload → pipeline → conversion upload body', (
       userIdentifiers: [{ hashedEmail: H.email_maria }, { hashedPhoneNumber: H.phone_maria }],
       consent: GRANTED,
     }));
+  });
+
+  it('views and cart events are not conversions by default, even when mapped; opted in, the preview warns', () => {
+    const { upload_view_conversions: _opt, ...defaults } = SETTINGS;
+    const payload = {
+      event: { name: 'cart_viewed', value: 99.98, currency: 'EUR' },
+      context: { environment: 'prod', data_source: 'website', url: 'https://shop.example.com/cart?gclid=Cj0golden_cart' },
+      products: [MUG],
+    };
+    expectSkipped(run(payload, 'cart-default', defaults), 'condition_not_met');
+    const opted = run(payload, 'cart-opted');
+    expectReady(opted);
+    expect(opted.warnings).to.include('google-ads: cart_viewed is uploaded as a conversion (upload_view_conversions): make its conversion action secondary in Google Ads, or it inflates conversions and bidding');
+    const purchase = run({ ...payload, event: { name: 'checkout_completed', id: 'ORD-P', value: 99.98, currency: 'EUR' } }, 'ORD-P', defaults);
+    expect(purchase.status, 'purchases need no opt-in').to.equal('ready');
+    expect(purchase.warnings.join('\n')).to.not.contain('uploaded as a conversion');
   });
 
   it('no cartData without merchant_id', () => {

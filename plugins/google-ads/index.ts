@@ -1,6 +1,7 @@
 // Google Ads destination: click conversions (with enhanced-conversion identifiers and cart
 // data) and order retractions. Rules pick the conversion action from settings and say which
 // upload service with `kind`; this definition adds click ids, time, identifiers and consent.
+import { viewWarnings } from './view-warnings.ts';
 import type { DestinationPlugin } from '../../src/destinations/types.ts';
 import { buildRequests, MAX_EVENTS } from './build-requests.ts';
 import { classifyResponse } from './classify-response.ts';
@@ -25,6 +26,7 @@ const googleAds: DestinationPlugin<GoogleAdsSettings> = {
   batch: { maxEvents: MAX_EVENTS },
   buildRequests,
   classifyResponse,
+  warnings: viewWarnings,
 };
 
 export default googleAds;

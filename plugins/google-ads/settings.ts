@@ -22,6 +22,12 @@ export interface GoogleAdsSettings extends CommonSettings {
   api_version?: string;
   /** Sends `validateOnly: true`: Google checks the request and records nothing. */
   validate_only?: boolean;
+  /**
+   * Upload the view and cart events (cart_viewed, product_viewed, product_added_to_cart,
+   * product_removed_from_cart) that conversion_actions maps. Default false: only purchases
+   * and lead stages are conversions; a view counted on a primary action inflates them.
+   */
+  upload_view_conversions?: boolean;
   /** Accepted for uniformity; Google Ads has no test event code (use validate_only). */
   test_event_code?: string;
 }
@@ -55,6 +61,7 @@ export const settingsSchema = {
     feed_language_code: { type: 'string', pattern: '^[A-Za-z]{2}$' },
     api_version: { type: 'string', pattern: '^v[0-9]+$' },
     validate_only: { type: 'boolean' },
+    upload_view_conversions: { type: 'boolean' },
     ...COMMON_SETTINGS_PROPERTIES,
     // No test event code on this platform: any string, even empty, is accepted and ignored.
     test_event_code: { type: 'string' },
