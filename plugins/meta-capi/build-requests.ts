@@ -1,5 +1,6 @@
 // Meta CAPI requests: one POST per ≤ 1,000 server events. The rule gives event_name and
 // custom_data; this module adds time, ids, action_source, page URLs and user_data.
+import { isSha256Hex, sha256Hex } from '../../src/pipeline/identifiers/index.ts';
 import { chunk } from '../../src/destinations/chunk.ts';
 import { expandBranch, mergeDotPaths } from '../../src/destinations/dot-path.ts';
 import { baseUrl } from '../../src/destinations/settings-schema.ts';
@@ -27,7 +28,7 @@ export function buildRequests({ settings, items, now }: BuildInput<MetaCapiSetti
   const batched: { item: OutgoingItem; event: Json }[] = [];
   const alone: { item: OutgoingItem; event: Json }[] = [];
   for (const item of items) {
-    const event = serverEvent(item);
+    const event = serverEvent(item, settings);
     (isRisky(event, item, now) ? alone : batched).push({ item, event });
   }
   const groups = [...chunk(batched, MAX_EVENTS), ...alone.map((one) => [one])];
@@ -56,7 +57,7 @@ export function requestUrl(settings: MetaCapiSettings): string {
 }
 
 /** One `data[]` element. Envelope keys first; the rule's fields are merged over them. */
-export function serverEvent(item: OutgoingItem): Json {
+export function serverEvent(item: OutgoingItem, settings?: Pick<MetaCapiSettings, 'external_id_case_sensitive'>): Json {
   const { context } = item.event;
   const fields = item.native.fields;
   const event: Json = {
@@ -67,7 +68,7 @@ export function serverEvent(item: OutgoingItem): Json {
   };
   if (hasText(context.url)) event.event_source_url = context.url;
   if (hasText(context.referrer_url)) event.referrer_url = context.referrer_url;
-  event.user_data = userData(item);
+  event.user_data = userData(item, settings?.external_id_case_sensitive === true);
   event.custom_data = {};
   mergeDotPaths(event, fields);
   if (Object.keys(event.custom_data as Json).length === 0) delete event.custom_data;
@@ -75,8 +76,14 @@ export function serverEvent(item: OutgoingItem): Json {
 }
 
 /** Hashed identifiers from the pipeline, then the values Meta wants in plain text. */
-function userData(item: OutgoingItem): Json {
+function userData(item: OutgoingItem, externalIdCaseSensitive: boolean): Json {
   const user = expandBranch(item.identifiers, 'user_data');
+  // The pipeline lower-cases external_id as Meta's SDK does; this destination keeps case.
+  if (externalIdCaseSensitive && user.external_id !== undefined) {
+    const raw = item.event.user?.external_id ?? item.event.user?.id;
+    const id = typeof raw === 'string' ? raw.normalize('NFC').trim() : typeof raw === 'number' ? String(raw) : '';
+    if (id !== '') user.external_id = isSha256Hex(id) ? id.toLowerCase() : sha256Hex(id);
+  }
   const { context } = item.event;
   if (hasText(context.overide_ip)) user.client_ip_address = context.overide_ip;
   if (hasText(context.user_agent)) user.client_user_agent = context.user_agent;

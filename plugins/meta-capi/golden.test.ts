@@ -2,6 +2,7 @@
 // the rules in rules/ → the exact Meta request. Every expected body is written out by hand;
 // hashes were computed independently with
 // `node -e "console.log(require('crypto').createHash('sha256').update('jane.doe@example.com').digest('hex'))"`.
+import { createHash } from 'node:crypto';
 import { expect } from 'chai';
 import { SPEC_EVENT_NAMES } from '../../src/accounts/types.ts';
 import { expectOneRequest, expectReady, expectSkipped, goldenHarness } from '../../test/helpers/plugin-harness.ts';
@@ -214,6 +215,18 @@ describe('meta-capi golden: payload → validateEvent → rules → request', ()
     expect(ok.warnings.join('\n')).to.not.contain('client_user_agent');
     const crm = run(PAYLOADS.lead_qualified, 'LEAD-2001');
     expect(crm.warnings.join('\n'), 'system_generated needs no user agent').to.not.contain('client_user_agent');
+  });
+
+  it('external_id is lower-cased before hashing; external_id_case_sensitive keeps its case; a digest passes unchanged', () => {
+    const sha = (v: string) => createHash('sha256').update(v).digest('hex');
+    const payload = { ...PAYLOADS.lead_qualified, user: { id: ' CUST-ABC ' } };
+    const idOf = (settings: Record<string, unknown>) =>
+      JSON.parse(expectReady(run(payload, 'LEAD-2001', { ...SETTINGS, ...settings }))[0].body).data[0].user_data.external_id;
+    expect(idOf({})).to.equal(sha('cust-abc'));
+    expect(idOf({ external_id_case_sensitive: true })).to.equal(sha('CUST-ABC'));
+    const digest = sha('Already-Hashed');
+    const pre = JSON.parse(expectReady(run({ ...payload, user: { id: digest.toUpperCase() } }, 'LEAD-2001', { ...SETTINGS, external_id_case_sensitive: true }))[0].body);
+    expect(pre.data[0].user_data.external_id).to.equal(digest);
   });
 });
 

@@ -15,6 +15,8 @@ export interface MetaCapiSettings extends CommonSettings {
   test_event_code?: string;
   /** CRM name sent as `custom_data.lead_event_source` on CRM lead stages (rules read it). */
   lead_event_source?: string;
+  /** Hash external_id with its case kept (default: lower-cased first, as Meta's SDK does). */
+  external_id_case_sensitive?: boolean;
 }
 
 export const DEFAULT_ENDPOINT = 'https://graph.facebook.com';
@@ -26,6 +28,7 @@ export const settingsSchema = {
   required: ['pixel_id', 'access_token'],
   additionalProperties: false,
   properties: {
+    external_id_case_sensitive: { type: 'boolean', description: 'hash external_id with its case kept (default false: lower-cased, as Meta\'s SDK does)' },
     pixel_id: { type: 'string', pattern: '^[0-9]{1,32}$', description: 'Meta pixel (dataset) id' },
     access_token: { type: 'string', minLength: 1, pattern: '^\\S+$', description: 'Conversions API access token' },
     api_version: { type: 'string', pattern: '^v[0-9]+\\.[0-9]+$', default: DEFAULT_API_VERSION },
