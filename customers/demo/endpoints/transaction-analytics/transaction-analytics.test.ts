@@ -10,6 +10,9 @@ import { openCustomRecordStore } from '../../../../src/customers/custom-record-s
 import { sqliteFile } from '../../../../src/store/open-store.ts';
 import { INTAKE_PATHS } from '../../../../src/http/intake-routes.ts';
 import { checkout } from '../../../../test/delivery/delivery-fixture.ts';
+import { startDestinationDouble } from '../../../../test/helpers/destination-double.ts';
+import { waitFor } from '../../../../test/helpers/test-server.ts';
+import { createDestinationService } from '../../../../src/destinations/destination-service.ts';
 
 const DIR = fileURLToPath(new URL('.', import.meta.url));
 const SECRET = 'demo-only-hmac-secret-transaction-analytics-51d0';
@@ -24,7 +27,7 @@ function signed(body: unknown, ts = Math.floor(Date.now() / 1000)): { raw: strin
 describe('demo/transaction-analytics', () => {
   let h: EndpointHarness;
   before(async () => {
-    h = await startEndpointHarness(DIR, { approveEvents: ['payment_confirmed'] });
+    h = await startEndpointHarness(DIR, { approveEvents: ['payment_confirmed'], env: { ALLOW_PRIVATE_DESTINATIONS: '1' } });
   });
   after(() => h.close());
 
@@ -107,6 +110,30 @@ describe('demo/transaction-analytics', () => {
       const rows = await h.server.running.store.events.list({ scriptId: account.scriptId, eventId: order });
       expect(rows.map((e) => [e.name, e.status]), order).to.deep.equal([['checkout_completed', 'accepted']]);
       expect((rows[0].payload as { user: { email: string } }).user.email).to.equal('buyer@example.com');
+    }
+  });
+
+  it('a signed request replayed within the 300 s window is a duplicate: one delivery, records replaced not doubled', async () => {
+    const hook = await startDestinationDouble();
+    try {
+      const account = await h.makeAccount();
+      await createDestinationService(h.server.running.store, h.server.running.plugins, { checkUrl: () => null })
+        .add(account.scriptId, 'webhook', { url: `${hook.url}/in`, secret: 'whsec_AQIDBAUGBwgJCgsMDQ4PEBESExQVFhcYGRobHB0eHyA=' });
+      const body = example();
+      body.transactions = [{ ...body.transactions[0], transaction_id: 'TX-REPLAY', order_id: 'ORD-REPLAY' }];
+      const { raw, headers } = signed(body);
+      const first = await h.post(null, { raw, headers, account });
+      const replay = await h.post(null, { raw, headers, account });
+      expect(first.body.custom_data.events[0]).to.include({ event_id: 'TX-REPLAY', status: 'accepted' });
+      expect(replay.status).to.equal(200);
+      expect(replay.body.custom_data.events[0]).to.include({ event_id: 'TX-REPLAY', status: 'duplicate' });
+      await hook.waitFor(() => hook.requests.length >= 1, 10_000, 'the payment reaches the webhook');
+      expect(await waitFor(async () => (await h.server.running.store.deliveries.dispatchBacklog()) === 0, 10_000)).to.equal(true);
+      const rows = await h.server.running.store.deliveries.list({ scriptId: account.scriptId, eventId: 'TX-REPLAY' });
+      expect(rows.map((r) => r.status), 'one delivery for the event, not two').to.deep.equal(['delivered']);
+      expect(hook.requests.filter((r) => r.body.includes('TX-REPLAY'))).to.have.length(1);
+    } finally {
+      await hook.close();
     }
   });
 
