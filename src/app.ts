@@ -33,6 +33,8 @@ export interface AppDeps {
   preview: PreviewDeps;
   destinations: DestinationCache;
   /** Custom endpoints (endpoint 4): loaded folders and the custom-record store; not mounted when absent. */
+  /** Problems that leave the service ready but not whole (reported by /readyz). */
+  degraded?: () => string[];
   customers?: { registry: CustomerRegistry; records: CustomRecordStore; handlers?: HandlerPool };
 }
 
@@ -63,6 +65,7 @@ export function createApp(deps: AppDeps): App {
     openapi: buildOpenApi,
     metricsToken: deps.config.metricsToken,
     readiness: () => (draining ? 'shutting down' : null),
+    degraded: deps.degraded,
   });
   // What the standard and the custom intake share.
   const shared = {

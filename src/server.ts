@@ -14,6 +14,7 @@ import { createApp, type App } from './app.ts';
 import { loadPlugins, type PluginRegistry } from './destinations/load-plugins.ts';
 import { createDestinationCache } from './destinations/destination-cache.ts';
 import { startRuleWatcher, type RuleWatcher } from './rules/rule-watcher.ts';
+import { formatRuleError } from './rules/load-rules.ts';
 import { createHashPool, type HashPool } from './workers/pool.ts';
 import { startDelivery, type DeliveryOverrides, type DeliveryRuntime } from './delivery/start-delivery.ts';
 import { registerDeliveryMetrics } from './delivery/delivery-metrics.ts';
@@ -34,8 +35,8 @@ export interface Running {
   plugins: PluginRegistry;
   rules: RuleWatcher;
   pool: HashPool;
-  /** The dispatcher and the delivery jobs (src/delivery/). */
-  delivery: DeliveryRuntime;
+  /** The dispatcher and the delivery jobs (src/delivery/); null while invalid rules hold delivery back. */
+  readonly delivery: DeliveryRuntime | null;
   /** Custom endpoints loaded from CUSTOMERS_DIR. */
   customers: CustomerRegistry;
   /** Loads custom endpoint folders added while running (tests call scan()). */
@@ -78,6 +79,7 @@ export async function startServer(config: Config, opts: StartOptions = {}): Prom
     preview: { plugins, rules: () => rules.current(), pool },
     destinations: createDestinationCache(store.destinations),
     customers: { registry: customers, records: customRecords, handlers },
+    degraded: () => rulesDegraded(rules),
   });
 
   // connectionsCheckingInterval: the headers and request timeouts are enforced by a sweep,
@@ -99,13 +101,28 @@ export async function startServer(config: Config, opts: StartOptions = {}): Prom
   const url = `http://${host}:${addr.port}`;
 
   // Delivery: fan-out and send lanes, started once the server listens; stopped in close().
-  const delivery = await startDelivery({ config, store, plugins, rules, pool, logger, metrics: registerDeliveryMetrics(metrics.registry), overrides: opts.delivery });
+  // With rules invalid since start it waits (events are accepted and queued) until a
+  // reload succeeds, so nothing is skipped for want of a rule that is only broken.
+  let delivery: DeliveryRuntime | null = null;
+  let deliveryStarting: Promise<void> | null = null;
+  const deliveryMetrics = registerDeliveryMetrics(metrics.registry);
+  const beginDelivery = () => (deliveryStarting ??= startDelivery({ config, store, plugins, rules, pool, logger, metrics: deliveryMetrics, overrides: opts.delivery })
+    .then((d) => { delivery = d; }));
+  if (rules.valid()) await beginDelivery();
+  else {
+    const off = rules.onReload((e) => {
+      if (!e.ok) return;
+      off();
+      beginDelivery().then(() => logger.info('rules are valid now: delivery started'), (err) => logger.error({ err }, 'starting delivery failed'));
+    });
+  }
 
   let closing: Promise<void> | null = null;
   async function close(graceMs = 8_000): Promise<void> {
     closing ??= (async () => {
       app.startDraining();
-      const deliveryStopped = delivery.stop(Math.min(5_000, graceMs));
+      await deliveryStarting;
+      const deliveryStopped = delivery?.stop(Math.min(5_000, graceMs)) ?? Promise.resolve();
       const closed = new Promise<void>((r) => server.close(() => r()));
       server.closeIdleConnections();
       const timer = setTimeout(() => server.closeAllConnections(), graceMs);
@@ -124,5 +141,19 @@ export async function startServer(config: Config, opts: StartOptions = {}): Prom
     return closing;
   }
 
-  return { url, server, app, store, writer, logger, plugins, rules, pool, customers, endpoints: endpointWatcher, delivery, close };
+  return {
+    url, server, app, store, writer, logger, plugins, rules, pool, customers, endpoints: endpointWatcher, close,
+    get delivery() {
+      return delivery;
+    },
+  };
+}
+
+/** What /readyz reports about the rules when they are not all well (intake works either way). */
+function rulesDegraded(rules: RuleWatcher): string[] {
+  const errors = rules.errors();
+  if (!rules.valid()) {
+    return [`rules invalid since start (${errors.length} error${errors.length === 1 ? '' : 's'}, first: ${errors[0] ? formatRuleError(errors[0]) : '?'}); events are accepted and stored, delivery waits until the rule files are fixed`];
+  }
+  return errors.length > 0 ? [`rules: the last reload was refused (${errors.length} error${errors.length === 1 ? '' : 's'}); the last good rules keep serving`] : [];
 }

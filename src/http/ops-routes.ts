@@ -11,6 +11,8 @@ export interface OpsDeps {
   openapi: () => unknown;
   /** When set, /metrics answers 401 without `Authorization: Bearer <metricsToken>`. */
   metricsToken?: string | null;
+  /** Problems that leave the service ready but not whole: /readyz answers 200 and lists them. */
+  degraded?: () => string[];
   /** Extra readiness checks (plugins and rules loaded, not draining…); each returns a reason or null. */
   readiness?: () => string | null;
 }
@@ -32,7 +34,8 @@ export function opsRouter(deps: OpsDeps): Router<AppState> {
       }
     }
     ctx.status = reason === null ? 200 : 503;
-    ctx.body = reason === null ? { status: 'ready' } : { status: 'not ready', reason };
+    const degraded = deps.degraded?.() ?? [];
+    ctx.body = reason !== null ? { status: 'not ready', reason } : degraded.length > 0 ? { status: 'ready', degraded } : { status: 'ready' };
   });
   const expected = deps.metricsToken ? digest(deps.metricsToken) : null;
   router.get('/metrics', async function metrics(ctx: AppContext) {

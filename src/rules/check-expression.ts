@@ -1,6 +1,9 @@
 // Static check of one json-logic expression at load time: every operator must be one we
 // registered, literal objects must not hide operations, and the few arities json-logic
-// would silently misread are enforced. Evaluation never sees a rule that failed this.
+// would silently misread are enforced. Size limits keep a rule from being a weapon: at
+// most RULE_LIMITS.depth levels of nesting (the walk stops there, so no depth can overflow
+// the stack), RULE_LIMITS.nodes values per expression and RULE_LIMITS.literalArray
+// elements per literal array. Evaluation never sees a rule that failed this.
 import { dotPathProblem } from './dot-path.ts';
 import { childPointer } from './json-pointer.ts';
 import { OPERATIONS, REMOVED_OPERATIONS } from './json-logic.ts';
@@ -10,6 +13,15 @@ export interface ExpressionProblem {
   path: string;
   message: string;
 }
+
+export const RULE_LIMITS = {
+  /** Levels of nesting of one expression. */
+  depth: 64,
+  /** Values (operations, arrays, literals) in one expression. */
+  nodes: 2_000,
+  /** Elements of one literal array. */
+  literalArray: 1_000,
+} as const;
 
 const ARITY: Readonly<Record<string, readonly [number, number]>> = {
   map: [2, 2], filter: [2, 2], all: [2, 2], none: [2, 2], some: [2, 2], reduce: [2, 3],
@@ -23,13 +35,33 @@ const ARITY: Readonly<Record<string, readonly [number, number]>> = {
  */
 export function checkExpression(logic: unknown, pointer: string): ExpressionProblem[] {
   const problems: ExpressionProblem[] = [];
-  walk(logic, pointer, problems);
+  const state = { nodes: 0, tooBig: false };
+  walk(logic, pointer, problems, 0, state);
   return problems;
 }
 
-function walk(logic: unknown, pointer: string, problems: ExpressionProblem[]): void {
+interface WalkState {
+  nodes: number;
+  tooBig: boolean;
+}
+
+function walk(logic: unknown, pointer: string, problems: ExpressionProblem[], depth: number, state: WalkState): void {
+  if (state.tooBig) return;
+  if (++state.nodes > RULE_LIMITS.nodes) {
+    state.tooBig = true;
+    problems.push({ path: pointer, message: `RULE_TOO_LARGE: the expression has more than ${RULE_LIMITS.nodes} values; split it or simplify it` });
+    return;
+  }
+  if (depth >= RULE_LIMITS.depth) {
+    problems.push({ path: pointer, message: `RULE_TOO_DEEP: the expression is nested deeper than ${RULE_LIMITS.depth} levels` });
+    return;
+  }
   if (Array.isArray(logic)) {
-    logic.forEach((item, i) => walk(item, childPointer(pointer, i), problems));
+    if (logic.length > RULE_LIMITS.literalArray) {
+      problems.push({ path: pointer, message: `RULE_TOO_LARGE: a literal array of ${logic.length} elements (at most ${RULE_LIMITS.literalArray})` });
+      return;
+    }
+    logic.forEach((item, i) => walk(item, childPointer(pointer, i), problems, depth + 1, state));
     return;
   }
   if (logic === null || typeof logic !== 'object') return;
@@ -61,7 +93,7 @@ function walk(logic: unknown, pointer: string, problems: ExpressionProblem[]): v
     problems.push({ path: argPointer, message: `"${op}" takes ${want} argument${want === '1' ? '' : 's'}, got ${args.length}` });
   }
   if (op === 'object') checkObjectPairs(args, argPointer, problems);
-  walk(raw, argPointer, problems);
+  walk(raw, argPointer, problems, depth + 1, state);
 }
 
 function checkObjectPairs(args: unknown[], pointer: string, problems: ExpressionProblem[]): void {

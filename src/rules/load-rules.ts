@@ -64,18 +64,27 @@ export function loadRules(dir: string, opts: LoadRulesOptions = {}): LoadRulesRe
   let rules = 0;
   for (const f of found) {
     const file = show(f.abs);
+    try {
+      loadOne(f, file);
+    } catch (err) {
+      // Whatever goes wrong with one file is that file's error, never the process's.
+      errors.push({ file, path: '', message: `could not be checked: ${(err as Error).message}` });
+    }
+  }
+
+  function loadOne(f: Found, file: string): void {
     const parsed = readRuleFile(f.abs, file, errors);
-    if (parsed === undefined) continue;
+    if (parsed === undefined) return;
     if (isRecord(parsed) && Array.isArray(parsed.rules)) rules += parsed.rules.length;
     const problems = checkRuleFileSchema(parsed);
     if (problems.length > 0) {
       for (const p of problems) errors.push({ file, ...p });
-      continue;
+      return;
     }
     const ruleFile = parsed as RuleFile;
     const before = errors.length;
     checkRuleFile(ruleFile, f.abs, file, errors);
-    if (errors.length > before) continue;
+    if (errors.length > before) return;
     if (f.scriptId !== null) {
       ruleFile.rules.forEach((r, i) => {
         if (r.disabled === true) disables.push({ file, destination: ruleFile.destination, id: r.id, path: childPointer('/rules', i) });
@@ -140,9 +149,17 @@ function isRuleFile(dir: string, e: Dirent): boolean {
   }
 }
 
+/** Limits of one rule file: its size is checked before it is read. */
+export const RULE_FILE_LIMITS = { bytes: 1024 * 1024, rules: 500 } as const;
+
 function readRuleFile(abs: string, file: string, errors: RuleLoadError[]): unknown {
   let text: string;
   try {
+    const size = statSync(abs).size;
+    if (size > RULE_FILE_LIMITS.bytes) {
+      errors.push({ file, path: '', message: `RULE_FILE_TOO_LARGE: ${size} bytes; a rule file may have at most ${RULE_FILE_LIMITS.bytes} (split it)` });
+      return undefined;
+    }
     text = readFileSync(abs, 'utf8');
   } catch (err) {
     errors.push({ file, path: '', message: `cannot read the file (${(err as NodeJS.ErrnoException).code ?? 'error'})` });
@@ -169,6 +186,10 @@ function jsonErrorWhere(text: string, message: string): string {
 
 /** What the schema cannot say: the file name, unique ids, and every json-logic expression. */
 function checkRuleFile(rf: RuleFile, abs: string, file: string, errors: RuleLoadError[]): void {
+  if (rf.rules.length > RULE_FILE_LIMITS.rules) {
+    errors.push({ file, path: '/rules', message: `RULE_FILE_TOO_LARGE: ${rf.rules.length} rules; a rule file may have at most ${RULE_FILE_LIMITS.rules}` });
+    return;
+  }
   const expected = basename(abs, '.json');
   if (rf.destination !== expected) {
     errors.push({ file, path: '/destination', message: `"${rf.destination}" does not match the file name; expected "${expected}"` });

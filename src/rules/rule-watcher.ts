@@ -4,7 +4,7 @@
 import { watch, readdirSync, statSync, type FSWatcher } from 'node:fs';
 import { join } from 'node:path';
 import { formatRuleError, loadRules, type LoadRulesOptions, type RuleLoadError } from './load-rules.ts';
-import type { RuleSet } from './rule-set.ts';
+import { createRuleSet, type RuleSet } from './rule-set.ts';
 
 /** The pino subset used here. */
 export interface WatcherLogger {
@@ -33,6 +33,12 @@ export interface RuleWatcher {
   current(): RuleSet;
   /** Errors of the last reload attempt if it was refused; empty once a reload succeeds. */
   errors(): readonly RuleLoadError[];
+  /**
+   * Whether a valid rule set has ever loaded. False only when the rules were invalid at
+   * start and have not been fixed since: `current()` is then empty, and the server keeps
+   * delivery waiting (events are accepted and queued) until they are.
+   */
+  valid(): boolean;
   /** Reloads now (also what a change triggers). */
   reload(): ReloadEvent;
   /** Called after every reload attempt; returns an unsubscribe function. */
@@ -49,8 +55,9 @@ export class RulesInvalidError extends Error {
 }
 
 /**
- * Loads the rules and keeps them current. Throws RulesInvalidError when the initial
- * load fails, so the service does not start on broken rules.
+ * Loads the rules and keeps them current. Never throws for a bad rule file: invalid rules
+ * at start are logged loudly, `valid()` is false and `current()` empty until a reload
+ * succeeds; a reload that fails (or throws) is refused and the last good rules keep serving.
  */
 export function startRuleWatcher(opts: RuleWatcherOptions): RuleWatcher {
   const { dir, logger } = opts;
@@ -59,22 +66,28 @@ export function startRuleWatcher(opts: RuleWatcherOptions): RuleWatcher {
   const listeners = new Set<(e: ReloadEvent) => void>();
 
   let fingerprint = fingerprintOf(dir);
-  const first = loadRules(dir, opts);
-  if (!first.ok) throw new RulesInvalidError(first.errors);
-  let current = first.ruleSet;
-  let lastErrors: readonly RuleLoadError[] = [];
+  const first = safeLoad(dir, opts);
+  let everValid = first.ok;
+  let current = first.ok ? first.ruleSet : createRuleSet(dir, []);
+  let lastErrors: readonly RuleLoadError[] = first.ok ? [] : Object.freeze(first.errors);
+  if (!first.ok) {
+    for (const e of first.errors) logger.error({ file: e.file, path: e.path }, `rule file invalid: ${formatRuleError(e)}`);
+    logger.error({ dir, errors: first.errors.length },
+      'RULES INVALID AT START: intake runs and events are stored, but nothing is delivered until the rule files are fixed (they reload on save)');
+  }
   let closed = false;
   let timer: NodeJS.Timeout | undefined;
   let watcher: FSWatcher | undefined;
   let watchUnavailable = false;
-  logger.info({ dir, files: first.files, rules: first.rules }, 'rules loaded');
+  if (first.ok) logger.info({ dir, files: first.files, rules: first.rules }, 'rules loaded');
 
   const reload = (): ReloadEvent => {
     fingerprint = fingerprintOf(dir);
-    const r = loadRules(dir, opts);
+    const r = safeLoad(dir, opts);
     let event: ReloadEvent;
     if (r.ok) {
       current = r.ruleSet;
+      everValid = true;
       lastErrors = [];
       event = { ok: true, ruleSet: r.ruleSet, files: r.files, rules: r.rules };
       logger.info({ dir, files: r.files, rules: r.rules }, 'rules reloaded');
@@ -131,6 +144,7 @@ export function startRuleWatcher(opts: RuleWatcherOptions): RuleWatcher {
   return {
     current: () => current,
     errors: () => lastErrors,
+    valid: () => everValid,
     reload,
     onReload(listener) {
       listeners.add(listener);
@@ -177,4 +191,13 @@ function fingerprintOf(dir: string): string {
   };
   visit(dir, 0);
   return parts.join('\n');
+}
+
+/** loadRules, with anything it throws (a bug, a resource error) turned into a refused load. */
+function safeLoad(dir: string, opts: LoadRulesOptions): ReturnType<typeof loadRules> {
+  try {
+    return loadRules(dir, opts);
+  } catch (err) {
+    return { ok: false, errors: [{ file: dir, path: '', message: `loading the rules failed: ${(err as Error).message}` }], files: 0, rules: 0 };
+  }
 }

@@ -2,7 +2,7 @@ import { expect } from 'chai';
 import { mkdirSync, mkdtempSync, renameSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { RulesInvalidError, startRuleWatcher, type ReloadEvent, type RuleWatcher } from '../../src/rules/rule-watcher.ts';
+import { startRuleWatcher, type ReloadEvent, type RuleWatcher } from '../../src/rules/rule-watcher.ts';
 
 interface LogLine { level: 'info' | 'warn' | 'error'; obj: object; msg?: string }
 
@@ -110,9 +110,20 @@ describe('rule watcher (hot reload)', function () {
     expect(seen).to.have.length(2);
   });
 
-  it('refuses to start on invalid rules: there is no last good set', () => {
+  it('invalid rules at start: no throw, valid() false and an empty set until a reload succeeds, logged loudly', async () => {
     writeFileSync(join(dir, 'ga4.json'), '{"destination": "ga4"}');
-    expect(() => startRuleWatcher({ dir, logger: memoryLogger().logger, displayBase: dir }))
-      .to.throw(RulesInvalidError, 'rules are invalid:\nga4.json: missing required "rules"');
+    const log = memoryLogger();
+    const w = startRuleWatcher({ dir, logger: log.logger, displayBase: dir, debounceMs: 10, pollMs: 20 });
+    try {
+      expect(w.valid()).to.equal(false);
+      expect(w.errors().map((e) => `${e.file}: ${e.message}`)).to.deep.equal(['ga4.json: missing required "rules"']);
+      expect(w.current().rulesFor('X', 'ga4')).to.deep.equal([]);
+      expect(JSON.stringify(log.lines)).to.contain('RULES INVALID AT START');
+      writeFileSync(join(dir, 'ga4.json'), ruleFile('fixed'));
+      await waitFor(() => w.valid());
+      expect(w.current().rulesFor('X', 'ga4')[0].output.name).to.equal('fixed');
+    } finally {
+      w.close();
+    }
   });
 });
