@@ -28,7 +28,8 @@ export interface DestinationInstance {
  * `no_matching_rule`: no enabled rule is written for this event name; `condition_not_met`:
  * rules exist for it, but each one's `when` was false or it failed (see the warnings).
  */
-export type SkipReason = 'disabled' | 'dev_environment' | 'consent' | 'not_allow_listed' | 'no_matching_rule' | 'condition_not_met';
+export type SkipReason =
+  | 'disabled' | 'dev_environment' | 'consent' | 'not_allow_listed' | 'no_matching_rule' | 'condition_not_met' | 'rule_budget_exceeded';
 
 export type MapResult =
   | { status: 'skipped'; reason: SkipReason; message: string; warnings: string[] }
@@ -132,6 +133,10 @@ export function mapEventForDestination(input: MapEventInput): MapResult {
   if (applied.events.length === 0) {
     if (applied.considered.length === 0) {
       return skip('no_matching_rule', `no rule is written for ${event.event.name}; nothing sent`, warnings);
+    }
+    if (applied.overBudget.length > 0) {
+      return skip('rule_budget_exceeded',
+        `rule ${applied.overBudget.join(', ')} was stopped: its evaluation exceeded the step budget (a runaway rule); nothing sent`, warnings);
     }
     const ids = applied.considered.join(', ');
     return skip('condition_not_met',

@@ -2,7 +2,7 @@
 // evaluate produces no event and a warning; it never takes the other rules down with it.
 import { isAbsent } from './custom-ops.ts';
 import { isPlainObject, setPath } from './dot-path.ts';
-import { evaluate, truthy } from './json-logic.ts';
+import { evaluate, RuleBudgetError, truthy } from './json-logic.ts';
 import type { NativeEvent, RuleData, RuleSpec } from './types.ts';
 
 export interface ApplyRulesResult {
@@ -12,6 +12,8 @@ export interface ApplyRulesResult {
   warnings: string[];
   /** Ids of the enabled rules for this event name, whether or not their `when` held. */
   considered: string[];
+  /** Ids of the rules stopped for exceeding the evaluation budget. */
+  overBudget: string[];
 }
 
 /** Whether `rule` is for events named `name` (`*` matches any). */
@@ -25,12 +27,13 @@ export function ruleMatchesEvent(rule: RuleSpec, name: string): boolean {
  * applyRules([{ id: 'ga4.purchase', event: 'checkout_completed',
  *               output: { name: 'purchase', 'params.value': { var: 'event.value' } } }], data)
  * // → { events: [{ ruleId: 'ga4.purchase', fields: { name: 'purchase', params: { value: 99.5 } } }], warnings: [],
- * //     considered: ['ga4.purchase'] }
+ * //     considered: ['ga4.purchase'], overBudget: [] }
  */
 export function applyRules(rules: readonly RuleSpec[], data: RuleData): ApplyRulesResult {
   const events: NativeEvent[] = [];
   const warnings: string[] = [];
   const considered: string[] = [];
+  const overBudget: string[] = [];
   const name = typeof data.event.name === 'string' ? data.event.name : '';
   for (const rule of rules) {
     if (rule.disabled === true || !ruleMatchesEvent(rule, name)) continue;
@@ -40,18 +43,19 @@ export function applyRules(rules: readonly RuleSpec[], data: RuleData): ApplyRul
       try {
         applies = truthy(evaluate(rule.when, data));
       } catch (err) {
+        if (err instanceof RuleBudgetError) overBudget.push(rule.id);
         warnings.push(`rule ${rule.id}: "when" failed (${messageOf(err)}); rule skipped`);
         continue;
       }
       if (!applies) continue;
     }
-    const fields = buildOutput(rule, data, warnings);
+    const fields = buildOutput(rule, data, warnings, overBudget);
     if (fields !== null) events.push({ ruleId: rule.id, fields });
   }
-  return { events, warnings, considered };
+  return { events, warnings, considered, overBudget };
 }
 
-function buildOutput(rule: RuleSpec, data: RuleData, warnings: string[]): Record<string, unknown> | null {
+function buildOutput(rule: RuleSpec, data: RuleData, warnings: string[], overBudget: string[]): Record<string, unknown> | null {
   const fields: Record<string, unknown> = {};
   for (const [key, expr] of Object.entries(rule.output)) {
     let value: unknown;
@@ -65,6 +69,7 @@ function buildOutput(rule: RuleSpec, data: RuleData, warnings: string[]): Record
       if (isAbsent(value)) continue;
       setPath(fields, key, value);
     } catch (err) {
+      if (err instanceof RuleBudgetError) overBudget.push(rule.id);
       warnings.push(`rule ${rule.id}: output "${key}" failed (${messageOf(err)}); no event from this rule`);
       return null;
     }

@@ -19,6 +19,43 @@ export const REMOVED_OPERATIONS = ['method', 'log'] as const;
 for (const name of REMOVED_OPERATIONS) jsonLogic.rm_operation(name);
 for (const [name, fn] of Object.entries(CUSTOM_OPERATIONS)) jsonLogic.add_operation(name, fn);
 
+/**
+ * The evaluation budget of one expression: every operation evaluated is a step, and
+ * `merge` and `cat` also pay for the elements and characters they build, so neither
+ * nested loops over literal arrays nor a `reduce` that doubles its accumulator can stall
+ * the event loop or fill the heap. Past it, evaluation stops with RuleBudgetError.
+ */
+export const EVALUATION_BUDGET = 200_000;
+
+export class RuleBudgetError extends Error {
+  override name = 'RuleBudgetError';
+}
+
+let budget: { left: number } | null = null;
+const spend = (n: number) => {
+  if (budget !== null && (budget.left -= n) < 0) {
+    throw new RuleBudgetError(`evaluation exceeded its budget of ${EVALUATION_BUDGET} steps`);
+  }
+};
+
+// Every evaluation, including json-logic's own recursion (it calls jsonLogic.apply), passes here.
+const innerApply = jsonLogic.apply.bind(jsonLogic);
+jsonLogic.apply = ((logic: unknown, data: unknown) => {
+  spend(1);
+  return innerApply(logic as jsonLogic.RulesLogic<jsonLogic.AdditionalOperation>, data);
+}) as typeof jsonLogic.apply;
+
+jsonLogic.add_operation('merge', (...args: unknown[]) => {
+  const out = args.reduce<unknown[]>((acc, a) => acc.concat(a), []);
+  spend(out.length);
+  return out;
+});
+jsonLogic.add_operation('cat', (...args: unknown[]) => {
+  const out = args.join(''); // as json-logic's own cat: null and undefined become ''
+  spend(Math.ceil(out.length / 16));
+  return out;
+});
+
 export const CUSTOM_OPERATION_NAMES: readonly string[] = Object.freeze(Object.keys(CUSTOM_OPERATIONS));
 
 /** Every operation a rule may name; a rule file naming anything else is refused at load. */
@@ -30,9 +67,18 @@ export const OPERATIONS: ReadonlySet<string> = new Set<string>([...BUILTIN_OPERA
  */
 export const SCOPED_OPERATIONS: ReadonlySet<string> = new Set(['map', 'filter', 'reduce', 'all', 'none', 'some']);
 
-/** Evaluates `logic` against `data`. Throws on an unknown operation or a malformed rule. */
+/**
+ * Evaluates `logic` against `data` within EVALUATION_BUDGET. Throws on an unknown operation
+ * or a malformed rule, and RuleBudgetError when the budget runs out.
+ */
 export function evaluate(logic: unknown, data: unknown): unknown {
-  return jsonLogic.apply(logic as jsonLogic.RulesLogic<jsonLogic.AdditionalOperation>, data);
+  const outer = budget;
+  budget = { left: EVALUATION_BUDGET };
+  try {
+    return jsonLogic.apply(logic as jsonLogic.RulesLogic<jsonLogic.AdditionalOperation>, data);
+  } finally {
+    budget = outer;
+  }
 }
 
 /** json-logic truthiness: like JavaScript's, except that `[]` is false. */

@@ -63,6 +63,7 @@ describe('applyRules', () => {
       }],
       warnings: [],
       considered: ['ga4.purchase'],
+      overBudget: [],
     });
   });
 
