@@ -21,6 +21,7 @@ import { registerDeliveryMetrics } from './delivery/delivery-metrics.ts';
 import { listEndpoints, loadCustomers } from './customers/load-customers.ts';
 import { watchNewEndpoints, type EndpointWatcher } from './customers/endpoint-watcher.ts';
 import { createHandlerPool } from './customers/handler-pool.ts';
+import { SERVER_BUSY_TIMEOUTS } from './store/sqlite/connection.ts';
 import { openCustomRecordStore } from './customers/custom-record-store.ts';
 import type { CustomerRegistry } from './customers/types.ts';
 import { sqliteFile } from './store/open-store.ts';
@@ -62,12 +63,12 @@ export async function startServer(config: Config, opts: StartOptions = {}): Prom
   }
   const endpointWatcher = watchNewEndpoints(config.customersDir, customers, { logger });
   const rules = startRuleWatcher({ dir: config.rulesDir, logger });
-  const store = opts.store ?? (await openStore(config));
+  const store = opts.store ?? (await openStore(config, 'server'));
   const metrics = createMetrics();
   const writer = createEventWriter(store.events, { onBatch: (n) => metrics.commitBatch.observe(n) });
   const authenticator = createAuthenticator(store);
   const pool = createHashPool({ threads: config.workers });
-  const customRecords = openCustomRecordStore(sqliteFile(config));
+  const customRecords = openCustomRecordStore(sqliteFile(config), { busyTimeoutMs: SERVER_BUSY_TIMEOUTS.mainMs });
   const handlers = createHandlerPool({ memoryMb: config.handlerMemoryMb });
   const app = createApp({
     config,

@@ -13,7 +13,7 @@ import { fanOutOnce } from './fan-out.ts';
 import type { HttpSender } from './http-sender.ts';
 import { createLane, type Lane, type LaneLogger } from './lane.ts';
 import { isDeadLocalOwner, newOwnerId, ownerOf } from './owner-id.ts';
-import { createRetryPolicy, type RetryPolicy } from './retry-policy.ts';
+import { createRetryPolicy, storeErrorBackoffMs, type RetryPolicy } from './retry-policy.ts';
 
 export interface DispatcherOptions {
   store: Store;
@@ -143,12 +143,19 @@ export function createDispatcher(opts: DispatcherOptions): Dispatcher {
   }
 
   async function runFanOut(): Promise<void> {
+    let failures = 0;
     while (running) {
       let claimed = 0;
       try {
         claimed = await fanOut();
+        failures = 0;
       } catch (err) {
-        logger.error({ err }, 'fan-out failed; the claimed events are retried when their lease ends');
+        // A store in trouble (locked, full) is not hammered: back off, one line per wait.
+        const waitMs = storeErrorBackoffMs(++failures, Math.random);
+        logger.error({ err, consecutive_failures: failures, retry_in_ms: waitMs }, 'fan-out failed; the claimed events are retried when their lease ends');
+        await Promise.race([sleep(waitMs), new Promise<void>((r) => (wakeFanOut = r))]);
+        wakeFanOut = undefined;
+        continue;
       }
       if (!running) return;
       if (claimed < fanOutBatch) {

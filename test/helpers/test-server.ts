@@ -7,6 +7,7 @@ import { loadConfig, type Config } from '../../src/config.ts';
 import { createLogger } from '../../src/logger.ts';
 import { startServer, type Running } from '../../src/server.ts';
 import { openSqliteStore } from '../../src/store/sqlite/sqlite-store.ts';
+import { SERVER_BUSY_TIMEOUTS } from '../../src/store/sqlite/connection.ts';
 import { sqliteFile } from '../../src/store/open-store.ts';
 import { createAccountService, type CreateAccountInput } from '../../src/accounts/account-service.ts';
 
@@ -56,7 +57,8 @@ export interface TestServerOptions {
 export async function startTestServer(env: Record<string, string> = {}, opts: TestServerOptions = {}): Promise<TestServer> {
   const dataDir = tempDir();
   const config = loadConfig({ PORT: '0', HOST: '127.0.0.1', DATA_DIR: dataDir, LOG_LEVEL: 'silent', ...env });
-  const store = openSqliteStore({ file: sqliteFile(config), busyTimeoutMs: opts.busyTimeoutMs });
+  // The server's lock waits, as startServer opens the store (see SERVER_BUSY_TIMEOUTS).
+  const store = openSqliteStore({ file: sqliteFile(config), busyTimeoutMs: opts.busyTimeoutMs ?? SERVER_BUSY_TIMEOUTS.writerMs, mainBusyTimeoutMs: SERVER_BUSY_TIMEOUTS.mainMs });
   const running = await startServer(config, { logger: createLogger('silent'), store });
   const accounts = createAccountService(running.store);
 

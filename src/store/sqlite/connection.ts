@@ -9,6 +9,15 @@ import { dirname } from 'node:path';
 export const DEFAULT_BUSY_TIMEOUT_MS = 5000;
 
 /**
+ * The server's waits for a write lock held by someone else (another process, a backup):
+ * the writer thread, which commits intake, gives up after a second, so intake answers 503
+ * with Retry-After instead of hanging; the main thread's connection (delivery bookkeeping,
+ * custom records) waits at most 200 ms per attempt, so the event loop — and /healthz —
+ * never stalls, and the lanes back off. The CLI keeps DEFAULT_BUSY_TIMEOUT_MS.
+ */
+export const SERVER_BUSY_TIMEOUTS = { writerMs: 1_000, mainMs: 200 } as const;
+
+/**
  * WAL, synchronous=FULL (an acknowledged event survives power loss), a busy timeout and
  * foreign keys. Throws when a file database does not enter WAL mode.
  */

@@ -16,6 +16,8 @@ export interface SqliteOptions {
   file: string;
   /** Milliseconds a writer waits for a lock before SQLITE_BUSY. */
   busyTimeoutMs?: number;
+  /** Busy timeout of the main-thread connection when it differs (the server's is short). */
+  mainBusyTimeoutMs?: number;
   /** How long an (account, name, event id) counts as a duplicate; default 7 days. */
   dedupWindowMs?: number;
   /**
@@ -105,7 +107,7 @@ function patchValue(key: keyof AccountPatch, v: unknown): unknown {
 export function openSqliteStore(opts: SqliteOptions): Store {
   const busyTimeoutMs = opts.busyTimeoutMs ?? DEFAULT_BUSY_TIMEOUT_MS;
   const dedupWindow = opts.dedupWindowMs ?? DEFAULT_DEDUP_WINDOW_MS;
-  const db = openConnection(opts.file, busyTimeoutMs);
+  const db = openConnection(opts.file, opts.mainBusyTimeoutMs ?? busyTimeoutMs);
   migrate(db);
   // After migrate: the thread's connection only ever sees the current schema.
   const writer = (opts.writerThread ?? defaultWriterThread()) && opts.file !== ':memory:'
