@@ -12,7 +12,15 @@ export interface EventWriter {
   drain(): Promise<void>;
 }
 
-export function createEventWriter(store: EventStore, opts: { maxBatch?: number; onBatch?: (n: number) => void } = {}): EventWriter {
-  const group = createGroupCommit((rows: EventRecord[]) => store.append(rows), { maxBatch: opts.maxBatch ?? 512, onBatch: opts.onBatch });
+/** Events waiting for a commit at most; past it intake answers 503 at once (back-pressure). */
+export const MAX_PENDING_EVENTS = 20_000;
+
+export function createEventWriter(
+  store: EventStore,
+  opts: { maxBatch?: number; onBatch?: (n: number) => void; maxPending?: number } = {},
+): EventWriter {
+  const group = createGroupCommit((rows: EventRecord[]) => store.append(rows), {
+    maxBatch: opts.maxBatch ?? 512, onBatch: opts.onBatch, maxQueue: opts.maxPending ?? MAX_PENDING_EVENTS,
+  });
   return { write: group.submit, drain: group.drain };
 }

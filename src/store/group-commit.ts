@@ -1,7 +1,13 @@
 // The group-commit mechanism shared by intake events and delivery attempts: items that
 // arrive in the same event-loop turn are committed together, each caller's promise
 // settling with its own result once that commit is done. Pipelined: while a batch
-// commits, later items queue, and everything queued goes out as the next batch.
+// commits, later items queue, and everything queued goes out as the next batch. The queue
+// is bounded: past `maxQueue` waiting items a submit is refused at once (QueueFullError),
+// so an overloaded or stuck store answers 503 now rather than after a long timeout.
+
+export class QueueFullError extends Error {
+  override name = 'QueueFullError';
+}
 
 export interface GroupCommit<T, R> {
   /** Resolves with this item's result once its batch is committed; rejects when the commit failed. */
@@ -18,8 +24,9 @@ export interface GroupCommit<T, R> {
  */
 export function createGroupCommit<T, R>(
   commit: (items: T[]) => Promise<R[]>,
-  opts: { maxBatch: number; onBatch?: (n: number) => void },
+  opts: { maxBatch: number; onBatch?: (n: number) => void; maxQueue?: number },
 ): GroupCommit<T, R> {
+  const maxQueue = opts.maxQueue ?? Infinity;
   let queue: { item: T; resolve: (r: R) => void; reject: (e: unknown) => void }[] = [];
   let scheduled = false;
   let running = false;
@@ -47,6 +54,9 @@ export function createGroupCommit<T, R>(
 
   return {
     submit(item) {
+      if (queue.length >= maxQueue) {
+        return Promise.reject(new QueueFullError(`${queue.length} items are already waiting for a commit`));
+      }
       return new Promise<R>((resolve, reject) => {
         queue.push({ item, resolve, reject });
         // setImmediate runs after this turn's I/O callbacks: every item of the turn joins
