@@ -65,7 +65,9 @@ export async function startServer(config: Config, opts: StartOptions = {}): Prom
   const rules = startRuleWatcher({ dir: config.rulesDir, logger });
   const store = opts.store ?? (await openStore(config, 'server'));
   const metrics = createMetrics();
-  const writer = createEventWriter(store.events, { onBatch: (n) => metrics.commitBatch.observe(n) });
+  // Each intake commit wakes the fan-out, so accepted events go out without waiting for a poll.
+  let wakeDelivery = (): void => undefined;
+  const writer = createEventWriter(store.events, { onBatch: (n) => { metrics.commitBatch.observe(n); wakeDelivery(); } });
   const authenticator = createAuthenticator(store);
   const pool = createHashPool({ threads: config.workers });
   const customRecords = openCustomRecordStore(sqliteFile(config), { busyTimeoutMs: SERVER_BUSY_TIMEOUTS.mainMs });
@@ -108,7 +110,7 @@ export async function startServer(config: Config, opts: StartOptions = {}): Prom
   let deliveryStarting: Promise<void> | null = null;
   const deliveryMetrics = registerDeliveryMetrics(metrics.registry);
   const beginDelivery = () => (deliveryStarting ??= startDelivery({ config, store, plugins, rules, pool, logger, metrics: deliveryMetrics, overrides: opts.delivery })
-    .then((d) => { delivery = d; }));
+    .then((d) => { delivery = d; wakeDelivery = () => d.dispatcher.wake(); }));
   if (rules.valid()) await beginDelivery();
   else {
     const off = rules.onReload((e) => {

@@ -56,6 +56,8 @@ export interface Dispatcher {
   stop(graceMs?: number): Promise<void>;
   /** One full pass without timers: fan out everything queued, then send everything due now. */
   runOnce(): Promise<void>;
+  /** New work was committed (an intake commit): fan out now instead of at the next poll. */
+  wake(): void;
 }
 
 const sleep = (ms: number) => new Promise<void>((r) => setTimeout(r, ms).unref());
@@ -97,6 +99,7 @@ export function createDispatcher(opts: DispatcherOptions): Dispatcher {
   let fanOutLoop: Promise<void> | undefined;
   let refreshTimer: NodeJS.Timeout | undefined;
   let wakeFanOut: (() => void) | undefined;
+  let backingOff = false;
 
   /** Brings the lanes in line with the destinations table: new, changed, paused, resumed, removed. */
   async function refresh(): Promise<void> {
@@ -153,8 +156,10 @@ export function createDispatcher(opts: DispatcherOptions): Dispatcher {
         // A store in trouble (locked, full) is not hammered: back off, one line per wait.
         const waitMs = storeErrorBackoffMs(++failures, Math.random);
         logger.error({ err, consecutive_failures: failures, retry_in_ms: waitMs }, 'fan-out failed; the claimed events are retried when their lease ends');
+        backingOff = true; // commits do not cut a backoff short; stop() still does
         await Promise.race([sleep(waitMs), new Promise<void>((r) => (wakeFanOut = r))]);
         wakeFanOut = undefined;
+        backingOff = false;
         continue;
       }
       if (!running) return;
@@ -196,6 +201,7 @@ export function createDispatcher(opts: DispatcherOptions): Dispatcher {
     async stop(graceMs = 5_000) {
       running = false;
       clearTimeout(refreshTimer);
+      backingOff = false;
       wakeFanOut?.();
       await fanOutLoop;
       const stopped = Promise.all([...lanes.values()].map((l) => l.stop()));
@@ -208,6 +214,9 @@ export function createDispatcher(opts: DispatcherOptions): Dispatcher {
       }
       await recorder.drain();
       await store.deliveries.releaseOwner(owner, clock());
+    },
+    wake() {
+      if (!backingOff) wakeFanOut?.();
     },
     async runOnce() {
       await refresh();
