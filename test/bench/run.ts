@@ -5,7 +5,7 @@
 // delivery running, and the end-to-end rate counts native events the doubles received.
 import autocannon from 'autocannon';
 import { spawn, type ChildProcess } from 'node:child_process';
-import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { loadConfig } from '../../src/config.ts';
@@ -48,7 +48,7 @@ function waitListening(child: ChildProcess, pattern: RegExp): Promise<number> {
   });
 }
 
-interface Row { name: string; ok: number; rps: number; p50: number; p99: number; errors: number; non2xx: number; rssMb: number; note?: string }
+interface Row { name: string; ok: number; rps: number; p50: number; p99: number; p999: number; errors: number; non2xx: number; rssMb: number; note?: string }
 
 let sequence = 0;
 async function load(name: string, url: string, headers: Record<string, string>, pid: number): Promise<Row> {
@@ -61,7 +61,7 @@ async function load(name: string, url: string, headers: Record<string, string>, 
     }],
   });
   const rss = Number(readFileSync(`/proc/${pid}/status`, 'utf8').match(/VmRSS:\s+(\d+)/)?.[1] ?? 0) / 1024;
-  return { name, ok: r['2xx'], rps: r.requests.average, p50: r.latency.p50, p99: r.latency.p99, errors: r.errors + r.timeouts, non2xx: r.non2xx, rssMb: Math.round(rss) };
+  return { name, ok: r['2xx'], rps: r.requests.average, p50: r.latency.p50, p99: r.latency.p99, p999: r.latency.p99_9, errors: r.errors + r.timeouts, non2xx: r.non2xx, rssMb: Math.round(rss) };
 }
 
 /** Native events a double has received so far (batch platforms carry several per request). */
@@ -128,8 +128,12 @@ async function main(): Promise<void> {
     delivered = TYPES.reduce((n, t) => n + nativeEvents(t, doubles.get(t)!), 0);
   }
   const e2eSeconds = (performance.now() - started) / 1000;
+  const endToEnd = {
+    accepted, native_expected: expected, native_delivered_during_run: duringRun, native_delivered: delivered,
+    seconds: Math.round(e2eSeconds * 10) / 10, events_per_second: Math.round(delivered / TYPES.length / e2eSeconds),
+  };
   e1.note = `native events delivered during the run ${duringRun}; all ${delivered} delivered after ${e2eSeconds.toFixed(1)} s → ` +
-    `${Math.round(delivered / TYPES.length / e2eSeconds)} events/s end to end`;
+    `${endToEnd.events_per_second} events/s end to end`;
   rows.push(e1);
 
   rows.push(await load('endpoint 2 with 4 destinations (preview)', `${base}/event/test?id=${withDest.account.scriptId}`,
@@ -140,12 +144,25 @@ async function main(): Promise<void> {
 
   const bareRow = rows[0];
   console.log(`\n${DURATION} s per run, ${CONNECTIONS} connections, ~${JSON.stringify(checkout('x')).length} B checkout_completed body, unique event ids\n`);
-  console.log('| run | req/s | ratio to bare | p50 ms | p99 ms | p99 ratio | errors | non-2xx | RSS MB |');
-  console.log('|---|---:|---:|---:|---:|---:|---:|---:|---:|');
+  console.log('| run | req/s | ratio to bare | p50 ms | p99 ms | p99.9 ms | p99 ratio | errors | non-2xx | RSS MB |');
+  console.log('|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|');
   for (const r of rows) {
-    console.log(`| ${r.name} | ${Math.round(r.rps)} | ${(r.rps / bareRow.rps).toFixed(2)} | ${r.p50} | ${r.p99} | ${(r.p99 / Math.max(bareRow.p99, 1)).toFixed(2)} | ${r.errors} | ${r.non2xx} | ${r.rssMb} |`);
+    console.log(`| ${r.name} | ${Math.round(r.rps)} | ${(r.rps / bareRow.rps).toFixed(2)} | ${r.p50} | ${r.p99} | ${r.p999} | ${(r.p99 / Math.max(bareRow.p99, 1)).toFixed(2)} | ${r.errors} | ${r.non2xx} | ${r.rssMb} |`);
   }
   for (const r of rows) if (r.note) console.log(`\n${r.name}: ${r.note}`);
+  const jsonAt = process.argv.indexOf('--json');
+  if (jsonAt !== -1 && process.argv[jsonAt + 1]) {
+    const figures = {
+      duration_s: DURATION, connections: CONNECTIONS,
+      runs: rows.map((r) => ({
+        name: r.name, rps: Math.round(r.rps), ratio_to_bare: Math.round((r.rps / bareRow.rps) * 100) / 100,
+        p50_ms: r.p50, p99_ms: r.p99, p999_ms: r.p999, errors: r.errors, non_2xx: r.non2xx, rss_mb: r.rssMb,
+      })),
+      end_to_end: endToEnd,
+    };
+    writeFileSync(process.argv[jsonAt + 1], `${JSON.stringify(figures, null, 2)}\n`);
+    console.log(`\nfigures written to ${process.argv[jsonAt + 1]}`);
+  }
 }
 
 main().catch((e) => {
