@@ -4,36 +4,26 @@
 // at intake with a coded error.
 import { expect } from 'chai';
 import { INTAKE_PATHS } from '../../src/http/intake-routes.ts';
-import { startDestinationDouble, type DestinationDouble } from '../helpers/destination-double.ts';
 import { startTestServer } from '../helpers/test-server.ts';
-import { checkout, createFixture, type Fixture } from './delivery-fixture.ts';
+import { checkout, useFixtureWithDouble } from './delivery-fixture.ts';
 
 const IDS = ['订单-1', `ORD-${'9'.repeat(124)}`];
 
 describe('delivery: awkward event ids', function () {
   this.timeout(20_000);
-  let f: Fixture;
-  let dbl: DestinationDouble;
-  before(async () => {
-    f = await createFixture();
-    dbl = await startDestinationDouble();
-  });
-  after(async () => {
-    await f.close();
-    await dbl.close();
-  });
+  const t = useFixtureWithDouble();
 
   it('every plugin delivers a non-Latin-1 id and a 128-character id at the first attempt', async () => {
-    const scriptId = await f.account();
+    const scriptId = await t.f.account();
     const dests = [];
-    for (const type of ['ga4', 'meta-capi', 'tiktok', 'webhook']) dests.push(await f.destination(scriptId, type, dbl.url));
-    for (const id of IDS) await f.ingest(scriptId, checkout(id));
-    await f.dispatcher().runOnce();
+    for (const type of ['ga4', 'meta-capi', 'tiktok', 'webhook']) dests.push(await t.f.destination(scriptId, type, t.dbl.url));
+    for (const id of IDS) await t.f.ingest(scriptId, checkout(id));
+    await t.f.dispatcher().runOnce();
     for (const d of dests) {
-      const rows = await f.store.deliveries.list({ destinationId: d.id, limit: 10 });
+      const rows = await t.f.store.deliveries.list({ destinationId: d.id, limit: 10 });
       expect(rows.map((r) => [r.eventId, r.status, r.attempts]).sort(), d.type).to.deep.equal(IDS.map((id) => [id, 'delivered', 1]).sort());
     }
-    for (const r of dbl.requests) {
+    for (const r of t.dbl.requests) {
       for (const [name, value] of Object.entries(r.headers)) {
         expect(String(value), `header ${name}`).to.match(/^[\t\x20-\x7e]*$/);
       }

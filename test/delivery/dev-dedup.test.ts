@@ -9,9 +9,8 @@ import { openSqliteStore } from '../../src/store/sqlite/sqlite-store.ts';
 import { MIGRATIONS, migrate } from '../../src/store/sqlite/migrations.ts';
 import type { EventRecord, Store } from '../../src/store/types.ts';
 import { INTAKE_PATHS } from '../../src/http/intake-routes.ts';
-import { startDestinationDouble, type DestinationDouble } from '../helpers/destination-double.ts';
 import { startTestServer, tempDir, type TestServer } from '../helpers/test-server.ts';
-import { checkout, createFixture, type Fixture } from './delivery-fixture.ts';
+import { checkout, useFixtureWithDouble } from './delivery-fixture.ts';
 
 const row = (i: number, environment: 'prod' | 'dev' | undefined, eventId = 'ORD-9'): EventRecord => ({
   id: `id-${i}`, scriptId: 'ABCD1234', name: 'checkout_completed', eventId, status: 'accepted', source: 'event',
@@ -64,27 +63,18 @@ describe('dedup keys: migration of existing keys', () => {
 
 describe('dev then prod through intake, delivery and the test endpoint', function () {
   this.timeout(20_000);
-  let f: Fixture;
-  let ga: DestinationDouble;
-  beforeEach(async () => {
-    f = await createFixture();
-    ga = await startDestinationDouble();
-  });
-  afterEach(async () => {
-    await f.close();
-    await ga.close();
-  });
+  const t = useFixtureWithDouble();
 
   it('ORD-9 sent as dev and then as prod is stored accepted and delivered once', async () => {
-    const scriptId = await f.account();
-    const dest = await f.destination(scriptId, 'ga4', ga.url);
-    await f.ingest(scriptId, checkout('ORD-9', { context: { environment: 'dev', data_source: 'website' } }));
-    await f.ingest(scriptId, checkout('ORD-9'));
-    await f.dispatcher().runOnce();
-    const rows = await f.store.deliveries.list({ destinationId: dest.id, limit: 10 });
+    const scriptId = await t.f.account();
+    const dest = await t.f.destination(scriptId, 'ga4', t.dbl.url);
+    await t.f.ingest(scriptId, checkout('ORD-9', { context: { environment: 'dev', data_source: 'website' } }));
+    await t.f.ingest(scriptId, checkout('ORD-9'));
+    await t.f.dispatcher().runOnce();
+    const rows = await t.f.store.deliveries.list({ destinationId: dest.id, limit: 10 });
     expect(rows.map((r) => r.status).sort()).to.deep.equal(['delivered', 'skipped']);
-    expect(ga.requests).to.have.length(1);
-    expect(ga.requests[0].body).to.contain('ORD-9');
+    expect(t.dbl.requests).to.have.length(1);
+    expect(t.dbl.requests[0].body).to.contain('ORD-9');
   });
 });
 

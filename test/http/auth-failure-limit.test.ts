@@ -29,64 +29,59 @@ describe('http: failed authentications per client address', function () {
     expect(l.size).to.equal(3);
   });
 
-  describe('over HTTP', () => {
-    let s: TestServer;
+  /** A server allowing `limit` failures a minute, with a custom endpoint guarded by an API key. */
+  function useKeyedServer(limit: number): { readonly s: TestServer } {
+    let s: TestServer | undefined;
     let root: string;
     before(async () => {
       root = customersRoot();
       const sha = createHash('sha256').update('right-key-0123456789').digest('hex');
       writeEndpoint(root, 'sec', 'keyed', { config: { description: 'keyed', auth: [{ type: 'api_key', header: 'X-Partner-Key', key_sha256: [sha] }] } });
-      s = await startTestServer({ AUTH_FAILURES_PER_MINUTE: '5', CUSTOMERS_DIR: root });
+      s = await startTestServer({ AUTH_FAILURES_PER_MINUTE: String(limit), CUSTOMERS_DIR: root });
     });
     after(async () => {
-      await s.close();
+      await s?.close();
       rmSync(root, { recursive: true, force: true });
     });
+    return { get s() { return s!; } };
+  }
+
+  describe('over HTTP', () => {
+    const h = useKeyedServer(5);
 
     it('random script ids: five 401s, then 429 RATE_LIMITED with Retry-After; a just-used account still gets through', async () => {
-      const good = await s.account();
-      expect((await s.post(INTAKE_PATHS.event, checkout('ORD-A1'), { account: good })).status).to.equal(200);
+      const good = await h.s.account();
+      expect((await h.s.post(INTAKE_PATHS.event, checkout('ORD-A1'), { account: good })).status).to.equal(200);
       const statuses: number[] = [];
       let last;
       for (let i = 0; i < 8; i++) {
-        last = await s.post(INTAKE_PATHS.event, checkout(`X-${i}`), { query: `id=ZZZZZZZ${i}`, headers: { 'x-service-access-token': 'tlk_nope' } });
+        last = await h.s.post(INTAKE_PATHS.event, checkout(`X-${i}`), { query: `id=ZZZZZZZ${i}`, headers: { 'x-service-access-token': 'tlk_nope' } });
         statuses.push(last.status);
       }
       expect(statuses).to.deep.equal([401, 401, 401, 401, 401, 429, 429, 429]);
       expect(last!.body).to.include({ level: 2 });
       expect(last!.text).to.contain('RATE_LIMITED');
       expect(Number(last!.headers.get('retry-after'))).to.be.within(1, 12);
-      expect((await s.post(INTAKE_PATHS.event, checkout('ORD-A2'), { account: good })).status, 'cached account, right token').to.equal(200);
-      const stranger = await s.account();
-      expect((await s.post(INTAKE_PATHS.event, checkout('ORD-S1'), { account: stranger })).status, 'an account not seen lately waits too').to.equal(429);
+      expect((await h.s.post(INTAKE_PATHS.event, checkout('ORD-A2'), { account: good })).status, 'cached account, right token').to.equal(200);
+      const stranger = await h.s.account();
+      expect((await h.s.post(INTAKE_PATHS.event, checkout('ORD-S1'), { account: stranger })).status, 'an account not seen lately waits too').to.equal(429);
     });
   });
 
   describe('custom endpoint extra checks', () => {
-    let s: TestServer;
-    let root: string;
-    before(async () => {
-      root = customersRoot();
-      const sha = createHash('sha256').update('right-key-0123456789').digest('hex');
-      writeEndpoint(root, 'sec', 'keyed', { config: { description: 'keyed', auth: [{ type: 'api_key', header: 'X-Partner-Key', key_sha256: [sha] }] } });
-      s = await startTestServer({ AUTH_FAILURES_PER_MINUTE: '3', CUSTOMERS_DIR: root });
-    });
-    after(async () => {
-      await s.close();
-      rmSync(root, { recursive: true, force: true });
-    });
+    const h = useKeyedServer(3);
 
     it('wrong partner keys count against the address like wrong tokens', async () => {
-      const a = await s.account({ tier: 'CUSTOM' });
-      await s.accounts.update(a.scriptId, { customer: 'sec' });
-      const post = (key: string) => s.post('/service/custom/keyed', { n: 1 }, { account: a, query: `id=${a.scriptId}&env=test`, headers: { 'x-partner-key': key } });
+      const a = await h.s.account({ tier: 'CUSTOM' });
+      await h.s.accounts.update(a.scriptId, { customer: 'sec' });
+      const post = (key: string) => h.s.post('/service/custom/keyed', { n: 1 }, { account: a, query: `id=${a.scriptId}&env=test`, headers: { 'x-partner-key': key } });
       expect((await post('right-key-0123456789')).status).to.equal(200);
       const statuses = [];
       for (let i = 0; i < 4; i++) statuses.push((await post(`wrong-${i}`)).status);
       expect(statuses, 'a cached account does not skip the limit on the endpoint\'s own checks').to.deep.equal([401, 401, 401, 429]);
-      const other = await s.account({ tier: 'CUSTOM' });
-      await s.accounts.update(other.scriptId, { customer: 'sec' });
-      const r = await s.post('/service/custom/keyed', { n: 1 }, { account: other, query: `id=${other.scriptId}&env=test`, headers: { 'x-partner-key': 'right-key-0123456789' } });
+      const other = await h.s.account({ tier: 'CUSTOM' });
+      await h.s.accounts.update(other.scriptId, { customer: 'sec' });
+      const r = await h.s.post('/service/custom/keyed', { n: 1 }, { account: other, query: `id=${other.scriptId}&env=test`, headers: { 'x-partner-key': 'right-key-0123456789' } });
       expect(r.status, r.text).to.equal(429);
       expect(r.body.error_code).to.equal('RATE_LIMITED');
     });
