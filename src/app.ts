@@ -9,7 +9,8 @@ import type { EventWriter } from './store/event-writer.ts';
 import type { Metrics } from './http/metrics.ts';
 import { requestContext } from './http/request-context.ts';
 import { errorFunnel } from './http/error-funnel.ts';
-import { intakeRouter } from './http/intake-routes.ts';
+import { intakeRouter, standardGate } from './http/intake-routes.ts';
+import { batchRouter } from './http/batch-route.ts';
 import { createAuthFailureLimiter } from './http/auth-failure-limit.ts';
 import { opsRouter } from './http/ops-routes.ts';
 import { buildOpenApi } from './http/openapi.ts';
@@ -24,7 +25,7 @@ import type { CustomRecordStore } from './customers/custom-record-store.ts';
 import type { HandlerPool } from './customers/handler-pool.ts';
 
 export interface AppDeps {
-  config: Pick<Config, 'maxBodyBytes' | 'rateLimitDefault'> & Partial<Pick<Config, 'metricsToken' | 'trustProxy' | 'authFailuresPerMinute' | 'handlerTimeoutMs'>>;
+  config: Pick<Config, 'maxBodyBytes' | 'rateLimitDefault'> & Partial<Pick<Config, 'metricsToken' | 'trustProxy' | 'authFailuresPerMinute' | 'handlerTimeoutMs' | 'maxBatchEvents' | 'maxBatchBytes'>>;
   store: Store;
   logger: Logger;
   authenticator: Authenticator;
@@ -78,13 +79,24 @@ export function createApp(deps: AppDeps): App {
     destinations: deps.destinations,
     authFailures: createAuthFailureLimiter({ perMinute: deps.config.authFailuresPerMinute }),
   };
+  // One bucket per account shared by endpoints 1–3 and batch intake (which takes one token per event).
+  const limiter = createTokenBuckets();
   const intake = intakeRouter({
     ...shared,
-    limiter: createTokenBuckets(),
+    limiter,
     rateLimitDefault: deps.config.rateLimitDefault,
+  });
+  const batch = batchRouter({
+    ...shared,
+    gate: standardGate,
+    limiter,
+    rateLimitDefault: deps.config.rateLimitDefault,
+    maxBatchEvents: deps.config.maxBatchEvents ?? 1000,
+    maxBatchBytes: deps.config.maxBatchBytes ?? 4 * 1024 * 1024,
   });
   koa.use(ops.routes());
   koa.use(intake.routes());
+  koa.use(batch.routes());
   if (deps.customers) {
     const custom = customRouter({
       ...shared,

@@ -21,6 +21,9 @@ export interface Config {
   workers: number;
   logLevel: 'fatal' | 'error' | 'warn' | 'info' | 'debug' | 'trace' | 'silent';
   maxBodyBytes: number;
+  /** Batch intake: events per request and bytes per body, at most. */
+  maxBatchEvents: number;
+  maxBatchBytes: number;
   /** Base URL printed for new accounts; defaults to http://localhost:PORT. */
   publicBaseUrl: string;
   /** An (account, event name, event.id) seen within this many days is a duplicate. */
@@ -116,6 +119,8 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env, cwd = process.c
     workers: int(env, 'WORKERS', availableParallelism(), 1, 256),
     logLevel,
     maxBodyBytes: int(env, 'MAX_BODY_BYTES', 524288, 1024, 64 * 1024 * 1024),
+    maxBatchEvents: int(env, 'MAX_BATCH_EVENTS', 1000, 1, 100_000),
+    maxBatchBytes: int(env, 'MAX_BATCH_BYTES', 4 * 1024 * 1024, 1024, 256 * 1024 * 1024),
     publicBaseUrl: publicBaseUrl.replace(/\/+$/, ''),
     dedupWindowDays: int(env, 'DEDUP_WINDOW_DAYS', 7, 0, 365),
     retentionDays: int(env, 'RETENTION_DAYS', 30, 1, 3650),

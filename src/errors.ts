@@ -40,6 +40,9 @@ export type ValidationCode = Extract<
   | 'EVENT_NOT_APPROVED'
   | 'HASHED_VALUE_NOT_ALLOWED'
   | 'CUSTOM_VALIDATION_ERROR'
+  // Batch intake: one event of a batch broke endpoint 1's body limits.
+  | 'INVALID_BODY'
+  | 'PAYLOAD_TOO_LARGE'
 >;
 
 export interface AppErrorOptions {

@@ -2,12 +2,10 @@
 // exactly as endpoint 1 does, then either report what would happen (env=test: nothing
 // stored, nothing delivered) or commit events and records and acknowledge (production).
 import { CustomValidationError } from './custom-validation-error.ts';
-import { randomUUID } from 'node:crypto';
 import { unavailable } from '../errors.ts';
 import type { Account } from '../accounts/types.ts';
-import { approvedEvents } from '../accounts/account-service.ts';
-import { validateEvent } from '../schema/validate-event.ts';
-import type { ValidationContext, ValidationResult } from '../schema/types.ts';
+import { eventRow, validateFor } from '../intake/accept-events.ts';
+import type { ValidationResult } from '../schema/types.ts';
 import type { EventRecord, EventStatus } from '../store/types.ts';
 import type { DestinationPreview } from '../pipeline/preview-event.ts';
 import { testFeedback } from '../pipeline/test-feedback.ts';
@@ -41,17 +39,6 @@ interface Produced {
   payload: StandardEventPayload;
   result: ValidationResult;
   label: string;
-}
-
-/** Validation context per account object; the authenticator hands out a new object when the account changes. */
-const contexts = new WeakMap<Account, ValidationContext>();
-function validationContext(a: Account): ValidationContext {
-  let c = contexts.get(a);
-  if (!c) {
-    c = { approvedEvents: approvedEvents(a), defaultTaxRate: a.taxRate, host: a.host };
-    contexts.set(a, c);
-  }
-  return c;
 }
 
 function statusOf(produced: Produced[]): ValidationStatus {
@@ -89,12 +76,7 @@ export async function processRequest(deps: CustomRouteDeps, req: Request): Promi
     logger: ctx.state.log.child({ customer: endpoint.customer, endpoint: endpoint.name }),
   };
   const out = await runHandler(endpoint, ctx.state.body, hctx, { pool: deps.handlerPool ?? defaultHandlerPool(), timeoutMs: deps.handlerTimeoutMs });
-  const vctx = validationContext(account);
-  const produced: Produced[] = out.events.map((payload, i) => {
-    const result = validateEvent(payload, vctx);
-    for (const e of result.errors) deps.metrics.validationFailures.inc({ code: e.code });
-    return { payload, result, label: label(payload, i) };
-  });
+  const produced: Produced[] = out.events.map((payload, i) => ({ payload, result: validateFor(account, payload, deps.metrics), label: label(payload, i) }));
   // Every event refused: the request failed (400), and nothing of it is stored, in either env.
   if (produced.length > 0 && produced.every((p) => p.result.errors.length > 0)) throw allRejected(produced);
   const messages = [...out.messages];
@@ -180,23 +162,9 @@ async function commit(
   records: CustomRecord[],
   now: number,
 ): Promise<EventStatus[]> {
-  const { account, requestId } = ctx.state;
-  const rows: EventRecord[] = produced.map((p) => {
-    const accepted = p.result.errors.length === 0;
-    return {
-      id: randomUUID(),
-      scriptId: account!.scriptId,
-      name: nameOf(p.payload),
-      eventId: eventIdOf(p.payload),
-      status: accepted ? 'accepted' : 'rejected',
-      source: `custom:${endpoint.name}`,
-      requestId,
-      receivedAt: now,
-      errors: p.result.errors,
-      warnings: p.result.warnings,
-      payload: accepted ? p.result.event : p.payload,
-    };
-  });
+  const { account, requestId, log } = ctx.state;
+  const input = { account: account!, requestId, source: `custom:${endpoint.name}`, log };
+  const rows: EventRecord[] = produced.map((p) => eventRow(input, p.payload, p.result, now));
   const recordRows: StoredCustomRecord[] = records.map((r) => ({
     scriptId: account!.scriptId,
     customer: endpoint.customer,
@@ -212,7 +180,7 @@ async function commit(
     // Events first: records are written only once the events are durable, so a failure
     // never leaves records without their events. A retry is harmless either way: events
     // with an event.id deduplicate, keyed records replace.
-    statuses = await Promise.all(rows.map((r) => deps.writer.write(r)));
+    statuses = await deps.writer.writeMany(rows);
     await deps.records.write(recordRows);
   } catch (err) {
     ctx.state.log.error({ err }, 'custom endpoint commit failed');

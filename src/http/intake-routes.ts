@@ -1,16 +1,14 @@
 // Endpoints 1–3: the standard intake, the test endpoint and the Event Create path.
 // Each route is a flat list of small middlewares; the handlers only decide the reply.
 import Router from '@koa/router';
-import { randomUUID } from 'node:crypto';
 import type { Next } from 'koa';
-import { AppError, unavailable } from '../errors.ts';
+import { AppError } from '../errors.ts';
 import type { Account } from '../accounts/types.ts';
 import type { Authenticator } from '../accounts/authenticator.ts';
-import { approvedEvents } from '../accounts/account-service.ts';
 import { canUseStandardIntake, tierRank } from '../accounts/tiers.ts';
-import { validateEvent } from '../schema/validate-event.ts';
-import type { ValidationContext, ValidationResult } from '../schema/types.ts';
-import type { EventRecord, EventStatus, EventStore } from '../store/types.ts';
+import type { ValidationResult } from '../schema/types.ts';
+import type { EventStatus, EventStore } from '../store/types.ts';
+import { acceptEvents, validateFor } from '../intake/accept-events.ts';
 import type { DestinationPreview, PreviewDeps } from '../pipeline/preview-event.ts';
 import { testFeedback } from '../pipeline/test-feedback.ts';
 import type { DestinationCache } from '../destinations/destination-cache.ts';
@@ -45,7 +43,8 @@ export interface IntakeDeps {
   authFailures?: AuthFailureLimiter;
 }
 
-function standardGate(a: Account): AppError | null {
+/** Endpoints 1–3 and batch intake: enabled, FLEX or above, with the add-on. */
+export function standardGate(a: Account): AppError | null {
   if (!a.enabled) return new AppError('ACCESS_NOT_ENABLED', 403, 'This account is disabled');
   if (tierRank(a.tier) < tierRank('FLEX')) {
     return new AppError('ACCESS_NOT_ENABLED', 403, `The ${a.tier} plan does not include the tracking webhook; FLEX or above is needed`);
@@ -54,56 +53,16 @@ function standardGate(a: Account): AppError | null {
   return canUseStandardIntake(a) ? null : new AppError('ACCESS_NOT_ENABLED', 403, 'Access is not enabled');
 }
 
-/** Validation context per account object; the authenticator hands out a new object when the account changes. */
-const contexts = new WeakMap<Account, ValidationContext>();
-function validationContext(a: Account): ValidationContext {
-  let c = contexts.get(a);
-  if (!c) {
-    c = { approvedEvents: approvedEvents(a), defaultTaxRate: a.taxRate, host: a.host };
-    contexts.set(a, c);
-  }
-  return c;
-}
-
 function evaluate(ctx: AppContext, metrics: Metrics): ValidationResult {
-  const result = validateEvent(ctx.state.body, validationContext(ctx.state.account!));
-  for (const e of result.errors) metrics.validationFailures.inc({ code: e.code });
-  return result;
+  return validateFor(ctx.state.account!, ctx.state.body, metrics);
 }
 
-function record(state: AppState, source: string, result: ValidationResult): EventRecord {
-  const body = state.body!;
-  const ev = (body.event ?? null) as Record<string, unknown> | null;
-  const name = ev && typeof ev.name === 'string' ? ev.name.slice(0, 128) : null;
-  const eventId = ev && typeof ev.id === 'string' ? ev.id.slice(0, 128) : null;
-  const accepted = result.errors.length === 0;
-  return {
-    id: randomUUID(),
-    scriptId: state.account!.scriptId,
-    name,
-    eventId,
-    status: accepted ? 'accepted' : 'rejected',
-    source,
-    requestId: state.requestId,
-    receivedAt: Date.now(),
-    errors: result.errors,
-    warnings: result.warnings,
-    payload: accepted ? result.event : body,
-  };
+/** Endpoints 1 and 3: the shared accept path with a list of one. */
+async function store(deps: IntakeDeps, ctx: AppContext, source: string, result: ValidationResult): Promise<EventStatus> {
+  const { account, requestId, log, body } = ctx.state;
+  const [one] = await acceptEvents(deps, { account: account!, requestId, source, log }, [{ body, result }]);
+  return one.status;
 }
-
-async function store(deps: IntakeDeps, row: EventRecord, ctx: AppContext): Promise<EventStatus> {
-  let status: EventStatus;
-  try {
-    status = await deps.writer.write(row);
-  } catch (err) {
-    ctx.state.log.error({ err }, 'event commit failed');
-    throw unavailable(err);
-  }
-  deps.metrics.eventsStored.inc({ status });
-  return status;
-}
-
 
 export function intakeRouter(deps: IntakeDeps): Router<AppState> {
   const router = new Router<AppState>();
@@ -117,7 +76,7 @@ export function intakeRouter(deps: IntakeDeps): Router<AppState> {
   // 1: acknowledge after commit, valid or not; invalid events are kept as `rejected`.
   router.all(INTAKE_PATHS.event, ...chain('event'), async function acceptEvent(ctx: AppContext, _next: Next) {
     const result = evaluate(ctx, deps.metrics);
-    await store(deps, record(ctx.state, 'event', result), ctx);
+    await store(deps, ctx, 'event', result);
     ctx.body = ack('Event received', 0);
   });
 
@@ -163,7 +122,7 @@ export function intakeRouter(deps: IntakeDeps): Router<AppState> {
       };
       return;
     }
-    const status = await store(deps, record(ctx.state, 'standard', result), ctx);
+    const status = await store(deps, ctx, 'standard', result);
     ctx.body = {
       status: 'success',
       message: status === 'duplicate' ? 'Duplicate event: already received, not forwarded again' : 'Event accepted',

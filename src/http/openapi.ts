@@ -3,6 +3,7 @@
 import { eventPayloadSchema } from '../schema/event-schema.ts';
 import { ERROR_CODES } from '../errors.ts';
 import { INTAKE_PATHS } from './intake-routes.ts';
+import { BATCH_PATH } from './batch-route.ts';
 
 const ackSchema = {
   type: 'object',
@@ -79,6 +80,30 @@ const standardSchema = {
   },
 };
 
+const batchResultSchema = {
+  type: 'object',
+  required: ['index', 'id', 'status', 'errors', 'warnings'],
+  properties: {
+    index: { type: 'integer', minimum: 0, description: 'Position in `batch`' },
+    id: { type: ['string', 'null'], description: 'The event\'s event.id, when it has one' },
+    status: { type: 'string', enum: ['rejected', 'duplicate'] },
+    errors: { type: 'array', items: { $ref: '#/components/schemas/Issue' } },
+    warnings: { type: 'array', items: { $ref: '#/components/schemas/Issue' } },
+  },
+};
+
+const batchResponseSchema = {
+  allOf: [{ $ref: '#/components/schemas/Ack' }],
+  type: 'object',
+  required: ['accepted', 'rejected', 'duplicates', 'results'],
+  properties: {
+    accepted: { type: 'integer', minimum: 0 },
+    rejected: { type: 'integer', minimum: 0 },
+    duplicates: { type: 'integer', minimum: 0 },
+    results: { type: 'array', description: 'In batch order, only the events that were not accepted', items: { $ref: '#/components/schemas/BatchResult' } },
+  },
+};
+
 function stripMeta(schema: object): object {
   const { $id: _id, $schema: _s, ...rest } = schema as Record<string, unknown>;
   return rest;
@@ -116,13 +141,24 @@ const operation = (summary: string, description: string, okSchema: string, errSh
 export function buildOpenApi(): object {
   return {
     openapi: '3.1.0',
-    info: { title: 'tracklane intake', version: '1', description: 'Server-side tracking webhook: standard, test and Event Create endpoints.' },
+    info: { title: 'tracklane intake', version: '1', description: 'Server-side tracking webhook: standard, test, batch and Event Create endpoints.' },
     paths: {
       [INTAKE_PATHS.event]: {
         post: operation('Send an event (production)', 'Acknowledged after the event is durably stored; processing is asynchronous. Events that fail validation are acknowledged too and kept as rejected.', 'Ack', 'Ack'),
       },
       [INTAKE_PATHS.test]: {
         post: operation('Validate an event (test)', 'Runs validation synchronously and returns errors, warnings and the normalised event. Nothing is stored or sent.', 'TestResponse', 'Ack'),
+      },
+      [BATCH_PATH]: {
+        post: {
+          ...operation('Send a batch of events (production)',
+            'Up to MAX_BATCH_EVENTS events (default 1000) in at most MAX_BATCH_BYTES (default 4 MiB), each checked as on the single-event endpoint, committed in one transaction and acknowledged after it: all stored or none (503). Invalid events are stored as rejected and listed in results with duplicates. The per-account rate limit counts events.',
+            'BatchResponse', 'Ack', {
+              '400': { description: 'INVALID_BODY: not JSON, not an object, or no non-empty "batch" array', content: { 'application/json': { schema: { $ref: '#/components/schemas/Ack' } } } },
+              '413': { description: 'PAYLOAD_TOO_LARGE: more than MAX_BATCH_EVENTS events or MAX_BATCH_BYTES bytes; nothing stored', content: { 'application/json': { schema: { $ref: '#/components/schemas/Ack' } } } },
+            }),
+          requestBody: { required: true, content: { 'application/json': { schema: { $ref: '#/components/schemas/BatchPayload' } } } },
+        },
       },
       [INTAKE_PATHS.standard]: {
         post: operation('Create an event', 'Validates, stores and acknowledges; answers 400 with coded errors when validation fails.', 'StandardResponse', 'StandardResponse', {
@@ -138,6 +174,13 @@ export function buildOpenApi(): object {
         TestResponse: testSchema,
         Issue: issueSchema,
         StandardResponse: standardSchema,
+        BatchPayload: {
+          type: 'object',
+          required: ['batch'],
+          properties: { batch: { type: 'array', minItems: 1, maxItems: 1000, items: { $ref: '#/components/schemas/EventPayload' } } },
+        },
+        BatchResponse: batchResponseSchema,
+        BatchResult: batchResultSchema,
       },
     },
   };

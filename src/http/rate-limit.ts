@@ -6,8 +6,12 @@ import { AppError } from '../errors.ts';
 import type { AppContext } from './types.ts';
 
 export interface TokenBucketLimiter {
-  /** Takes one token; returns 0 when allowed, else the seconds until one is free. */
-  take(key: string, perSecond: number): number;
+  /**
+   * Takes `count` tokens (default 1); returns 0 when allowed, else the seconds until they are free.
+   * A count above the bucket's capacity passes on a full bucket and leaves it in debt, so a
+   * batch larger than the burst is slowed, never refused forever.
+   */
+  take(key: string, perSecond: number, count?: number): number;
 }
 
 export function createTokenBuckets(opts: { now?: () => number; burstSeconds?: number; maxKeys?: number } = {}): TokenBucketLimiter {
@@ -16,7 +20,7 @@ export function createTokenBuckets(opts: { now?: () => number; burstSeconds?: nu
   const maxKeys = opts.maxKeys ?? 100_000;
   const buckets = new Map<string, { tokens: number; at: number }>();
   return {
-    take(key, perSecond) {
+    take(key, perSecond, count = 1) {
       const t = now();
       const capacity = perSecond * burst;
       let b = buckets.get(key);
@@ -28,11 +32,12 @@ export function createTokenBuckets(opts: { now?: () => number; burstSeconds?: nu
         b.tokens = Math.min(capacity, b.tokens + ((t - b.at) / 1000) * perSecond);
         b.at = t;
       }
-      if (b.tokens >= 1) {
-        b.tokens -= 1;
+      const needed = Math.min(count, capacity);
+      if (b.tokens >= needed) {
+        b.tokens -= count;
         return 0;
       }
-      return Math.max(1, Math.ceil((1 - b.tokens) / perSecond));
+      return Math.max(1, Math.ceil((needed - b.tokens) / perSecond));
     },
   };
 }

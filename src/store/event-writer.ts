@@ -8,6 +8,8 @@ import type { EventRecord, EventStatus, EventStore } from './types.ts';
 export interface EventWriter {
   /** Resolves with the stored status once `row` is durably committed; rejects when the commit failed. */
   write(row: EventRecord): Promise<EventStatus>;
+  /** Commits every row in one transaction, all or none; status `i` belongs to row `i`. */
+  writeMany(rows: readonly EventRecord[]): Promise<EventStatus[]>;
   /** Resolves when nothing is waiting to be written. */
   drain(): Promise<void>;
 }
@@ -22,5 +24,5 @@ export function createEventWriter(
   const group = createGroupCommit((rows: EventRecord[]) => store.append(rows), {
     maxBatch: opts.maxBatch ?? 512, onBatch: opts.onBatch, maxQueue: opts.maxPending ?? MAX_PENDING_EVENTS,
   });
-  return { write: group.submit, drain: group.drain };
+  return { write: group.submit, writeMany: group.submitMany, drain: group.drain };
 }

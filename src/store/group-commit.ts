@@ -4,6 +4,8 @@
 // commits, later items queue, and everything queued goes out as the next batch. The queue
 // is bounded: past `maxQueue` waiting items a submit is refused at once (QueueFullError),
 // so an overloaded or stuck store answers 503 now rather than after a long timeout.
+// A group submitted with submitMany is never split: its items share one transaction,
+// so they are all stored or none is.
 
 export class QueueFullError extends Error {
   override name = 'QueueFullError';
@@ -12,12 +14,21 @@ export class QueueFullError extends Error {
 export interface GroupCommit<T, R> {
   /** Resolves with this item's result once its batch is committed; rejects when the commit failed. */
   submit(item: T): Promise<R>;
+  /** Commits `items` in one transaction (possibly with other callers' items); result `i` belongs to item `i`. */
+  submitMany(items: readonly T[]): Promise<R[]>;
   /** Resolves when nothing is waiting to be committed. */
   drain(): Promise<void>;
 }
 
+interface Waiting<T, R> {
+  items: readonly T[];
+  resolve: (r: R[]) => void;
+  reject: (e: unknown) => void;
+}
+
 /**
  * @param commit writes a batch in one transaction; result `i` belongs to item `i`.
+ * @param opts.maxBatch items per transaction, at most: a larger group still goes out whole, alone.
  * @example
  * const writer = createGroupCommit((rows) => store.append(rows), { maxBatch: 512 });
  * const status = await writer.submit(row);
@@ -27,23 +38,38 @@ export function createGroupCommit<T, R>(
   opts: { maxBatch: number; onBatch?: (n: number) => void; maxQueue?: number },
 ): GroupCommit<T, R> {
   const maxQueue = opts.maxQueue ?? Infinity;
-  let queue: { item: T; resolve: (r: R) => void; reject: (e: unknown) => void }[] = [];
+  let queue: Waiting<T, R>[] = [];
+  let queued = 0;
   let scheduled = false;
   let running = false;
   const idle: (() => void)[] = [];
+
+  /** The next transaction's groups: whole groups while they fit in maxBatch, and always at least one. */
+  function take(): Waiting<T, R>[] {
+    let n = 0;
+    let count = 0;
+    while (n < queue.length && (n === 0 || count + queue[n].items.length <= opts.maxBatch)) count += queue[n++].items.length;
+    queued -= count;
+    return queue.splice(0, n);
+  }
 
   async function flush(): Promise<void> {
     scheduled = false;
     running = true;
     try {
       while (queue.length > 0) {
-        const batch = queue.splice(0, opts.maxBatch);
+        const groups = take();
+        const items = groups.length === 1 ? [...groups[0].items] : groups.flatMap((g) => g.items);
         try {
-          const results = await commit(batch.map((w) => w.item));
-          opts.onBatch?.(batch.length);
-          batch.forEach((w, i) => w.resolve(results[i]));
+          const results = await commit(items);
+          opts.onBatch?.(items.length);
+          let at = 0;
+          for (const g of groups) {
+            g.resolve(results.slice(at, at + g.items.length));
+            at += g.items.length;
+          }
         } catch (e) {
-          for (const w of batch) w.reject(e);
+          for (const g of groups) g.reject(e);
         }
       }
     } finally {
@@ -52,21 +78,26 @@ export function createGroupCommit<T, R>(
     }
   }
 
-  return {
-    submit(item) {
-      if (queue.length >= maxQueue) {
-        return Promise.reject(new QueueFullError(`${queue.length} items are already waiting for a commit`));
+  function submitMany(items: readonly T[]): Promise<R[]> {
+    if (items.length === 0) return Promise.resolve([]);
+    if (queued > 0 && queued + items.length > maxQueue) {
+      return Promise.reject(new QueueFullError(`${queued} items are already waiting for a commit`));
+    }
+    return new Promise<R[]>((resolve, reject) => {
+      queue.push({ items, resolve, reject });
+      queued += items.length;
+      // setImmediate runs after this turn's I/O callbacks: every item of the turn joins
+      // the batch, and none waits on a timer.
+      if (!scheduled && !running) {
+        scheduled = true;
+        setImmediate(flush);
       }
-      return new Promise<R>((resolve, reject) => {
-        queue.push({ item, resolve, reject });
-        // setImmediate runs after this turn's I/O callbacks: every item of the turn joins
-        // the batch, and none waits on a timer.
-        if (!scheduled && !running) {
-          scheduled = true;
-          setImmediate(flush);
-        }
-      });
-    },
+    });
+  }
+
+  return {
+    submitMany,
+    submit: (item) => submitMany([item]).then((r) => r[0]),
     drain() {
       if (!scheduled && !running && queue.length === 0) return Promise.resolve();
       return new Promise<void>((r) => idle.push(r));

@@ -6,6 +6,7 @@ import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { ERROR_CODES } from '../../src/errors.ts';
 import { INTAKE_PATHS } from '../../src/http/intake-routes.ts';
+import { BATCH_PATH } from '../../src/http/batch-route.ts';
 import { ROOT } from '../helpers/spawn-server.ts';
 
 const doc = readFileSync(join(ROOT, 'docs/api.md'), 'utf8');
@@ -24,7 +25,7 @@ describe('docs/api.md', () => {
   });
 
   it('names every intake path and every environment variable the configuration reads', () => {
-    for (const path of Object.values(INTAKE_PATHS)) expect(doc, path).to.contain(path);
+    for (const path of [...Object.values(INTAKE_PATHS), BATCH_PATH]) expect(doc, path).to.contain(path);
     const config = readFileSync(join(ROOT, 'src/config.ts'), 'utf8');
     const vars = [...config.matchAll(/(?:str|int)\(env, '([A-Z_]+)'/g)].map((m) => m[1]);
     expect(vars.length).to.be.greaterThan(15);

@@ -3,6 +3,7 @@ import { expect } from 'chai';
 import { Ajv2020 } from 'ajv/dist/2020.js';
 import { startTestServer, type TestServer } from '../helpers/test-server.ts';
 import { INTAKE_PATHS } from '../../src/http/intake-routes.ts';
+import { BATCH_PATH } from '../../src/http/batch-route.ts';
 
 describe('ops endpoints', () => {
   let s: TestServer;
@@ -28,10 +29,10 @@ describe('ops endpoints', () => {
     expect(text).to.include('tracklane_http_request_duration_seconds_bucket');
   });
 
-  it('/openapi.json is OpenAPI 3.1 of endpoints 1–3 with the validator\'s payload schema', async () => {
+  it('/openapi.json is OpenAPI 3.1 of endpoints 1–3 and batch intake with the validator\'s payload schema', async () => {
     const doc = (await (await fetch(`${s.url}/openapi.json`)).json()) as any;
     expect(doc.openapi).to.equal('3.1.0');
-    expect(Object.keys(doc.paths)).to.have.members(Object.values(INTAKE_PATHS));
+    expect(Object.keys(doc.paths)).to.have.members([...Object.values(INTAKE_PATHS), BATCH_PATH]);
     const ajv = new Ajv2020({ strict: false, validateFormats: false });
     const validate = ajv.compile(doc.components.schemas.EventPayload);
     const lead = { event: { name: 'lead_created', id: 'L-1' }, context: { environment: 'prod', data_source: 'crm' } };

@@ -20,6 +20,21 @@ describe('token buckets', () => {
     expect(b.take('slow', 1)).to.equal(0);
     expect(b.take('slow', 1)).to.equal(1);
   });
+
+  it('takes many tokens at once for a batch, and lets an over-capacity batch through a full bucket into debt', () => {
+    let t = 0;
+    const b = createTokenBuckets({ now: () => t });
+    expect(b.take('a', 10, 15)).to.equal(0); // 20 → 5
+    expect(b.take('a', 10, 6)).to.equal(1); // 5 < 6: wait
+    expect(b.take('a', 10, 5)).to.equal(0); // 5 → 0
+    t += 2000; // full again (20)
+    expect(b.take('a', 10, 50)).to.equal(0); // 20 → -30
+    expect(b.take('a', 10, 1)).to.equal(4); // 31 tokens short at 10/s
+    t += 3000;
+    expect(b.take('a', 10, 1)).to.equal(1); // back to 0 tokens: still short of one
+    t += 100;
+    expect(b.take('a', 10, 1)).to.equal(0);
+  });
 });
 
 describe('intake rate limit', () => {

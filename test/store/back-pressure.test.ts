@@ -42,3 +42,36 @@ describe('store: back-pressure', () => {
     expect(err).to.be.instanceOf(QueueFullError);
   });
 });
+
+describe('store: group commit keeps a group whole', () => {
+  it('never splits a submitMany group across transactions, and still batches around it', async () => {
+    const committed: number[][] = [];
+    const group = createGroupCommit(async (items: number[]) => {
+      committed.push(items);
+      return items.map((i) => -i);
+    }, { maxBatch: 3 });
+    const one = group.submit(1);
+    const many = group.submitMany([2, 3, 4, 5]);
+    const two = group.submit(6);
+    const more = group.submitMany([7, 8]);
+    expect(await one).to.equal(-1);
+    expect(await many).to.deep.equal([-2, -3, -4, -5]);
+    expect(await two).to.equal(-6);
+    expect(await more).to.deep.equal([-7, -8]);
+    // 1 alone (2..5 would not fit), 2..5 alone although over maxBatch, then 6, 7, 8 together.
+    expect(committed).to.deep.equal([[1], [2, 3, 4, 5], [6, 7, 8]]);
+  });
+
+  it('rejects every caller of a failed transaction and none of the next', async () => {
+    let fail = true;
+    const group = createGroupCommit(async (items: number[]) => {
+      if (fail) { fail = false; throw new Error('disk full'); }
+      return items;
+    }, { maxBatch: 10 });
+    const a = group.submitMany([1, 2]).then(() => 'ok', (e: Error) => e.message);
+    const b = group.submit(3).then(() => 'ok', (e: Error) => e.message);
+    expect(await a).to.equal('disk full');
+    expect(await b).to.equal('disk full');
+    expect(await group.submitMany([4])).to.deep.equal([4]);
+  });
+});
