@@ -17,6 +17,9 @@ import { SETTINGS } from '../delivery/delivery-fixture.ts';
 const TYPES = ['ga4', 'meta-capi', 'tiktok', 'webhook'];
 const DURATION = Number(process.env.BENCH_SECONDS ?? 10);
 const CONNECTIONS = Number(process.env.BENCH_CONNECTIONS ?? 50);
+/** Batch intake runs: events per request, and the concurrent clients a queueing backend library would use. */
+const BATCH_SIZES = [20, 100];
+const BATCH_CONNECTIONS = Number(process.env.BENCH_BATCH_CONNECTIONS ?? 4);
 
 const checkout = (id: string) => ({
   event: { name: 'checkout_completed', id, value: 149.9, currency: 'EUR', properties: { channel: 'web' } },
@@ -48,20 +51,33 @@ function waitListening(child: ChildProcess, pattern: RegExp): Promise<number> {
   });
 }
 
-interface Row { name: string; ok: number; rps: number; p50: number; p99: number; p999: number; errors: number; non2xx: number; rssMb: number; note?: string }
+interface Row {
+  name: string; ok: number; rps: number; p50: number; p99: number; p999: number; errors: number; non2xx: number; rssMb: number;
+  /** Events per request (1 but for batch intake) and the events per second that makes. */
+  perRequest: number; eps: number; connections: number; note?: string;
+}
 
 let sequence = 0;
-async function load(name: string, url: string, headers: Record<string, string>, pid: number): Promise<Row> {
+async function load(name: string, url: string, headers: Record<string, string>, pid: number, opts: { batch?: number; connections?: number } = {}): Promise<Row> {
   const prefix = name.replace(/\W+/g, '-');
+  const connections = opts.connections ?? CONNECTIONS;
+  const batch = opts.batch;
+  const body = batch === undefined
+    ? () => JSON.stringify(checkout(`${prefix}-${++sequence}`))
+    : () => JSON.stringify({ batch: Array.from({ length: batch }, () => checkout(`${prefix}-${++sequence}`)) });
   const r = await autocannon({
-    url, connections: CONNECTIONS, duration: DURATION,
+    url, connections, duration: DURATION,
     requests: [{
       method: 'POST', headers: { 'content-type': 'application/json', ...headers },
-      setupRequest: (req) => ({ ...req, body: JSON.stringify(checkout(`${prefix}-${++sequence}`)) }),
+      setupRequest: (req) => ({ ...req, body: body() }),
     }],
   });
   const rss = Number(readFileSync(`/proc/${pid}/status`, 'utf8').match(/VmRSS:\s+(\d+)/)?.[1] ?? 0) / 1024;
-  return { name, ok: r['2xx'], rps: r.requests.average, p50: r.latency.p50, p99: r.latency.p99, p999: r.latency.p99_9, errors: r.errors + r.timeouts, non2xx: r.non2xx, rssMb: Math.round(rss) };
+  const perRequest = batch ?? 1;
+  return {
+    name, ok: r['2xx'], rps: r.requests.average, p50: r.latency.p50, p99: r.latency.p99, p999: r.latency.p99_9, errors: r.errors + r.timeouts,
+    non2xx: r.non2xx, rssMb: Math.round(rss), perRequest, eps: (r['2xx'] * perRequest) / DURATION, connections,
+  };
 }
 
 /** Native events a double has received so far (batch platforms carry several per request). */
@@ -138,24 +154,41 @@ async function main(): Promise<void> {
 
   rows.push(await load('endpoint 2 with 4 destinations (preview)', `${base}/event/test?id=${withDest.account.scriptId}`,
     { 'x-service-access-token': withDest.accessToken }, server.pid!));
+  // Batch intake into the same account, delivery running (the backlog is not waited for).
+  const batchRows: Row[] = [];
+  for (const size of BATCH_SIZES) {
+    batchRows.push(await load(`batch intake, ${size} events per request, 4 destinations delivering`, `${base}/events?id=${withDest.account.scriptId}`,
+      { 'x-service-access-token': withDest.accessToken }, server.pid!, { batch: size, connections: BATCH_CONNECTIONS }));
+  }
+  rows.push(...batchRows);
   await stop(server);
   for (const d of doubles.values()) await d.close();
   rmSync(dataDir, { recursive: true, force: true });
 
   const bareRow = rows[0];
+  const single = rows.filter((r) => r.perRequest === 1);
   console.log(`\n${DURATION} s per run, ${CONNECTIONS} connections, ~${JSON.stringify(checkout('x')).length} B checkout_completed body, unique event ids\n`);
   console.log('| run | req/s | ratio to bare | p50 ms | p99 ms | p99.9 ms | p99 ratio | errors | non-2xx | RSS MB |');
   console.log('|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|');
-  for (const r of rows) {
+  for (const r of single) {
     console.log(`| ${r.name} | ${Math.round(r.rps)} | ${(r.rps / bareRow.rps).toFixed(2)} | ${r.p50} | ${r.p99} | ${r.p999} | ${(r.p99 / Math.max(bareRow.p99, 1)).toFixed(2)} | ${r.errors} | ${r.non2xx} | ${r.rssMb} |`);
   }
   for (const r of rows) if (r.note) console.log(`\n${r.name}: ${r.note}`);
+  const e1Eps = e1.eps;
+  console.log(`\nIntake, events stored per second (durable commit, delivery running; batch runs with ${BATCH_CONNECTIONS} clients):\n`);
+  console.log('| run | events per request | clients | events/s | ratio to endpoint 1 | p50 ms per request | p99 ms per request | errors | non-2xx | RSS MB |');
+  console.log('|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|');
+  for (const r of [e1, ...batchRows]) {
+    console.log(`| ${r.name} | ${r.perRequest} | ${r.connections} | ${Math.round(r.eps)} | ${(r.eps / e1Eps).toFixed(2)} | ${r.p50} | ${r.p99} | ${r.errors} | ${r.non2xx} | ${r.rssMb} |`);
+  }
   const jsonAt = process.argv.indexOf('--json');
   if (jsonAt !== -1 && process.argv[jsonAt + 1]) {
     const figures = {
       duration_s: DURATION, connections: CONNECTIONS,
       runs: rows.map((r) => ({
         name: r.name, rps: Math.round(r.rps), ratio_to_bare: Math.round((r.rps / bareRow.rps) * 100) / 100,
+        events_per_request: r.perRequest, connections: r.connections, events_per_second: Math.round(r.eps),
+        events_ratio_to_endpoint_1: Math.round((r.eps / e1Eps) * 100) / 100,
         p50_ms: r.p50, p99_ms: r.p99, p999_ms: r.p999, errors: r.errors, non_2xx: r.non2xx, rss_mb: r.rssMb,
       })),
       end_to_end: endToEnd,

@@ -181,7 +181,7 @@ describe('batch intake', () => {
   });
 
   it('is described in /openapi.json', async () => {
-    const doc = await (await fetch(`${s.url}/openapi.json`)).json();
+    const doc = (await (await fetch(`${s.url}/openapi.json`)).json()) as any;
     const op = doc.paths[BATCH_PATH].post;
     expect(op.requestBody.content['application/json'].schema.$ref).to.equal('#/components/schemas/BatchPayload');
     expect(op.responses['200'].content['application/json'].schema.$ref).to.equal('#/components/schemas/BatchResponse');
