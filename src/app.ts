@@ -37,6 +37,8 @@ export interface AppDeps {
   /** Problems that leave the service ready but not whole (reported by /readyz). */
   degraded?: () => string[];
   customers?: { registry: CustomerRegistry; records: CustomRecordStore; handlers?: HandlerPool };
+  /** More Prometheus text for /metrics (the delivery thread's). */
+  extraMetrics?: () => Promise<string>;
 }
 
 export interface App {
@@ -67,6 +69,7 @@ export function createApp(deps: AppDeps): App {
     metricsToken: deps.config.metricsToken,
     readiness: () => (draining ? 'shutting down' : null),
     degraded: deps.degraded,
+    extraMetrics: deps.extraMetrics,
   });
   // What the standard and the custom intake share.
   const shared = {

@@ -21,6 +21,8 @@ export interface Config {
   workers: number;
   logLevel: 'fatal' | 'error' | 'warn' | 'info' | 'debug' | 'trace' | 'silent';
   maxBodyBytes: number;
+  /** Delivery runs on its own worker thread (DELIVERY_THREAD, default 1); 0 runs it on the main thread. */
+  deliveryThread: boolean;
   /** Batch intake: events per request and bytes per body, at most. */
   maxBatchEvents: number;
   maxBatchBytes: number;
@@ -83,6 +85,10 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env, cwd = process.c
   if (allow !== null && allow !== '0' && allow !== '1') {
     throw new ConfigError(`ALLOW_PRIVATE_DESTINATIONS must be 1 or 0, got "${allow}"`);
   }
+  const deliveryThread = str(env, 'DELIVERY_THREAD');
+  if (deliveryThread !== null && deliveryThread !== '0' && deliveryThread !== '1') {
+    throw new ConfigError(`DELIVERY_THREAD must be 1 or 0, got "${deliveryThread}"`);
+  }
   const adminToken = str(env, 'ADMIN_TOKEN');
   if (adminToken !== null && adminToken.length < 16) {
     throw new ConfigError('ADMIN_TOKEN must be at least 16 characters');
@@ -116,6 +122,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env, cwd = process.c
     metricsToken,
     trustProxy,
     allowPrivateDestinations: allow === '1',
+    deliveryThread: deliveryThread !== '0',
     workers: int(env, 'WORKERS', availableParallelism(), 1, 256),
     logLevel,
     maxBodyBytes: int(env, 'MAX_BODY_BYTES', 524288, 1024, 64 * 1024 * 1024),

@@ -17,6 +17,7 @@ import { startRuleWatcher, type RuleWatcher } from './rules/rule-watcher.ts';
 import { formatRuleError } from './rules/load-rules.ts';
 import { createHashPool, type HashPool } from './workers/pool.ts';
 import { startDelivery, type DeliveryOverrides, type DeliveryRuntime } from './delivery/start-delivery.ts';
+import { startDeliveryThread, type DeliveryThread } from './delivery/delivery-thread.ts';
 import { registerDeliveryMetrics } from './delivery/delivery-metrics.ts';
 import { listEndpoints, loadCustomers } from './customers/load-customers.ts';
 import { watchNewEndpoints, type EndpointWatcher } from './customers/endpoint-watcher.ts';
@@ -36,8 +37,10 @@ export interface Running {
   plugins: PluginRegistry;
   rules: RuleWatcher;
   pool: HashPool;
-  /** The dispatcher and the delivery jobs (src/delivery/); null while invalid rules hold delivery back. */
+  /** The dispatcher and the delivery jobs (src/delivery/); null while invalid rules hold delivery back, or with the delivery thread. */
   readonly delivery: DeliveryRuntime | null;
+  /** With DELIVERY_THREAD=1: the thread delivery runs on. */
+  readonly deliveryThread: DeliveryThread | null;
   /** Custom endpoints loaded from CUSTOMERS_DIR. */
   customers: CustomerRegistry;
   /** Loads custom endpoint folders added while running (tests call scan()). */
@@ -67,6 +70,8 @@ export async function startServer(config: Config, opts: StartOptions = {}): Prom
   const metrics = createMetrics();
   // Each intake commit wakes the fan-out, so accepted events go out without waiting for a poll.
   let wakeDelivery = (): void => undefined;
+  // With the delivery thread, its metrics are appended to the main registry's on each scrape.
+  let deliveryMetricsText: (() => Promise<string>) | null = null;
   const writer = createEventWriter(store.events, { onBatch: (n) => { metrics.commitBatch.observe(n); wakeDelivery(); } });
   const authenticator = createAuthenticator(store);
   const pool = createHashPool({ threads: config.workers });
@@ -83,6 +88,7 @@ export async function startServer(config: Config, opts: StartOptions = {}): Prom
     destinations: createDestinationCache(store.destinations),
     customers: { registry: customers, records: customRecords, handlers },
     degraded: () => rulesDegraded(rules),
+    extraMetrics: () => deliveryMetricsText?.() ?? Promise.resolve(''),
   });
 
   // connectionsCheckingInterval: the headers and request timeouts are enforced by a sweep,
@@ -106,18 +112,34 @@ export async function startServer(config: Config, opts: StartOptions = {}): Prom
   // Delivery: fan-out and send lanes, started once the server listens; stopped in close().
   // With rules invalid since start it waits (events are accepted and queued) until a
   // reload succeeds, so nothing is skipped for want of a rule that is only broken.
+  // DELIVERY_THREAD=1 (the default) runs it on a worker thread; test overrides keep it here.
   let delivery: DeliveryRuntime | null = null;
   let deliveryStarting: Promise<void> | null = null;
-  const deliveryMetrics = registerDeliveryMetrics(metrics.registry);
-  const beginDelivery = () => (deliveryStarting ??= startDelivery({ config, store, plugins, rules, pool, logger, metrics: deliveryMetrics, overrides: opts.delivery })
-    .then((d) => { delivery = d; wakeDelivery = () => d.dispatcher.wake(); }));
-  if (rules.valid()) await beginDelivery();
-  else {
-    const off = rules.onReload((e) => {
-      if (!e.ok) return;
-      off();
-      beginDelivery().then(() => logger.info('rules are valid now: delivery started'), (err) => logger.error({ err }, 'starting delivery failed'));
-    });
+  let thread: DeliveryThread | null = null;
+  if (config.deliveryThread && !opts.delivery) {
+    thread = startDeliveryThread({ config, logger });
+    const t = thread;
+    wakeDelivery = () => t.wake();
+    deliveryMetricsText = () => t.metrics();
+    try {
+      await t.ready;
+    } catch (err) {
+      await t.stop(0);
+      server.close();
+      throw err;
+    }
+  } else {
+    const deliveryMetrics = registerDeliveryMetrics(metrics.registry);
+    const beginDelivery = () => (deliveryStarting ??= startDelivery({ config, store, plugins, rules, pool, logger, metrics: deliveryMetrics, overrides: opts.delivery })
+      .then((d) => { delivery = d; wakeDelivery = () => d.dispatcher.wake(); }));
+    if (rules.valid()) await beginDelivery();
+    else {
+      const off = rules.onReload((e) => {
+        if (!e.ok) return;
+        off();
+        beginDelivery().then(() => logger.info('rules are valid now: delivery started'), (err) => logger.error({ err }, 'starting delivery failed'));
+      });
+    }
   }
 
   let closing: Promise<void> | null = null;
@@ -125,7 +147,7 @@ export async function startServer(config: Config, opts: StartOptions = {}): Prom
     closing ??= (async () => {
       app.startDraining();
       await deliveryStarting;
-      const deliveryStopped = delivery?.stop(Math.min(5_000, graceMs)) ?? Promise.resolve();
+      const deliveryStopped = delivery?.stop(Math.min(5_000, graceMs)) ?? thread?.stop(Math.min(5_000, graceMs)) ?? Promise.resolve();
       const closed = new Promise<void>((r) => server.close(() => r()));
       server.closeIdleConnections();
       const timer = setTimeout(() => server.closeAllConnections(), graceMs);
@@ -149,6 +171,7 @@ export async function startServer(config: Config, opts: StartOptions = {}): Prom
     get delivery() {
       return delivery;
     },
+    deliveryThread: thread,
   };
 }
 

@@ -82,8 +82,11 @@ function settingsValidator(ajv: Ajv, plugin: DestinationPlugin, folder: string):
   };
 }
 
-/** Imports and checks every folder in `dir`. Throws PluginLoadError naming the first broken one. */
-export async function loadPlugins(dir: string): Promise<PluginRegistry> {
+/**
+ * Imports and checks every folder in `dir`. Throws PluginLoadError naming the first broken one.
+ * @param load how a plugin's index.ts is loaded: import() by default; a worker thread passes require.
+ */
+export async function loadPlugins(dir: string, load: (file: string) => Promise<unknown> = (file) => import(pathToFileURL(file).href)): Promise<PluginRegistry> {
   const registry = new Map<string, LoadedPlugin>();
   if (!existsSync(dir)) return registry;
   const ajv = new Ajv({ allErrors: true, strict: false });
@@ -95,7 +98,7 @@ export async function loadPlugins(dir: string): Promise<PluginRegistry> {
     if (!existsSync(entry)) throw new PluginLoadError(folder, 'has no index.ts');
     let mod: { default?: unknown };
     try {
-      mod = (await import(pathToFileURL(entry).href)) as { default?: unknown };
+      mod = (await load(entry)) as { default?: unknown };
     } catch (e) {
       throw new PluginLoadError(folder, `index.ts failed to load: ${(e as Error).message}`);
     }

@@ -15,6 +15,8 @@ export interface OpsDeps {
   degraded?: () => string[];
   /** Extra readiness checks (plugins and rules loaded, not draining…); each returns a reason or null. */
   readiness?: () => string | null;
+  /** Prometheus text appended to the registry's (metric families registered elsewhere, e.g. the delivery thread). */
+  extraMetrics?: () => Promise<string>;
 }
 
 export function opsRouter(deps: OpsDeps): Router<AppState> {
@@ -53,7 +55,8 @@ export function opsRouter(deps: OpsDeps): Router<AppState> {
       }
     }
     ctx.type = deps.metrics.registry.contentType;
-    ctx.body = await deps.metrics.registry.metrics();
+    const [own, extra] = await Promise.all([deps.metrics.registry.metrics(), deps.extraMetrics?.() ?? '']);
+    ctx.body = extra === '' ? own : `${own.endsWith('\n') ? own : `${own}\n`}${extra}`;
   });
   let doc: unknown;
   router.get('/openapi.json', function openapi(ctx: AppContext) {

@@ -79,9 +79,10 @@ async function main(): Promise<void> {
   await exited;
   for (const d of doubles) await d.close();
   rmSync(dataDir, { recursive: true, force: true });
-  const file = readdirSync(profDir).find((f) => !before.has(f) && f.endsWith('.cpuprofile'));
-  if (!file) throw new Error('no profile written');
-  console.log(`profile: profiles/${file}\n${hottest(join(profDir, file)).join('\n')}`);
+  // One profile per thread: the main (HTTP) thread, the delivery thread, pool threads.
+  const files = readdirSync(profDir).filter((f) => !before.has(f) && f.endsWith('.cpuprofile'));
+  if (files.length === 0) throw new Error('no profile written');
+  for (const file of files) console.log(`\nprofile: profiles/${file}\n${hottest(join(profDir, file), 25).join('\n')}`);
 }
 
 main().catch((e) => {

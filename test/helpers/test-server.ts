@@ -56,7 +56,9 @@ export interface TestServerOptions {
 
 export async function startTestServer(env: Record<string, string> = {}, opts: TestServerOptions = {}): Promise<TestServer> {
   const dataDir = tempDir();
-  const config = loadConfig({ PORT: '0', HOST: '127.0.0.1', DATA_DIR: dataDir, LOG_LEVEL: 'silent', ...env });
+  // Delivery runs on the main thread here unless a test asks for the thread (DELIVERY_THREAD: '1'):
+  // tests reach into running.delivery, and a thread per test file costs start-up time.
+  const config = loadConfig({ PORT: '0', HOST: '127.0.0.1', DATA_DIR: dataDir, LOG_LEVEL: 'silent', DELIVERY_THREAD: '0', ...env });
   // The server's lock waits, as startServer opens the store (see SERVER_BUSY_TIMEOUTS).
   const store = openSqliteStore({ file: sqliteFile(config), busyTimeoutMs: opts.busyTimeoutMs ?? SERVER_BUSY_TIMEOUTS.writerMs, mainBusyTimeoutMs: SERVER_BUSY_TIMEOUTS.mainMs });
   const running = await startServer(config, { logger: createLogger('silent'), store });

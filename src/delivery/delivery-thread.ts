@@ -1,0 +1,107 @@
+// Runs delivery (delivery-worker.ts) on a worker thread of the server process, so the HTTP
+// thread only takes events in. The thread has its own store connection, plugins, rules and
+// hash pool; the two threads share nothing but the database file. The main thread:
+// - wakes it when an intake commit adds work (at most one message per event-loop turn);
+// - asks it for its Prometheus text on each /metrics scrape;
+// - restarts it when it dies (its leases lapse and the new one takes the work over, as
+//   after a crash), and stops it on shutdown, letting in-flight sends finish.
+import { Worker } from 'node:worker_threads';
+import { fileURLToPath } from 'node:url';
+import type { Config } from '../config.ts';
+import type { Logger } from '../logger.ts';
+import type { DeliveryWorkerData, FromDeliveryWorker, ToDeliveryWorker } from './delivery-worker.ts';
+
+const ENTRY = fileURLToPath(new URL('./delivery-worker.cjs', import.meta.url));
+const RESTART_DELAY_MS = 1_000;
+
+export interface DeliveryThread {
+  /** Resolves once the thread has started delivery (or waits for valid rules); rejects if it could not start. */
+  readonly ready: Promise<void>;
+  /** Tells the thread a commit added work (coalesced per event-loop turn). */
+  wake(): void;
+  /** The thread's Prometheus text ('' when it does not answer within a second). */
+  metrics(): Promise<string>;
+  /** Stops delivery (in-flight sends get `graceMs`) and ends the thread. */
+  stop(graceMs?: number): Promise<void>;
+  /** Threads started so far: 1 + restarts. */
+  readonly starts: number;
+  /** Tests: makes the current thread die of an uncaught error (it is then restarted). */
+  crash(): void;
+}
+
+export function startDeliveryThread(opts: { config: Config; logger: Logger }): DeliveryThread {
+  let worker: Worker;
+  let starts = 0;
+  let stopping: Promise<void> | undefined;
+  let wakePosted = false;
+  let nextId = 0;
+  const waiting = new Map<number, (text: string) => void>();
+  let readyResolve!: () => void;
+  let readyReject!: (e: Error) => void;
+  const ready = new Promise<void>((res, rej) => { readyResolve = res; readyReject = rej; });
+  ready.catch(() => undefined);
+
+  function spawn(): void {
+    starts++;
+    const data: DeliveryWorkerData = { config: opts.config };
+    worker = new Worker(ENTRY, { workerData: data, stdout: false, stderr: false });
+    worker.on('message', (m: FromDeliveryWorker) => {
+      if (m.t === 'ready') readyResolve();
+      else if (m.t === 'failed') readyReject(new Error(`delivery thread failed to start: ${m.message}`));
+      else if (m.t === 'metrics') {
+        waiting.get(m.id)?.(m.text);
+        waiting.delete(m.id);
+      }
+    });
+    worker.on('error', (err) => opts.logger.error({ err }, 'delivery thread died'));
+    worker.on('exit', (code) => {
+      for (const resolve of waiting.values()) resolve('');
+      waiting.clear();
+      if (stopping) return;
+      opts.logger.error({ code }, `delivery thread exited; restarting it in ${RESTART_DELAY_MS} ms`);
+      setTimeout(() => { if (!stopping) spawn(); }, RESTART_DELAY_MS).unref();
+    });
+  }
+  spawn();
+
+  const post = (m: ToDeliveryWorker) => worker.postMessage(m);
+  return {
+    ready,
+    get starts() {
+      return starts;
+    },
+    crash() {
+      post({ t: 'crash' });
+    },
+    wake() {
+      if (wakePosted || stopping) return;
+      wakePosted = true;
+      setImmediate(() => {
+        wakePosted = false;
+        post({ t: 'wake' });
+      });
+    },
+    metrics() {
+      if (stopping) return Promise.resolve('');
+      const id = ++nextId;
+      return new Promise<string>((resolve) => {
+        const timer = setTimeout(() => { waiting.delete(id); resolve(''); }, 1_000);
+        waiting.set(id, (text) => { clearTimeout(timer); resolve(text); });
+        post({ t: 'metrics', id });
+      });
+    },
+    stop(graceMs = 5_000) {
+      stopping ??= new Promise<void>((resolve) => {
+        const w = worker;
+        if (w.threadId === -1) return resolve();
+        // After 'stopped' the thread has closed its store: ending it can no longer
+        // interrupt a SQLite call. Past the grace (+ margin) it is ended regardless.
+        const timer = setTimeout(() => void w.terminate(), graceMs + 5_000);
+        w.once('exit', () => { clearTimeout(timer); resolve(); });
+        w.on('message', (m: FromDeliveryWorker) => { if (m.t === 'stopped') void w.terminate(); });
+        w.postMessage({ t: 'stop', graceMs } satisfies ToDeliveryWorker);
+      });
+      return stopping;
+    },
+  };
+}

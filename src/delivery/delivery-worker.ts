@@ -1,0 +1,95 @@
+// The delivery thread: fan-out, send lanes and the scheduled jobs on their own event loop
+// and their own SQLite connection, so intake (the main thread) and delivery use both
+// cores instead of taking turns on one. It loads plugins and rules itself and watches the
+// rule files like the main thread does; the main thread wakes it when a commit adds work
+// and asks it for its metrics text on each scrape. Messages: see delivery-thread.ts.
+import { parentPort, workerData } from 'node:worker_threads';
+import { createRequire } from 'node:module';
+import { Registry } from 'prom-client';
+import type { Config } from '../config.ts';
+import { createLogger } from '../logger.ts';
+import { openStore } from '../store/open-store.ts';
+import { loadPlugins } from '../destinations/load-plugins.ts';
+import { startRuleWatcher } from '../rules/rule-watcher.ts';
+import { createHashPool } from '../workers/pool.ts';
+import { registerDeliveryMetrics } from './delivery-metrics.ts';
+import { startDelivery, type DeliveryRuntime } from './start-delivery.ts';
+
+export interface DeliveryWorkerData {
+  config: Config;
+}
+
+export type ToDeliveryWorker =
+  | { t: 'wake' }
+  | { t: 'metrics'; id: number }
+  | { t: 'stop'; graceMs: number }
+  /** Tests: die of an uncaught error on the next turn (between, never inside, store calls). */
+  | { t: 'crash' };
+
+export type FromDeliveryWorker =
+  | { t: 'ready' }
+  | { t: 'metrics'; id: number; text: string }
+  | { t: 'stopped' }
+  | { t: 'failed'; message: string };
+
+export function runDeliveryWorker(): void {
+  const port = parentPort!;
+  const { config } = workerData as DeliveryWorkerData;
+  const logger = createLogger(config.logLevel).child({ thread: 'delivery' });
+  const post = (m: FromDeliveryWorker) => port.postMessage(m);
+  const registry = new Registry();
+  const metrics = registerDeliveryMetrics(registry);
+  let delivery: DeliveryRuntime | null = null;
+  let stopping = false;
+
+  const start = (async () => {
+    // Plugins through tsx's require hook: dynamic import() has no TypeScript loader here.
+    const req = createRequire(import.meta.url);
+    const plugins = await loadPlugins(config.pluginsDir, async (file) => req(file));
+    const rules = startRuleWatcher({ dir: config.rulesDir, logger });
+    const store = await openStore(config, 'server');
+    const pool = createHashPool({ threads: config.workers });
+    const begin = async () => {
+      if (stopping) return;
+      delivery = await startDelivery({ config, store, plugins, rules, pool, logger, metrics });
+    };
+    if (rules.valid()) await begin();
+    else {
+      // Same as the main thread: with rules invalid since start, delivery waits for a good reload.
+      const off = rules.onReload((e) => {
+        if (!e.ok) return;
+        off();
+        begin().then(() => logger.info('rules are valid now: delivery started'), (err) => logger.error({ err }, 'starting delivery failed'));
+      });
+    }
+    return { rules, store, pool };
+  })();
+
+  start.then(() => post({ t: 'ready' }), (err: Error) => {
+    logger.error({ err }, 'delivery thread failed to start');
+    post({ t: 'failed', message: err.message });
+  });
+
+  port.on('message', (m: ToDeliveryWorker) => {
+    if (m.t === 'wake') delivery?.dispatcher.wake();
+    else if (m.t === 'crash') setImmediate(() => { throw new Error('delivery thread crash requested'); });
+    else if (m.t === 'metrics') {
+      registry.metrics().then((text) => post({ t: 'metrics', id: m.id, text }), () => post({ t: 'metrics', id: m.id, text: '' }));
+    } else if (m.t === 'stop') {
+      stopping = true;
+      void (async () => {
+        try {
+          const parts = await start;
+          await delivery?.stop(m.graceMs);
+          parts.rules.close();
+          await parts.pool.close();
+          await parts.store.close();
+        } catch (err) {
+          logger.error({ err }, 'delivery thread stopped with an error');
+        }
+        post({ t: 'stopped' });
+        port.close();
+      })();
+    }
+  });
+}
