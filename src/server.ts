@@ -16,7 +16,7 @@ import { createDestinationCache } from './destinations/destination-cache.ts';
 import { startRuleWatcher, type RuleWatcher } from './rules/rule-watcher.ts';
 import { formatRuleError } from './rules/load-rules.ts';
 import { createHashPool, type HashPool } from './workers/pool.ts';
-import { startDelivery, type DeliveryOverrides, type DeliveryRuntime } from './delivery/start-delivery.ts';
+import { startDelivery, startWhenRulesValid, type DeliveryOverrides, type DeliveryRuntime } from './delivery/start-delivery.ts';
 import { startDeliveryThread, type DeliveryThread } from './delivery/delivery-thread.ts';
 import { registerDeliveryMetrics } from './delivery/delivery-metrics.ts';
 import { listEndpoints, loadCustomers } from './customers/load-customers.ts';
@@ -132,14 +132,7 @@ export async function startServer(config: Config, opts: StartOptions = {}): Prom
     const deliveryMetrics = registerDeliveryMetrics(metrics.registry);
     const beginDelivery = () => (deliveryStarting ??= startDelivery({ config, store, plugins, rules, pool, logger, metrics: deliveryMetrics, overrides: opts.delivery })
       .then((d) => { delivery = d; wakeDelivery = () => d.dispatcher.wake(); }));
-    if (rules.valid()) await beginDelivery();
-    else {
-      const off = rules.onReload((e) => {
-        if (!e.ok) return;
-        off();
-        beginDelivery().then(() => logger.info('rules are valid now: delivery started'), (err) => logger.error({ err }, 'starting delivery failed'));
-      });
-    }
+    await startWhenRulesValid(rules, beginDelivery, logger);
   }
 
   let closing: Promise<void> | null = null;

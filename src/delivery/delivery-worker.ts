@@ -13,7 +13,7 @@ import { loadPlugins } from '../destinations/load-plugins.ts';
 import { startRuleWatcher } from '../rules/rule-watcher.ts';
 import { createHashPool } from '../workers/pool.ts';
 import { registerDeliveryMetrics } from './delivery-metrics.ts';
-import { startDelivery, type DeliveryRuntime } from './start-delivery.ts';
+import { startDelivery, startWhenRulesValid, type DeliveryRuntime } from './start-delivery.ts';
 
 export interface DeliveryWorkerData {
   config: Config;
@@ -53,15 +53,7 @@ export function runDeliveryWorker(): void {
       if (stopping) return;
       delivery = await startDelivery({ config, store, plugins, rules, pool, logger, metrics });
     };
-    if (rules.valid()) await begin();
-    else {
-      // Same as the main thread: with rules invalid since start, delivery waits for a good reload.
-      const off = rules.onReload((e) => {
-        if (!e.ok) return;
-        off();
-        begin().then(() => logger.info('rules are valid now: delivery started'), (err) => logger.error({ err }, 'starting delivery failed'));
-      });
-    }
+    await startWhenRulesValid(rules, begin, logger);
     return { rules, store, pool };
   })();
 
