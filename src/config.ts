@@ -9,6 +9,8 @@ export interface Config {
   host: string;
   dataDir: string;
   databaseUrl: string | null;
+  /** PostgreSQL connections per process (PG_POOL_SIZE). */
+  pgPoolSize: number;
   rulesDir: string;
   pluginsDir: string;
   customersDir: string;
@@ -115,6 +117,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env, cwd = process.c
     host,
     dataDir: resolve(cwd, str(env, 'DATA_DIR') ?? './data'),
     databaseUrl,
+    pgPoolSize: int(env, 'PG_POOL_SIZE', 10, 1, 1000),
     rulesDir: resolve(cwd, str(env, 'RULES_DIR') ?? './rules'),
     pluginsDir: resolve(cwd, str(env, 'PLUGINS_DIR') ?? './plugins'),
     customersDir: resolve(cwd, str(env, 'CUSTOMERS_DIR') ?? './customers'),

@@ -1,0 +1,201 @@
+// PostgreSQL deliveries, the operator side and upkeep: listing, attempts, replay, stats,
+// the queue snapshot, retention purges (chunked), retry-now and stranded-work expiry.
+// Same results as the SQLite twin, so the store contract tests run against both.
+import type pg from 'pg';
+import type {
+  AttemptView, DeliveryStatus, DeliveryStore, DeliveryView, DestinationHealth, DestinationStats, QueueSnapshot,
+} from '../../delivery/types.ts';
+import { EXPIRED_MESSAGE, REMOVED_MESSAGE } from '../sqlite/delivery-maintenance.ts';
+import { tx } from './connection.ts';
+import { WORK_CHANNEL } from './notify.ts';
+
+type Queries = Pick<DeliveryStore,
+  'list' | 'attempts' | 'replay' | 'stats' | 'health' | 'dispatchBacklog' | 'queueSnapshot' | 'purge' | 'purgeDedupKeys' | 'retryNow' | 'expireStranded'>;
+
+interface ViewRow {
+  id: number; script_id: string; event_id: string | null; destination_id: string; destination_type: string;
+  status: DeliveryStatus; skip_reason: string | null; attempts: number; last_status_code: number | null;
+  last_error: string | null; next_attempt_at: number | null; received_at: number; created_at: number;
+  updated_at: number; delivered_at: number | null; paused: boolean;
+}
+interface AttemptRow {
+  id: number; attempted_at: number; status_code: number | null; latency_ms: number; response_body: string | null;
+  error_class: string | null; outcome: AttemptView['outcome']; message: string | null; events: number;
+}
+interface HealthRow {
+  destination_id: string; last_success_at: number | null; last_failure_at: number | null; failing_since: number | null;
+  paused_at: number | null; pause_reason: string | null;
+}
+
+const PURGE_CHUNK = 5_000;
+
+const toHealth = (r: HealthRow): DestinationHealth => ({
+  destinationId: r.destination_id, lastSuccessAt: r.last_success_at, lastFailureAt: r.last_failure_at,
+  failingSince: r.failing_since, pausedAt: r.paused_at, pauseReason: r.pause_reason,
+});
+
+const emptyCounts = (): Record<DeliveryStatus, number> => ({ pending: 0, delivered: 0, failed: 0, dead: 0, skipped: 0 });
+
+/** Builds `WHERE a = $1 AND …` from optional filters. */
+function where(filters: [string, unknown][], args: unknown[]): string {
+  const parts: string[] = [];
+  for (const [column, value] of filters) {
+    if (value === undefined) continue;
+    args.push(value);
+    parts.push(`${column} = $${args.length}`);
+  }
+  return parts.join(' AND ');
+}
+
+export function pgDeliveryQueries(pool: pg.Pool): Queries {
+  /** Deletes in chunks (each its own transaction) until a chunk comes back short. */
+  async function chunked(sql: string, args: unknown[]): Promise<number> {
+    let total = 0;
+    for (;;) {
+      const r = await pool.query(sql, [...args, PURGE_CHUNK]);
+      const n = r.rowCount ?? 0;
+      total += n;
+      if (n < PURGE_CHUNK) return total;
+    }
+  }
+  const backlog = async (): Promise<number> => (await pool.query<{ n: number }>('SELECT count(*)::int AS n FROM dispatch_queue')).rows[0].n;
+
+  return {
+    async list(f) {
+      const args: unknown[] = [];
+      const cond = where([['d.id', f.id], ['d.script_id', f.scriptId], ['d.status', f.status], ['d.event_id', f.eventId], ['d.destination_id', f.destinationId]], args);
+      args.push(f.limit ?? 100);
+      const { rows } = await pool.query<ViewRow>(`SELECT d.*, (h.paused_at IS NOT NULL) AS paused FROM deliveries d
+        LEFT JOIN destination_health h ON h.destination_id = d.destination_id
+        ${cond ? `WHERE ${cond}` : ''} ORDER BY d.id DESC LIMIT $${args.length}`, args);
+      return rows.map((r): DeliveryView => ({
+        id: r.id, scriptId: r.script_id, eventId: r.event_id, destinationId: r.destination_id,
+        destinationType: r.destination_type, status: r.status, skipReason: r.skip_reason, attempts: r.attempts,
+        lastStatusCode: r.last_status_code, lastError: r.last_error, nextAttemptAt: r.next_attempt_at,
+        receivedAt: r.received_at, createdAt: r.created_at, updatedAt: r.updated_at, deliveredAt: r.delivered_at,
+        paused: r.paused,
+      }));
+    },
+
+    async attempts(deliveryId) {
+      const { rows } = await pool.query<AttemptRow>(`SELECT a.* FROM delivery_attempt_items i
+        JOIN delivery_attempts a ON a.id = i.attempt_id WHERE i.delivery_id = $1 ORDER BY a.id`, [deliveryId]);
+      return rows.map((r): AttemptView => ({
+        id: r.id, attemptedAt: r.attempted_at, statusCode: r.status_code, latencyMs: r.latency_ms,
+        responseBody: r.response_body, errorClass: r.error_class, outcome: r.outcome, message: r.message, events: r.events,
+      }));
+    },
+
+    async replay(f, now) {
+      if (f.statuses.length === 0) return 0;
+      const args: unknown[] = [now, [...f.statuses]];
+      const extra = where([['script_id', f.scriptId], ['destination_id', f.destinationId], ['event_id', f.eventId]], args);
+      let since = '';
+      if (f.since !== undefined) {
+        args.push(f.since);
+        since = ` AND created_at >= $${args.length}`;
+      }
+      return tx(pool, async (c) => {
+        const r = await c.query(`UPDATE deliveries SET status = 'pending', attempts = 0, next_attempt_at = $1, lease_owner = NULL,
+            lease_until = NULL, delivered_at = NULL, updated_at = $1
+          WHERE status = ANY($2::text[]) AND item IS NOT NULL
+            AND destination_id IN (SELECT id FROM destinations WHERE removed_at IS NULL)${extra ? ` AND ${extra}` : ''}${since}`, args);
+        if ((r.rowCount ?? 0) > 0) await c.query(`NOTIFY ${WORK_CHANNEL}`);
+        return r.rowCount ?? 0;
+      });
+    },
+
+    async stats(scriptId) {
+      const args = scriptId === undefined ? [] : [scriptId];
+      const { rows: counts } = await pool.query<{ destination_id: string; status: DeliveryStatus; n: number; oldest: number | null }>(
+        `SELECT destination_id, status, count(*)::int AS n, min(CASE WHEN status = 'pending' THEN received_at END) AS oldest
+         FROM deliveries ${scriptId === undefined ? '' : 'WHERE script_id = $1'} GROUP BY destination_id, status`, args);
+      const { rows: dests } = await pool.query<HealthRow & { id: string; script_id: string; type: string; name: string; enabled: boolean; removed_at: number | null }>(
+        `SELECT d.id, d.script_id, d.type, d.name, d.enabled, d.removed_at, h.destination_id, h.last_success_at, h.last_failure_at,
+           h.failing_since, h.paused_at, h.pause_reason
+         FROM destinations d LEFT JOIN destination_health h ON h.destination_id = d.id
+         ${scriptId === undefined ? '' : 'WHERE d.script_id = $1'} ORDER BY d.script_id, d.created_at, d.id`, args);
+      const byId = new Map<string, DestinationStats>();
+      for (const d of dests) {
+        byId.set(d.id, {
+          destinationId: d.id, scriptId: d.script_id, type: d.type, name: d.name, enabled: d.enabled,
+          removed: d.removed_at !== null, counts: emptyCounts(), oldestPendingAt: null,
+          health: d.destination_id === null ? null : toHealth(d),
+        });
+      }
+      for (const c of counts) {
+        const s = byId.get(c.destination_id);
+        if (!s) continue;
+        s.counts[c.status] = c.n;
+        if (c.status === 'pending') s.oldestPendingAt = c.oldest;
+      }
+      return [...byId.values()].filter((s) => !s.removed || Object.values(s.counts).some((n) => n > 0));
+    },
+
+    async health(destinationId) {
+      const { rows } = await pool.query<HealthRow>('SELECT * FROM destination_health WHERE destination_id = $1', [destinationId]);
+      return rows[0] ? toHealth(rows[0]) : null;
+    },
+
+    dispatchBacklog: backlog,
+
+    async queueSnapshot(): Promise<QueueSnapshot> {
+      const { rows: byType } = await pool.query<{ destination_type: string; pending: number; oldest: number | null }>(
+        `SELECT destination_type, count(*)::int AS pending, min(received_at) AS oldest
+         FROM deliveries WHERE status = 'pending' GROUP BY destination_type ORDER BY destination_type`);
+      const { rows: [paused] } = await pool.query<{ n: number }>(`SELECT count(*)::int AS n FROM destination_health h
+        JOIN destinations d ON d.id = h.destination_id WHERE h.paused_at IS NOT NULL AND d.removed_at IS NULL`);
+      return {
+        dispatchBacklog: await backlog(),
+        byType: byType.map((r) => ({ destinationType: r.destination_type, pending: r.pending, oldestPendingAt: r.oldest })),
+        pausedDestinations: paused.n,
+      };
+    },
+
+    async purge(before) {
+      // Pending deliveries, and the events they or the dispatch queue still need, stay.
+      const { rows: old } = await pool.query<{ id: number | null }>('SELECT max(id) AS id FROM delivery_attempts WHERE attempted_at < $1', [before]);
+      const attemptEdge = (old[0].id ?? 0) + 1;
+      const attempts = await chunked(`DELETE FROM delivery_attempts WHERE id IN (SELECT id FROM delivery_attempts WHERE id < $1 LIMIT $2)`, [attemptEdge]);
+      await chunked(`DELETE FROM delivery_attempt_items WHERE (attempt_id, delivery_id) IN
+        (SELECT attempt_id, delivery_id FROM delivery_attempt_items WHERE attempt_id < $1 LIMIT $2)`, [attemptEdge]);
+      const deliveries = await chunked(`DELETE FROM deliveries WHERE id IN (SELECT id FROM deliveries
+        WHERE created_at < $1 AND status <> 'pending' AND (updated_at < $1 OR skip_reason IN ('expired', 'destination_removed')) LIMIT $2)`, [before]);
+      const events = await chunked(`DELETE FROM events WHERE seq IN (SELECT seq FROM events e WHERE received_at < $1
+        AND NOT EXISTS (SELECT 1 FROM deliveries d WHERE d.event_seq = e.seq)
+        AND NOT EXISTS (SELECT 1 FROM dispatch_queue q WHERE q.event_seq = e.seq) LIMIT $2)`, [before]);
+      return { events, deliveries, attempts };
+    },
+
+    async purgeDedupKeys(before) {
+      return chunked(`DELETE FROM dedup_keys WHERE (script_id, environment, name, event_id) IN
+        (SELECT script_id, environment, name, event_id FROM dedup_keys WHERE first_seen_at < $1 LIMIT $2)`, [before]);
+    },
+
+    async retryNow(f, now) {
+      const args: unknown[] = [now];
+      const extra = where([['script_id', f.scriptId], ['destination_id', f.destinationId]], args);
+      return tx(pool, async (c) => {
+        const r = await c.query(`UPDATE deliveries SET next_attempt_at = $1, updated_at = $1
+          WHERE status = 'pending' AND next_attempt_at > $1 AND lease_owner IS NULL${extra ? ` AND ${extra}` : ''}`, args);
+        if ((r.rowCount ?? 0) > 0) await c.query(`NOTIFY ${WORK_CHANNEL}`);
+        return r.rowCount ?? 0;
+      });
+    },
+
+    async expireStranded(now, before) {
+      return tx(pool, async (c) => {
+        const removed = await c.query(`UPDATE deliveries SET status = 'skipped', skip_reason = 'destination_removed',
+            last_error = $2, next_attempt_at = NULL, lease_owner = NULL, lease_until = NULL, updated_at = $1
+          WHERE status = 'pending' AND (lease_until IS NULL OR lease_until <= $1)
+            AND destination_id IN (SELECT id FROM destinations WHERE removed_at IS NOT NULL)`, [now, REMOVED_MESSAGE]);
+        const expired = await c.query(`UPDATE deliveries SET status = 'skipped', skip_reason = 'expired',
+            last_error = $3, next_attempt_at = NULL, lease_owner = NULL, lease_until = NULL, updated_at = $1
+          WHERE status = 'pending' AND created_at < $2 AND (lease_until IS NULL OR lease_until <= $1)
+            AND destination_id IN (SELECT d.id FROM destinations d LEFT JOIN destination_health h ON h.destination_id = d.id
+              WHERE d.removed_at IS NULL AND (NOT d.enabled OR h.paused_at IS NOT NULL))`, [now, before, EXPIRED_MESSAGE]);
+        return { removed: removed.rowCount ?? 0, expired: expired.rowCount ?? 0 };
+      });
+    },
+  };
+}

@@ -1,0 +1,243 @@
+// PostgreSQL deliveries: the dispatch queue, claims with leases fenced by claim id, attempt
+// records and destination health (the contract and its model: src/delivery/types.ts and the
+// SQLite twin). Claims take rows with FOR UPDATE SKIP LOCKED, so instances claiming at the
+// same moment split the work instead of queueing behind each other; every later write is
+// conditional on the row still carrying the claim id, so an instance whose lease lapsed and
+// was taken over can neither complete nor renew it. Bookkeeping commits with
+// synchronous_commit off: losing the latest of those commits in a database crash only
+// repeats work (at-least-once), never loses an acknowledged event.
+import type pg from 'pg';
+import type { NormalizedEvent } from '../../schema/types.ts';
+import type {
+  ActiveDestination, AttemptRecord, ClaimedDelivery, DeliveryStore, DispatchEvent, RecordResult, StoredItem,
+} from '../../delivery/types.ts';
+import { MAX_RESPONSE_BYTES } from '../sqlite/delivery-store.ts';
+import { tx } from './connection.ts';
+import { toPgEvent, type PgEventRow } from './pg-store.ts';
+import { WORK_CHANNEL } from './notify.ts';
+import { pgDeliveryQueries } from './delivery-queries.ts';
+
+interface ClaimRow {
+  id: number; event_seq: number; script_id: string; destination_id: string; destination_type: string;
+  event_id: string | null; attempts: number; received_at: number; item: string | null; payload: string | null;
+}
+interface DestinationRow {
+  id: string; script_id: string; type: string; name: string; enabled: boolean; settings: string;
+  created_at: number; updated_at: number; paused_at: number | null; paused_destination_updated_at: number | null;
+}
+
+function truncateBytes(s: string | null, max: number): string | null {
+  if (s === null || s.length * 3 <= max) return s;
+  const buf = Buffer.from(s, 'utf8');
+  return buf.length <= max ? s : buf.subarray(0, max).toString('utf8');
+}
+
+/** Rebuilds OutgoingItems; the event payload is parsed once per event. */
+function toClaimed(rows: ClaimRow[]): ClaimedDelivery[] {
+  const events = new Map<number, NormalizedEvent>();
+  return rows.map((r) => {
+    let item: ClaimedDelivery['item'] = null;
+    if (r.item !== null && r.payload !== null) {
+      let event = events.get(r.event_seq);
+      if (event === undefined) {
+        event = JSON.parse(r.payload) as NormalizedEvent;
+        events.set(r.event_seq, event);
+      }
+      item = { ...(JSON.parse(r.item) as StoredItem), event };
+    }
+    return {
+      id: r.id, eventSeq: r.event_seq, scriptId: r.script_id, destinationId: r.destination_id,
+      destinationType: r.destination_type, eventId: r.event_id, attempts: r.attempts, receivedAt: r.received_at, item,
+    };
+  });
+}
+
+const relaxed = { relaxed: true };
+
+export function pgDeliveryStore(pool: pg.Pool): DeliveryStore {
+  return {
+    async claimEvents(claimId, now, leaseMs, limit) {
+      return tx(pool, async (c) => {
+        const { rows } = await c.query<PgEventRow>(`WITH due AS (
+            SELECT event_seq FROM dispatch_queue WHERE lease_until IS NULL OR lease_until <= $3
+            ORDER BY event_seq LIMIT $4 FOR UPDATE SKIP LOCKED),
+          leased AS (UPDATE dispatch_queue q SET lease_owner = $1, lease_until = $2 FROM due WHERE q.event_seq = due.event_seq RETURNING q.event_seq)
+          SELECT e.* FROM leased l JOIN events e ON e.seq = l.event_seq ORDER BY e.seq`, [claimId, now + leaseMs, now, limit]);
+        // Queue rows whose event was purged: nothing left to deliver.
+        await c.query(`DELETE FROM dispatch_queue q WHERE q.lease_owner = $1 AND NOT EXISTS (SELECT 1 FROM events e WHERE e.seq = q.event_seq)`, [claimId]);
+        return rows.map((r): DispatchEvent => ({ seq: r.seq, event: toPgEvent(r) }));
+      }, relaxed);
+    },
+
+    async completeFanOut(claimId, now, results) {
+      return tx(pool, async (c) => {
+        const seqs = results.map((r) => r.seq);
+        const { rows: held } = await c.query<{ event_seq: number }>(
+          'DELETE FROM dispatch_queue WHERE event_seq = ANY($1::bigint[]) AND lease_owner = $2 RETURNING event_seq', [seqs, claimId]);
+        const ours = new Set(held.map((h) => h.event_seq)); // the others' lease was lost: the new holder fans them out
+        const cols: unknown[][] = Array.from({ length: 10 }, () => []);
+        const pendingByDestination = new Map<string, number>();
+        for (const r of results) {
+          if (!ours.has(r.seq)) continue;
+          for (const d of r.deliveries) {
+            const row = [r.seq, r.scriptId, d.destinationId, d.destinationType, r.eventId, d.item === null ? null : JSON.stringify(d.item),
+              d.status, d.reason ?? null, d.status === 'pending' ? now : null, d.message ?? null];
+            row.forEach((v, i) => cols[i].push(v));
+            if (d.status === 'pending') pendingByDestination.set(d.destinationId, (pendingByDestination.get(d.destinationId) ?? 0) + 1);
+          }
+        }
+        if (cols[0].length > 0) {
+          const receivedAt = new Map(results.map((r) => [r.seq, r.receivedAt]));
+          await c.query(`INSERT INTO deliveries (event_seq, script_id, destination_id, destination_type, event_id, item, status,
+              skip_reason, attempts, next_attempt_at, last_error, received_at, created_at, updated_at)
+            SELECT s, a, d, t, e, i, st, r, 0, n, m, rc, $11, $11
+            FROM unnest($1::bigint[], $2::text[], $3::text[], $4::text[], $5::text[], $6::text[], $7::text[], $8::text[], $9::bigint[], $10::text[], $12::bigint[])
+              AS u(s, a, d, t, e, i, st, r, n, m, rc)`,
+          [...cols, now, (cols[0] as number[]).map((s) => receivedAt.get(s))]);
+        }
+        if (pendingByDestination.size > 0) await c.query(`NOTIFY ${WORK_CHANNEL}`);
+        return { events: ours.size, pendingByDestination };
+      }, relaxed);
+    },
+
+    async claimDeliveries(destinationId, claimId, now, leaseUntil, limit) {
+      const { rows } = await pool.query<ClaimRow>(`WITH due AS (
+          SELECT id FROM deliveries WHERE destination_id = $1 AND status = 'pending' AND next_attempt_at <= $2
+          ORDER BY next_attempt_at LIMIT $3 FOR UPDATE SKIP LOCKED),
+        leased AS (UPDATE deliveries d SET lease_owner = $4, lease_until = $5, next_attempt_at = $5 FROM due WHERE d.id = due.id
+          RETURNING d.id, d.event_seq, d.script_id, d.destination_id, d.destination_type, d.event_id, d.attempts, d.received_at, d.item)
+        SELECT l.*, e.payload FROM leased l LEFT JOIN events e ON e.seq = l.event_seq ORDER BY l.id`,
+      [destinationId, now, limit, claimId, leaseUntil]);
+      return toClaimed(rows);
+    },
+
+    async nextDue(destinationId) {
+      const { rows } = await pool.query<{ t: number | null }>(
+        "SELECT min(next_attempt_at) AS t FROM deliveries WHERE destination_id = $1 AND status = 'pending'", [destinationId]);
+      return rows[0]?.t ?? null;
+    },
+
+    async recordAttempts(records) {
+      if (records.length === 0) return [];
+      return tx(pool, async (c) => {
+        const results: RecordResult[] = [];
+        for (const rec of records) {
+          const { http } = rec;
+          if (http !== null) {
+            const { rows: [attempt] } = await c.query<{ id: number }>(`INSERT INTO delivery_attempts (destination_id, attempted_at, status_code,
+                latency_ms, response_body, error_class, outcome, message, events) VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9) RETURNING id`,
+            [rec.destinationId, rec.at, http.statusCode, Math.round(http.latencyMs), truncateBytes(http.responseBody, MAX_RESPONSE_BYTES),
+              http.errorClass, http.outcome, rec.message, rec.updates.length]);
+            if (rec.updates.length > 0) {
+              await c.query(`INSERT INTO delivery_attempt_items (attempt_id, delivery_id) SELECT $1, unnest($2::bigint[]) ON CONFLICT DO NOTHING`,
+                [attempt.id, rec.updates.map((u) => u.id)]);
+            }
+          }
+          let applied: number[] = [];
+          if (rec.updates.length > 0) {
+            const u = rec.updates;
+            const { rows } = await c.query<{ id: number }>(`UPDATE deliveries d SET status = v.status, attempts = v.attempts, next_attempt_at = v.next,
+                lease_owner = NULL, lease_until = NULL,
+                last_status_code = CASE WHEN $4 THEN $5::int ELSE d.last_status_code END,
+                last_error = CASE WHEN v.status = 'delivered' THEN NULL ELSE $6 END,
+                updated_at = $7, delivered_at = CASE WHEN v.status = 'delivered' THEN $7 ELSE d.delivered_at END
+              FROM unnest($1::bigint[], $2::text[], $3::int[], $9::bigint[]) AS v(id, status, attempts, next)
+              WHERE d.id = v.id AND d.lease_owner = $8 RETURNING d.id`,
+            [u.map((x) => x.id), u.map((x) => x.status), u.map((x) => x.attempts), http !== null, http?.statusCode ?? null, rec.message,
+              rec.at, rec.claimId, u.map((x) => x.nextAttemptAt)]);
+            const done = new Set(rows.map((r) => r.id));
+            applied = u.map((x) => x.id).filter((id) => done.has(id));
+          }
+          if (http !== null) {
+            if (http.outcome === 'success') {
+              await c.query(`INSERT INTO destination_health (destination_id, last_success_at) VALUES ($1, $2)
+                ON CONFLICT (destination_id) DO UPDATE SET last_success_at = excluded.last_success_at, failing_since = NULL`, [rec.destinationId, rec.at]);
+            } else {
+              await c.query(`INSERT INTO destination_health (destination_id, last_failure_at, failing_since) VALUES ($1, $2, $2)
+                ON CONFLICT (destination_id) DO UPDATE SET last_failure_at = excluded.last_failure_at,
+                  failing_since = COALESCE(destination_health.failing_since, excluded.failing_since)`, [rec.destinationId, rec.at]);
+              let reason: string | null = null;
+              let since = rec.at;
+              if (rec.pauseNow !== undefined) reason = rec.pauseNow;
+              else if (rec.pauseAfterMs > 0) {
+                const hours = Math.round((rec.pauseAfterMs / 3_600_000) * 100) / 100;
+                reason = `failing with no success for ${hours} h; last error: ${rec.message}`.slice(0, 500);
+                since = rec.at - rec.pauseAfterMs;
+              }
+              if (reason !== null) {
+                await c.query(`UPDATE destination_health SET paused_at = $1, pause_reason = $2,
+                    paused_destination_updated_at = (SELECT updated_at FROM destinations WHERE id = $3)
+                  WHERE destination_id = $3 AND paused_at IS NULL AND failing_since IS NOT NULL AND failing_since <= $4`,
+                [rec.at, reason, rec.destinationId, since]);
+              }
+            }
+          }
+          const { rows: h } = await c.query<{ paused_at: number | null }>('SELECT paused_at FROM destination_health WHERE destination_id = $1', [rec.destinationId]);
+          results.push({ applied, paused: (h[0]?.paused_at ?? null) !== null });
+        }
+        return results;
+      }, relaxed);
+    },
+
+    async release(claimId, now, ids) {
+      if (ids.length === 0) return 0;
+      const r = await pool.query(`UPDATE deliveries SET lease_owner = NULL, lease_until = NULL, next_attempt_at = $1
+        WHERE id = ANY($2::bigint[]) AND lease_owner = $3 AND status = 'pending'`, [now, [...ids], claimId]);
+      return r.rowCount ?? 0;
+    },
+
+    async releaseOwner(owner, now) {
+      // Claim ids are `${owner}#…`: everything between `owner#` and `owner$` ('$' follows '#').
+      const lo = `${owner}#`;
+      const hi = `${owner}$`;
+      return tx(pool, async (c) => {
+        const d = await c.query(`UPDATE deliveries SET lease_owner = NULL, lease_until = NULL, next_attempt_at = $1
+          WHERE status = 'pending' AND lease_owner >= $2 AND lease_owner < $3`, [now, lo, hi]);
+        const e = await c.query('UPDATE dispatch_queue SET lease_owner = NULL, lease_until = NULL WHERE lease_owner >= $1 AND lease_owner < $2', [lo, hi]);
+        if ((d.rowCount ?? 0) + (e.rowCount ?? 0) > 0) await c.query(`NOTIFY ${WORK_CHANNEL}`);
+        return (d.rowCount ?? 0) + (e.rowCount ?? 0);
+      });
+    },
+
+    async leaseHolders() {
+      const { rows } = await pool.query<{ owner: string }>(`SELECT DISTINCT lease_owner AS owner FROM deliveries
+        WHERE status = 'pending' AND lease_owner IS NOT NULL
+        UNION SELECT DISTINCT lease_owner FROM dispatch_queue WHERE lease_owner IS NOT NULL`);
+      return rows.map((r) => r.owner);
+    },
+
+    async recoverExpiredLeases(now) {
+      return tx(pool, async (c) => {
+        const d = await c.query(`UPDATE deliveries SET lease_owner = NULL, lease_until = NULL
+          WHERE status = 'pending' AND lease_until IS NOT NULL AND lease_until <= $1`, [now]);
+        const e = await c.query('UPDATE dispatch_queue SET lease_owner = NULL, lease_until = NULL WHERE lease_until <= $1', [now]);
+        return (d.rowCount ?? 0) + (e.rowCount ?? 0);
+      });
+    },
+
+    async activeDestinations(): Promise<ActiveDestination[]> {
+      const { rows } = await pool.query<DestinationRow>(`SELECT d.id, d.script_id, d.type, d.name, d.enabled, d.settings, d.created_at,
+          d.updated_at, h.paused_at, h.paused_destination_updated_at FROM destinations d LEFT JOIN destination_health h ON h.destination_id = d.id
+        WHERE d.removed_at IS NULL ORDER BY d.created_at, d.id`);
+      return rows.map((r) => ({
+        id: r.id, scriptId: r.script_id, type: r.type, name: r.name, enabled: r.enabled,
+        settings: JSON.parse(r.settings) as Record<string, unknown>, createdAt: r.created_at, updatedAt: r.updated_at,
+        pausedAt: r.paused_at, pausedDestinationUpdatedAt: r.paused_destination_updated_at,
+      }));
+    },
+
+    async resume(destinationId, now) {
+      return tx(pool, async (c) => {
+        const un = await c.query(`UPDATE destination_health SET paused_at = NULL, pause_reason = NULL, failing_since = NULL,
+            paused_destination_updated_at = NULL WHERE destination_id = $1 AND paused_at IS NOT NULL`, [destinationId]);
+        await c.query('UPDATE destination_health SET failing_since = NULL WHERE destination_id = $1', [destinationId]);
+        const due = await c.query(`UPDATE deliveries SET next_attempt_at = LEAST(next_attempt_at, $1)
+          WHERE destination_id = $2 AND status = 'pending' AND lease_owner IS NULL`, [now, destinationId]);
+        if ((due.rowCount ?? 0) > 0) await c.query(`NOTIFY ${WORK_CHANNEL}`);
+        return { wasPaused: (un.rowCount ?? 0) > 0, due: due.rowCount ?? 0 };
+      });
+    },
+
+    ...pgDeliveryQueries(pool),
+  };
+}

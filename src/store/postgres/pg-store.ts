@@ -1,0 +1,217 @@
+// PostgreSQL implementation of the Store, for several instances sharing one database.
+// Every query is keyed by account where the data belongs to one; intake appends a whole
+// group commit in one transaction of four statements (dedup claims, events + their
+// dispatch-queue rows, seen products, NOTIFY), acknowledged after COMMIT. Dedup is decided
+// by the primary key of dedup_keys inside that transaction, so two instances storing the
+// same event at the same moment store one `accepted` and one `duplicate`.
+import type pg from 'pg';
+import type { Account, AccountPatch, TokenRecord } from '../../accounts/types.ts';
+import type { AccountStore, EventFilter, EventRecord, EventStatus, EventStore, Store } from '../types.ts';
+import { DEFAULT_DEDUP_WINDOW_MS, prepareRow, type PreparedRow } from '../sqlite/append-events.ts';
+import { createPool, tx } from './connection.ts';
+import { migrate } from './migrations.ts';
+import { pgDestinationStore } from './destination-store.ts';
+import { pgDeliveryStore } from './delivery-store.ts';
+import { createNotifier, WORK_CHANNEL, type Notifier } from './notify.ts';
+
+export interface PgStoreOptions {
+  url: string;
+  poolSize?: number;
+  dedupWindowMs?: number;
+  /** Apply migrations on open (default true; `tracklane migrate` runs them on their own). */
+  migrate?: boolean;
+  onError?: (err: Error) => void;
+}
+
+interface AccountRow {
+  script_id: string; name: string; tier: Account['tier']; addon: boolean; enabled: boolean;
+  host: string | null; country: string | null; tax_rate: number | null; extra_events: string;
+  customer: string | null; rate_limit: number | null; created_at: number; updated_at: number;
+}
+interface TokenRow { id: number; script_id: string; hash: string; prefix: string; created_at: number; expires_at: number | null }
+export interface PgEventRow {
+  seq: number; id: string; script_id: string; name: string | null; event_id: string | null; status: EventRecord['status'];
+  source: string; request_id: string; received_at: number; errors: string; warnings: string; payload: string;
+}
+
+const toAccount = (r: AccountRow): Account => ({
+  scriptId: r.script_id, name: r.name, tier: r.tier, addon: r.addon, enabled: r.enabled, host: r.host,
+  country: r.country, taxRate: r.tax_rate, extraEvents: JSON.parse(r.extra_events) as string[], customer: r.customer,
+  rateLimit: r.rate_limit, createdAt: r.created_at, updatedAt: r.updated_at,
+});
+
+const toToken = (r: TokenRow): TokenRecord => ({
+  id: r.id, scriptId: r.script_id, hash: r.hash, prefix: r.prefix, createdAt: r.created_at, expiresAt: r.expires_at,
+});
+
+export const toPgEvent = (r: PgEventRow): EventRecord => ({
+  id: r.id, scriptId: r.script_id, name: r.name, eventId: r.event_id, status: r.status, source: r.source,
+  requestId: r.request_id, receivedAt: r.received_at, errors: JSON.parse(r.errors), warnings: JSON.parse(r.warnings),
+  payload: JSON.parse(r.payload),
+});
+
+const PATCH_COLUMNS: Record<keyof AccountPatch, string> = {
+  name: 'name', tier: 'tier', addon: 'addon', enabled: 'enabled', host: 'host', country: 'country',
+  taxRate: 'tax_rate', extraEvents: 'extra_events', customer: 'customer', rateLimit: 'rate_limit',
+};
+
+const patchValue = (key: keyof AccountPatch, v: unknown): unknown => (key === 'extraEvents' ? JSON.stringify(v) : v);
+
+/** The key of a row's dedup claim, or null when the row claims none. */
+const dedupKey = (r: PreparedRow): string | null =>
+  r.status !== 'accepted' || r.eventId === null || r.name === null ? null : JSON.stringify([r.scriptId, r.environment, r.name, r.eventId]);
+
+/**
+ * The append transaction. Within one batch the first row of a key makes the claim and a
+ * later one is a duplicate of it; a claim succeeds when the key is new or its first sighting
+ * is older than the window (then it is renewed).
+ */
+async function appendRows(c: pg.PoolClient, rows: readonly PreparedRow[], windowMs: number): Promise<EventStatus[]> {
+  const claimers = new Map<string, number>();
+  rows.forEach((r, i) => {
+    const k = dedupKey(r);
+    if (k !== null && !claimers.has(k)) claimers.set(k, i);
+  });
+  const claimed = new Set<string>();
+  if (claimers.size > 0) {
+    const at = [...claimers.values()].map((i) => rows[i]);
+    const { rows: won } = await c.query<{ script_id: string; environment: string; name: string; event_id: string }>(
+      `INSERT INTO dedup_keys (script_id, environment, name, event_id, first_seen_at)
+       SELECT * FROM unnest($1::text[], $2::text[], $3::text[], $4::text[], $5::bigint[])
+       ON CONFLICT (script_id, environment, name, event_id) DO UPDATE SET first_seen_at = excluded.first_seen_at
+         WHERE dedup_keys.first_seen_at <= excluded.first_seen_at - $6::bigint
+       RETURNING script_id, environment, name, event_id`,
+      [at.map((r) => r.scriptId), at.map((r) => r.environment), at.map((r) => r.name), at.map((r) => r.eventId), at.map((r) => r.receivedAt), windowMs]);
+    for (const w of won) claimed.add(JSON.stringify([w.script_id, w.environment, w.name, w.event_id]));
+  }
+  const statuses = rows.map((r, i): EventStatus => {
+    const k = dedupKey(r);
+    if (k === null) return r.status;
+    return claimers.get(k) === i && claimed.has(k) ? 'accepted' : 'duplicate';
+  });
+  const col = <K extends keyof PreparedRow>(key: K) => rows.map((r) => r[key]);
+  await c.query(
+    `WITH ins AS (
+       INSERT INTO events (id, script_id, name, event_id, status, source, request_id, received_at, errors, warnings, payload)
+       SELECT * FROM unnest($1::text[], $2::text[], $3::text[], $4::text[], $5::text[], $6::text[], $7::text[], $8::bigint[], $9::text[], $10::text[], $11::text[])
+       RETURNING seq, status)
+     INSERT INTO dispatch_queue (event_seq) SELECT seq FROM ins WHERE status = 'accepted'`,
+    [col('id'), col('scriptId'), col('name'), col('eventId'), statuses, col('source'), col('requestId'), col('receivedAt'),
+      col('errors'), col('warnings'), col('payload')]);
+  const seen = rows.flatMap((r, i) => (statuses[i] === 'accepted' ? r.productIds.map((p) => [r.scriptId, p]) : []));
+  if (seen.length > 0) {
+    await c.query(`INSERT INTO seen_products (script_id, product_id) SELECT * FROM unnest($1::text[], $2::text[]) ON CONFLICT DO NOTHING`,
+      [seen.map((s) => s[0]), seen.map((s) => s[1])]);
+  }
+  // Delivered at COMMIT: every instance's dispatcher wakes for the new work.
+  if (statuses.includes('accepted')) await c.query(`NOTIFY ${WORK_CHANNEL}`);
+  return statuses;
+}
+
+export interface PgStore extends Store {
+  readonly pool: pg.Pool;
+  readonly notifier: Notifier;
+}
+
+export async function openPostgresStore(opts: PgStoreOptions): Promise<PgStore> {
+  const pool = createPool({ url: opts.url, max: opts.poolSize, onError: opts.onError });
+  const windowMs = opts.dedupWindowMs ?? DEFAULT_DEDUP_WINDOW_MS;
+  try {
+    if (opts.migrate !== false) await migrate(pool);
+  } catch (err) {
+    await pool.end().catch(() => undefined);
+    throw err;
+  }
+  const notifier = createNotifier(opts.url, opts.onError);
+  const one = async <R extends pg.QueryResultRow>(sql: string, args: unknown[]): Promise<R | undefined> => (await pool.query<R>(sql, args)).rows[0];
+
+  const accounts: AccountStore = {
+    async create(a, tokenHash, tokenPrefix) {
+      const now = Date.now();
+      await tx(pool, async (c) => {
+        await c.query(`INSERT INTO accounts (script_id, name, tier, addon, enabled, host, country, tax_rate, extra_events, customer, created_at, updated_at)
+          VALUES ($1, $2, $3, $4, true, $5, $6, $7, '[]', NULL, $8, $8)`, [a.scriptId, a.name, a.tier, a.addon, a.host, a.country, a.taxRate, now]);
+        await c.query('INSERT INTO access_tokens (script_id, hash, prefix, created_at, expires_at) VALUES ($1, $2, $3, $4, NULL)', [a.scriptId, tokenHash, tokenPrefix, now]);
+      });
+      return toAccount((await one<AccountRow>('SELECT * FROM accounts WHERE script_id = $1', [a.scriptId]))!);
+    },
+    async get(scriptId) {
+      const r = await one<AccountRow>('SELECT * FROM accounts WHERE script_id = $1', [scriptId]);
+      return r ? toAccount(r) : null;
+    },
+    async list() {
+      return (await pool.query<AccountRow>('SELECT * FROM accounts ORDER BY created_at, script_id')).rows.map(toAccount);
+    },
+    async update(scriptId, patch) {
+      const keys = (Object.keys(patch) as (keyof AccountPatch)[]).filter((k) => patch[k] !== undefined);
+      if (keys.length > 0) {
+        const sets = keys.map((k, i) => `${PATCH_COLUMNS[k]} = $${i + 1}`).join(', ');
+        await pool.query(`UPDATE accounts SET ${sets}, updated_at = $${keys.length + 1} WHERE script_id = $${keys.length + 2}`,
+          [...keys.map((k) => patchValue(k, patch[k])), Date.now(), scriptId]);
+      }
+      const r = await one<AccountRow>('SELECT * FROM accounts WHERE script_id = $1', [scriptId]);
+      return r ? toAccount(r) : null;
+    },
+    async activeTokens(scriptId, now) {
+      return (await pool.query<TokenRow>('SELECT * FROM access_tokens WHERE script_id = $1 AND (expires_at IS NULL OR expires_at > $2) ORDER BY id DESC',
+        [scriptId, now])).rows.map(toToken);
+    },
+    async rotateToken(scriptId, hash, prefix, now, oldExpiresAt) {
+      await tx(pool, async (c) => {
+        // Tokens already expiring sooner keep their earlier expiry.
+        await c.query('UPDATE access_tokens SET expires_at = LEAST(COALESCE(expires_at, $1), $1) WHERE script_id = $2 AND (expires_at IS NULL OR expires_at > $3)',
+          [oldExpiresAt, scriptId, now]);
+        await c.query('INSERT INTO access_tokens (script_id, hash, prefix, created_at, expires_at) VALUES ($1, $2, $3, $4, NULL)', [scriptId, hash, prefix, now]);
+      });
+    },
+  };
+
+  const events: EventStore = {
+    async append(rows) {
+      if (rows.length === 0) return [];
+      const prepared = rows.map(prepareRow);
+      return tx(pool, (c) => appendRows(c, prepared, windowMs));
+    },
+    async isDuplicate(scriptId, name, eventId, now, environment = 'prod') {
+      const r = await one<{ first_seen_at: number }>(
+        'SELECT first_seen_at FROM dedup_keys WHERE script_id = $1 AND environment = $2 AND name = $3 AND event_id = $4', [scriptId, environment, name, eventId]);
+      return r !== undefined && now - r.first_seen_at < windowMs;
+    },
+    async seenProducts(scriptId, ids) {
+      if (ids.length === 0) return new Set();
+      const { rows } = await pool.query<{ product_id: string }>(
+        'SELECT product_id FROM seen_products WHERE script_id = $1 AND product_id = ANY($2::text[])', [scriptId, [...ids]]);
+      return new Set(rows.map((r) => r.product_id));
+    },
+    async list(f: EventFilter) {
+      const where: string[] = [];
+      const args: unknown[] = [];
+      if (f.scriptId) { args.push(f.scriptId); where.push(`script_id = $${args.length}`); }
+      if (f.status) { args.push(f.status); where.push(`status = $${args.length}`); }
+      if (f.eventId) { args.push(f.eventId); where.push(`event_id = $${args.length}`); }
+      args.push(f.limit ?? 100);
+      const { rows } = await pool.query<PgEventRow>(`SELECT * FROM events ${where.length ? `WHERE ${where.join(' AND ')}` : ''} ORDER BY seq DESC LIMIT $${args.length}`, args);
+      return rows.map(toPgEvent);
+    },
+  };
+
+  let closed = false;
+  return {
+    kind: 'postgres',
+    pool,
+    notifier,
+    accounts,
+    events,
+    destinations: pgDestinationStore(pool),
+    deliveries: pgDeliveryStore(pool),
+    async ping() {
+      await pool.query('SELECT 1');
+    },
+    async close() {
+      if (closed) return;
+      closed = true;
+      await notifier.close();
+      await pool.end();
+    },
+  };
+}
