@@ -1,4 +1,4 @@
-// The SQLite delivery store on its own: claims never overlap, expired leases come back,
+// The delivery store on its own, SQLite and PostgreSQL alike: claims never overlap, expired leases come back,
 // a stale claim cannot complete what a newer claim holds (fencing), replay's rules, the
 // purges, and migration 5 on a database that already holds acknowledged events.
 import { expect } from 'chai';
@@ -10,25 +10,22 @@ import { MIGRATIONS } from '../../src/store/sqlite/migrations.ts';
 import { openSqliteStore } from '../../src/store/sqlite/sqlite-store.ts';
 import type { Store } from '../../src/store/types.ts';
 import { tempDir } from '../helpers/test-server.ts';
+import { STORE_KINDS, STORE_LABEL, storeHarness } from '../helpers/stores.ts';
 
 const T0 = 1_800_000_000_000;
 const item = (eventId: string): StoredItem => ({ native: { rule: 'r', fields: {} } as never, eventId, identifiers: {}, attribution: {}, receivedAt: T0 });
 
-describe('delivery: SQLite delivery store', () => {
-  let dir: string;
+for (const kind of STORE_KINDS) describe(`delivery: ${STORE_LABEL[kind]} delivery store`, () => {
   let store: Store;
   const DEST = 'dst_0000000000000001';
+  const harness = storeHarness(kind);
 
   beforeEach(async () => {
-    dir = tempDir('tl-dstore-');
-    store = openSqliteStore({ file: join(dir, 'tracklane.db') });
+    store = await harness.open();
     await store.accounts.create({ scriptId: 'ACCT0001', name: 'a', tier: 'FLEX', addon: true, host: null, country: null, taxRate: null }, 'h', 'p');
     await store.destinations.add({ id: DEST, scriptId: 'ACCT0001', type: 'ga4', name: 'ga4', enabled: true, settings: {} });
   });
-  afterEach(async () => {
-    await store.close();
-    rmSync(dir, { recursive: true, force: true });
-  });
+  afterEach(() => harness.close());
 
   /** Stores `n` accepted events and fans each out to one pending delivery. */
   async function seed(n: number, at = T0): Promise<void> {
@@ -198,7 +195,11 @@ describe('delivery: SQLite delivery store', () => {
     expect(await store.events.isDuplicate('ACCT0001', 'lead_created', `L-${T0 + 10_000}-0`, T0 + 10_001)).to.equal(true);
   });
 
-  it('migration 5 queues the events acknowledged before delivery existed', async () => {
+});
+
+describe('delivery: SQLite migration 5', () => {
+  it('queues the events acknowledged before delivery existed', async () => {
+    const dir = tempDir('tl-dstore-');
     const file = join(dir, 'old.db');
     const db = new Database(file);
     for (const [i, sql] of MIGRATIONS.slice(0, 4).entries()) {
@@ -216,6 +217,7 @@ describe('delivery: SQLite delivery store', () => {
       expect(await upgraded.deliveries.dispatchBacklog()).to.equal(2);
     } finally {
       await upgraded.close();
+      rmSync(dir, { recursive: true, force: true });
     }
   });
 });
