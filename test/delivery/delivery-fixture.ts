@@ -75,9 +75,10 @@ export interface Fixture {
   close(): Promise<void>;
 }
 
-export async function createFixture(): Promise<Fixture> {
+/** `open`: the store to run on (a contract suite's harness); default a SQLite file in the fixture's directory. */
+export async function createFixture(opts: { open?: () => Promise<Store> } = {}): Promise<Fixture> {
   const dir = tempDir('tl-dlv-');
-  const store = openSqliteStore({ file: join(dir, 'tracklane.db') });
+  const store = opts.open ? await opts.open() : openSqliteStore({ file: join(dir, 'tracklane.db') });
   const plugins = await loadPlugins(join(ROOT, 'plugins'));
   const loaded = loadRules(join(ROOT, 'rules'));
   if (!loaded.ok) throw new Error('rules failed to load');

@@ -6,9 +6,11 @@ import { spawnSync } from 'node:child_process';
 import { hostname } from 'node:os';
 import { createRetryPolicy } from '../../src/delivery/retry-policy.ts';
 import { startDestinationDouble, type DestinationDouble } from '../helpers/destination-double.ts';
+import { STORE_KINDS, STORE_LABEL, storeHarness } from '../helpers/stores.ts';
 import { checkout, createFixture, fakeClock, type Fixture } from './delivery-fixture.ts';
 
-describe('delivery: isolation, pause, shutdown and recovery', function () {
+for (const kind of STORE_KINDS) describe(`delivery (${STORE_LABEL[kind]}): isolation, pause, shutdown and recovery`, function () {
+  const harness = storeHarness(kind);
   this.timeout(20_000);
   let f: Fixture;
   const doubles: DestinationDouble[] = [];
@@ -19,7 +21,7 @@ describe('delivery: isolation, pause, shutdown and recovery', function () {
   };
 
   beforeEach(async () => {
-    f = await createFixture();
+    f = await createFixture({ open: () => harness.open() });
   });
   afterEach(async () => {
     await f.close();

@@ -5,6 +5,7 @@ import { expect } from 'chai';
 import { createHmac, timingSafeEqual } from 'node:crypto';
 import { createRetryPolicy } from '../../src/delivery/retry-policy.ts';
 import { startDestinationDouble, type DestinationDouble, type RecordedRequest } from '../helpers/destination-double.ts';
+import { STORE_KINDS, STORE_LABEL, storeHarness } from '../helpers/stores.ts';
 import { checkout, createFixture, WEBHOOK_SECRET, type Fixture } from './delivery-fixture.ts';
 
 /** Standard Webhooks verification written from the Standard Webhooks rules, not from the plugin's code. */
@@ -21,7 +22,8 @@ function verifyStandardWebhook(secret: string, req: RecordedRequest, now: number
   });
 }
 
-describe('delivery: requests, batching, signatures and skips', function () {
+for (const kind of STORE_KINDS) describe(`delivery (${STORE_LABEL[kind]}): requests, batching, signatures and skips`, function () {
+  const harness = storeHarness(kind);
   this.timeout(20_000);
   let f: Fixture;
   let scriptId: string;
@@ -33,7 +35,7 @@ describe('delivery: requests, batching, signatures and skips', function () {
   };
 
   beforeEach(async () => {
-    f = await createFixture();
+    f = await createFixture({ open: () => harness.open() });
     scriptId = await f.account();
   });
   afterEach(async () => {

@@ -5,16 +5,18 @@ import { expect } from 'chai';
 import { createRetryPolicy } from '../../src/delivery/retry-policy.ts';
 import type { DeliveryView } from '../../src/delivery/types.ts';
 import { startDestinationDouble, type DestinationDouble } from '../helpers/destination-double.ts';
+import { STORE_KINDS, STORE_LABEL, storeHarness } from '../helpers/stores.ts';
 import { checkout, createFixture, type Fixture } from './delivery-fixture.ts';
 
-describe('delivery: dispatcher retries and classification', function () {
+for (const kind of STORE_KINDS) describe(`delivery (${STORE_LABEL[kind]}): dispatcher retries and classification`, function () {
+  const harness = storeHarness(kind);
   this.timeout(20_000);
   let f: Fixture;
   let dbl: DestinationDouble;
   let scriptId: string;
 
   beforeEach(async () => {
-    f = await createFixture();
+    f = await createFixture({ open: () => harness.open() });
     dbl = await startDestinationDouble();
     scriptId = await f.account();
   });
