@@ -58,6 +58,8 @@ export interface Dispatcher {
   runOnce(): Promise<void>;
   /** New work was committed (an intake commit): fan out now instead of at the next poll. */
   wake(): void;
+  /** Wakes the fan-out and every send lane (work announced by another instance). */
+  wakeAll(): void;
 }
 
 const sleep = (ms: number) => new Promise<void>((r) => setTimeout(r, ms).unref());
@@ -217,6 +219,11 @@ export function createDispatcher(opts: DispatcherOptions): Dispatcher {
     },
     wake() {
       if (!backingOff) wakeFanOut?.();
+    },
+    wakeAll() {
+      // Another instance announced work (PostgreSQL NOTIFY): new events, or deliveries it fanned out.
+      if (!backingOff) wakeFanOut?.();
+      for (const lane of lanes.values()) lane.notify();
     },
     async runOnce() {
       await refresh();

@@ -2,6 +2,7 @@
 // stats roll-up that feeds the queue gauges. Each job is also a plain method, so tests (and
 // operators' scripts) run it directly with any clock.
 import cron, { type ScheduledTask } from 'node-cron';
+import { hostname } from 'node:os';
 import type { Store } from '../store/types.ts';
 import type { DeliveryMetrics } from './delivery-metrics.ts';
 import type { LaneLogger } from './lane.ts';
@@ -20,6 +21,8 @@ export interface ScheduledJobsOptions {
   dedupWindowDays: number;
   /** Cron expressions (node-cron, optional seconds field). */
   cron?: Partial<Record<'retention' | 'dedup' | 'leases' | 'rollUp', string>>;
+  /** This process, as recorded with the runs it claims on a shared store. */
+  owner?: string;
 }
 
 export interface ScheduledJobs {
@@ -73,10 +76,21 @@ export function createScheduledJobs(opts: ScheduledJobsOptions): ScheduledJobs {
     },
   };
 
-  const schedule = (name: keyof typeof DEFAULT_CRON, run: () => Promise<unknown>) => {
+  const owner = opts.owner ?? `${hostname()}/${process.pid}`;
+  /**
+   * `shared`: the job works on data every instance shares, so on a shared store (PostgreSQL)
+   * only the instance that claims the scheduled slot runs it. The roll-up feeds this
+   * process's own gauges and runs everywhere.
+   */
+  const schedule = (name: keyof typeof DEFAULT_CRON, run: () => Promise<unknown>, shared: boolean) => {
     const expr = opts.cron?.[name] ?? DEFAULT_CRON[name];
-    tasks.push(cron.schedule(expr, async () => {
+    tasks.push(cron.schedule(expr, async (context) => {
       try {
+        if (shared && store.claimRun) {
+          const slot = Math.floor(context.date.getTime() / 1000) * 1000;
+          if (!(await store.claimRun(name, slot, owner))) return;
+          logger.info({ job: name, slot: new Date(slot).toISOString(), owner }, 'scheduled job claimed and running');
+        }
         await run();
       } catch (err) {
         logger.error({ err, job: name }, 'scheduled job failed');
@@ -88,10 +102,10 @@ export function createScheduledJobs(opts: ScheduledJobsOptions): ScheduledJobs {
     ...jobs,
     start() {
       if (tasks.length > 0) return;
-      schedule('retention', jobs.purgeRetention);
-      schedule('dedup', jobs.purgeDedup);
-      schedule('leases', jobs.recoverLeases);
-      schedule('rollUp', jobs.rollUpStats);
+      schedule('retention', jobs.purgeRetention, true);
+      schedule('dedup', jobs.purgeDedup, true);
+      schedule('leases', jobs.recoverLeases, true);
+      schedule('rollUp', jobs.rollUpStats, false);
       void jobs.rollUpStats().catch(() => undefined);
     },
     async stop() {

@@ -62,14 +62,17 @@ export async function startDelivery(deps: DeliveryDeps): Promise<DeliveryRuntime
     sendTimeoutMs,
   });
   const jobs = createScheduledJobs({
+    owner: dispatcher.owner,
     store: deps.store,
     logger: deps.logger,
     metrics,
     clock: dispatcherOverrides.clock,
     retentionDays: config.retentionDays,
     dedupWindowDays: config.dedupWindowDays,
-    cron,
+    cron: cron ?? cronFromEnv(),
   });
+  // Several instances on one PostgreSQL: work another instance commits wakes this one too.
+  const unsubscribe = deps.store.onWork?.(() => dispatcher.wakeAll());
   if (autoStart) {
     await dispatcher.start();
     jobs.start();
@@ -81,6 +84,7 @@ export async function startDelivery(deps: DeliveryDeps): Promise<DeliveryRuntime
     sender,
     stop(graceMs = 5_000) {
       stopping ??= (async () => {
+        unsubscribe?.();
         await jobs.stop();
         await dispatcher.stop(graceMs);
         if (!givenSender) await sender.close();
@@ -109,4 +113,18 @@ export async function startWhenRulesValid(
     off();
     begin().then(() => logger.info('rules are valid now: delivery started'), (err: unknown) => logger.error({ err }, 'starting delivery failed'));
   });
+}
+
+/**
+ * TRACKLANE_CRON: a JSON object of cron expressions per job (`{"leases":"*/2 * * * * *"}`),
+ * for tests that watch scheduled jobs run in real processes; unset in production.
+ */
+function cronFromEnv(): ScheduledJobsOptions['cron'] {
+  const raw = process.env.TRACKLANE_CRON;
+  if (!raw) return undefined;
+  try {
+    return JSON.parse(raw) as ScheduledJobsOptions['cron'];
+  } catch {
+    throw new Error(`TRACKLANE_CRON must be a JSON object of cron expressions, got ${raw}`);
+  }
 }

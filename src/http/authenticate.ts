@@ -40,6 +40,8 @@ export function authenticate(opts: AuthenticateOptions) {
       account = await credentialsOf(ctx, opts.authenticator);
     } catch (err) {
       if (err instanceof AppError && err.status === 401) opts.failures?.fail(ctx.ip);
+      // The store could not answer (a database that is down or restarting): retry later, not a 500.
+      if (!(err instanceof AppError)) throw new AppError('UNAVAILABLE', 503, 'The service cannot check credentials right now; retry later', { retryAfter: 5, expose: true, cause: err });
       throw err;
     }
     ctx.state.account = account;

@@ -104,5 +104,15 @@ export interface Store {
   readonly deliveries: DeliveryStore;
   /** Resolves when the store answers a trivial query. */
   ping(): Promise<void>;
+  /**
+   * Shared stores (PostgreSQL): calls `listener` when any instance commits new work (events to
+   * fan out, deliveries due); returns the unsubscribe. Absent where one process owns the store.
+   */
+  onWork?(listener: () => void): () => void;
+  /**
+   * Shared stores: claims one run of a scheduled job (`slot`: its scheduled minute) for
+   * `owner`; false when another instance already claimed it, so each runs once per cluster.
+   */
+  claimRun?(job: string, slot: number, owner: string): Promise<boolean>;
   close(): Promise<void>;
 }

@@ -207,6 +207,12 @@ export async function openPostgresStore(opts: PgStoreOptions): Promise<PgStore> 
     async ping() {
       await pool.query('SELECT 1');
     },
+    onWork: (listener) => notifier.onWork(listener),
+    async claimRun(job, slot, owner) {
+      const r = await pool.query('INSERT INTO job_runs (job, slot, owner, started_at) VALUES ($1, $2, $3, $4) ON CONFLICT DO NOTHING',
+        [job, slot, owner, Date.now()]);
+      return (r.rowCount ?? 0) > 0;
+    },
     async close() {
       if (closed) return;
       closed = true;
