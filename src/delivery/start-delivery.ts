@@ -116,7 +116,7 @@ export async function startWhenRulesValid(
 }
 
 /**
- * TRACKLANE_CRON: a JSON object of cron expressions per job (`{"leases":"*/2 * * * * *"}`),
+ * TRACKLANE_CRON: a JSON object of cron expressions per job (e.g. leases every 2 s),
  * for tests that watch scheduled jobs run in real processes; unset in production.
  */
 function cronFromEnv(): ScheduledJobsOptions['cron'] {
