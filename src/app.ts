@@ -15,7 +15,7 @@ import { createAuthFailureLimiter } from './http/auth-failure-limit.ts';
 import { opsRouter } from './http/ops-routes.ts';
 import { buildOpenApi } from './http/openapi.ts';
 import { AppError } from './errors.ts';
-import { createTokenBuckets } from './http/rate-limit.ts';
+import { createTokenBuckets, type TokenBucketLimiter } from './http/rate-limit.ts';
 import type { AppContext, AppState } from './http/types.ts';
 import type { PreviewDeps } from './pipeline/preview-event.ts';
 import type { DestinationCache } from './destinations/destination-cache.ts';
@@ -37,6 +37,8 @@ export interface AppDeps {
   /** Problems that leave the service ready but not whole (reported by /readyz). */
   degraded?: () => string[];
   customers?: { registry: CustomerRegistry; records: CustomRecordStore; handlers?: HandlerPool };
+  /** Per-account intake buckets; default in memory (a shared store passes its own). */
+  limiter?: TokenBucketLimiter;
   /** More Prometheus text for /metrics (the delivery thread's). */
   extraMetrics?: () => Promise<string>;
 }
@@ -83,7 +85,7 @@ export function createApp(deps: AppDeps): App {
     authFailures: createAuthFailureLimiter({ perMinute: deps.config.authFailuresPerMinute }),
   };
   // One bucket per account shared by endpoints 1–3 and batch intake (which takes one token per event).
-  const limiter = createTokenBuckets();
+  const limiter = deps.limiter ?? createTokenBuckets();
   const intake = intakeRouter({
     ...shared,
     limiter,

@@ -3,7 +3,7 @@ import { loadConfig, ConfigError } from './config.ts';
 import { createLogger } from './logger.ts';
 import { startServer } from './server.ts';
 import { EnvFileError, loadEnvFile } from './env-file.ts';
-import { sqliteFile } from './store/open-store.ts';
+import { describeDatabase } from './store/open-store.ts';
 
 async function main(): Promise<void> {
   let config;
@@ -22,7 +22,7 @@ async function main(): Promise<void> {
   const running = await startServer(config, { logger });
   logger.info({
     url: running.url, store: running.store.kind, dataDir: config.dataDir,
-    database: running.store.kind === 'sqlite' ? sqliteFile(config) : undefined, envFile: envFile.file,
+    database: describeDatabase(config), envFile: envFile.file,
   }, 'tracklane listening');
 
   let stopping = false;

@@ -26,6 +26,9 @@ import { SERVER_BUSY_TIMEOUTS } from './store/sqlite/connection.ts';
 import { openCustomRecordStore } from './customers/custom-record-store.ts';
 import type { CustomerRegistry } from './customers/types.ts';
 import { sqliteFile } from './store/open-store.ts';
+import { isPgStore } from './store/postgres/pg-store.ts';
+import { pgCustomRecordStore } from './store/postgres/custom-records.ts';
+import { pgTokenBuckets } from './store/postgres/rate-buckets.ts';
 
 export interface Running {
   url: string;
@@ -66,7 +69,8 @@ export async function startServer(config: Config, opts: StartOptions = {}): Prom
   }
   const endpointWatcher = watchNewEndpoints(config.customersDir, customers, { logger });
   const rules = startRuleWatcher({ dir: config.rulesDir, logger });
-  const store = opts.store ?? (await openStore(config, 'server'));
+  const store = opts.store ?? (await openStore(config, 'server', { onError: (err) => logger.warn({ err }, 'a database connection failed; the pool replaces it') }));
+  const shared = isPgStore(store) ? store : null;
   const metrics = createMetrics();
   // Each intake commit wakes the fan-out, so accepted events go out without waiting for a poll.
   let wakeDelivery = (): void => undefined;
@@ -75,7 +79,7 @@ export async function startServer(config: Config, opts: StartOptions = {}): Prom
   const writer = createEventWriter(store.events, { onBatch: (n) => { metrics.commitBatch.observe(n); wakeDelivery(); } });
   const authenticator = createAuthenticator(store);
   const pool = createHashPool({ threads: config.workers });
-  const customRecords = openCustomRecordStore(sqliteFile(config), { busyTimeoutMs: SERVER_BUSY_TIMEOUTS.mainMs });
+  const customRecords = shared ? pgCustomRecordStore(shared.pool) : openCustomRecordStore(sqliteFile(config), { busyTimeoutMs: SERVER_BUSY_TIMEOUTS.mainMs });
   const handlers = createHandlerPool({ memoryMb: config.handlerMemoryMb });
   const app = createApp({
     config,
@@ -89,6 +93,8 @@ export async function startServer(config: Config, opts: StartOptions = {}): Prom
     customers: { registry: customers, records: customRecords, handlers },
     degraded: () => rulesDegraded(rules),
     extraMetrics: () => deliveryMetricsText?.() ?? Promise.resolve(''),
+    // On PostgreSQL the per-account buckets are shared by every instance.
+    limiter: shared ? pgTokenBuckets(shared.pool) : undefined,
   });
 
   // connectionsCheckingInterval: the headers and request timeouts are enforced by a sweep,

@@ -1,7 +1,7 @@
 // What a command gets to work with: its output, the config and the store, both
 // opened on first use so that usage errors and --help touch neither.
 import { loadConfig, type Config } from '../config.ts';
-import { openStore, sqliteFile } from '../store/open-store.ts';
+import { describeDatabase, openStore } from '../store/open-store.ts';
 import type { Store } from '../store/types.ts';
 import { createOutput, type Output } from './output.ts';
 
@@ -32,10 +32,11 @@ export function createContext(env: NodeJS.ProcessEnv = process.env): ManagedCont
       json ||= asJson;
       return createOutput(asJson);
     },
-    databaseInUse: () => (store === undefined || config === undefined ? null : sqliteFile(config)),
+    databaseInUse: () => (store === undefined || config === undefined ? null : describeDatabase(config)),
     jsonRequested: () => json,
     async close() {
       if (store) await (await store.catch(() => null))?.close();
     },
   };
 }
+

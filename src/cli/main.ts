@@ -19,6 +19,7 @@ const GROUPS: Record<string, () => Promise<Group>> = {
   plugins: async () => (await import('./destinations.ts')).runPlugins,
   rules: async () => (await import('./rules.ts')).runRules,
   serve: async () => (await import('./serve.ts')).runServe,
+  migrate: async () => (await import('./migrate.ts')).runMigrate,
 };
 
 /** Errors whose message is written for the operator and safe to print as is. */

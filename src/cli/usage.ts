@@ -12,6 +12,8 @@ TRACKLANE_DEBUG=1 adds a stack trace to unexpected errors.
 
 Commands:
   serve                                  run the service (same as npm start)
+  migrate                                apply the store's migrations and exit (for
+                                         PostgreSQL operators who migrate separately)
 
   accounts create --name N [--tier BASIC|FLEX|PRO|CUSTOM] [--addon] [--host URL]
                   [--country CC] [--tax-rate P]

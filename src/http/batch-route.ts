@@ -15,7 +15,7 @@ import { authenticate } from './authenticate.ts';
 import type { AuthFailureLimiter } from './auth-failure-limit.ts';
 import { readJsonBody } from './read-json-body.ts';
 import { checkJsonSafety, DEFAULT_JSON_LIMITS } from './json-safety.ts';
-import type { TokenBucketLimiter } from './rate-limit.ts';
+import { takeOrUnavailable, type TokenBucketLimiter } from './rate-limit.ts';
 import type { AppContext, AppState } from './types.ts';
 
 export const BATCH_PATH = '/webhooks/service/events';
@@ -90,7 +90,7 @@ export function batchRouter(deps: BatchDeps): Router<AppState> {
       const events = eventsOf(ctx.state.body!, deps.maxBatchEvents);
       const account = ctx.state.account!;
       const perSecond = account.rateLimit ?? deps.rateLimitDefault;
-      const wait = deps.limiter.take(account.scriptId, perSecond, events.length);
+      const wait = await takeOrUnavailable(deps.limiter, account.scriptId, perSecond, events.length);
       if (wait > 0) {
         throw new AppError('RATE_LIMITED', 429, `More than ${perSecond} events per second for this account; retry after ${wait} s`, { retryAfter: wait });
       }

@@ -1,6 +1,7 @@
 // Per-account intake rate limit: a token bucket per script id, refilled continuously.
 // Over it, endpoints 1–3 answer 429 with Retry-After, so one noisy account cannot
-// starve the others. In memory and per process: each node enforces its own share.
+// starve the others. In memory per process here; on PostgreSQL the buckets live in the
+// database and hold across instances (src/store/postgres/rate-buckets.ts).
 import type { Next } from 'koa';
 import { AppError } from '../errors.ts';
 import type { AppContext } from './types.ts';
@@ -11,7 +12,7 @@ export interface TokenBucketLimiter {
    * A count above the bucket's capacity passes on a full bucket and leaves it in debt, so a
    * batch larger than the burst is slowed, never refused forever.
    */
-  take(key: string, perSecond: number, count?: number): number;
+  take(key: string, perSecond: number, count?: number): number | Promise<number>;
 }
 
 export function createTokenBuckets(opts: { now?: () => number; burstSeconds?: number; maxKeys?: number } = {}): TokenBucketLimiter {
@@ -42,11 +43,20 @@ export function createTokenBuckets(opts: { now?: () => number; burstSeconds?: nu
   };
 }
 
+/** Takes from a bucket; a shared bucket store that cannot answer makes the request 503, never a 500. */
+export async function takeOrUnavailable(limiter: TokenBucketLimiter, key: string, perSecond: number, count = 1): Promise<number> {
+  try {
+    return await limiter.take(key, perSecond, count);
+  } catch (err) {
+    throw new AppError('UNAVAILABLE', 503, 'The service cannot check the rate limit right now; retry later', { retryAfter: 5, expose: true, cause: err });
+  }
+}
+
 /** Middleware after authentication: limits by the account's own rate or the default. */
 export function rateLimit(opts: { limiter: TokenBucketLimiter; defaultPerSecond: number }) {
   return async function rateLimitMiddleware(ctx: AppContext, next: Next): Promise<void> {
     const account = ctx.state.account!;
-    const wait = opts.limiter.take(account.scriptId, account.rateLimit ?? opts.defaultPerSecond);
+    const wait = await takeOrUnavailable(opts.limiter, account.scriptId, account.rateLimit ?? opts.defaultPerSecond);
     if (wait > 0) {
       throw new AppError('RATE_LIMITED', 429, `More than ${account.rateLimit ?? opts.defaultPerSecond} requests per second for this account; retry after ${wait} s`, { retryAfter: wait });
     }

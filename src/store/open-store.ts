@@ -21,3 +21,15 @@ export async function openStore(cfg: Config, role: 'server' | 'cli' = 'cli', opt
   const waits = role === 'server' ? { busyTimeoutMs: SERVER_BUSY_TIMEOUTS.writerMs, mainBusyTimeoutMs: SERVER_BUSY_TIMEOUTS.mainMs } : {};
   return openSqliteStore({ file: sqliteFile(cfg), dedupWindowMs: cfg.dedupWindowDays * 86_400_000, ...waits });
 }
+
+/** What to tell a person about the database in use: the SQLite file, or the PostgreSQL URL without its password. */
+export function describeDatabase(cfg: Pick<Config, 'dataDir' | 'databaseUrl'>): string {
+  if (!cfg.databaseUrl) return sqliteFile(cfg);
+  try {
+    const u = new URL(cfg.databaseUrl);
+    if (u.password) u.password = '****';
+    return u.toString();
+  } catch {
+    return 'postgres://…';
+  }
+}

@@ -153,7 +153,8 @@ const MIGRATIONS: { version: number; sql: string }[] = [
       CREATE TABLE rate_buckets (
         key     TEXT PRIMARY KEY,
         tokens  DOUBLE PRECISION NOT NULL,
-        at      BIGINT NOT NULL
+        at      BIGINT NOT NULL,
+        allowed BOOLEAN NOT NULL
       );
       -- Scheduled jobs: the instance that inserts (job, slot) runs that slot; the others skip it.
       CREATE TABLE job_runs (

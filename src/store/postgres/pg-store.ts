@@ -113,6 +113,8 @@ export interface PgStore extends Store {
   readonly notifier: Notifier;
 }
 
+export const isPgStore = (s: Store): s is PgStore => s.kind === 'postgres' && 'pool' in s;
+
 export async function openPostgresStore(opts: PgStoreOptions): Promise<PgStore> {
   const pool = createPool({ url: opts.url, max: opts.poolSize, onError: opts.onError });
   const windowMs = opts.dedupWindowMs ?? DEFAULT_DEDUP_WINDOW_MS;

@@ -1,0 +1,120 @@
+// Three real server processes on one PostgreSQL: intake spread across them, one killed
+// with kill -9 mid-run and restarted. Every acknowledged event reaches the webhook double;
+// no delivery is sent by two instances except what the killed one may have had in flight;
+// the attempt log agrees with the double; the shared scheduled job runs once per slot.
+import { expect } from 'chai';
+import pg from 'pg';
+import { randomBytes } from 'node:crypto';
+import { openPostgresStore } from '../../src/store/postgres/pg-store.ts';
+import { createAccountService } from '../../src/accounts/account-service.ts';
+import { spawnServer, type SpawnedServer } from '../helpers/spawn-server.ts';
+import { startDestinationDouble, type DestinationDouble } from '../helpers/destination-double.ts';
+import { createTestDatabase, requirePostgres, type TestDatabase } from '../helpers/postgres.ts';
+import { SETTINGS } from '../delivery/delivery-fixture.ts';
+
+const TOTAL = 240;
+
+describe('process: three instances on one PostgreSQL, one killed with -9', function () {
+  this.timeout(120_000);
+  let db: TestDatabase | undefined;
+  let hook: DestinationDouble | undefined;
+  const servers: SpawnedServer[] = [];
+  const outputs: string[] = [];
+
+  before(async function () {
+    await requirePostgres(this);
+  });
+  after(async () => {
+    for (const s of servers) {
+      if (s.child.exitCode === null && s.child.signalCode === null) {
+        s.child.kill('SIGTERM');
+        await s.exited;
+      }
+    }
+    await hook?.close();
+    await db?.drop();
+  });
+
+  it('delivers every acknowledged event, sends no delivery twice outside the killed instance\'s in-flight work, and runs each cron slot once', async () => {
+    db = await createTestDatabase();
+    hook = await startDestinationDouble();
+    const setup = await openPostgresStore({ url: db.url });
+    const { account, accessToken } = await createAccountService(setup).create({ name: 'Cluster', tier: 'FLEX', addon: true });
+    await setup.destinations.add({ id: `dst_${randomBytes(8).toString('hex')}`, scriptId: account.scriptId, type: 'webhook', name: 'hook', enabled: true, settings: SETTINGS.webhook(hook.url) });
+    await setup.close();
+
+    const env = { DATABASE_URL: db.url, ALLOW_PRIVATE_DESTINATIONS: '1', WORKERS: '1', TRACKLANE_CRON: JSON.stringify({ leases: '* * * * * *' }) };
+    const start = async () => {
+      const s = await spawnServer(env, 30_000);
+      servers.push(s);
+      return s;
+    };
+    const live = await Promise.all([start(), start(), start()]);
+    const acked = new Set<string>();
+    let next = 0;
+    let killedAt = 0;
+    /** As a client behind a load balancer: a refused or failed request is tried on the next instance. */
+    const send = async (first: number, id: string) => {
+      for (let k = 0; k < 3; k++) {
+        const s = live[(first + k) % live.length];
+        try {
+          const r = await fetch(`${s.url}/webhooks/service/event?id=${account.scriptId}`, {
+            method: 'POST', headers: { 'content-type': 'application/json', 'x-service-access-token': accessToken },
+            body: JSON.stringify({ event: { name: 'lead_created', id }, context: { environment: 'prod', data_source: 'crm', url: 'https://shop.example/' } }),
+          });
+          if (r.status === 200) return void acked.add(id);
+        } catch {
+          // the killed instance: not acknowledged there, so try the next
+        }
+      }
+    };
+    // Eight clients, round robin over the instances that are up.
+    const client = async () => {
+      while (next < TOTAL) {
+        const i = next++;
+        if (i === TOTAL / 3 && killedAt === 0) {
+          killedAt = Date.now();
+          live[1].child.kill('SIGKILL');
+          await live[1].exited;
+          live.splice(1, 1, await start()); // restarted on the same host: it recovers the dead process's leases
+        }
+        await send(i, `C-${i}`);
+      }
+    };
+    await Promise.all(Array.from({ length: 8 }, client));
+    expect(acked.size, 'every request acknowledged by some instance').to.equal(TOTAL);
+
+    const received = () => new Map<string, number[]>(hook!.requests.reduce((m, r) => {
+      const id = r.json().id as string;
+      m.set(id, [...(m.get(id) ?? []), r.at]);
+      return m;
+    }, new Map<string, number[]>()));
+    await hook.waitFor(() => [...acked].every((id) => received().has(id)), 60_000, 'every acknowledged event delivered');
+
+    // Sent twice only if the killed instance had it in flight: its first copy arrived by the kill.
+    const twice = [...received()].filter(([, at]) => at.length > 1);
+    for (const [id, at] of twice) expect(Math.min(...at), `${id} sent twice`).to.be.at.most(killedAt + 100);
+
+    // The attempt log agrees: one successful attempt per delivered delivery, as many as the double saw once each.
+    const c = new pg.Client({ connectionString: db.url });
+    await c.connect();
+    try {
+      const { rows: [d] } = await c.query<{ delivered: number; pending: number }>(
+        "SELECT count(*) FILTER (WHERE status = 'delivered')::int AS delivered, count(*) FILTER (WHERE status = 'pending')::int AS pending FROM deliveries");
+      expect(d.pending).to.equal(0);
+      expect(d.delivered).to.be.at.least(acked.size);
+      const { rows: [a] } = await c.query<{ n: number }>("SELECT count(*)::int AS n FROM delivery_attempts WHERE outcome = 'success'");
+      expect(a.n, 'successful attempts recorded vs. requests received').to.be.at.most(hook.requests.length);
+      expect(hook.requests.length - a.n, 'requests without a record: only in-flight work of the killed instance').to.be.at.most(twice.length + 8);
+      // Each scheduled slot ran on exactly one instance (the key of job_runs) and ran at all.
+      const { rows: runs } = await c.query<{ slot: number; owner: string }>("SELECT slot, owner FROM job_runs WHERE job = 'leases' ORDER BY slot");
+      expect(runs.length, 'the leases job ran').to.be.greaterThan(2);
+      const logged = servers.map((s) => (s.output().match(/"job":"leases"[^\n]*scheduled job claimed and running/g) ?? []).length).reduce((x, y) => x + y, 0);
+      expect(logged, 'runs logged across instances = slots claimed (none ran twice)').to.equal(runs.length);
+      expect(new Set(runs.map((r) => r.owner)).size, 'runs spread over instances').to.be.greaterThan(0);
+    } finally {
+      await c.end();
+    }
+    outputs.push(...servers.map((s) => s.output()));
+  });
+});
