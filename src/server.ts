@@ -123,7 +123,7 @@ export async function startServer(config: Config, opts: StartOptions = {}): Prom
   let deliveryStarting: Promise<void> | null = null;
   let thread: DeliveryThread | null = null;
   if (config.deliveryThread && !opts.delivery) {
-    thread = startDeliveryThread({ config, logger });
+    thread = startDeliveryThread({ config, logger, onDied: (owner) => store.deliveries.releaseOwner(owner, Date.now()) });
     const t = thread;
     wakeDelivery = () => t.wake();
     deliveryMetricsText = () => t.metrics();

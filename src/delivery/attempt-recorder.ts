@@ -1,6 +1,11 @@
 // Group commit for attempt results: every result that arrives in the same event-loop turn
 // is written in one transaction, so many concurrent sends cost one commit, not one each.
+// A commit that fails (the database restarting or unreachable) is tried again with the
+// store-error backoff for about half a minute: the request already went out, and
+// recording it while the lease still holds is what keeps it from being sent again.
+// Retrying is safe: the delivery updates are fenced by claim id.
 import { createGroupCommit } from '../store/group-commit.ts';
+import { storeErrorBackoffMs } from './retry-policy.ts';
 import type { DeliveryStore, AttemptRecord, RecordResult } from './types.ts';
 
 export interface AttemptRecorder {
@@ -10,7 +15,26 @@ export interface AttemptRecorder {
   drain(): Promise<void>;
 }
 
-export function createAttemptRecorder(store: Pick<DeliveryStore, 'recordAttempts'>, maxBatch = 256): AttemptRecorder {
-  const group = createGroupCommit((records: AttemptRecord[]) => store.recordAttempts(records), { maxBatch });
+/** Tries per batch: 250 ms doubling to 5 s between them, about 28 s in all. */
+export const RECORD_TRIES = 10;
+
+export function createAttemptRecorder(
+  store: Pick<DeliveryStore, 'recordAttempts'>,
+  maxBatch = 256,
+  opts: { tries?: number; wait?: (ms: number) => Promise<void> } = {},
+): AttemptRecorder {
+  const tries = opts.tries ?? RECORD_TRIES;
+  const wait = opts.wait ?? ((ms: number) => new Promise<void>((r) => setTimeout(r, ms)));
+  const commit = async (records: AttemptRecord[]): Promise<RecordResult[]> => {
+    for (let attempt = 1; ; attempt++) {
+      try {
+        return await store.recordAttempts(records);
+      } catch (err) {
+        if (attempt >= tries) throw err;
+        await wait(storeErrorBackoffMs(attempt, Math.random));
+      }
+    }
+  };
+  const group = createGroupCommit(commit, { maxBatch });
   return { record: group.submit, drain: group.drain };
 }

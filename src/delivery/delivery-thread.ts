@@ -29,8 +29,14 @@ export interface DeliveryThread {
   crash(): void;
 }
 
-export function startDeliveryThread(opts: { config: Config; logger: Logger }): DeliveryThread {
+/**
+ * @param opts.onDied called with the lease owner id of a thread that died, before its
+ * replacement starts: the server hands that owner's leases back at once (the thread is gone,
+ * so nothing of it is still sending) instead of leaving its work until the leases lapse.
+ */
+export function startDeliveryThread(opts: { config: Config; logger: Logger; onDied?: (owner: string) => Promise<unknown> }): DeliveryThread {
   let worker: Worker;
+  let owner: string | undefined;
   let starts = 0;
   let stopping: Promise<void> | undefined;
   let wakePosted = false;
@@ -47,6 +53,7 @@ export function startDeliveryThread(opts: { config: Config; logger: Logger }): D
     worker = new Worker(ENTRY, { workerData: data, stdout: false, stderr: false });
     worker.on('message', (m: FromDeliveryWorker) => {
       if (m.t === 'ready') readyResolve();
+      else if (m.t === 'owner') owner = m.owner;
       else if (m.t === 'failed') readyReject(new Error(`delivery thread failed to start: ${m.message}`));
       else if (m.t === 'metrics') {
         waiting.get(m.id)?.(m.text);
@@ -58,8 +65,15 @@ export function startDeliveryThread(opts: { config: Config; logger: Logger }): D
       for (const resolve of waiting.values()) resolve('');
       waiting.clear();
       if (stopping) return;
-      opts.logger.error({ code }, `delivery thread exited; restarting it in ${RESTART_DELAY_MS} ms`);
-      setTimeout(() => { if (!stopping) spawn(); }, RESTART_DELAY_MS).unref();
+      const dead = owner;
+      owner = undefined;
+      opts.logger.error({ code, owner: dead }, `delivery thread exited; restarting it in ${RESTART_DELAY_MS} ms`);
+      setTimeout(() => {
+        if (stopping) return;
+        const handBack = dead !== undefined && opts.onDied ? opts.onDied(dead) : Promise.resolve();
+        handBack.catch((err: unknown) => opts.logger.error({ err, owner: dead }, 'handing back the dead delivery thread\'s leases failed; they lapse instead'))
+          .finally(() => { if (!stopping) spawn(); });
+      }, RESTART_DELAY_MS).unref();
     });
   }
   spawn();

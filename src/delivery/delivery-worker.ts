@@ -28,6 +28,8 @@ export type ToDeliveryWorker =
 
 export type FromDeliveryWorker =
   | { t: 'ready' }
+  /** Delivery started with this lease owner id (the main thread releases its leases if the thread dies). */
+  | { t: 'owner'; owner: string }
   | { t: 'metrics'; id: number; text: string }
   | { t: 'stopped' }
   | { t: 'failed'; message: string };
@@ -52,6 +54,7 @@ export function runDeliveryWorker(): void {
     const begin = async () => {
       if (stopping) return;
       delivery = await startDelivery({ config, store, plugins, rules, pool, logger, metrics });
+      post({ t: 'owner', owner: delivery.dispatcher.owner });
     };
     await startWhenRulesValid(rules, begin, logger);
     return { rules, store, pool };

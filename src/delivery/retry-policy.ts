@@ -135,12 +135,13 @@ export function verdictOf(result: SendResult, classify: (res: PlatformResponse) 
 }
 
 export const STORE_BACKOFF_BASE_MS = 250;
-export const STORE_BACKOFF_MAX_MS = 30_000;
+/** 5 s: a database back from an outage or a restart is used again within seconds. */
+export const STORE_BACKOFF_MAX_MS = 5_000;
 
 /**
  * The wait before a lane claims again after the `failures`-th store error in a row (disk
- * full, database locked): 250 ms doubling to 30 s, ±20 % jitter, so a failing store is
- * never hammered and the log gets at most one line per wait.
+ * full, database locked or unreachable): 250 ms doubling to 5 s, ±20 % jitter, so a
+ * failing store is never hammered and the log gets at most one line per wait.
  */
 export function storeErrorBackoffMs(failures: number, random: () => number): number {
   const base = Math.min(STORE_BACKOFF_MAX_MS, STORE_BACKOFF_BASE_MS * 2 ** Math.min(20, failures - 1));

@@ -202,7 +202,12 @@ export interface PurgeResult {
 }
 
 export interface DeliveryStore {
-  /** Leases up to `limit` accepted events awaiting fan-out (oldest first) to `claimId` until `now + leaseMs`. */
+  /**
+   * Leases up to `limit` accepted events awaiting fan-out (oldest first) to `claimId` until
+   * `now + leaseMs`. Events still leased to `claimId` itself are taken again: a process fans
+   * out one batch at a time, so its own earlier lease belongs to a batch whose completion
+   * failed (a store error), and waiting for that lease to lapse would only delay it.
+   */
   claimEvents(claimId: string, now: number, leaseMs: number, limit: number): Promise<DispatchEvent[]>;
   /**
    * In one transaction, for each event still leased to `claimId`: inserts its deliveries and

@@ -1,4 +1,8 @@
-// The ~1 KB checkout_completed body every bench run sends, with its own event id each time.
+// What every bench run shares: the ~1 KB checkout_completed body (its own event id each
+// time) and the count of native events a destination double received.
+import type { ChildProcess } from 'node:child_process';
+import { startDestinationDouble, type DestinationDouble } from '../helpers/destination-double.ts';
+
 export const checkout = (id: string) => ({
   event: { name: 'checkout_completed', id, value: 149.9, currency: 'EUR', properties: { channel: 'web' } },
   context: { environment: 'prod', data_source: 'website', url: 'https://shop.example/checkout/done', user_agent: 'Mozilla/5.0', overide_ip: '2001:db8::1' },
@@ -12,3 +16,39 @@ export const checkout = (id: string) => ({
   consent: { analytics: true, personalization: true, marketing: true },
   cookies: [{ name: '_ga', value: 'GA1.1.123456789.1700000000' }, { name: '_fbp', value: 'fb.1.1700000000000.123' }],
 });
+
+const counted = new WeakMap<object, number>();
+/** Native events a double has received so far (batch platforms carry several per request); each body is parsed once. */
+export function nativeEvents(type: string, d: DestinationDouble): number {
+  if (type === 'webhook') return d.requests.length;
+  let n = 0;
+  for (const r of d.requests) {
+    let c = counted.get(r);
+    if (c === undefined) {
+      const body = r.json<{ events?: unknown[]; data?: unknown[] }>();
+      c = (body.events ?? body.data ?? []).length;
+      counted.set(r, c);
+    }
+    n += c;
+  }
+  return n;
+}
+
+/** SIGTERM, then resolves once the process has exited. */
+export async function stop(child: ChildProcess): Promise<void> {
+  if (child.exitCode !== null) return;
+  const done = new Promise((r) => child.once('exit', r));
+  child.kill('SIGTERM');
+  await done;
+}
+
+/** One loopback double per destination type, each answering as its platform does on success. */
+export async function startDoubles(types: readonly string[]): Promise<Map<string, DestinationDouble>> {
+  const doubles = new Map<string, DestinationDouble>();
+  for (const t of types) {
+    const d = await startDestinationDouble();
+    d.otherwise(t === 'tiktok' ? { status: 200, body: { code: 0, message: 'OK' } } : { status: 200, body: {} });
+    doubles.set(t, d);
+  }
+  return doubles;
+}

@@ -11,9 +11,9 @@ import { join } from 'node:path';
 import { loadConfig } from '../../src/config.ts';
 import { openStore } from '../../src/store/open-store.ts';
 import { createAccountService } from '../../src/accounts/account-service.ts';
-import { startDestinationDouble, type DestinationDouble } from '../helpers/destination-double.ts';
+import type { DestinationDouble } from '../helpers/destination-double.ts';
 import { SETTINGS } from '../delivery/delivery-fixture.ts';
-import { checkout } from './payloads.ts';
+import { checkout, nativeEvents, startDoubles, stop } from './payloads.ts';
 
 const TYPES = ['ga4', 'meta-capi', 'tiktok', 'webhook'];
 const DURATION = Number(process.env.BENCH_SECONDS ?? 10);
@@ -68,41 +68,12 @@ async function load(name: string, url: string, headers: Record<string, string>, 
   };
 }
 
-/** Native events a double has received so far (batch platforms carry several per request). */
-const counted = new WeakMap<object, number>();
-function nativeEvents(type: string, d: DestinationDouble): number {
-  if (type === 'webhook') return d.requests.length;
-  // Each recorded body is parsed once: re-parsing tens of thousands every poll would take
-  // the CPU the server under test needs.
-  let n = 0;
-  for (const r of d.requests) {
-    let c = counted.get(r);
-    if (c === undefined) {
-      const body = r.json<{ events?: unknown[]; data?: unknown[] }>();
-      c = (body.events ?? body.data ?? []).length;
-      counted.set(r, c);
-    }
-    n += c;
-  }
-  return n;
-}
 
-async function stop(child: ChildProcess): Promise<void> {
-  if (child.exitCode !== null) return;
-  const done = new Promise((r) => child.once('exit', r));
-  child.kill('SIGTERM');
-  await done;
-}
 
 async function main(): Promise<void> {
   const dataDir = mkdtempSync(join(tmpdir(), 'tl-bench-'));
   const env = { ...process.env, DATA_DIR: dataDir, PORT: '0', HOST: '127.0.0.1', LOG_LEVEL: 'warn', ALLOW_PRIVATE_DESTINATIONS: '1' };
-  const doubles = new Map<string, DestinationDouble>();
-  for (const t of TYPES) {
-    const d = await startDestinationDouble();
-    d.otherwise(t === 'tiktok' ? { status: 200, body: { code: 0, message: 'OK' } } : { status: 200, body: {} });
-    doubles.set(t, d);
-  }
+  const doubles = await startDoubles(TYPES);
   const store = await openStore(loadConfig(env));
   const accounts = createAccountService(store);
   // The bench measures throughput, not the per-account intake limit.

@@ -55,7 +55,9 @@ for (const kind of STORE_KINDS) describe(`delivery: ${STORE_LABEL[kind]} deliver
     expect(await store.deliveries.dispatchBacklog()).to.equal(1);
     const [ev] = await store.deliveries.claimEvents('old#f', T0, 1_000, 10);
     expect(await store.deliveries.claimEvents('new#f', T0 + 500, 1_000, 10), 'leased').to.have.length(0);
-    expect(await store.deliveries.claimEvents('new#f', T0 + 1_000, 1_000, 10), 'lease expired').to.have.length(1);
+    expect(await store.deliveries.claimEvents('old#f', T0 + 100, 1_000, 10), 'its own earlier lease (a failed completion) is taken again').to.have.length(1);
+    expect(await store.deliveries.claimEvents('new#f', T0 + 1_000, 1_000, 10), 'renewed').to.have.length(0);
+    expect(await store.deliveries.claimEvents('new#f', T0 + 1_100, 1_000, 10), 'lease expired').to.have.length(1);
     const result = { seq: ev.seq, scriptId: 'ACCT0001', eventId: 'L1', receivedAt: T0, deliveries: [{ destinationId: DEST, destinationType: 'ga4', status: 'pending' as const, item: item('L1') }] };
     expect((await store.deliveries.completeFanOut('old#f', T0, [result])).events, 'stale fan-out fenced').to.equal(0);
     expect((await store.deliveries.completeFanOut('new#f', T0, [result])).events).to.equal(1);

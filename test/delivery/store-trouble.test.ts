@@ -2,6 +2,8 @@
 // doubling from 250 ms to 30 s with jitter, one log line per wait, and recover on success.
 import { expect } from 'chai';
 import { storeErrorBackoffMs, STORE_BACKOFF_MAX_MS } from '../../src/delivery/retry-policy.ts';
+import { createAttemptRecorder } from '../../src/delivery/attempt-recorder.ts';
+import type { AttemptRecord } from '../../src/delivery/types.ts';
 import type { Store } from '../../src/store/types.ts';
 import { waitFor } from '../helpers/test-server.ts';
 import { checkout, useFixtureWithDouble } from './delivery-fixture.ts';
@@ -9,11 +11,31 @@ import { checkout, useFixtureWithDouble } from './delivery-fixture.ts';
 describe('delivery: store errors back off', function () {
   this.timeout(20_000);
 
-  it('the backoff doubles from 250 ms to a 30 s cap, within ±20 % jitter', () => {
+  it('the backoff doubles from 250 ms to a 5 s cap, within ±20 % jitter', () => {
     const mid = () => 0.5;
-    expect([1, 2, 3, 4, 8, 9, 50].map((n) => storeErrorBackoffMs(n, mid))).to.deep.equal([250, 500, 1_000, 2_000, 30_000, 30_000, 30_000]);
+    expect([1, 2, 3, 4, 5, 6, 50].map((n) => storeErrorBackoffMs(n, mid))).to.deep.equal([250, 500, 1_000, 2_000, 4_000, 5_000, 5_000]);
     expect(storeErrorBackoffMs(1, () => 0)).to.equal(200);
     expect(storeErrorBackoffMs(60, () => 0.999999)).to.be.at.most(STORE_BACKOFF_MAX_MS * 1.2);
+  });
+
+  it('the attempt recorder tries a failed commit again, and gives up after RECORD_TRIES', async () => {
+    let fails = 2;
+    const calls: number[] = [];
+    const waits: number[] = [];
+    const store = {
+      async recordAttempts(records: readonly AttemptRecord[]) {
+        calls.push(records.length);
+        if (fails-- > 0) throw new Error('connection terminated');
+        return records.map(() => ({ applied: [1], paused: false }));
+      },
+    };
+    const recorder = createAttemptRecorder(store, 256, { wait: async (ms) => void waits.push(ms) });
+    const rec = { claimId: 'c#1', destinationId: 'd', at: 0, http: null, message: 'm', updates: [], pauseAfterMs: 0 } as AttemptRecord;
+    expect(await recorder.record(rec)).to.deep.equal({ applied: [1], paused: false });
+    expect(calls).to.deep.equal([1, 1, 1]);
+    expect(waits).to.have.length(2);
+    const never = createAttemptRecorder({ recordAttempts: async () => { throw new Error('down'); } }, 256, { tries: 3, wait: async () => undefined });
+    expect(await never.record(rec).then(() => 'ok', (e: Error) => e.message)).to.equal('down');
   });
 
   describe('a lane whose claims fail', () => {

@@ -4,6 +4,7 @@
 // seconds, and every acknowledged event is delivered exactly once.
 import { expect } from 'chai';
 import pg from 'pg';
+import { writeFileSync } from 'node:fs';
 import { randomBytes } from 'node:crypto';
 import { openPostgresStore } from '../../src/store/postgres/pg-store.ts';
 import { createAccountService } from '../../src/accounts/account-service.ts';
@@ -76,7 +77,18 @@ describe('process: PostgreSQL outage under a running instance', function () {
     expect(Date.now() - back, 'recovered within seconds').to.be.below(15_000);
     for (let i = 0; i < 10; i++) expect((await send(`A-${i}`)).status).to.equal(200);
 
-    await hook.waitFor(() => acked.every((id) => hook!.requests.some((r) => r.json().id === id)), 30_000, 'every acknowledged event delivered');
+    try {
+      await hook.waitFor(() => acked.every((id) => hook!.requests.some((r) => r.json().id === id)), 30_000, 'every acknowledged event delivered');
+    } catch (err) {
+      const got = new Set(hook.requests.map((r) => r.json().id as string));
+      const c = new pg.Client({ connectionString: db.url });
+      await c.connect();
+      const q = await c.query('SELECT event_seq, lease_owner, lease_until FROM dispatch_queue');
+      const d = await c.query("SELECT event_id, status, lease_owner, lease_until, next_attempt_at, attempts FROM deliveries WHERE status <> 'delivered'");
+      await c.end();
+      console.log('missing', acked.filter((id) => !got.has(id)), 'now', Date.now(), q.rows, d.rows); writeFileSync('/tmp/outage-server.log', s.output());
+      throw err;
+    }
     const counts = new Map<string, number>();
     for (const r of hook.requests) counts.set(r.json().id, (counts.get(r.json().id) ?? 0) + 1);
     expect([...counts].filter(([, n]) => n > 1), 'none delivered twice').to.deep.equal([]);

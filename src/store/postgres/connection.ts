@@ -46,6 +46,12 @@ export function createPool(opts: PgOptions): pg.Pool {
 export async function tx<T>(pool: pg.Pool, fn: (c: pg.PoolClient) => Promise<T>, opts: { relaxed?: boolean } = {}): Promise<T> {
   const client = await pool.connect();
   let broken = false;
+  // A checked-out client whose connection the server ends between two queries emits
+  // 'error'; without a listener that would be an uncaught exception. The next query fails anyway.
+  const onError = () => {
+    broken = true;
+  };
+  client.on('error', onError);
   try {
     await client.query(opts.relaxed ? 'BEGIN; SET LOCAL synchronous_commit = off' : 'BEGIN');
     const out = await fn(client);
@@ -59,6 +65,7 @@ export async function tx<T>(pool: pg.Pool, fn: (c: pg.PoolClient) => Promise<T>,
     }
     throw err;
   } finally {
+    client.off('error', onError);
     client.release(broken);
   }
 }

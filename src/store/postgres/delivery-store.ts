@@ -59,7 +59,7 @@ export function pgDeliveryStore(pool: pg.Pool): DeliveryStore {
     async claimEvents(claimId, now, leaseMs, limit) {
       return tx(pool, async (c) => {
         const { rows } = await c.query<PgEventRow>(`WITH due AS (
-            SELECT event_seq FROM dispatch_queue WHERE lease_until IS NULL OR lease_until <= $3
+            SELECT event_seq FROM dispatch_queue WHERE lease_until IS NULL OR lease_until <= $3 OR lease_owner = $1
             ORDER BY event_seq LIMIT $4 FOR UPDATE SKIP LOCKED),
           leased AS (UPDATE dispatch_queue q SET lease_owner = $1, lease_until = $2 FROM due WHERE q.event_seq = due.event_seq RETURNING q.event_seq)
           SELECT e.* FROM leased l JOIN events e ON e.seq = l.event_seq ORDER BY e.seq`, [claimId, now + leaseMs, now, limit]);

@@ -173,6 +173,8 @@ export const PG_SCHEMA_VERSION = MIGRATIONS[MIGRATIONS.length - 1].version;
 /** Applies missing migrations; returns the versions applied (empty when up to date). */
 export async function migrate(pool: pg.Pool): Promise<number[]> {
   const client = await pool.connect();
+  const onError = () => undefined; // the failing query reports it
+  client.on('error', onError);
   try {
     await client.query('BEGIN');
     await client.query('SELECT pg_advisory_xact_lock($1)', [MIGRATION_LOCK]);
@@ -195,6 +197,7 @@ export async function migrate(pool: pg.Pool): Promise<number[]> {
     await client.query('ROLLBACK').catch(() => undefined);
     throw err;
   } finally {
+    client.off('error', onError);
     client.release();
   }
 }

@@ -57,8 +57,8 @@ export function sqliteDeliveryStore(db: Database.Database): DeliveryStore {
     }
   }
   const q = {
-    queueDue: db.prepare<[number, number], { event_seq: number }>(
-      'SELECT event_seq FROM dispatch_queue WHERE lease_until IS NULL OR lease_until <= ? ORDER BY event_seq LIMIT ?'),
+    queueDue: db.prepare<[number, string, number], { event_seq: number }>(
+      'SELECT event_seq FROM dispatch_queue WHERE lease_until IS NULL OR lease_until <= ? OR lease_owner = ? ORDER BY event_seq LIMIT ?'),
     leaseEvent: db.prepare('UPDATE dispatch_queue SET lease_owner = ?, lease_until = ? WHERE event_seq = ?'),
     dropQueued: db.prepare('DELETE FROM dispatch_queue WHERE event_seq = ?'),
     event: db.prepare<[number], EventRow>('SELECT * FROM events WHERE seq = ?'),
@@ -115,7 +115,7 @@ export function sqliteDeliveryStore(db: Database.Database): DeliveryStore {
 
   const claimEventsTx = db.transaction((claimId: string, now: number, leaseMs: number, limit: number): DispatchEvent[] => {
     const out: DispatchEvent[] = [];
-    for (const { event_seq: seq } of q.queueDue.all(now, limit)) {
+    for (const { event_seq: seq } of q.queueDue.all(now, claimId, limit)) {
       const row = q.event.get(seq);
       if (!row) {
         q.dropQueued.run(seq); // the event was purged: nothing left to deliver

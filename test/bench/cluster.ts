@@ -1,0 +1,107 @@
+// `node --import tsx test/bench/cluster.ts [--json FILE]`: endpoint-1 intake and end-to-end
+// delivery with one SQLite instance, one PostgreSQL instance and two PostgreSQL instances,
+// in one run on this machine. Each configuration gets a fresh database, an account with four
+// destinations (ga4, meta-capi, tiktok, webhook) on loopback doubles, unique event ids, and
+// BENCH_CONNECTIONS (50) connections split evenly over its instances.
+import autocannon from 'autocannon';
+import { spawn, type ChildProcess } from 'node:child_process';
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { loadConfig } from '../../src/config.ts';
+import { openStore } from '../../src/store/open-store.ts';
+import { createAccountService } from '../../src/accounts/account-service.ts';
+import type { DestinationDouble } from '../helpers/destination-double.ts';
+import { createTestDatabase, type TestDatabase } from '../helpers/postgres.ts';
+import { SETTINGS } from '../delivery/delivery-fixture.ts';
+import { checkout, nativeEvents, startDoubles, stop } from './payloads.ts';
+
+const TYPES = ['ga4', 'meta-capi', 'tiktok', 'webhook'];
+const DURATION = Number(process.env.BENCH_SECONDS ?? 10);
+const CONNECTIONS = Number(process.env.BENCH_CONNECTIONS ?? 50);
+
+interface Result { name: string; instances: number; accepted: number; rps: number; p50: number; p99: number; e2eSeconds: number; e2eEventsPerSecond: number }
+
+
+function startServer(env: NodeJS.ProcessEnv): Promise<{ child: ChildProcess; port: number }> {
+  const child = spawn(process.execPath, ['--import', 'tsx', 'src/index.ts'], { env, stdio: ['ignore', 'pipe', 'inherit'] });
+  return new Promise((resolve, reject) => {
+    let buf = '';
+    child.stdout!.on('data', (d: Buffer) => {
+      buf += d;
+      const m = buf.match(/"url":"http:\/\/[^:]+:(\d+)".*tracklane listening/);
+      if (m) {
+        child.stdout!.removeAllListeners('data');
+        child.stdout!.resume();
+        resolve({ child, port: Number(m[1]) });
+      }
+    });
+    child.once('exit', (code) => reject(new Error(`server exited with ${code}: ${buf}`)));
+  });
+}
+
+
+async function measure(name: string, instances: number, pg: boolean): Promise<Result> {
+  const dataDir = mkdtempSync(join(tmpdir(), 'tl-cluster-'));
+  let db: TestDatabase | undefined;
+  if (pg) db = await createTestDatabase();
+  const env: NodeJS.ProcessEnv = { ...process.env, DATA_DIR: dataDir, PORT: '0', HOST: '127.0.0.1', LOG_LEVEL: 'info', ALLOW_PRIVATE_DESTINATIONS: '1', DATABASE_URL: db?.url ?? '' };
+  const doubles = await startDoubles(TYPES);
+  const store = await openStore(loadConfig(env));
+  const { account, accessToken } = await createAccountService(store).create({ name: 'Bench', tier: 'PRO', addon: true, country: 'RO' });
+  await createAccountService(store).update(account.scriptId, { rateLimit: 1_000_000 });
+  for (const t of TYPES) {
+    await store.destinations.add({ id: `dst_bench${t.replace('-', '')}`.padEnd(20, '0').slice(0, 20), scriptId: account.scriptId, type: t, name: t, enabled: true, settings: SETTINGS[t](doubles.get(t)!.url) });
+  }
+  await store.close();
+  const servers = [];
+  for (let i = 0; i < instances; i++) servers.push(await startServer(env));
+  let seq = 0;
+  const started = performance.now();
+  const runs = await Promise.all(servers.map((s) => autocannon({
+    url: `http://127.0.0.1:${s.port}/webhooks/service/event?id=${account.scriptId}`,
+    connections: Math.max(1, Math.floor(CONNECTIONS / instances)), duration: DURATION,
+    requests: [{ method: 'POST', headers: { 'content-type': 'application/json', 'x-service-access-token': accessToken }, setupRequest: (req) => ({ ...req, body: JSON.stringify(checkout(`${name}-${++seq}`)) }) }],
+  })));
+  const accepted = runs.reduce((n, r) => n + r['2xx'], 0);
+  const expected = accepted * TYPES.length;
+  const deadline = Date.now() + 300_000;
+  let delivered = 0;
+  while (Date.now() < deadline) {
+    delivered = TYPES.reduce((n, t) => n + nativeEvents(t, doubles.get(t)!), 0);
+    if (delivered >= expected) break;
+    await new Promise((r) => setTimeout(r, 200));
+  }
+  const e2eSeconds = (performance.now() - started) / 1000;
+  for (const s of servers) await stop(s.child);
+  for (const d of doubles.values()) await d.close();
+  await db?.drop();
+  rmSync(dataDir, { recursive: true, force: true });
+  return {
+    name, instances, accepted, rps: Math.round(runs.reduce((n, r) => n + r.requests.average, 0)),
+    p50: Math.max(...runs.map((r) => r.latency.p50)), p99: Math.max(...runs.map((r) => r.latency.p99)),
+    e2eSeconds: Math.round(e2eSeconds * 10) / 10, e2eEventsPerSecond: Math.round(delivered / TYPES.length / e2eSeconds),
+  };
+}
+
+async function main(): Promise<void> {
+  const results = [
+    await measure('SQLite, 1 instance', 1, false),
+    await measure('PostgreSQL, 1 instance', 1, true),
+    await measure('PostgreSQL, 2 instances', 2, true),
+  ];
+  const base = results[0];
+  console.log(`\n${DURATION} s of endpoint-1 load, ${CONNECTIONS} connections split over the instances, unique event ids, 4 destinations delivering\n`);
+  console.log('| configuration | intake req/s | ratio to SQLite | p50 ms | p99 ms | accepted | all delivered after s | end-to-end events/s | ratio to SQLite |');
+  console.log('|---|---:|---:|---:|---:|---:|---:|---:|---:|');
+  for (const r of results) {
+    console.log(`| ${r.name} | ${r.rps} | ${(r.rps / base.rps).toFixed(2)} | ${r.p50} | ${r.p99} | ${r.accepted} | ${r.e2eSeconds} | ${r.e2eEventsPerSecond} | ${(r.e2eEventsPerSecond / base.e2eEventsPerSecond).toFixed(2)} |`);
+  }
+  const at = process.argv.indexOf('--json');
+  if (at !== -1 && process.argv[at + 1]) writeFileSync(process.argv[at + 1], `${JSON.stringify({ duration_s: DURATION, connections: CONNECTIONS, results }, null, 2)}\n`);
+}
+
+main().catch((e) => {
+  console.error(e);
+  process.exit(1);
+});
