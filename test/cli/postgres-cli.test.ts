@@ -1,0 +1,41 @@
+// The CLI against PostgreSQL: the same commands with DATABASE_URL, `migrate` on its own,
+// and the database named (without its password) on stderr.
+import { expect } from 'chai';
+import { tempCli, type TempCli } from './run-cli.ts';
+import { createTestDatabase, requirePostgres, type TestDatabase } from '../helpers/postgres.ts';
+
+describe('CLI on PostgreSQL', function () {
+  this.timeout(60_000);
+  let db: TestDatabase | undefined;
+  let cli: TempCli;
+  before(async function () {
+    await requirePostgres(this);
+    db = await createTestDatabase();
+    cli = tempCli({ databaseUrl: db.url });
+  });
+  after(async () => {
+    cli?.remove();
+    await db?.drop();
+  });
+
+  it('migrate applies the schema once, then finds it up to date', async () => {
+    expect(await cli.json('migrate')).to.deep.equal({ store: 'postgres', applied: [1], version: 1 });
+    expect(await cli.json('migrate')).to.deep.equal({ store: 'postgres', applied: [], version: 1 });
+    const human = await cli.run('migrate');
+    expect(human.stdout).to.equal('schema up to date (version 1)\n');
+  });
+
+  it('accounts, destinations and events work the same, and stderr names the database', async () => {
+    const created = await cli.json<{ script_id: string; access_token: string }>('accounts', 'create', '--name', 'PG shop', '--tier', 'FLEX', '--addon');
+    expect(created.script_id).to.match(/^[A-Z0-9]{8}$/);
+    const listed = await cli.json<{ script_id: string }[]>('accounts', 'list');
+    expect(listed.map((a) => a.script_id)).to.deep.equal([created.script_id]);
+    const dest = await cli.json<{ id: string; type: string }>('destinations', 'add', created.script_id, '--type', 'webhook',
+      '--config', JSON.stringify({ url: 'https://hooks.example.com/in', secret: 'whsec_MfKQ9r8GKYqrTwjUPD8ILPZIo2LaLaSw' }));
+    expect(dest.type).to.equal('webhook');
+    expect(await cli.json('events', 'list', '--account', created.script_id)).to.deep.equal([]);
+    const shown = await cli.run('accounts', 'show', created.script_id);
+    expect(shown.code).to.equal(0);
+    expect(shown.stderr).to.equal(`tracklane: database ${db!.url}\n`);
+  });
+});
