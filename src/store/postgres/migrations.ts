@@ -150,7 +150,8 @@ const MIGRATIONS: { version: number; sql: string }[] = [
       CREATE UNIQUE INDEX custom_records_key ON custom_records(script_id, endpoint, type, record_key) WHERE record_key IS NOT NULL;
       CREATE INDEX custom_records_account ON custom_records(script_id, seq);
       -- Shared intake rate limits: one token bucket per key, updated atomically by every instance.
-      CREATE TABLE rate_buckets (
+      -- UNLOGGED: no WAL and no fsync per request; a database crash only refills the buckets.
+      CREATE UNLOGGED TABLE rate_buckets (
         key     TEXT PRIMARY KEY,
         tokens  DOUBLE PRECISION NOT NULL,
         at      BIGINT NOT NULL,
