@@ -52,6 +52,9 @@ export interface Running {
   close(graceMs?: number): Promise<void>;
 }
 
+/** Intake transactions in flight at once on PostgreSQL (each holds one pool connection). */
+const PG_INTAKE_COMMITS = 4;
+
 export interface StartOptions {
   logger?: Logger;
   store?: Store;
@@ -76,7 +79,10 @@ export async function startServer(config: Config, opts: StartOptions = {}): Prom
   let wakeDelivery = (): void => undefined;
   // With the delivery thread, its metrics are appended to the main registry's on each scrape.
   let deliveryMetricsText: (() => Promise<string>) | null = null;
-  const writer = createEventWriter(store.events, { onBatch: (n) => { metrics.commitBatch.observe(n); wakeDelivery(); } });
+  // PostgreSQL commits several intake transactions at once (SQLite has one writer).
+  const writer = createEventWriter(store.events, {
+    onBatch: (n) => { metrics.commitBatch.observe(n); wakeDelivery(); }, concurrency: store.kind === 'postgres' ? PG_INTAKE_COMMITS : 1,
+  });
   const authenticator = createAuthenticator(store);
   const pool = createHashPool({ threads: config.workers });
   const customRecords = shared ? pgCustomRecordStore(shared.pool) : openCustomRecordStore(sqliteFile(config), { busyTimeoutMs: SERVER_BUSY_TIMEOUTS.mainMs });

@@ -19,10 +19,10 @@ export const MAX_PENDING_EVENTS = 20_000;
 
 export function createEventWriter(
   store: EventStore,
-  opts: { maxBatch?: number; onBatch?: (n: number) => void; maxPending?: number } = {},
+  opts: { maxBatch?: number; onBatch?: (n: number) => void; maxPending?: number; concurrency?: number } = {},
 ): EventWriter {
   const group = createGroupCommit((rows: EventRecord[]) => store.append(rows), {
-    maxBatch: opts.maxBatch ?? 512, onBatch: opts.onBatch, maxQueue: opts.maxPending ?? MAX_PENDING_EVENTS,
+    maxBatch: opts.maxBatch ?? 512, onBatch: opts.onBatch, maxQueue: opts.maxPending ?? MAX_PENDING_EVENTS, concurrency: opts.concurrency,
   });
   return { write: group.submit, writeMany: group.submitMany, drain: group.drain };
 }

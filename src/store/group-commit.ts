@@ -35,13 +35,16 @@ interface Waiting<T, R> {
  */
 export function createGroupCommit<T, R>(
   commit: (items: T[]) => Promise<R[]>,
-  opts: { maxBatch: number; onBatch?: (n: number) => void; maxQueue?: number },
+  opts: { maxBatch: number; onBatch?: (n: number) => void; maxQueue?: number; concurrency?: number },
 ): GroupCommit<T, R> {
   const maxQueue = opts.maxQueue ?? Infinity;
+  // Transactions in flight at once: 1 for SQLite (one writer); a server database such as
+  // PostgreSQL commits several in parallel, each waiting for its own round trips and fsync.
+  const concurrency = Math.max(1, opts.concurrency ?? 1);
   let queue: Waiting<T, R>[] = [];
   let queued = 0;
   let scheduled = false;
-  let running = false;
+  let active = 0;
   const idle: (() => void)[] = [];
 
   /** The next transaction's groups: whole groups while they fit in maxBatch, and always at least one. */
@@ -55,7 +58,7 @@ export function createGroupCommit<T, R>(
 
   async function flush(): Promise<void> {
     scheduled = false;
-    running = true;
+    active++;
     try {
       while (queue.length > 0) {
         const groups = take();
@@ -73,9 +76,16 @@ export function createGroupCommit<T, R>(
         }
       }
     } finally {
-      running = false;
-      for (const f of idle.splice(0)) f();
+      active--;
+      if (active === 0 && !scheduled && queue.length === 0) for (const f of idle.splice(0)) f();
     }
+  }
+
+  /** Starts a committer on the next turn (so the whole turn's items join it) if one may start. */
+  function kick(): void {
+    if (scheduled || active >= concurrency) return;
+    scheduled = true;
+    setImmediate(flush);
   }
 
   function submitMany(items: readonly T[]): Promise<R[]> {
@@ -87,11 +97,8 @@ export function createGroupCommit<T, R>(
       queue.push({ items, resolve, reject });
       queued += items.length;
       // setImmediate runs after this turn's I/O callbacks: every item of the turn joins
-      // the batch, and none waits on a timer.
-      if (!scheduled && !running) {
-        scheduled = true;
-        setImmediate(flush);
-      }
+      // the batch, and none waits on a timer. A committer already running picks it up too.
+      kick();
     });
   }
 
@@ -99,7 +106,7 @@ export function createGroupCommit<T, R>(
     submitMany,
     submit: (item) => submitMany([item]).then((r) => r[0]),
     drain() {
-      if (!scheduled && !running && queue.length === 0) return Promise.resolve();
+      if (!scheduled && active === 0 && queue.length === 0) return Promise.resolve();
       return new Promise<void>((r) => idle.push(r));
     },
   };

@@ -75,3 +75,36 @@ describe('store: group commit keeps a group whole', () => {
     expect(await group.submitMany([4])).to.deep.equal([4]);
   });
 });
+
+describe('store: group commit with concurrent transactions', () => {
+  it('runs up to `concurrency` commits at once, each with the items queued when it started', async () => {
+    const releases: (() => void)[] = [];
+    let inFlight = 0;
+    let most = 0;
+    const committed: number[][] = [];
+    const group = createGroupCommit(async (items: number[]) => {
+      inFlight++;
+      most = Math.max(most, inFlight);
+      committed.push(items);
+      await new Promise<void>((r) => releases.push(r));
+      inFlight--;
+      return items;
+    }, { maxBatch: 100, concurrency: 2 });
+    const a = group.submit(1);
+    await new Promise((r) => setImmediate(r));
+    const b = group.submitMany([2, 3]);
+    await new Promise((r) => setImmediate(r));
+    const c = group.submit(4); // both committers busy: waits
+    await new Promise((r) => setImmediate(r));
+    expect(committed).to.deep.equal([[1], [2, 3]]);
+    releases.shift()!();
+    expect(await a).to.equal(1);
+    await new Promise((r) => setImmediate(r));
+    expect(committed).to.deep.equal([[1], [2, 3], [4]]);
+    while (releases.length > 0) releases.shift()!();
+    expect(await b).to.deep.equal([2, 3]);
+    expect(await c).to.equal(4);
+    await group.drain();
+    expect(most).to.equal(2);
+  });
+});

@@ -6,6 +6,7 @@
 import { expect } from 'chai';
 import type { EventRecord, Store } from '../../src/store/types.ts';
 import { openPostgresStore } from '../../src/store/postgres/pg-store.ts';
+import { pgTokenBuckets } from '../../src/store/postgres/rate-buckets.ts';
 import { STORE_KINDS, STORE_LABEL, storeHarness } from '../helpers/stores.ts';
 import { createTestDatabase, requirePostgres } from '../helpers/postgres.ts';
 
@@ -90,6 +91,27 @@ describe('store contract (PostgreSQL): several instances', function () {
         expect(statuses.sort(), `round ${i}`).to.deep.equal(['accepted', 'duplicate']);
       }
       expect(await a.deliveries.dispatchBacklog(), 'one dispatch per accepted event').to.equal(20);
+    } finally {
+      await a.close();
+      await b.close();
+      await db.drop();
+    }
+  });
+
+  it('two instances share one rate limit: together they never admit more than the bucket holds', async () => {
+    const db = await createTestDatabase();
+    const [a, b] = await Promise.all([openPostgresStore({ url: db.url }), openPostgresStore({ url: db.url })]);
+    try {
+      const la = pgTokenBuckets(a.pool);
+      const lb = pgTokenBuckets(b.pool);
+      // 10/s: a burst of 20, taken one token per request from the database (exact).
+      const waits = await Promise.all(Array.from({ length: 40 }, (_, i) => (i % 2 ? la : lb).take('ACCT0001', 10)));
+      const admitted = waits.filter((w) => w === 0).length;
+      expect(admitted, 'the burst, plus at most what refilled meanwhile').to.be.within(20, 22);
+      expect(waits.filter((w) => w > 0).every((w) => w >= 1)).to.equal(true);
+      // 1000/s: instances reserve 50-token chunks and spend them locally; still no more than the burst.
+      const many = await Promise.all(Array.from({ length: 2_400 }, (_, i) => (i % 2 ? la : lb).take('ACCT0002', 1_000)));
+      expect(many.filter((w) => w === 0).length).to.be.at.most(2_000 + 1_000); // burst + at most a second of refill
     } finally {
       await a.close();
       await b.close();

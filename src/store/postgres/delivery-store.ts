@@ -103,13 +103,13 @@ export function pgDeliveryStore(pool: pg.Pool): DeliveryStore {
     async claimDeliveries(destinationId, claimId, now, leaseUntil, limit) {
       // In a relaxed transaction: a claim is bookkeeping, and an fsync per claim was the
       // largest wait PostgreSQL showed under load.
-      const rows = await tx(pool, async (c) => (await c.query<ClaimRow>(`WITH due AS (
+      const rows = await tx(pool, async (c) => (await c.query<ClaimRow>({ name: 'tl_claim_deliveries', text: `WITH due AS (
           SELECT id FROM deliveries WHERE destination_id = $1 AND status = 'pending' AND next_attempt_at <= $2
           ORDER BY next_attempt_at LIMIT $3 FOR UPDATE SKIP LOCKED),
         leased AS (UPDATE deliveries d SET lease_owner = $4, lease_until = $5, next_attempt_at = $5 FROM due WHERE d.id = due.id
           RETURNING d.id, d.event_seq, d.script_id, d.destination_id, d.destination_type, d.event_id, d.attempts, d.received_at, d.item)
         SELECT l.*, e.payload FROM leased l LEFT JOIN events e ON e.seq = l.event_seq ORDER BY l.id`,
-      [destinationId, now, limit, claimId, leaseUntil])).rows, relaxed);
+      values: [destinationId, now, limit, claimId, leaseUntil] })).rows, relaxed);
       return toClaimed(rows);
     },
 
@@ -127,24 +127,24 @@ export function pgDeliveryStore(pool: pg.Pool): DeliveryStore {
           const { http } = rec;
           if (http !== null) {
             // The attempt and its items in one statement.
-            await c.query(`WITH a AS (INSERT INTO delivery_attempts (destination_id, attempted_at, status_code,
+            await c.query({ name: 'tl_record_attempt', text: `WITH a AS (INSERT INTO delivery_attempts (destination_id, attempted_at, status_code,
                 latency_ms, response_body, error_class, outcome, message, events) VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9) RETURNING id)
               INSERT INTO delivery_attempt_items (attempt_id, delivery_id) SELECT a.id, u.id FROM a, unnest($10::bigint[]) AS u(id) ON CONFLICT DO NOTHING`,
-            [rec.destinationId, rec.at, http.statusCode, Math.round(http.latencyMs), truncateBytes(http.responseBody, MAX_RESPONSE_BYTES),
-              http.errorClass, http.outcome, rec.message, rec.updates.length, rec.updates.map((u) => u.id)]);
+            values: [rec.destinationId, rec.at, http.statusCode, Math.round(http.latencyMs), truncateBytes(http.responseBody, MAX_RESPONSE_BYTES),
+              http.errorClass, http.outcome, rec.message, rec.updates.length, rec.updates.map((u) => u.id)] });
           }
           let applied: number[] = [];
           if (rec.updates.length > 0) {
             const u = rec.updates;
-            const { rows } = await c.query<{ id: number }>(`UPDATE deliveries d SET status = v.status, attempts = v.attempts, next_attempt_at = v.next,
+            const { rows } = await c.query<{ id: number }>({ name: 'tl_record_updates', text: `UPDATE deliveries d SET status = v.status, attempts = v.attempts, next_attempt_at = v.next,
                 lease_owner = NULL, lease_until = NULL,
                 last_status_code = CASE WHEN $4 THEN $5::int ELSE d.last_status_code END,
                 last_error = CASE WHEN v.status = 'delivered' THEN NULL ELSE $6 END,
                 updated_at = $7, delivered_at = CASE WHEN v.status = 'delivered' THEN $7 ELSE d.delivered_at END
               FROM unnest($1::bigint[], $2::text[], $3::int[], $9::bigint[]) AS v(id, status, attempts, next)
               WHERE d.id = v.id AND d.lease_owner = $8 RETURNING d.id`,
-            [u.map((x) => x.id), u.map((x) => x.status), u.map((x) => x.attempts), http !== null, http?.statusCode ?? null, rec.message,
-              rec.at, rec.claimId, u.map((x) => x.nextAttemptAt)]);
+            values: [u.map((x) => x.id), u.map((x) => x.status), u.map((x) => x.attempts), http !== null, http?.statusCode ?? null, rec.message,
+              rec.at, rec.claimId, u.map((x) => x.nextAttemptAt)] });
             const done = new Set(rows.map((r) => r.id));
             applied = u.map((x) => x.id).filter((id) => done.has(id));
           }

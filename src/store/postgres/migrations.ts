@@ -155,7 +155,8 @@ const MIGRATIONS: { version: number; sql: string }[] = [
         key     TEXT PRIMARY KEY,
         tokens  DOUBLE PRECISION NOT NULL,
         at      BIGINT NOT NULL,
-        allowed BOOLEAN NOT NULL
+        -- Tokens the last take handed out (0: refused).
+        granted DOUBLE PRECISION NOT NULL
       );
       -- Scheduled jobs: the instance that inserts (job, slot) runs that slot; the others skip it.
       CREATE TABLE job_runs (

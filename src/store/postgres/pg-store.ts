@@ -75,13 +75,16 @@ async function appendRows(c: pg.PoolClient, rows: readonly PreparedRow[], window
   const claimed = new Set<string>();
   if (claimers.size > 0) {
     const at = [...claimers.values()].map((i) => rows[i]);
-    const { rows: won } = await c.query<{ script_id: string; environment: string; name: string; event_id: string }>(
-      `INSERT INTO dedup_keys (script_id, environment, name, event_id, first_seen_at)
+    const { rows: won } = await c.query<{ script_id: string; environment: string; name: string; event_id: string }>({
+      // Named: prepared once per connection, not parsed and planned per batch.
+      name: 'tl_append_dedup',
+      text: `INSERT INTO dedup_keys (script_id, environment, name, event_id, first_seen_at)
        SELECT * FROM unnest($1::text[], $2::text[], $3::text[], $4::text[], $5::bigint[])
        ON CONFLICT (script_id, environment, name, event_id) DO UPDATE SET first_seen_at = excluded.first_seen_at
          WHERE dedup_keys.first_seen_at <= excluded.first_seen_at - $6::bigint
        RETURNING script_id, environment, name, event_id`,
-      [at.map((r) => r.scriptId), at.map((r) => r.environment), at.map((r) => r.name), at.map((r) => r.eventId), at.map((r) => r.receivedAt), windowMs]);
+      values: [at.map((r) => r.scriptId), at.map((r) => r.environment), at.map((r) => r.name), at.map((r) => r.eventId), at.map((r) => r.receivedAt), windowMs],
+    });
     for (const w of won) claimed.add(JSON.stringify([w.script_id, w.environment, w.name, w.event_id]));
   }
   const statuses = rows.map((r, i): EventStatus => {
@@ -89,22 +92,28 @@ async function appendRows(c: pg.PoolClient, rows: readonly PreparedRow[], window
     if (k === null) return r.status;
     return claimers.get(k) === i && claimed.has(k) ? 'accepted' : 'duplicate';
   });
-  const col = <K extends keyof PreparedRow>(key: K) => rows.map((r) => r[key]);
-  await c.query(
-    `WITH ins AS (
+  // The rows travel as one JSON document: V8's JSON.stringify is far cheaper than
+  // node-postgres escaping kilobyte payload strings element by element into array literals.
+  const doc = JSON.stringify(rows.map((r, i) => ({
+    id: r.id, script_id: r.scriptId, name: r.name, event_id: r.eventId, status: statuses[i], source: r.source,
+    request_id: r.requestId, received_at: r.receivedAt, errors: r.errors, warnings: r.warnings, payload: r.payload,
+  })));
+  const seen = rows.flatMap((r, i) => (statuses[i] === 'accepted' ? r.productIds.map((p) => ({ script_id: r.scriptId, product_id: p })) : []));
+  await c.query({
+    name: 'tl_append_events',
+    text: `WITH ins AS (
        INSERT INTO events (id, script_id, name, event_id, status, source, request_id, received_at, errors, warnings, payload)
-       SELECT * FROM unnest($1::text[], $2::text[], $3::text[], $4::text[], $5::text[], $6::text[], $7::text[], $8::bigint[], $9::text[], $10::text[], $11::text[])
-       RETURNING seq, status)
-     INSERT INTO dispatch_queue (event_seq) SELECT seq FROM ins WHERE status = 'accepted'`,
-    [col('id'), col('scriptId'), col('name'), col('eventId'), statuses, col('source'), col('requestId'), col('receivedAt'),
-      col('errors'), col('warnings'), col('payload')]);
-  const seen = rows.flatMap((r, i) => (statuses[i] === 'accepted' ? r.productIds.map((p) => [r.scriptId, p]) : []));
-  if (seen.length > 0) {
-    await c.query(`INSERT INTO seen_products (script_id, product_id) SELECT * FROM unnest($1::text[], $2::text[]) ON CONFLICT DO NOTHING`,
-      [seen.map((s) => s[0]), seen.map((s) => s[1])]);
-  }
-  // Delivered at COMMIT: every instance's dispatcher wakes for the new work.
-  if (statuses.includes('accepted')) await c.query(`NOTIFY ${WORK_CHANNEL}`);
+       SELECT id, script_id, name, event_id, status, source, request_id, received_at, errors, warnings, payload
+       FROM json_to_recordset($1::json) AS x(id text, script_id text, name text, event_id text, status text, source text,
+         request_id text, received_at bigint, errors text, warnings text, payload text)
+       RETURNING seq, status),
+     queued AS (INSERT INTO dispatch_queue (event_seq) SELECT seq FROM ins WHERE status = 'accepted' RETURNING 1),
+     seen AS (INSERT INTO seen_products (script_id, product_id) SELECT script_id, product_id FROM json_to_recordset($2::json) AS s(script_id text, product_id text)
+       ON CONFLICT DO NOTHING RETURNING 1)
+     -- NOTIFY is delivered at COMMIT: every instance's dispatcher wakes for the new work.
+     SELECT (SELECT count(*) FROM seen) AS seen, CASE WHEN EXISTS (SELECT 1 FROM queued) THEN pg_notify('${WORK_CHANNEL}', '') END AS notified`,
+    values: [doc, JSON.stringify(seen)],
+  });
   return statuses;
 }
 

@@ -1,30 +1,70 @@
-// Intake rate limits shared by every instance: one token bucket per account in
-// rate_buckets, refilled and taken in a single atomic upsert, so the limit holds exactly
-// across instances (each request costs one round trip). Same semantics as the in-memory
-// buckets: a burst of two seconds of rate; a take larger than the burst passes on a full
-// bucket and leaves it in debt.
+// Intake rate limits shared by every instance: one token bucket per account in the
+// rate_buckets table (unlogged), refilled and taken in one atomic upsert. So that a request
+// does not cost a round trip, an instance reserves tokens in small chunks (50 ms of the
+// account's rate, at least the request's own count) and spends them locally; a reservation
+// unused after a second is dropped. Precision: the cluster never admits more than the
+// limit; it may admit up to one chunk per instance less than the limit in a second (tokens
+// reserved but not spent), and for small limits (under 20/s) every request takes its token
+// from the database, exactly. Same bucket semantics as the in-memory one: a burst of two
+// seconds of rate; a take larger than the burst passes on a full bucket and leaves it in debt.
 import type pg from 'pg';
 import type { TokenBucketLimiter } from '../../http/rate-limit.ts';
 
 const BURST_SECONDS = 2;
+/** A chunk is this much of a second's rate. */
+const CHUNK_SECONDS = 0.05;
+/** Reserved tokens are spent within this long or dropped. */
+const RESERVATION_MS = 1_000;
+
+const AVAILABLE = 'LEAST($2, b.tokens + GREATEST(0, $3 - b.at) / 1000.0 * $5)';
 
 export function pgTokenBuckets(pool: pg.Pool, opts: { now?: () => number } = {}): TokenBucketLimiter {
   const now = opts.now ?? Date.now;
+  const reserved = new Map<string, { tokens: number; until: number }>();
+  /** One reservation per key at a time: concurrent requests wait for it instead of each reserving a chunk. */
+  const reserving = new Map<string, Promise<number>>();
+
+  async function reserve(key: string, perSecond: number, count: number): Promise<number> {
+    const t = now();
+    const capacity = perSecond * BURST_SECONDS;
+    const needed = Math.min(count, capacity);
+    const want = Math.max(count, Math.floor(perSecond * CHUNK_SECONDS));
+    const { rows: [b] } = await pool.query<{ granted: number; tokens: number }>({
+      name: 'tl_rate_reserve',
+      text: `INSERT INTO rate_buckets AS b (key, tokens, at, granted) VALUES ($1, $2::float8 - $7, $3, $7)
+       ON CONFLICT (key) DO UPDATE SET
+         granted = CASE WHEN ${AVAILABLE} >= $6 THEN GREATEST($4, LEAST(${AVAILABLE}, $7)) ELSE 0 END,
+         tokens = ${AVAILABLE} - CASE WHEN ${AVAILABLE} >= $6 THEN GREATEST($4, LEAST(${AVAILABLE}, $7)) ELSE 0 END,
+         at = GREATEST(b.at, $3)
+       RETURNING granted, tokens`,
+      values: [key, capacity, t, count, perSecond, needed, want],
+    });
+    if (b.granted <= 0) return Math.max(1, Math.ceil((needed - b.tokens) / perSecond));
+    if (reserved.size > 100_000) reserved.clear();
+    const local = reserved.get(key);
+    const keep = local && local.until > t ? local.tokens : 0;
+    reserved.set(key, { tokens: keep + b.granted, until: t + RESERVATION_MS });
+    return 0;
+  }
+
   return {
     async take(key, perSecond, count = 1) {
-      const capacity = perSecond * BURST_SECONDS;
-      const needed = Math.min(count, capacity);
-      const t = now();
-      const { rows: [b] } = await pool.query<{ allowed: boolean; tokens: number }>(
-        `INSERT INTO rate_buckets AS b (key, tokens, at, allowed) VALUES ($1, $2::float8 - $4, $3, true)
-         ON CONFLICT (key) DO UPDATE SET
-           allowed = LEAST($2, b.tokens + GREATEST(0, $3 - b.at) / 1000.0 * $5) >= $6,
-           tokens = LEAST($2, b.tokens + GREATEST(0, $3 - b.at) / 1000.0 * $5)
-             - CASE WHEN LEAST($2, b.tokens + GREATEST(0, $3 - b.at) / 1000.0 * $5) >= $6 THEN $4 ELSE 0 END,
-           at = GREATEST(b.at, $3)
-         RETURNING allowed, tokens`,
-        [key, capacity, t, count, perSecond, needed]);
-      return b.allowed ? 0 : Math.max(1, Math.ceil((needed - b.tokens) / perSecond));
+      for (;;) {
+        const local = reserved.get(key);
+        if (local && local.until > now() && local.tokens >= count) {
+          local.tokens -= count;
+          return 0;
+        }
+        const pending = reserving.get(key);
+        if (pending) {
+          await pending; // then look again: spend from it, or reserve for this request
+          continue;
+        }
+        const p = reserve(key, perSecond, count).finally(() => reserving.delete(key));
+        reserving.set(key, p);
+        const wait = await p;
+        if (wait > 0) return wait;
+      }
     },
   };
 }
