@@ -23,6 +23,7 @@ import { customRouter } from './customers/custom-routes.ts';
 import type { CustomerRegistry } from './customers/types.ts';
 import type { CustomRecordStore } from './customers/custom-record-store.ts';
 import type { HandlerPool } from './customers/handler-pool.ts';
+import type { RateLimiter } from './customers/rate-limiter.ts';
 
 export interface AppDeps {
   config: Pick<Config, 'maxBodyBytes' | 'rateLimitDefault'> & Partial<Pick<Config, 'metricsToken' | 'trustProxy' | 'authFailuresPerMinute' | 'handlerTimeoutMs' | 'maxBatchEvents' | 'maxBatchBytes'>>;
@@ -39,6 +40,8 @@ export interface AppDeps {
   customers?: { registry: CustomerRegistry; records: CustomRecordStore; handlers?: HandlerPool };
   /** Per-account intake buckets; default in memory (a shared store passes its own). */
   limiter?: TokenBucketLimiter;
+  /** Custom endpoints' buckets; default in memory (a shared store passes its own). */
+  customLimiter?: RateLimiter;
   /** More Prometheus text for /metrics (the delivery thread's). */
   extraMetrics?: () => Promise<string>;
 }
@@ -109,6 +112,7 @@ export function createApp(deps: AppDeps): App {
       records: deps.customers.records,
       handlerPool: deps.customers.handlers,
       handlerTimeoutMs: deps.config.handlerTimeoutMs,
+      limiter: deps.customLimiter,
       productionRate: (a) => ({ perMinute: (a.rateLimit ?? deps.config.rateLimitDefault) * 60, burst: (a.rateLimit ?? deps.config.rateLimitDefault) * 2 }),
     });
     koa.use(custom.routes());

@@ -28,7 +28,7 @@ import type { CustomerRegistry } from './customers/types.ts';
 import { sqliteFile } from './store/open-store.ts';
 import { isPgStore } from './store/postgres/pg-store.ts';
 import { pgCustomRecordStore } from './store/postgres/custom-records.ts';
-import { pgTokenBuckets } from './store/postgres/rate-buckets.ts';
+import { pgCustomRateLimiter, pgTokenBuckets } from './store/postgres/rate-buckets.ts';
 
 export interface Running {
   url: string;
@@ -101,6 +101,7 @@ export async function startServer(config: Config, opts: StartOptions = {}): Prom
     extraMetrics: () => deliveryMetricsText?.() ?? Promise.resolve(''),
     // On PostgreSQL the per-account buckets are shared by every instance.
     limiter: shared ? pgTokenBuckets(shared.pool) : undefined,
+    customLimiter: shared ? pgCustomRateLimiter(shared.pool) : undefined,
   });
 
   // connectionsCheckingInterval: the headers and request timeouts are enforced by a sweep,

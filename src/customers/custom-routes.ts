@@ -22,7 +22,7 @@ import type { AppContext, AppState } from '../http/types.ts';
 import type { AuthCheck } from './auth/types.ts';
 import { CustomValidationError, isCustomValidationError } from './custom-validation-error.ts';
 import type { CustomRecordStore } from './custom-record-store.ts';
-import { createRateLimiter, TEST_RATE_DEFAULT, type RateLimit, type RateLimiter } from './rate-limiter.ts';
+import { createRateLimiter, TEST_RATE_DEFAULT, type RateDecision, type RateLimit, type RateLimiter } from './rate-limiter.ts';
 import { CUSTOM_ENVS, type CustomEnv, type CustomerRegistry, type LoadedEndpoint } from './types.ts';
 import { processRequest } from './process-request.ts';
 
@@ -139,7 +139,12 @@ function rateLimit(limiter: RateLimiter, productionRate: (a: Account) => RateLim
     const cfg = endpoint!.config.rate_limit?.[env!];
     const limit = cfg ? { perMinute: cfg.per_minute, burst: cfg.burst ?? cfg.per_minute } : env === 'test' ? TEST_RATE_DEFAULT : productionRate(ctx.state.account!);
     const key = `${ctx.state.account!.scriptId}\u0000${endpoint!.customer}/${endpoint!.name}\u0000${env}`;
-    const decision = limiter.take(key, limit);
+    let decision: RateDecision;
+    try {
+      decision = await limiter.take(key, limit);
+    } catch (err) {
+      throw new AppError('UNAVAILABLE', 503, 'The service cannot check the rate limit right now; retry later', { retryAfter: 5, expose: true, cause: err });
+    }
     if (!decision.ok) {
       throw new AppError('RATE_LIMITED', 429, `More than ${limit.perMinute} requests per minute to this endpoint (${env}); retry after ${decision.retryAfterSeconds} s`, {
         retryAfter: decision.retryAfterSeconds,

@@ -1,6 +1,6 @@
 // Token buckets in memory, one per (account, endpoint, env): `burst` tokens at most,
-// refilled at `perMinute` per minute. Per process: with several nodes each node allows
-// the full rate (documented in customers/README.md).
+// refilled at `perMinute` per minute. Per process; on PostgreSQL the server uses the shared
+// buckets instead (src/store/postgres/rate-buckets.ts), so the limit holds across instances.
 
 export interface RateLimit {
   perMinute: number;
@@ -15,7 +15,7 @@ export type RateDecision = { ok: true } | { ok: false; retryAfterSeconds: number
 
 export interface RateLimiter {
   /** Takes one token from `key`'s bucket if it has one. */
-  take(key: string, limit: RateLimit): RateDecision;
+  take(key: string, limit: RateLimit): RateDecision | Promise<RateDecision>;
 }
 
 interface Bucket {
@@ -29,7 +29,8 @@ const MAX_BUCKETS = 50_000;
 const level = (b: Bucket, t: number): number =>
   Math.min(b.limit.burst, b.tokens + (Math.max(0, t - b.at) * b.limit.perMinute) / 60_000);
 
-export function createRateLimiter(opts: { now?: () => number } = {}): RateLimiter {
+/** The in-memory limiter answers at once. */
+export function createRateLimiter(opts: { now?: () => number } = {}): { take(key: string, limit: RateLimit): RateDecision } {
   const now = opts.now ?? Date.now;
   const buckets = new Map<string, Bucket>();
 

@@ -6,7 +6,7 @@
 import { expect } from 'chai';
 import type { EventRecord, Store } from '../../src/store/types.ts';
 import { openPostgresStore } from '../../src/store/postgres/pg-store.ts';
-import { pgTokenBuckets } from '../../src/store/postgres/rate-buckets.ts';
+import { pgCustomRateLimiter, pgTokenBuckets } from '../../src/store/postgres/rate-buckets.ts';
 import { STORE_KINDS, STORE_LABEL, storeHarness } from '../helpers/stores.ts';
 import { createTestDatabase, requirePostgres } from '../helpers/postgres.ts';
 
@@ -112,6 +112,13 @@ describe('store contract (PostgreSQL): several instances', function () {
       // 1000/s: instances reserve 50-token chunks and spend them locally; still no more than the burst.
       const many = await Promise.all(Array.from({ length: 2_400 }, (_, i) => (i % 2 ? la : lb).take('ACCT0002', 1_000)));
       expect(many.filter((w) => w === 0).length).to.be.at.most(2_000 + 1_000); // burst + at most a second of refill
+      // Custom endpoints: 5 at once, 60 a minute, shared too.
+      const ca = pgCustomRateLimiter(a.pool);
+      const cb = pgCustomRateLimiter(b.pool);
+      const limit = { perMinute: 60, burst: 5 };
+      const decisions = await Promise.all(Array.from({ length: 12 }, (_, i) => (i % 2 ? ca : cb).take('ACCT0001\u0000demo/orders\u0000production', limit)));
+      expect(decisions.filter((d) => d.ok).length).to.be.within(5, 6);
+      expect(decisions.find((d) => !d.ok)).to.deep.include({ ok: false, retryAfterSeconds: 1 });
     } finally {
       await a.close();
       await b.close();

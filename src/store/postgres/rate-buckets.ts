@@ -9,6 +9,7 @@
 // seconds of rate; a take larger than the burst passes on a full bucket and leaves it in debt.
 import type pg from 'pg';
 import type { TokenBucketLimiter } from '../../http/rate-limit.ts';
+import type { RateLimiter } from '../../customers/rate-limiter.ts';
 
 const BURST_SECONDS = 2;
 /** A chunk is this much of a second's rate. */
@@ -18,17 +19,37 @@ const RESERVATION_MS = 1_000;
 
 const AVAILABLE = 'LEAST($2, b.tokens + GREATEST(0, $3 - b.at) / 1000.0 * $5)';
 
+/** Shared bucket core: `take(key, perSecond, count, capacity)` → 0 when allowed, else seconds to wait. */
+interface SharedBuckets {
+  take(key: string, perSecond: number, count: number, capacity: number): Promise<number>;
+}
+
+/** Endpoints 1–3 and batch intake: a burst of two seconds of the account's rate. */
 export function pgTokenBuckets(pool: pg.Pool, opts: { now?: () => number } = {}): TokenBucketLimiter {
-  const now = opts.now ?? Date.now;
+  const shared = sharedBuckets(pool, opts.now ?? Date.now);
+  return { take: (key, perSecond, count = 1) => shared.take(`intake:${key}`, perSecond, count, perSecond * BURST_SECONDS) };
+}
+
+/** Custom endpoints: `burst` tokens refilled at `perMinute`, per (account, endpoint, env), shared by every instance (PostgreSQL text holds no NUL: the key's separators become spaces). */
+export function pgCustomRateLimiter(pool: pg.Pool, opts: { now?: () => number } = {}): RateLimiter {
+  const shared = sharedBuckets(pool, opts.now ?? Date.now);
+  return {
+    async take(key, limit) {
+      const wait = await shared.take(`custom:${key.replaceAll('\u0000', ' ')}`, limit.perMinute / 60, 1, limit.burst);
+      return wait === 0 ? { ok: true } : { ok: false, retryAfterSeconds: wait };
+    },
+  };
+}
+
+function sharedBuckets(pool: pg.Pool, now: () => number): SharedBuckets {
   const reserved = new Map<string, { tokens: number; until: number }>();
   /** One reservation per key at a time: concurrent requests wait for it instead of each reserving a chunk. */
   const reserving = new Map<string, Promise<number>>();
 
-  async function reserve(key: string, perSecond: number, count: number): Promise<number> {
+  async function reserve(key: string, perSecond: number, count: number, capacity: number): Promise<number> {
     const t = now();
-    const capacity = perSecond * BURST_SECONDS;
     const needed = Math.min(count, capacity);
-    const want = Math.max(count, Math.floor(perSecond * CHUNK_SECONDS));
+    const want = Math.max(count, Math.min(Math.floor(perSecond * CHUNK_SECONDS), Math.floor(capacity / 10)));
     const { rows: [b] } = await pool.query<{ granted: number; tokens: number }>({
       name: 'tl_rate_reserve',
       text: `INSERT INTO rate_buckets AS b (key, tokens, at, granted) VALUES ($1, $2::float8 - $7, $3, $7)
@@ -48,7 +69,7 @@ export function pgTokenBuckets(pool: pg.Pool, opts: { now?: () => number } = {})
   }
 
   return {
-    async take(key, perSecond, count = 1) {
+    async take(key, perSecond, count, capacity) {
       for (;;) {
         const local = reserved.get(key);
         if (local && local.until > now() && local.tokens >= count) {
@@ -60,7 +81,7 @@ export function pgTokenBuckets(pool: pg.Pool, opts: { now?: () => number } = {})
           await pending; // then look again: spend from it, or reserve for this request
           continue;
         }
-        const p = reserve(key, perSecond, count).finally(() => reserving.delete(key));
+        const p = reserve(key, perSecond, count, capacity).finally(() => reserving.delete(key));
         reserving.set(key, p);
         const wait = await p;
         if (wait > 0) return wait;
