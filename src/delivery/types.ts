@@ -201,6 +201,13 @@ export interface PurgeResult {
   attempts: number;
 }
 
+/** Response bytes an attempt record keeps (as Svix). */
+export const MAX_RESPONSE_BYTES = 20_000;
+/** `last_error` of a pending delivery canceled because its destination was removed. */
+export const REMOVED_MESSAGE = 'canceled: the destination was removed';
+/** `last_error` of a pending delivery expired because its destination stayed disabled or paused. */
+export const EXPIRED_MESSAGE = 'expired: the destination stayed disabled or paused for longer than the retention period';
+
 export interface DeliveryStore {
   /**
    * Leases up to `limit` accepted events awaiting fan-out (oldest first) to `claimId` until

@@ -14,7 +14,7 @@ import { createAccountService } from '../../src/accounts/account-service.ts';
 import { INTAKE_PATHS } from '../../src/http/intake-routes.ts';
 import { sqliteFile } from '../../src/store/open-store.ts';
 import { defaultWriterThread, DEFAULT_WRITER_THREAD, openSqliteStore } from '../../src/store/sqlite/sqlite-store.ts';
-import { prepareRow } from '../../src/store/sqlite/append-events.ts';
+import { prepareRow } from '../../src/store/prepare-row.ts';
 import { startWriterThread, type WriterThread } from '../../src/store/sqlite/writer-thread.ts';
 import { createEventWriter } from '../../src/store/event-writer.ts';
 import type { EventRecord, Store } from '../../src/store/types.ts';

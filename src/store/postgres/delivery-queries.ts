@@ -5,7 +5,7 @@ import type pg from 'pg';
 import type {
   AttemptView, DeliveryStatus, DeliveryStore, DeliveryView, DestinationHealth, DestinationStats, QueueSnapshot,
 } from '../../delivery/types.ts';
-import { EXPIRED_MESSAGE, REMOVED_MESSAGE } from '../sqlite/delivery-maintenance.ts';
+import { EXPIRED_MESSAGE, REMOVED_MESSAGE } from '../../delivery/types.ts';
 import { tx } from './connection.ts';
 import { WORK_CHANNEL } from './notify.ts';
 

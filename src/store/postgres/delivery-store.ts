@@ -11,9 +11,9 @@ import type { NormalizedEvent } from '../../schema/types.ts';
 import type {
   ActiveDestination, AttemptRecord, ClaimedDelivery, DeliveryStore, DispatchEvent, RecordResult, StoredItem,
 } from '../../delivery/types.ts';
-import { MAX_RESPONSE_BYTES } from '../sqlite/delivery-store.ts';
+import { MAX_RESPONSE_BYTES } from '../../delivery/types.ts';
 import { tx } from './connection.ts';
-import { toPgEvent, type PgEventRow } from './pg-store.ts';
+import { toPgEvent, type PgEventRow } from './rows.ts';
 import { WORK_CHANNEL } from './notify.ts';
 import { pgDeliveryQueries } from './delivery-queries.ts';
 

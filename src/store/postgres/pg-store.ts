@@ -7,8 +7,9 @@
 import type pg from 'pg';
 import type { Account, AccountPatch, TokenRecord } from '../../accounts/types.ts';
 import type { AccountStore, EventFilter, EventRecord, EventStatus, EventStore, Store } from '../types.ts';
-import { DEFAULT_DEDUP_WINDOW_MS, prepareRow, type PreparedRow } from '../sqlite/append-events.ts';
+import { DEFAULT_DEDUP_WINDOW_MS, prepareRow, type PreparedRow } from '../prepare-row.ts';
 import { createPool, tx } from './connection.ts';
+import { toPgEvent, type PgEventRow } from './rows.ts';
 import { migrate } from './migrations.ts';
 import { pgDestinationStore } from './destination-store.ts';
 import { pgDeliveryStore } from './delivery-store.ts';
@@ -29,10 +30,6 @@ interface AccountRow {
   customer: string | null; rate_limit: number | null; created_at: number; updated_at: number;
 }
 interface TokenRow { id: number; script_id: string; hash: string; prefix: string; created_at: number; expires_at: number | null }
-export interface PgEventRow {
-  seq: number; id: string; script_id: string; name: string | null; event_id: string | null; status: EventRecord['status'];
-  source: string; request_id: string; received_at: number; errors: string; warnings: string; payload: string;
-}
 
 const toAccount = (r: AccountRow): Account => ({
   scriptId: r.script_id, name: r.name, tier: r.tier, addon: r.addon, enabled: r.enabled, host: r.host,
@@ -44,11 +41,6 @@ const toToken = (r: TokenRow): TokenRecord => ({
   id: r.id, scriptId: r.script_id, hash: r.hash, prefix: r.prefix, createdAt: r.created_at, expiresAt: r.expires_at,
 });
 
-export const toPgEvent = (r: PgEventRow): EventRecord => ({
-  id: r.id, scriptId: r.script_id, name: r.name, eventId: r.event_id, status: r.status, source: r.source,
-  requestId: r.request_id, receivedAt: r.received_at, errors: JSON.parse(r.errors), warnings: JSON.parse(r.warnings),
-  payload: JSON.parse(r.payload),
-});
 
 const PATCH_COLUMNS: Record<keyof AccountPatch, string> = {
   name: 'name', tier: 'tier', addon: 'addon', enabled: 'enabled', host: 'host', country: 'country',

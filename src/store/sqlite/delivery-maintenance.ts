@@ -8,8 +8,8 @@ import type { DeliveryStore } from '../../delivery/types.ts';
 
 type Maintenance = Pick<DeliveryStore, 'retryNow' | 'expireStranded'>;
 
-export const REMOVED_MESSAGE = 'canceled: the destination was removed';
-export const EXPIRED_MESSAGE = 'expired: the destination stayed disabled or paused for longer than the retention period';
+import { EXPIRED_MESSAGE, REMOVED_MESSAGE } from '../../delivery/types.ts';
+
 
 /** The UPDATE that cancels the free pending deliveries of one removed destination (used by the destination store's remove). */
 export function cancelRemovedSql(): string {

@@ -10,6 +10,7 @@
 import type Database from 'better-sqlite3';
 import type { OutgoingItem } from '../../destinations/types.ts';
 import type { NormalizedEvent } from '../../schema/types.ts';
+import { MAX_RESPONSE_BYTES } from '../../delivery/types.ts';
 import type {
   ActiveDestination, AttemptRecord, ClaimedDelivery, DeliveryStore, DispatchEvent, RecordResult, StoredItem,
 } from '../../delivery/types.ts';
@@ -17,8 +18,6 @@ import type { EventRecord } from '../types.ts';
 import { sqliteDeliveryQueries } from './delivery-queries.ts';
 import { sqliteDeliveryMaintenance } from './delivery-maintenance.ts';
 
-/** Response bytes kept per attempt (as Svix). */
-export const MAX_RESPONSE_BYTES = 20_000;
 
 interface EventRow {
   seq: number; id: string; script_id: string; name: string | null; event_id: string | null; status: EventRecord['status'];

@@ -4,7 +4,8 @@
 // with its own connection (writer-thread.ts); both run append-events.ts.
 import type { Account, AccountPatch, NewAccount, TokenRecord } from '../../accounts/types.ts';
 import type { AccountStore, DedupEnvironment, EventFilter, EventRecord, EventStatus, EventStore, Store } from '../types.ts';
-import { createAppender, DEFAULT_DEDUP_WINDOW_MS, prepareRow, type PreparedRow } from './append-events.ts';
+import { createAppender } from './append-events.ts';
+import { DEFAULT_DEDUP_WINDOW_MS, prepareRow, type PreparedRow } from '../prepare-row.ts';
 import { DEFAULT_BUSY_TIMEOUT_MS, openConnection } from './connection.ts';
 import { migrate } from './migrations.ts';
 import { startWriterThread } from './writer-thread.ts';

@@ -19,7 +19,7 @@
 import { Worker } from 'node:worker_threads';
 import { fileURLToPath } from 'node:url';
 import type { EventStatus } from '../types.ts';
-import type { PreparedRow } from './append-events.ts';
+import type { PreparedRow } from '../prepare-row.ts';
 import type { FromWriter, ToWriter, WireError, WriterWorkerData } from './writer-worker.ts';
 
 export interface WriterThreadOptions {

@@ -5,7 +5,8 @@
 // await anywhere below here.
 import { parentPort, workerData } from 'node:worker_threads';
 import type { EventStatus } from '../types.ts';
-import { createAppender, type PreparedRow } from './append-events.ts';
+import { createAppender } from './append-events.ts';
+import type { PreparedRow } from '../prepare-row.ts';
 import { openConnection } from './connection.ts';
 
 export interface WriterWorkerData {
