@@ -7,43 +7,27 @@ import { AppError } from '../errors.ts';
 import type { Account } from '../accounts/types.ts';
 import type { Authenticator } from '../accounts/authenticator.ts';
 import { canUseCustomEndpoints } from '../accounts/tiers.ts';
-import type { EventStore } from '../store/types.ts';
-import type { EventWriter } from '../store/event-writer.ts';
-import type { PreviewDeps } from '../pipeline/preview-event.ts';
-import type { DestinationCache } from '../destinations/destination-cache.ts';
-import type { Metrics } from '../http/metrics.ts';
 import { intakeGuard } from '../http/intake-guard.ts';
 import { authenticate, refuseIfBlocked } from '../http/authenticate.ts';
-import type { HandlerPool } from './handler-pool.ts';
 import type { AuthFailureLimiter } from '../http/auth-failure-limit.ts';
 import { readJsonBody } from '../http/read-json-body.ts';
 import { errorBody } from '../http/responses.ts';
 import type { AppContext, AppState } from '../http/types.ts';
 import type { AuthCheck } from './auth/types.ts';
 import { CustomValidationError, isCustomValidationError } from './custom-validation-error.ts';
-import type { CustomRecordStore } from './custom-record-store.ts';
 import { createRateLimiter, TEST_RATE_DEFAULT, type RateDecision, type RateLimit, type RateLimiter } from './rate-limiter.ts';
 import { CUSTOM_ENVS, type CustomEnv, type CustomerRegistry, type LoadedEndpoint } from './types.ts';
-import { processRequest } from './process-request.ts';
+import { processRequest, type ProcessDeps } from './process-request.ts';
 
 export const CUSTOM_PATH_PREFIX = '/service/custom/';
 
-export interface CustomRouteDeps {
+export interface CustomRouteDeps extends ProcessDeps {
   authenticator: Authenticator;
-  writer: EventWriter;
-  metrics: Metrics;
   maxBodyBytes: number;
-  events: Pick<EventStore, 'seenProducts' | 'isDuplicate'>;
-  preview: PreviewDeps;
-  destinations: DestinationCache;
   customers: CustomerRegistry;
-  records: CustomRecordStore;
   /** Production limit when endpoint.json sets none (by default; negotiable per customer). */
   productionRate: (account: Account) => RateLimit;
   limiter?: RateLimiter;
-  /** Where handlers run (default: the process-wide pool) and how long one may take. */
-  handlerPool?: HandlerPool;
-  handlerTimeoutMs?: number;
   /** Failed authentications per client address (the account's and the endpoint's own checks). */
   authFailures?: AuthFailureLimiter;
   /** Clock for JWT, HMAC and rate limits (tests). */

@@ -12,7 +12,26 @@ import { testFeedback } from '../pipeline/test-feedback.ts';
 import { issueString } from '../http/responses.ts';
 import type { AppContext } from '../http/types.ts';
 import type { StoredCustomRecord } from './custom-record-store.ts';
-import type { CustomRouteDeps } from './custom-routes.ts';
+
+/** What running a request needs (the route's deps include these). */
+export interface ProcessDeps {
+  writer: Pick<EventWriter, 'writeMany'>;
+  metrics: Metrics;
+  events: Pick<EventStore, 'seenProducts' | 'isDuplicate'>;
+  preview: PreviewDeps;
+  destinations: DestinationCache;
+  records: CustomRecordStore;
+  /** Where handlers run (default: the process-wide pool) and how long one may take. */
+  handlerPool?: HandlerPool;
+  handlerTimeoutMs?: number;
+}
+import type { EventStore } from '../store/types.ts';
+import type { EventWriter } from '../store/event-writer.ts';
+import type { PreviewDeps } from '../pipeline/preview-event.ts';
+import type { DestinationCache } from '../destinations/destination-cache.ts';
+import type { Metrics } from '../http/metrics.ts';
+import type { HandlerPool } from './handler-pool.ts';
+import type { CustomRecordStore } from './custom-record-store.ts';
 import { defaultHandlerPool, runHandler } from './run-handler.ts';
 import type { CustomEnv, CustomRecord, HandlerContext, LoadedEndpoint, StandardEventPayload } from './types.ts';
 
@@ -63,7 +82,7 @@ interface Request {
   now: number;
 }
 
-export async function processRequest(deps: CustomRouteDeps, req: Request): Promise<CustomSuccessBody> {
+export async function processRequest(deps: ProcessDeps, req: Request): Promise<CustomSuccessBody> {
   const { ctx, endpoint, env, now } = req;
   const account = ctx.state.account!;
   const hctx: HandlerContext = {
@@ -124,7 +143,7 @@ const elapsed = (startedAt: number): number => Math.round((performance.now() - s
 
 /** env=test: per event its errors, warnings, normalised form and endpoint 2's per-destination preview. */
 async function testReport(
-  deps: CustomRouteDeps,
+  deps: ProcessDeps,
   account: Account,
   produced: Produced[],
   requestId: string,
@@ -155,7 +174,7 @@ async function testReport(
 
 /** env=production: every produced event through the group-commit writer (as endpoint 1), then the records; resolves after both commit. */
 async function commit(
-  deps: CustomRouteDeps,
+  deps: ProcessDeps,
   ctx: AppContext,
   endpoint: LoadedEndpoint,
   produced: Produced[],

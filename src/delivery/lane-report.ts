@@ -3,7 +3,7 @@
 // when they end), warn once deliveries end `dead` or `failed`. Event ids are the
 // customer's own; at most 10 are listed per line.
 import type { DeliveryMetrics } from './delivery-metrics.ts';
-import type { LaneLogger } from './lane.ts';
+import type { LaneLogger } from './types.ts';
 import type { Verdict } from './retry-policy.ts';
 import type { ClaimedDelivery, DeliveryUpdate } from './types.ts';
 

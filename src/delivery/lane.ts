@@ -8,15 +8,12 @@ import type { AttemptRecorder } from './attempt-recorder.ts';
 import { buildRequestsFor } from './build-requests-for.ts';
 import type { DeliveryMetrics } from './delivery-metrics.ts';
 import type { HttpSender } from './http-sender.ts';
+import type { LaneLogger } from './types.ts';
 import { nextUpdate, storeErrorBackoffMs, verdictOf, type RetryPolicy } from './retry-policy.ts';
 import { logDeliveryFailure, observeAttempt } from './lane-report.ts';
 import type { ActiveDestination, ClaimedDelivery, DeliveryStore, DeliveryUpdate } from './types.ts';
 
-export interface LaneLogger {
-  info(obj: object, msg?: string): void;
-  warn(obj: object, msg?: string): void;
-  error(obj: object, msg?: string): void;
-}
+export type { LaneLogger } from './types.ts';
 
 export interface LaneDeps {
   store: Pick<DeliveryStore, 'claimDeliveries' | 'nextDue' | 'release'>;

@@ -3,7 +3,7 @@
 // implements it now (src/store/sqlite/delivery-store.ts); every method is async and
 // takes plain data so a PostgreSQL store can fulfil the same contract.
 import type { OutgoingItem } from '../destinations/types.ts';
-import type { DestinationRecord, EventRecord } from '../store/types.ts';
+import type { DestinationRecord, EventRecord } from '../domain/records.ts';
 
 export type DeliveryStatus = 'pending' | 'delivered' | 'failed' | 'dead' | 'skipped';
 export const DELIVERY_STATUSES: readonly DeliveryStatus[] = ['pending', 'delivered', 'failed', 'dead', 'skipped'];
@@ -199,6 +199,13 @@ export interface PurgeResult {
   events: number;
   deliveries: number;
   attempts: number;
+}
+
+/** What delivery logs through (a pino logger fits). */
+export interface LaneLogger {
+  info(obj: object, msg?: string): void;
+  warn(obj: object, msg?: string): void;
+  error(obj: object, msg?: string): void;
 }
 
 /** Response bytes an attempt record keeps (as Svix). */

@@ -1,32 +1,11 @@
-// The store interface. SQLite implements it now; a PostgreSQL implementation will
-// fulfil the same contract, so every method is async and takes plain data.
+// The store interface, fulfilled by SQLite (src/store/sqlite/) and PostgreSQL
+// (src/store/postgres/): every method is async and takes plain data. The records it
+// stores are the domain's (src/domain/records.ts), re-exported here.
 import type { Account, AccountPatch, NewAccount, TokenRecord } from '../accounts/types.ts';
-import type { Issue } from '../schema/types.ts';
 import type { DeliveryStore } from '../delivery/types.ts';
 
-export type EventStatus = 'accepted' | 'rejected' | 'duplicate';
-/** Dedup keys are kept apart per environment: dev events never use up a production key. */
-export type DedupEnvironment = 'prod' | 'dev';
-
-/** One received event as stored. */
-export interface EventRecord {
-  /** Internal id (UUID v7-like, time ordered). */
-  id: string;
-  scriptId: string;
-  /** The event name, or null when the body had none. */
-  name: string | null;
-  /** The customer's event.id, when given. */
-  eventId: string | null;
-  status: EventStatus;
-  /** Which intake path took it: 'event' (1), 'standard' (3), 'custom:<name>'. */
-  source: string;
-  requestId: string;
-  receivedAt: number;
-  errors: Issue[];
-  warnings: Issue[];
-  /** Normalised event for accepted events; the body as received for rejected ones. */
-  payload: unknown;
-}
+export type { DedupEnvironment, DestinationRecord, EventRecord, EventStatus } from '../domain/records.ts';
+import type { DedupEnvironment, DestinationRecord, EventRecord, EventStatus } from '../domain/records.ts';
 
 export interface EventFilter {
   scriptId?: string;
@@ -62,21 +41,6 @@ export interface EventStore {
   /** Which of `productIds` this account has sent in a FUNNEL_SOURCE_EVENTS event. */
   seenProducts(scriptId: string, productIds: readonly string[]): Promise<Set<string>>;
   list(filter: EventFilter): Promise<EventRecord[]>;
-}
-
-/** A destination connected to an account: a plugin type plus the operator's settings. */
-export interface DestinationRecord {
-  /** `dst_` + 16 hex characters. */
-  id: string;
-  scriptId: string;
-  /** The plugin name, e.g. `ga4`. */
-  type: string;
-  name: string;
-  enabled: boolean;
-  /** The validated config, secrets included (mask before showing). */
-  settings: Record<string, unknown>;
-  createdAt: number;
-  updatedAt: number;
 }
 
 export type DestinationPatch = Partial<Pick<DestinationRecord, 'name' | 'enabled' | 'settings'>>;
