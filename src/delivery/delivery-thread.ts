@@ -13,13 +13,15 @@ import type { DeliveryWorkerData, FromDeliveryWorker, ToDeliveryWorker } from '.
 
 const ENTRY = fileURLToPath(new URL('./delivery-worker.cjs', import.meta.url));
 const RESTART_DELAY_MS = 1_000;
+/** A scrape waits this long for the thread's metrics (a busy thread answers between tasks), then goes without them. */
+const METRICS_WAIT_MS = 3_000;
 
 export interface DeliveryThread {
   /** Resolves once the thread has started delivery (or waits for valid rules); rejects if it could not start. */
   readonly ready: Promise<void>;
   /** Tells the thread a commit added work (coalesced per event-loop turn). */
   wake(): void;
-  /** The thread's Prometheus text ('' when it does not answer within a second). */
+  /** The thread's Prometheus text ('' when it does not answer within METRICS_WAIT_MS). */
   metrics(): Promise<string>;
   /** Stops delivery (in-flight sends get `graceMs`) and ends the thread. */
   stop(graceMs?: number): Promise<void>;
@@ -99,7 +101,7 @@ export function startDeliveryThread(opts: { config: Config; logger: Logger; onDi
       if (stopping) return Promise.resolve('');
       const id = ++nextId;
       return new Promise<string>((resolve) => {
-        const timer = setTimeout(() => { waiting.delete(id); resolve(''); }, 1_000);
+        const timer = setTimeout(() => { waiting.delete(id); resolve(''); }, METRICS_WAIT_MS);
         waiting.set(id, (text) => { clearTimeout(timer); resolve(text); });
         post({ t: 'metrics', id });
       });

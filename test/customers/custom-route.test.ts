@@ -213,7 +213,8 @@ export default (body: { n: number }) => {
       const d = r.body.custom_data;
       // No context.url: the account host stands in, with a URL_FALLBACK warning.
       expect(d).to.include({ records_processed: 1, validation_status: 'valid_with_warnings', env: 'test' });
-      expect(d.processing_time_ms).to.be.a('number').and.at.least(0).and.below(500);
+      // A measured duration, not a speed requirement (no timing bounds in tests).
+      expect(d.processing_time_ms).to.be.a('number').and.at.least(0);
       expect(d.records).to.deep.equal([{ type: 'fixture_row', key: 'n7', data: { n: 7, env: 'test' } }]);
       expect(d.events).to.have.length(1);
       expect(d.events[0]).to.include({ name: 'lead_created', event_id: 'L-7', status: 'would_accept' });
