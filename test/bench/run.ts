@@ -46,18 +46,31 @@ interface Row {
 }
 
 let sequence = 0;
-async function load(name: string, url: string, headers: Record<string, string>, pid: number, opts: { batch?: number; connections?: number } = {}): Promise<Row> {
+/**
+ * `acks`: when given, the time each single event's 200 arrived, by event id (one request in
+ * flight per connection, so the connection's context carries the id it sent).
+ */
+async function load(name: string, url: string, headers: Record<string, string>, pid: number,
+  opts: { batch?: number; connections?: number; acks?: Map<string, number> } = {}): Promise<Row> {
   const prefix = name.replace(/\W+/g, '-');
   const connections = opts.connections ?? CONNECTIONS;
   const batch = opts.batch;
-  const body = batch === undefined
-    ? () => JSON.stringify(checkout(`${prefix}-${++sequence}`))
-    : () => JSON.stringify({ batch: Array.from({ length: batch }, () => checkout(`${prefix}-${++sequence}`)) });
+  const acks = opts.acks;
   const r = await autocannon({
     url, connections, duration: DURATION,
     requests: [{
       method: 'POST', headers: { 'content-type': 'application/json', ...headers },
-      setupRequest: (req) => ({ ...req, body: body() }),
+      setupRequest: (req, ctx: object) => {
+        const context = ctx as { id?: string };
+        if (batch !== undefined) return { ...req, body: JSON.stringify({ batch: Array.from({ length: batch }, () => checkout(`${prefix}-${++sequence}`)) }) };
+        const id = `${prefix}-${++sequence}`;
+        context.id = id;
+        return { ...req, body: JSON.stringify(checkout(id)) };
+      },
+      onResponse: (status: number, _body: string, ctx: object) => {
+        const id = (ctx as { id?: string }).id;
+        if (acks && status === 200 && id !== undefined) acks.set(id, Date.now());
+      },
     }],
   });
   const rss = Number(readFileSync(`/proc/${pid}/status`, 'utf8').match(/VmRSS:\s+(\d+)/)?.[1] ?? 0) / 1024;
@@ -103,8 +116,9 @@ async function main(): Promise<void> {
     { 'x-service-access-token': plain.accessToken }, server.pid!));
 
   const started = performance.now();
+  const acks = new Map<string, number>();
   const e1 = await load('endpoint 1, durable ack, 4 destinations delivering', `${base}/event?id=${withDest.account.scriptId}`,
-    { 'x-service-access-token': withDest.accessToken }, server.pid!);
+    { 'x-service-access-token': withDest.accessToken }, server.pid!, { acks });
   const accepted = e1.ok;
   const duringRun = TYPES.reduce((n, t) => n + nativeEvents(t, doubles.get(t)!), 0);
   // Wait for delivery to catch up with everything acknowledged (each event → 4 native events).
@@ -116,12 +130,19 @@ async function main(): Promise<void> {
     delivered = TYPES.reduce((n, t) => n + nativeEvents(t, doubles.get(t)!), 0);
   }
   const e2eSeconds = (performance.now() - started) / 1000;
+  // Ack → receipt lag, per event, at the webhook double (one request per event, carrying the event id).
+  const lags = doubles.get('webhook')!.requests.flatMap((q) => {
+    const ack = acks.get(q.json<{ id: string }>().id);
+    return ack === undefined ? [] : [Math.max(0, q.at - ack)];
+  }).sort((a, b) => a - b);
+  const pct = (p: number) => (lags.length === 0 ? null : lags[Math.min(lags.length - 1, Math.floor((p / 100) * lags.length))]);
   const endToEnd = {
     accepted, native_expected: expected, native_delivered_during_run: duringRun, native_delivered: delivered,
     seconds: Math.round(e2eSeconds * 10) / 10, events_per_second: Math.round(delivered / TYPES.length / e2eSeconds),
+    lag_ms: { p50: pct(50), p99: pct(99), samples: lags.length },
   };
   e1.note = `native events delivered during the run ${duringRun}; all ${delivered} delivered after ${e2eSeconds.toFixed(1)} s → ` +
-    `${endToEnd.events_per_second} events/s end to end`;
+    `${endToEnd.events_per_second} events/s end to end; ack → webhook receipt lag p50 ${pct(50)} ms, p99 ${pct(99)} ms (${lags.length} events)`;
   rows.push(e1);
 
   rows.push(await load('endpoint 2 with 4 destinations (preview)', `${base}/event/test?id=${withDest.account.scriptId}`,
