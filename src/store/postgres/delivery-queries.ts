@@ -2,8 +2,9 @@
 // the queue snapshot, retention purges (chunked), retry-now and stranded-work expiry.
 // Same results as the SQLite twin, so the store contract tests run against both.
 import type pg from 'pg';
+import { assembleStats, toHealth, type HealthRow } from '../delivery-rows.ts';
 import type {
-  AttemptView, DeliveryStatus, DeliveryStore, DeliveryView, DestinationHealth, DestinationStats, QueueSnapshot,
+  AttemptView, DeliveryStatus, DeliveryStore, DeliveryView, QueueSnapshot,
 } from '../../delivery/types.ts';
 import { EXPIRED_MESSAGE, REMOVED_MESSAGE } from '../../delivery/types.ts';
 import { tx } from './connection.ts';
@@ -22,19 +23,8 @@ interface AttemptRow {
   id: number; attempted_at: number; status_code: number | null; latency_ms: number; response_body: string | null;
   error_class: string | null; outcome: AttemptView['outcome']; message: string | null; events: number;
 }
-interface HealthRow {
-  destination_id: string; last_success_at: number | null; last_failure_at: number | null; failing_since: number | null;
-  paused_at: number | null; pause_reason: string | null;
-}
 
 const PURGE_CHUNK = 5_000;
-
-const toHealth = (r: HealthRow): DestinationHealth => ({
-  destinationId: r.destination_id, lastSuccessAt: r.last_success_at, lastFailureAt: r.last_failure_at,
-  failingSince: r.failing_since, pausedAt: r.paused_at, pauseReason: r.pause_reason,
-});
-
-const emptyCounts = (): Record<DeliveryStatus, number> => ({ pending: 0, delivered: 0, failed: 0, dead: 0, skipped: 0 });
 
 /** Builds `WHERE a = $1 AND …` from optional filters. */
 function where(filters: [string, unknown][], args: unknown[]): string {
@@ -115,21 +105,7 @@ export function pgDeliveryQueries(pool: pg.Pool): Queries {
            h.failing_since, h.paused_at, h.pause_reason
          FROM destinations d LEFT JOIN destination_health h ON h.destination_id = d.id
          ${scriptId === undefined ? '' : 'WHERE d.script_id = $1'} ORDER BY d.script_id, d.created_at, d.id`, args);
-      const byId = new Map<string, DestinationStats>();
-      for (const d of dests) {
-        byId.set(d.id, {
-          destinationId: d.id, scriptId: d.script_id, type: d.type, name: d.name, enabled: d.enabled,
-          removed: d.removed_at !== null, counts: emptyCounts(), oldestPendingAt: null,
-          health: d.destination_id === null ? null : toHealth(d),
-        });
-      }
-      for (const c of counts) {
-        const s = byId.get(c.destination_id);
-        if (!s) continue;
-        s.counts[c.status] = c.n;
-        if (c.status === 'pending') s.oldestPendingAt = c.oldest;
-      }
-      return [...byId.values()].filter((s) => !s.removed || Object.values(s.counts).some((n) => n > 0));
+      return assembleStats(dests, counts);
     },
 
     async health(destinationId) {

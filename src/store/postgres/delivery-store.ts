@@ -7,9 +7,9 @@
 // synchronous_commit off: losing the latest of those commits in a database crash only
 // repeats work (at-least-once), never loses an acknowledged event.
 import type pg from 'pg';
-import type { NormalizedEvent } from '../../schema/types.ts';
+import { toClaimed, truncateBytes, type ClaimRow } from '../delivery-rows.ts';
 import type {
-  ActiveDestination, AttemptRecord, ClaimedDelivery, DeliveryStore, DispatchEvent, RecordResult, StoredItem,
+  ActiveDestination, AttemptRecord, DeliveryStore, DispatchEvent, RecordResult,
 } from '../../delivery/types.ts';
 import { MAX_RESPONSE_BYTES } from '../../delivery/types.ts';
 import { tx } from './connection.ts';
@@ -17,40 +17,12 @@ import { toPgEvent, type PgEventRow } from './rows.ts';
 import { WORK_CHANNEL } from './notify.ts';
 import { pgDeliveryQueries } from './delivery-queries.ts';
 
-interface ClaimRow {
-  id: number; event_seq: number; script_id: string; destination_id: string; destination_type: string;
-  event_id: string | null; attempts: number; received_at: number; item: string | null; payload: string | null;
-}
 interface DestinationRow {
   id: string; script_id: string; type: string; name: string; enabled: boolean; settings: string;
   created_at: number; updated_at: number; paused_at: number | null; paused_destination_updated_at: number | null;
 }
 
-function truncateBytes(s: string | null, max: number): string | null {
-  if (s === null || s.length * 3 <= max) return s;
-  const buf = Buffer.from(s, 'utf8');
-  return buf.length <= max ? s : buf.subarray(0, max).toString('utf8');
-}
 
-/** Rebuilds OutgoingItems; the event payload is parsed once per event. */
-function toClaimed(rows: ClaimRow[]): ClaimedDelivery[] {
-  const events = new Map<number, NormalizedEvent>();
-  return rows.map((r) => {
-    let item: ClaimedDelivery['item'] = null;
-    if (r.item !== null && r.payload !== null) {
-      let event = events.get(r.event_seq);
-      if (event === undefined) {
-        event = JSON.parse(r.payload) as NormalizedEvent;
-        events.set(r.event_seq, event);
-      }
-      item = { ...(JSON.parse(r.item) as StoredItem), event };
-    }
-    return {
-      id: r.id, eventSeq: r.event_seq, scriptId: r.script_id, destinationId: r.destination_id,
-      destinationType: r.destination_type, eventId: r.event_id, attempts: r.attempts, receivedAt: r.received_at, item,
-    };
-  });
-}
 
 const relaxed = { relaxed: true };
 

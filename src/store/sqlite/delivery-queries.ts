@@ -1,8 +1,9 @@
 // SQLite deliveries, the operator side: listing, attempts, replay, stats, the queue
 // snapshot for metrics, and the retention purges (chunked, so intake never waits long).
 import type Database from 'better-sqlite3';
+import { assembleStats, toHealth, type HealthRow } from '../delivery-rows.ts';
 import type {
-  AttemptView, DeliveryStatus, DeliveryStore, DeliveryView, DestinationHealth, DestinationStats, QueueSnapshot,
+  AttemptView, DeliveryStatus, DeliveryStore, DeliveryView, QueueSnapshot,
 } from '../../delivery/types.ts';
 
 type Queries = Pick<DeliveryStore,
@@ -18,23 +19,12 @@ interface AttemptRow {
   id: number; attempted_at: number; status_code: number | null; latency_ms: number; response_body: string | null;
   error_class: string | null; outcome: AttemptView['outcome']; message: string | null; events: number;
 }
-interface HealthRow {
-  destination_id: string; last_success_at: number | null; last_failure_at: number | null; failing_since: number | null;
-  paused_at: number | null; pause_reason: string | null;
-}
 
 /** The partial index condition of deliveries_problems. */
 const PROBLEMS = "d.status IN ('failed', 'dead')";
 
 /** Rows deleted per transaction by the purges. */
 const PURGE_CHUNK = 5_000;
-
-const toHealth = (r: HealthRow): DestinationHealth => ({
-  destinationId: r.destination_id, lastSuccessAt: r.last_success_at, lastFailureAt: r.last_failure_at,
-  failingSince: r.failing_since, pausedAt: r.paused_at, pauseReason: r.pause_reason,
-});
-
-const emptyCounts = (): Record<DeliveryStatus, number> => ({ pending: 0, delivered: 0, failed: 0, dead: 0, skipped: 0 });
 
 export function sqliteDeliveryQueries(db: Database.Database): Queries {
   const health = db.prepare<[string], HealthRow>('SELECT * FROM destination_health WHERE destination_id = ?');
@@ -110,22 +100,7 @@ export function sqliteDeliveryQueries(db: Database.Database): Queries {
         FROM destinations d LEFT JOIN destination_health h ON h.destination_id = d.id
         ${scriptId === undefined ? '' : 'WHERE d.script_id = ?'} ORDER BY d.script_id, d.created_at, d.id`).all(...args) as
         (HealthRow & { id: string; script_id: string; type: string; name: string; enabled: number; removed_at: number | null })[];
-      const byId = new Map<string, DestinationStats>();
-      for (const d of dests) {
-        byId.set(d.id, {
-          destinationId: d.id, scriptId: d.script_id, type: d.type, name: d.name, enabled: d.enabled === 1,
-          removed: d.removed_at !== null, counts: emptyCounts(), oldestPendingAt: null,
-          health: d.destination_id === null ? null : toHealth(d),
-        });
-      }
-      for (const c of counts) {
-        const s = byId.get(c.destination_id);
-        if (!s) continue;
-        s.counts[c.status] = c.n;
-        if (c.status === 'pending') s.oldestPendingAt = c.oldest;
-      }
-      // Removed destinations are listed only while they have deliveries on record.
-      return [...byId.values()].filter((s) => !s.removed || Object.values(s.counts).some((n) => n > 0));
+      return assembleStats(dests, counts);
     },
 
     async health(destinationId) {

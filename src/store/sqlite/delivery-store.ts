@@ -8,11 +8,10 @@
 // undoing bookkeeping only repeats work: a fan-out is redone identically, a claim lapses, a
 // recorded attempt is sent again (at-least-once). It cuts an fsync from every claim and record.
 import type Database from 'better-sqlite3';
-import type { OutgoingItem } from '../../destinations/types.ts';
-import type { NormalizedEvent } from '../../schema/types.ts';
 import { MAX_RESPONSE_BYTES } from '../../delivery/types.ts';
+import { toClaimed, truncateBytes, type ClaimRow } from '../delivery-rows.ts';
 import type {
-  ActiveDestination, AttemptRecord, ClaimedDelivery, DeliveryStore, DispatchEvent, RecordResult, StoredItem,
+  ActiveDestination, AttemptRecord, DeliveryStore, DispatchEvent, RecordResult,
 } from '../../delivery/types.ts';
 import type { EventRecord } from '../types.ts';
 import { sqliteDeliveryQueries } from './delivery-queries.ts';
@@ -22,10 +21,6 @@ import { sqliteDeliveryMaintenance } from './delivery-maintenance.ts';
 interface EventRow {
   seq: number; id: string; script_id: string; name: string | null; event_id: string | null; status: EventRecord['status'];
   source: string; request_id: string; received_at: number; errors: string; warnings: string; payload: string;
-}
-interface ClaimRow {
-  id: number; event_seq: number; script_id: string; destination_id: string; destination_type: string;
-  event_id: string | null; attempts: number; received_at: number; item: string | null; payload: string | null;
 }
 interface DestinationRow {
   id: string; script_id: string; type: string; name: string; enabled: number; settings: string;
@@ -38,11 +33,6 @@ const toEvent = (r: EventRow): EventRecord => ({
   payload: JSON.parse(r.payload),
 });
 
-function truncateBytes(s: string | null, max: number): string | null {
-  if (s === null || s.length * 3 <= max) return s;
-  const buf = Buffer.from(s, 'utf8');
-  return buf.length <= max ? s : buf.subarray(0, max).toString('utf8');
-}
 
 export function sqliteDeliveryStore(db: Database.Database): DeliveryStore {
   const level = db.pragma('synchronous', { simple: true }) as number;
@@ -202,25 +192,7 @@ export function sqliteDeliveryStore(db: Database.Database): DeliveryStore {
     return { wasPaused, due: q.dueNow.run({ now, id: destinationId }).changes };
   });
 
-  /** Rebuilds OutgoingItems; the event payload is parsed once per event. */
-  function toClaimed(rows: ClaimRow[]): ClaimedDelivery[] {
-    const events = new Map<number, NormalizedEvent>();
-    return rows.map((r) => {
-      let item: ClaimedDelivery['item'] = null;
-      if (r.item !== null && r.payload !== null) {
-        let event = events.get(r.event_seq);
-        if (event === undefined) {
-          event = JSON.parse(r.payload) as NormalizedEvent;
-          events.set(r.event_seq, event);
-        }
-        item = { ...(JSON.parse(r.item) as StoredItem), event };
-      }
-      return {
-        id: r.id, eventSeq: r.event_seq, scriptId: r.script_id, destinationId: r.destination_id,
-        destinationType: r.destination_type, eventId: r.event_id, attempts: r.attempts, receivedAt: r.received_at, item,
-      };
-    });
-  }
+
 
   return {
     async claimEvents(claimId, now, leaseMs, limit) {

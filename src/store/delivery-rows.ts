@@ -1,0 +1,76 @@
+// Turning delivery rows into the contract's shapes, the same for both stores: claimed
+// deliveries with their events joined back, destination health, per-destination stats,
+// and the response cap of an attempt record.
+import type { NormalizedEvent } from '../schema/types.ts';
+import type { ClaimedDelivery, DeliveryStatus, DestinationHealth, DestinationStats, StoredItem } from '../delivery/types.ts';
+
+export interface ClaimRow {
+  id: number; event_seq: number; script_id: string; destination_id: string; destination_type: string;
+  event_id: string | null; attempts: number; received_at: number; item: string | null; payload: string | null;
+}
+
+export interface HealthRow {
+  destination_id: string; last_success_at: number | null; last_failure_at: number | null; failing_since: number | null;
+  paused_at: number | null; pause_reason: string | null;
+}
+
+/** A destination row joined with its (possibly absent: destination_id null) health row. */
+export type DestinationHealthRow = HealthRow & {
+  id: string; script_id: string; type: string; name: string; enabled: boolean | number; removed_at: number | null;
+};
+
+export const toHealth = (r: HealthRow): DestinationHealth => ({
+  destinationId: r.destination_id, lastSuccessAt: r.last_success_at, lastFailureAt: r.last_failure_at,
+  failingSince: r.failing_since, pausedAt: r.paused_at, pauseReason: r.pause_reason,
+});
+
+/** Rebuilds OutgoingItems; the event payload is parsed once per event. */
+export function toClaimed(rows: readonly ClaimRow[]): ClaimedDelivery[] {
+  const events = new Map<number, NormalizedEvent>();
+  return rows.map((r) => {
+    let item: ClaimedDelivery['item'] = null;
+    if (r.item !== null && r.payload !== null) {
+      let event = events.get(r.event_seq);
+      if (event === undefined) {
+        event = JSON.parse(r.payload) as NormalizedEvent;
+        events.set(r.event_seq, event);
+      }
+      item = { ...(JSON.parse(r.item) as StoredItem), event };
+    }
+    return {
+      id: r.id, eventSeq: r.event_seq, scriptId: r.script_id, destinationId: r.destination_id,
+      destinationType: r.destination_type, eventId: r.event_id, attempts: r.attempts, receivedAt: r.received_at, item,
+    };
+  });
+}
+
+/** Cuts `s` to at most `max` UTF-8 bytes. */
+export function truncateBytes(s: string | null, max: number): string | null {
+  if (s === null || s.length * 3 <= max) return s;
+  const buf = Buffer.from(s, 'utf8');
+  return buf.length <= max ? s : buf.subarray(0, max).toString('utf8');
+}
+
+const emptyCounts = (): Record<DeliveryStatus, number> => ({ pending: 0, delivered: 0, failed: 0, dead: 0, skipped: 0 });
+
+/** Destinations with their counts by status; removed ones only while they have deliveries on record. */
+export function assembleStats(
+  dests: readonly DestinationHealthRow[],
+  counts: readonly { destination_id: string; status: DeliveryStatus; n: number; oldest: number | null }[],
+): DestinationStats[] {
+  const byId = new Map<string, DestinationStats>();
+  for (const d of dests) {
+    byId.set(d.id, {
+      destinationId: d.id, scriptId: d.script_id, type: d.type, name: d.name, enabled: d.enabled === true || d.enabled === 1,
+      removed: d.removed_at !== null, counts: emptyCounts(), oldestPendingAt: null,
+      health: d.destination_id === null ? null : toHealth(d),
+    });
+  }
+  for (const c of counts) {
+    const s = byId.get(c.destination_id);
+    if (!s) continue;
+    s.counts[c.status] = c.n;
+    if (c.status === 'pending') s.oldestPendingAt = c.oldest;
+  }
+  return [...byId.values()].filter((s) => !s.removed || Object.values(s.counts).some((n) => n > 0));
+}
