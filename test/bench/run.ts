@@ -14,6 +14,9 @@ import { createAccountService } from '../../src/accounts/account-service.ts';
 import type { DestinationDouble } from '../helpers/destination-double.ts';
 import { SETTINGS } from '../delivery/delivery-fixture.ts';
 import { checkout, nativeEvents, startDoubles, stop } from './payloads.ts';
+import { randomUUID } from 'node:crypto';
+import { SPEC_EVENT_NAMES } from '../../src/accounts/types.ts';
+import { validateEvent } from '../../src/schema/validate-event.ts';
 
 const TYPES = ['ga4', 'meta-capi', 'tiktok', 'webhook'];
 const DURATION = Number(process.env.BENCH_SECONDS ?? 10);
@@ -21,6 +24,56 @@ const CONNECTIONS = Number(process.env.BENCH_CONNECTIONS ?? 50);
 /** Batch intake runs: events per request, and the concurrent clients a queueing backend library would use. */
 const BATCH_SIZES = [20, 100];
 const BATCH_CONNECTIONS = Number(process.env.BENCH_BATCH_CONNECTIONS ?? 4);
+/** Backlog drain: events stored before the server starts (the issue's figure is 100,000; 20,000 keeps the bench under 3 minutes). */
+const DRAIN_EVENTS = Number(process.env.BENCH_DRAIN_EVENTS ?? 20_000);
+
+interface Drain { events: number; native: number; seconds: number; events_per_second: number; native_per_second: number; peak_rss_mb: number }
+
+/**
+ * A backlog, as after an outage of every destination: `n` accepted checkout events stored
+ * before the server starts, for an account with the four destinations; then the time from
+ * spawning the server until the doubles hold every native event, and the server's peak RSS.
+ */
+async function drainBacklog(n: number): Promise<Drain> {
+  const dir = mkdtempSync(join(tmpdir(), 'tl-drain-'));
+  const env = { ...process.env, DATA_DIR: dir, PORT: '0', HOST: '127.0.0.1', LOG_LEVEL: 'info', ALLOW_PRIVATE_DESTINATIONS: '1' };
+  const doubles = await startDoubles(TYPES);
+  const store = await openStore(loadConfig(env));
+  const { account } = await createAccountService(store).create({ name: 'Drain', tier: 'PRO', addon: true, country: 'RO' });
+  for (const t of TYPES) {
+    await store.destinations.add({ id: `dst_drain${t.replace('-', '')}`.padEnd(20, '0').slice(0, 20), scriptId: account.scriptId, type: t, name: t, enabled: true, settings: SETTINGS[t](doubles.get(t)!.url) });
+  }
+  const ctx = { approvedEvents: new Set(SPEC_EVENT_NAMES), defaultTaxRate: 19, host: null };
+  for (let i = 0; i < n; i += 1_000) {
+    const now = Date.now();
+    await store.events.append(Array.from({ length: Math.min(1_000, n - i) }, (_, k) => {
+      const id = `drain-${i + k}`;
+      const r = validateEvent(checkout(id), ctx);
+      return { id: randomUUID(), scriptId: account.scriptId, name: 'checkout_completed', eventId: id, status: 'accepted' as const, source: 'event', requestId: 'bench', receivedAt: now, errors: [], warnings: r.warnings, payload: r.event };
+    }));
+  }
+  await store.close();
+  const started = performance.now();
+  const server = spawn(process.execPath, ['--import', 'tsx', 'src/index.ts'], { env, stdio: ['ignore', 'pipe', 'inherit'] });
+  await waitListening(server, /"url":"http:\/\/[^:]+:(\d+)"/);
+  server.stdout!.resume();
+  const expected = n * TYPES.length;
+  let native = 0;
+  const deadline = Date.now() + 600_000;
+  while (native < expected && Date.now() < deadline) {
+    await new Promise((r) => setTimeout(r, 200));
+    native = TYPES.reduce((sum, t) => sum + nativeEvents(t, doubles.get(t)!), 0);
+  }
+  const seconds = (performance.now() - started) / 1000;
+  const peak = Number(readFileSync(`/proc/${server.pid}/status`, 'utf8').match(/VmHWM:\s+(\d+)/)?.[1] ?? 0) / 1024;
+  await stop(server);
+  for (const d of doubles.values()) await d.close();
+  rmSync(dir, { recursive: true, force: true });
+  return {
+    events: n, native, seconds: Math.round(seconds * 10) / 10, events_per_second: Math.round(native / TYPES.length / seconds),
+    native_per_second: Math.round(native / seconds), peak_rss_mb: Math.round(peak),
+  };
+}
 
 
 function waitListening(child: ChildProcess, pattern: RegExp): Promise<number> {
@@ -154,9 +207,11 @@ async function main(): Promise<void> {
       { 'x-service-access-token': withDest.accessToken }, server.pid!, { batch: size, connections: BATCH_CONNECTIONS }));
   }
   rows.push(...batchRows);
+  const intakePeakRss = Math.round(Number(readFileSync(`/proc/${server.pid}/status`, 'utf8').match(/VmHWM:\s+(\d+)/)?.[1] ?? 0) / 1024);
   await stop(server);
   for (const d of doubles.values()) await d.close();
   rmSync(dataDir, { recursive: true, force: true });
+  const drained = await drainBacklog(DRAIN_EVENTS);
 
   const bareRow = rows[0];
   const single = rows.filter((r) => r.perRequest === 1);
@@ -174,6 +229,10 @@ async function main(): Promise<void> {
   for (const r of [e1, ...batchRows]) {
     console.log(`| ${r.name} | ${r.perRequest} | ${r.connections} | ${Math.round(r.eps)} | ${(r.eps / e1Eps).toFixed(2)} | ${r.p50} | ${r.p99} | ${r.errors} | ${r.non2xx} | ${r.rssMb} |`);
   }
+  console.log(`\nPeak RSS of the service process under intake (all runs above): ${intakePeakRss} MB.`);
+  console.log(`Backlog drain: ${drained.events} stored events (x ${TYPES.length} destinations) delivered in ${drained.seconds} s from the server's start: ` +
+    `${drained.events_per_second} events/s, ${drained.native_per_second} native events/s; peak RSS ${drained.peak_rss_mb} MB` +
+    `${drained.native < drained.events * TYPES.length ? ` (INCOMPLETE: ${drained.native} native events)` : ''}.`);
   const jsonAt = process.argv.indexOf('--json');
   if (jsonAt !== -1 && process.argv[jsonAt + 1]) {
     const figures = {
@@ -185,6 +244,8 @@ async function main(): Promise<void> {
         p50_ms: r.p50, p99_ms: r.p99, p999_ms: r.p999, errors: r.errors, non_2xx: r.non2xx, rss_mb: r.rssMb,
       })),
       end_to_end: endToEnd,
+      intake_peak_rss_mb: intakePeakRss,
+      drain: drained,
     };
     writeFileSync(process.argv[jsonAt + 1], `${JSON.stringify(figures, null, 2)}\n`);
     console.log(`\nfigures written to ${process.argv[jsonAt + 1]}`);
