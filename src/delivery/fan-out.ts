@@ -109,12 +109,14 @@ function deliveriesFor(
   try {
     const r = mapEventForDestination({
       plugin: loaded.plugin, destination: d, event, eventId, receivedAt, account,
-      rules: rules.rulesFor(account.scriptId, d.type), now, hashed,
+      rules: rules.rulesFor(account.scriptId, d.type), now, hashed, build: false,
     });
     if (r.status === 'skipped') return [{ ...base, status: 'skipped', item: null, reason: r.reason, message: r.message }];
     return r.items.map(({ event: _event, ...item }) => ({ ...base, status: 'pending', item }));
   } catch (err) {
-    // A plugin bug or settings it cannot use: recorded as failed so the operator sees it; never retried.
+    // Mapping itself failed (a plugin or rule bug): recorded as failed so the operator sees it;
+    // never retried. A request that cannot be built fails the same way in the send lane,
+    // which builds each request once, when it sends.
     return [{ ...base, status: 'failed', item: null, reason: 'build_failed', message: (err as Error).message.slice(0, 500) }];
   }
 }

@@ -52,6 +52,11 @@ export interface MapEventInput {
    * computed inline when absent.
    */
   hashed?: HashedIdentifiers;
+  /**
+   * Build the native requests too (default). Fan-out passes false: it stores the items, and
+   * the send lane builds each request once, when it sends (with the batch it sends).
+   */
+  build?: boolean;
 }
 
 /** plugin.buildRequests threw: a bug in the plugin or settings it cannot use. Never retried. */
@@ -158,6 +163,7 @@ export function mapEventForDestination(input: MapEventInput): MapResult {
     attribution: attribution.ids,
     receivedAt: input.receivedAt,
   }));
+  if (input.build === false) return { status: 'ready', requests: [], items, warnings: [...new Set(warnings)] };
   const size = Math.max(1, Math.floor(plugin.batch.maxEvents) || 1);
   const requests: OutboundRequest[] = [];
   for (let i = 0; i < items.length; i += size) {

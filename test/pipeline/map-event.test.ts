@@ -244,6 +244,15 @@ describe('mapEventForDestination', () => {
         .to.throw(BuildRequestsError, 'test-ads: building the request failed: pixel_id missing')
         .with.property('retryable', false);
     });
+
+    it('build: false (fan-out) maps the items and leaves building to the send lane', () => {
+      let built = 0;
+      const counting = plugin({ buildRequests: () => { built++; throw new Error('not now'); } });
+      const r = ready(mapEventForDestination(input({ plugin: counting, build: false })));
+      expect(built).to.equal(0);
+      expect(r.requests).to.deep.equal([]);
+      expect(r.items).to.have.length.greaterThan(0);
+    });
   });
 
   describe('warnings', () => {
