@@ -1,7 +1,7 @@
 // The delivery store contract: fan-out claims, delivery claims with leases fenced by a
 // claim id, attempt records, destination health, and the operator queries. SQLite
-// implements it now (src/store/sqlite/delivery-store.ts); every method is async and
-// takes plain data so a PostgreSQL store can fulfil the same contract.
+// (src/store/sqlite/delivery-store.ts) and PostgreSQL (src/store/postgres/delivery-store.ts)
+// implement it; every method is async and takes plain data.
 import type { OutgoingItem } from '../destinations/types.ts';
 import type { DestinationRecord, EventRecord } from '../domain/records.ts';
 
