@@ -76,9 +76,9 @@ export class AppError extends Error {
 
 export const isAppError = (e: unknown): e is AppError => e instanceof AppError;
 
-/** The store could not take the write: the client must retry later. */
-export const unavailable = (cause?: unknown): AppError =>
-  new AppError('UNAVAILABLE', 503, 'The service cannot store events right now; retry later', {
+/** The store could not answer (`what` it was asked to do): the client must retry later. */
+export const unavailable = (cause?: unknown, what = 'store events'): AppError =>
+  new AppError('UNAVAILABLE', 503, `The service cannot ${what} right now; retry later`, {
     retryAfter: 5,
     expose: true,
     cause,

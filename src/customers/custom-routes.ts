@@ -3,7 +3,7 @@
 // of the account's folder → the endpoint's own auth (→ rate limit) → body → handler.
 import Router from '@koa/router';
 import type { Next } from 'koa';
-import { AppError } from '../errors.ts';
+import { AppError, unavailable } from '../errors.ts';
 import type { Account } from '../accounts/types.ts';
 import type { Authenticator } from '../accounts/authenticator.ts';
 import { canUseCustomEndpoints } from '../accounts/tiers.ts';
@@ -127,7 +127,7 @@ function rateLimit(limiter: RateLimiter, productionRate: (a: Account) => RateLim
     try {
       decision = await limiter.take(key, limit);
     } catch (err) {
-      throw new AppError('UNAVAILABLE', 503, 'The service cannot check the rate limit right now; retry later', { retryAfter: 5, expose: true, cause: err });
+      throw unavailable(err, 'check the rate limit');
     }
     if (!decision.ok) {
       throw new AppError('RATE_LIMITED', 429, `More than ${limit.perMinute} requests per minute to this endpoint (${env}); retry after ${decision.retryAfterSeconds} s`, {

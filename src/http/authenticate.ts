@@ -3,7 +3,7 @@
 // failure limiter, an address that failed too often is refused (429) before any lookup,
 // and each 401 counts against it.
 import type { Next } from 'koa';
-import { AppError } from '../errors.ts';
+import { AppError, unavailable } from '../errors.ts';
 import { SCRIPT_ID_RE } from '../accounts/credentials.ts';
 import type { Authenticator } from '../accounts/authenticator.ts';
 import type { Account } from '../accounts/types.ts';
@@ -41,7 +41,7 @@ export function authenticate(opts: AuthenticateOptions) {
     } catch (err) {
       if (err instanceof AppError && err.status === 401) opts.failures?.fail(ctx.ip);
       // The store could not answer (a database that is down or restarting): retry later, not a 500.
-      if (!(err instanceof AppError)) throw new AppError('UNAVAILABLE', 503, 'The service cannot check credentials right now; retry later', { retryAfter: 5, expose: true, cause: err });
+      if (!(err instanceof AppError)) throw unavailable(err, 'check credentials');
       throw err;
     }
     ctx.state.account = account;

@@ -3,7 +3,7 @@
 // starve the others. In memory per process here; on PostgreSQL the buckets live in the
 // database and hold across instances (src/store/postgres/rate-buckets.ts).
 import type { Next } from 'koa';
-import { AppError } from '../errors.ts';
+import { AppError, unavailable } from '../errors.ts';
 import type { AppContext } from './types.ts';
 
 export interface TokenBucketLimiter {
@@ -48,7 +48,7 @@ export async function takeOrUnavailable(limiter: TokenBucketLimiter, key: string
   try {
     return await limiter.take(key, perSecond, count);
   } catch (err) {
-    throw new AppError('UNAVAILABLE', 503, 'The service cannot check the rate limit right now; retry later', { retryAfter: 5, expose: true, cause: err });
+    throw unavailable(err, 'check the rate limit');
   }
 }
 
