@@ -2,12 +2,40 @@
 // deliveries with their events joined back, destination health, per-destination stats,
 // and the response cap of an attempt record.
 import type { NormalizedEvent } from '../schema/types.ts';
-import type { ClaimedDelivery, DeliveryStatus, DestinationHealth, DestinationStats, StoredItem } from '../delivery/types.ts';
+import type {
+  AttemptView, ClaimedDelivery, DeliveryStatus, DeliveryView, DestinationHealth, DestinationStats, StoredItem,
+} from '../delivery/types.ts';
 
 export interface ClaimRow {
   id: number; event_seq: number; script_id: string; destination_id: string; destination_type: string;
   event_id: string | null; attempts: number; received_at: number; item: string | null; payload: string | null;
 }
+
+/** A delivery row with `paused` joined in (SQLite answers 0/1, PostgreSQL a boolean). */
+export interface ViewRow {
+  id: number; script_id: string; event_id: string | null; destination_id: string; destination_type: string;
+  status: DeliveryStatus; skip_reason: string | null; attempts: number; last_status_code: number | null;
+  last_error: string | null; next_attempt_at: number | null; received_at: number; created_at: number;
+  updated_at: number; delivered_at: number | null; paused: boolean | number;
+}
+
+export interface AttemptRow {
+  id: number; attempted_at: number; status_code: number | null; latency_ms: number; response_body: string | null;
+  error_class: string | null; outcome: AttemptView['outcome']; message: string | null; events: number;
+}
+
+export const toDeliveryView = (r: ViewRow): DeliveryView => ({
+  id: r.id, scriptId: r.script_id, eventId: r.event_id, destinationId: r.destination_id,
+  destinationType: r.destination_type, status: r.status, skipReason: r.skip_reason, attempts: r.attempts,
+  lastStatusCode: r.last_status_code, lastError: r.last_error, nextAttemptAt: r.next_attempt_at,
+  receivedAt: r.received_at, createdAt: r.created_at, updatedAt: r.updated_at, deliveredAt: r.delivered_at,
+  paused: r.paused === true || r.paused === 1,
+});
+
+export const toAttemptView = (r: AttemptRow): AttemptView => ({
+  id: r.id, attemptedAt: r.attempted_at, statusCode: r.status_code, latencyMs: r.latency_ms,
+  responseBody: r.response_body, errorClass: r.error_class, outcome: r.outcome, message: r.message, events: r.events,
+});
 
 export interface HealthRow {
   destination_id: string; last_success_at: number | null; last_failure_at: number | null; failing_since: number | null;

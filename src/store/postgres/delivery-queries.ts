@@ -2,9 +2,11 @@
 // the queue snapshot, retention purges (chunked), retry-now and stranded-work expiry.
 // Same results as the SQLite twin, so the store contract tests run against both.
 import type pg from 'pg';
-import { assembleStats, toHealth, type HealthRow } from '../delivery-rows.ts';
+import {
+  assembleStats, toAttemptView, toDeliveryView, toHealth, type AttemptRow, type HealthRow, type ViewRow,
+} from '../delivery-rows.ts';
 import type {
-  AttemptView, DeliveryStatus, DeliveryStore, DeliveryView, QueueSnapshot,
+  DeliveryStatus, DeliveryStore, QueueSnapshot,
 } from '../../delivery/types.ts';
 import { EXPIRED_MESSAGE, REMOVED_MESSAGE } from '../../delivery/types.ts';
 import { tx } from './connection.ts';
@@ -13,16 +15,6 @@ import { WORK_CHANNEL } from './notify.ts';
 type Queries = Pick<DeliveryStore,
   'list' | 'attempts' | 'replay' | 'stats' | 'health' | 'dispatchBacklog' | 'queueSnapshot' | 'purge' | 'purgeDedupKeys' | 'retryNow' | 'expireStranded'>;
 
-interface ViewRow {
-  id: number; script_id: string; event_id: string | null; destination_id: string; destination_type: string;
-  status: DeliveryStatus; skip_reason: string | null; attempts: number; last_status_code: number | null;
-  last_error: string | null; next_attempt_at: number | null; received_at: number; created_at: number;
-  updated_at: number; delivered_at: number | null; paused: boolean;
-}
-interface AttemptRow {
-  id: number; attempted_at: number; status_code: number | null; latency_ms: number; response_body: string | null;
-  error_class: string | null; outcome: AttemptView['outcome']; message: string | null; events: number;
-}
 
 const PURGE_CHUNK = 5_000;
 
@@ -58,22 +50,13 @@ export function pgDeliveryQueries(pool: pg.Pool): Queries {
       const { rows } = await pool.query<ViewRow>(`SELECT d.*, (h.paused_at IS NOT NULL) AS paused FROM deliveries d
         LEFT JOIN destination_health h ON h.destination_id = d.destination_id
         ${cond ? `WHERE ${cond}` : ''} ORDER BY d.id DESC LIMIT $${args.length}`, args);
-      return rows.map((r): DeliveryView => ({
-        id: r.id, scriptId: r.script_id, eventId: r.event_id, destinationId: r.destination_id,
-        destinationType: r.destination_type, status: r.status, skipReason: r.skip_reason, attempts: r.attempts,
-        lastStatusCode: r.last_status_code, lastError: r.last_error, nextAttemptAt: r.next_attempt_at,
-        receivedAt: r.received_at, createdAt: r.created_at, updatedAt: r.updated_at, deliveredAt: r.delivered_at,
-        paused: r.paused,
-      }));
+      return rows.map(toDeliveryView);
     },
 
     async attempts(deliveryId) {
       const { rows } = await pool.query<AttemptRow>(`SELECT a.* FROM delivery_attempt_items i
         JOIN delivery_attempts a ON a.id = i.attempt_id WHERE i.delivery_id = $1 ORDER BY a.id`, [deliveryId]);
-      return rows.map((r): AttemptView => ({
-        id: r.id, attemptedAt: r.attempted_at, statusCode: r.status_code, latencyMs: r.latency_ms,
-        responseBody: r.response_body, errorClass: r.error_class, outcome: r.outcome, message: r.message, events: r.events,
-      }));
+      return rows.map(toAttemptView);
     },
 
     async replay(f, now) {

@@ -1,24 +1,16 @@
 // SQLite deliveries, the operator side: listing, attempts, replay, stats, the queue
 // snapshot for metrics, and the retention purges (chunked, so intake never waits long).
 import type Database from 'better-sqlite3';
-import { assembleStats, toHealth, type HealthRow } from '../delivery-rows.ts';
+import {
+  assembleStats, toAttemptView, toDeliveryView, toHealth, type AttemptRow, type HealthRow, type ViewRow,
+} from '../delivery-rows.ts';
 import type {
-  AttemptView, DeliveryStatus, DeliveryStore, DeliveryView, QueueSnapshot,
+  DeliveryStatus, DeliveryStore, QueueSnapshot,
 } from '../../delivery/types.ts';
 
 type Queries = Pick<DeliveryStore,
   'list' | 'attempts' | 'replay' | 'stats' | 'health' | 'dispatchBacklog' | 'queueSnapshot' | 'purge' | 'purgeDedupKeys'>;
 
-interface ViewRow {
-  id: number; script_id: string; event_id: string | null; destination_id: string; destination_type: string;
-  status: DeliveryStatus; skip_reason: string | null; attempts: number; last_status_code: number | null;
-  last_error: string | null; next_attempt_at: number | null; received_at: number; created_at: number;
-  updated_at: number; delivered_at: number | null; paused: number;
-}
-interface AttemptRow {
-  id: number; attempted_at: number; status_code: number | null; latency_ms: number; response_body: string | null;
-  error_class: string | null; outcome: AttemptView['outcome']; message: string | null; events: number;
-}
 
 /** The partial index condition of deliveries_problems. */
 const PROBLEMS = "d.status IN ('failed', 'dead')";
@@ -58,20 +50,11 @@ export function sqliteDeliveryQueries(db: Database.Database): Queries {
       const rows = db.prepare(`SELECT d.*, (h.paused_at IS NOT NULL) AS paused FROM deliveries d
         LEFT JOIN destination_health h ON h.destination_id = d.destination_id
         ${where.length > 0 ? `WHERE ${where.join(' AND ')}` : ''} ORDER BY d.id DESC LIMIT ?`).all(...args) as ViewRow[];
-      return rows.map((r): DeliveryView => ({
-        id: r.id, scriptId: r.script_id, eventId: r.event_id, destinationId: r.destination_id,
-        destinationType: r.destination_type, status: r.status, skipReason: r.skip_reason, attempts: r.attempts,
-        lastStatusCode: r.last_status_code, lastError: r.last_error, nextAttemptAt: r.next_attempt_at,
-        receivedAt: r.received_at, createdAt: r.created_at, updatedAt: r.updated_at, deliveredAt: r.delivered_at,
-        paused: r.paused === 1,
-      }));
+      return rows.map(toDeliveryView);
     },
 
     async attempts(deliveryId) {
-      return attempts.all(deliveryId).map((r): AttemptView => ({
-        id: r.id, attemptedAt: r.attempted_at, statusCode: r.status_code, latencyMs: r.latency_ms,
-        responseBody: r.response_body, errorClass: r.error_class, outcome: r.outcome, message: r.message, events: r.events,
-      }));
+      return attempts.all(deliveryId).map(toAttemptView);
     },
 
     async replay(f, now) {
