@@ -4,14 +4,11 @@
 // the attempt log agrees with the double; the shared scheduled job runs once per slot.
 import { expect } from 'chai';
 import pg from 'pg';
-import { randomBytes } from 'node:crypto';
 import { hostname } from 'node:os';
-import { openPostgresStore } from '../../src/store/postgres/pg-store.ts';
-import { createAccountService } from '../../src/accounts/account-service.ts';
 import { spawnServer, type SpawnedServer } from '../helpers/spawn-server.ts';
 import { startDestinationDouble, type DestinationDouble } from '../helpers/destination-double.ts';
+import { seedPgShop } from './pg-shop.ts';
 import { createTestDatabase, requirePostgres, type TestDatabase } from '../helpers/postgres.ts';
-import { SETTINGS } from '../delivery/delivery-fixture.ts';
 
 const TOTAL = 240;
 
@@ -39,10 +36,7 @@ describe('process: three instances on one PostgreSQL, one killed with -9', funct
   it('delivers every acknowledged event, sends no delivery twice outside the killed instance\'s in-flight work, and runs each cron slot once', async () => {
     db = await createTestDatabase();
     hook = await startDestinationDouble();
-    const setup = await openPostgresStore({ url: db.url });
-    const { account, accessToken } = await createAccountService(setup).create({ name: 'Cluster', tier: 'FLEX', addon: true });
-    await setup.destinations.add({ id: `dst_${randomBytes(8).toString('hex')}`, scriptId: account.scriptId, type: 'webhook', name: 'hook', enabled: true, settings: SETTINGS.webhook(hook.url) });
-    await setup.close();
+    const shop = await seedPgShop(db.url, hook.url, 'Cluster');
 
     const env = { DATABASE_URL: db.url, ALLOW_PRIVATE_DESTINATIONS: '1', WORKERS: '1', TRACKLANE_CRON: JSON.stringify({ leases: '* * * * * *' }) };
     const start = async () => {
@@ -60,10 +54,7 @@ describe('process: three instances on one PostgreSQL, one killed with -9', funct
       for (let k = 0; k < 3; k++) {
         const s = live[(first + k) % live.length];
         try {
-          const r = await fetch(`${s.url}/webhooks/service/event?id=${account.scriptId}`, {
-            method: 'POST', headers: { 'content-type': 'application/json', 'x-service-access-token': accessToken },
-            body: JSON.stringify({ event: { name: 'lead_created', id }, context: { environment: 'prod', data_source: 'crm', url: 'https://shop.example/' } }),
-          });
+          const r = await shop.send(s.url, id);
           if (r.status === 200) return void acked.add(id);
         } catch {
           // the killed instance: not acknowledged there, so try the next

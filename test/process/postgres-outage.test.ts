@@ -5,14 +5,11 @@
 import { expect } from 'chai';
 import pg from 'pg';
 import { writeFileSync } from 'node:fs';
-import { randomBytes } from 'node:crypto';
-import { openPostgresStore } from '../../src/store/postgres/pg-store.ts';
-import { createAccountService } from '../../src/accounts/account-service.ts';
 import { spawnServer, type SpawnedServer } from '../helpers/spawn-server.ts';
 import { startDestinationDouble, type DestinationDouble } from '../helpers/destination-double.ts';
 import { waitFor } from '../helpers/test-server.ts';
+import { seedPgShop } from './pg-shop.ts';
 import { createTestDatabase, PG_ADMIN_URL, requirePostgres, type TestDatabase } from '../helpers/postgres.ts';
-import { SETTINGS } from '../delivery/delivery-fixture.ts';
 
 describe('process: PostgreSQL outage under a running instance', function () {
   this.timeout(90_000);
@@ -38,18 +35,12 @@ describe('process: PostgreSQL outage under a running instance', function () {
   it('503 + Retry-After and /readyz 503 while it is down; back on its own; each acknowledged event delivered once', async () => {
     db = await createTestDatabase();
     hook = await startDestinationDouble();
-    const setup = await openPostgresStore({ url: db.url });
-    const { account, accessToken } = await createAccountService(setup).create({ name: 'Outage', tier: 'FLEX', addon: true });
-    await setup.destinations.add({ id: `dst_${randomBytes(8).toString('hex')}`, scriptId: account.scriptId, type: 'webhook', name: 'hook', enabled: true, settings: SETTINGS.webhook(hook.url) });
-    await setup.close();
+    const shop = await seedPgShop(db.url, hook.url, 'Outage');
     server = await spawnServer({ DATABASE_URL: db.url, ALLOW_PRIVATE_DESTINATIONS: '1', WORKERS: '1' }, 30_000);
     const s = server;
     const acked: string[] = [];
     const send = async (id: string) => {
-      const r = await fetch(`${s.url}/webhooks/service/event?id=${account.scriptId}`, {
-        method: 'POST', headers: { 'content-type': 'application/json', 'x-service-access-token': accessToken },
-        body: JSON.stringify({ event: { name: 'lead_created', id }, context: { environment: 'prod', data_source: 'crm', url: 'https://shop.example/' } }),
-      });
+      const r = await shop.send(s.url, id);
       if (r.status === 200) acked.push(id);
       return r;
     };
