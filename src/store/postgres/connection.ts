@@ -21,8 +21,6 @@ export interface PgOptions {
   onError?: (err: Error) => void;
 }
 
-export type Queryable = Pick<pg.PoolClient, 'query'>;
-
 export function createPool(opts: PgOptions): pg.Pool {
   const pool = new pg.Pool({
     connectionString: opts.url,

@@ -13,7 +13,7 @@ import { toPgEvent, type PgEventRow } from './rows.ts';
 import { migrate } from './migrations.ts';
 import { pgDestinationStore } from './destination-store.ts';
 import { pgDeliveryStore } from './delivery-store.ts';
-import { createNotifier, WORK_CHANNEL, type Notifier } from './notify.ts';
+import { createNotifier, WORK_CHANNEL } from './notify.ts';
 
 export interface PgStoreOptions {
   url: string;
@@ -111,7 +111,6 @@ async function appendRows(c: pg.PoolClient, rows: readonly PreparedRow[], window
 
 export interface PgStore extends Store {
   readonly pool: pg.Pool;
-  readonly notifier: Notifier;
 }
 
 export const isPgStore = (s: Store): s is PgStore => s.kind === 'postgres' && 'pool' in s;
@@ -202,7 +201,6 @@ export async function openPostgresStore(opts: PgStoreOptions): Promise<PgStore> 
   return {
     kind: 'postgres',
     pool,
-    notifier,
     accounts,
     events,
     destinations: pgDestinationStore(pool),
