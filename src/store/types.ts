@@ -3,6 +3,7 @@
 // stores are the domain's (src/domain/records.ts), re-exported here.
 import type { Account, AccountPatch, NewAccount, TokenRecord } from '../accounts/types.ts';
 import type { DeliveryStore } from '../delivery/types.ts';
+import type { RuleFile } from '../rules/types.ts';
 
 export type { DedupEnvironment, DestinationRecord, EventRecord, EventStatus } from '../domain/records.ts';
 import type { DedupEnvironment, DestinationRecord, EventRecord, EventStatus } from '../domain/records.ts';
@@ -59,6 +60,79 @@ export interface DestinationStore {
   remove(scriptId: string, id: string): Promise<{ removed: boolean; canceled: number }>;
 }
 
+/** `default` for the defaults of a destination type, or the script id of an account's overrides. */
+export type RuleScope = string;
+
+/** One immutable, stored version of one rule file. */
+export interface RuleVersion {
+  version: number;
+  scope: RuleScope;
+  destination: string;
+  /** The rule file exactly as published, disabling entries included. */
+  document: RuleFile;
+  author: string;
+  message: string;
+  createdAt: number;
+  /** Whether it is the live version of its (scope, destination) now. */
+  live: boolean;
+}
+
+/** One entry of the rule history: a version made live by a publish or a rollback. */
+export interface RuleChange {
+  id: number;
+  version: number;
+  scope: RuleScope;
+  destination: string;
+  action: 'publish' | 'rollback';
+  author: string;
+  message: string;
+  at: number;
+  /** Whether this change's version is still the live one of its (scope, destination). */
+  live: boolean;
+}
+
+export interface NewRuleVersion {
+  scope: RuleScope;
+  destination: string;
+  document: RuleFile;
+  author: string;
+  message: string;
+}
+
+/** Only write when the revision is still this one (what the caller checked against). */
+export interface RuleWriteGuard {
+  ifRevision?: number;
+}
+
+/** Thrown by a guarded write when another change came first: check again and retry. */
+export class StaleRuleRevisionError extends Error {
+  override name = 'StaleRuleRevisionError';
+  constructor(readonly expected: number, readonly actual: number) {
+    super(`the rules changed while this change was checked (revision ${actual}, checked at ${expected})`);
+  }
+}
+
+/**
+ * Mapping rules as versioned data. Versions are never changed or deleted; which one is live
+ * per (scope, destination) changes by publish and rollback, each recorded in the history.
+ * Live versions replace the rule file of the same scope and destination (src/rules/README.md).
+ */
+export interface RuleVersionStore {
+  /** Stores a new immutable version and makes it the live one for (scope, destination), in one transaction. */
+  publish(v: NewRuleVersion, now: number, guard?: RuleWriteGuard): Promise<RuleVersion>;
+  /** Several versions at once, all live or none (one transaction); in the order given. */
+  publishAll(vs: readonly NewRuleVersion[], now: number, guard?: RuleWriteGuard): Promise<RuleVersion[]>;
+  /** Makes an existing version live again (records a 'rollback' change); null when the version does not exist. */
+  rollback(version: number, author: string, message: string, now: number, guard?: RuleWriteGuard): Promise<RuleVersion | null>;
+  get(version: number): Promise<RuleVersion | null>;
+  /** Every live version, defaults first, then by script id and destination. */
+  live(): Promise<RuleVersion[]>;
+  /** Changes newest first, filtered; `limit` defaults to 100. */
+  history(filter: { scope?: RuleScope; destination?: string; limit?: number }): Promise<RuleChange[]>;
+  /** A number that changes whenever any live version changes (max change id; 0 when none). Cheap: it is polled every second. */
+  revision(): Promise<number>;
+}
+
 export interface Store {
   readonly kind: 'sqlite' | 'postgres';
   readonly accounts: AccountStore;
@@ -66,6 +140,8 @@ export interface Store {
   readonly destinations: DestinationStore;
   /** Fan-out queue, deliveries, attempts and destination health (src/delivery/types.ts). */
   readonly deliveries: DeliveryStore;
+  /** Versioned mapping rules (see RuleVersionStore). */
+  readonly rules: RuleVersionStore;
   /** Resolves when the store answers a trivial query. */
   ping(): Promise<void>;
   /**

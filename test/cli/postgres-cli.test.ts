@@ -19,10 +19,10 @@ describe('CLI on PostgreSQL', function () {
   });
 
   it('migrate applies the schema once, then finds it up to date', async () => {
-    expect(await cli.json('migrate')).to.deep.equal({ store: 'postgres', applied: [1], version: 1 });
-    expect(await cli.json('migrate')).to.deep.equal({ store: 'postgres', applied: [], version: 1 });
+    expect(await cli.json('migrate')).to.deep.equal({ store: 'postgres', applied: [1, 2], version: 2 });
+    expect(await cli.json('migrate')).to.deep.equal({ store: 'postgres', applied: [], version: 2 });
     const human = await cli.run('migrate');
-    expect(human.stdout).to.equal('schema up to date (version 1)\n');
+    expect(human.stdout).to.equal('schema up to date (version 2)\n');
   });
 
   it('accounts, destinations and events work the same, and stderr names the database', async () => {

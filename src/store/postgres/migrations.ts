@@ -168,6 +168,41 @@ const MIGRATIONS: { version: number; sql: string }[] = [
       );
     `,
   },
+  {
+    // Mapping rules as versioned data: every published rule file (immutable), which version
+    // serves each (scope, destination), and the history whose newest id is the revision.
+    version: 2,
+    sql: `
+      CREATE TABLE rule_versions (
+        version     BIGSERIAL PRIMARY KEY,
+        scope       TEXT NOT NULL,
+        destination TEXT NOT NULL,
+        -- TEXT, not JSONB: the document is kept exactly as published (key order included).
+        document    TEXT NOT NULL,
+        author      TEXT NOT NULL,
+        message     TEXT NOT NULL,
+        created_at  BIGINT NOT NULL
+      );
+      CREATE INDEX rule_versions_key ON rule_versions(scope, destination, version);
+      CREATE TABLE rule_live (
+        scope       TEXT NOT NULL,
+        destination TEXT NOT NULL,
+        version     BIGINT NOT NULL REFERENCES rule_versions(version),
+        PRIMARY KEY (scope, destination)
+      );
+      CREATE TABLE rule_changes (
+        id          BIGSERIAL PRIMARY KEY,
+        version     BIGINT NOT NULL REFERENCES rule_versions(version),
+        scope       TEXT NOT NULL,
+        destination TEXT NOT NULL,
+        action      TEXT NOT NULL CHECK (action IN ('publish', 'rollback')),
+        author      TEXT NOT NULL,
+        message     TEXT NOT NULL,
+        at          BIGINT NOT NULL
+      );
+      CREATE INDEX rule_changes_key ON rule_changes(scope, destination, id);
+    `,
+  },
 ];
 
 export const PG_SCHEMA_VERSION = MIGRATIONS[MIGRATIONS.length - 1].version;

@@ -13,6 +13,7 @@ import { toPgEvent, type PgEventRow } from './rows.ts';
 import { migrate } from './migrations.ts';
 import { pgDestinationStore } from './destination-store.ts';
 import { pgDeliveryStore } from './delivery-store.ts';
+import { pgRuleVersionStore } from './rule-version-store.ts';
 import { createNotifier, WORK_CHANNEL } from './notify.ts';
 
 export interface PgStoreOptions {
@@ -205,6 +206,7 @@ export async function openPostgresStore(opts: PgStoreOptions): Promise<PgStore> 
     events,
     destinations: pgDestinationStore(pool),
     deliveries: pgDeliveryStore(pool),
+    rules: pgRuleVersionStore(pool),
     async ping() {
       await pool.query('SELECT 1');
     },

@@ -11,6 +11,7 @@ import { migrate } from './migrations.ts';
 import { startWriterThread } from './writer-thread.ts';
 import { sqliteDestinationStore } from './destination-store.ts';
 import { sqliteDeliveryStore } from './delivery-store.ts';
+import { sqliteRuleVersionStore } from './rule-version-store.ts';
 
 export interface SqliteOptions {
   /** File path, or ':memory:' */
@@ -206,6 +207,7 @@ export function openSqliteStore(opts: SqliteOptions): Store {
     events,
     destinations: sqliteDestinationStore(db),
     deliveries: sqliteDeliveryStore(db),
+    rules: sqliteRuleVersionStore(db),
     async ping() {
       q.ping.get();
     },
