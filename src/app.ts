@@ -24,9 +24,13 @@ import type { CustomerRegistry } from './customers/types.ts';
 import type { CustomRecordStore } from './customers/custom-record-store.ts';
 import type { HandlerPool } from './customers/handler-pool.ts';
 import type { RateLimiter } from './customers/rate-limiter.ts';
+import { createIntakeFeed, tapWriter, type IntakeFeed } from './intake/intake-feed.ts';
+import { adminGate } from './admin/admin-auth.ts';
+import { adminRouter } from './admin/admin-routes.ts';
+import { createEventStreams } from './admin/event-stream.ts';
 
 export interface AppDeps {
-  config: Pick<Config, 'maxBodyBytes' | 'rateLimitDefault'> & Partial<Pick<Config, 'metricsToken' | 'trustProxy' | 'authFailuresPerMinute' | 'handlerTimeoutMs' | 'maxBatchEvents' | 'maxBatchBytes'>>;
+  config: Pick<Config, 'maxBodyBytes' | 'rateLimitDefault'> & Partial<Pick<Config, 'metricsToken' | 'trustProxy' | 'authFailuresPerMinute' | 'handlerTimeoutMs' | 'maxBatchEvents' | 'maxBatchBytes' | 'adminToken'>>;
   store: Store;
   logger: Logger;
   authenticator: Authenticator;
@@ -44,12 +48,16 @@ export interface AppDeps {
   customLimiter?: RateLimiter;
   /** More Prometheus text for /metrics (the delivery thread's). */
   extraMetrics?: () => Promise<string>;
+  /** What the admin API reports about the rules (with ADMIN_TOKEN set). */
+  rulesState?: () => { valid: boolean; errors: readonly unknown[] };
 }
 
 export interface App {
   koa: Koa<AppState>;
-  /** From now on every request but health checks is answered 503 (graceful shutdown). */
+  /** From now on every request but health checks is answered 503 (graceful shutdown); live streams end. */
   startDraining(): void;
+  /** Every event stored through this app, after its commit (the admin API's live stream reads it). */
+  feed: IntakeFeed;
 }
 
 export function createApp(deps: AppDeps): App {
@@ -76,10 +84,16 @@ export function createApp(deps: AppDeps): App {
     degraded: deps.degraded,
     extraMetrics: deps.extraMetrics,
   });
+  const adminToken = deps.config.adminToken ?? null;
+  koa.use(adminGate(adminToken));
+  // Every commit is announced on the feed (free while nobody listens).
+  const feed = createIntakeFeed();
+  const writer = tapWriter(deps.writer, feed);
+  const streams = createEventStreams(feed);
   // What the standard and the custom intake share.
   const shared = {
     authenticator: deps.authenticator,
-    writer: deps.writer,
+    writer,
     metrics: deps.metrics,
     maxBodyBytes: deps.config.maxBodyBytes,
     events: deps.store.events,
@@ -117,10 +131,25 @@ export function createApp(deps: AppDeps): App {
     });
     koa.use(custom.routes());
   }
+  if (adminToken !== null) {
+    const admin = adminRouter({
+      store: deps.store,
+      plugins: deps.preview.plugins,
+      streams,
+      customers: deps.customers && {
+        registry: deps.customers.registry,
+        process: { ...shared, records: deps.customers.records, handlerPool: deps.customers.handlers, handlerTimeoutMs: deps.config.handlerTimeoutMs },
+      },
+      rulesState: deps.rulesState ?? (() => ({ valid: true, errors: [] })),
+    });
+    koa.use(admin.routes());
+  }
   return {
     koa,
+    feed,
     startDraining() {
       draining = true;
+      streams.closeAll();
     },
   };
 }

@@ -19,6 +19,9 @@ export const ERROR_CODES = [
   'ACCESS_NOT_ENABLED',
   'PLAN_NOT_ELIGIBLE',
   'ENDPOINT_NOT_FOUND',
+  'NOT_FOUND',
+  'CONFLICT',
+  'RULES_INVALID',
   'METHOD_NOT_ALLOWED',
   'PAYLOAD_TOO_LARGE',
   'UNSUPPORTED_MEDIA_TYPE',
@@ -53,6 +56,8 @@ export interface AppErrorOptions {
   /** Message safe for clients; defaults to true for 4xx, false for 5xx. */
   expose?: boolean;
   cause?: unknown;
+  /** Machine-readable detail for the plain family (`error.details`), e.g. each rule error. */
+  details?: unknown;
 }
 
 /** An error with a client-visible code and HTTP status. */
@@ -62,6 +67,7 @@ export class AppError extends Error {
   readonly retryAfter?: number;
   readonly field?: string;
   readonly expose: boolean;
+  readonly details?: unknown;
 
   constructor(code: ErrorCode, status: number, message: string, opts: AppErrorOptions = {}) {
     super(message, opts.cause === undefined ? undefined : { cause: opts.cause });
@@ -71,6 +77,7 @@ export class AppError extends Error {
     this.retryAfter = opts.retryAfter;
     this.field = opts.field;
     this.expose = opts.expose ?? status < 500;
+    this.details = opts.details;
   }
 }
 

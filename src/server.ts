@@ -98,6 +98,7 @@ export async function startServer(config: Config, opts: StartOptions = {}): Prom
     destinations: createDestinationCache(store.destinations),
     customers: { registry: customers, records: customRecords, handlers },
     degraded: () => rulesDegraded(rules),
+    rulesState: () => ({ valid: rules.valid(), errors: rules.errors() }),
     extraMetrics: () => deliveryMetricsText?.() ?? Promise.resolve(''),
     // On PostgreSQL the per-account buckets are shared by every instance.
     limiter: shared ? pgTokenBuckets(shared.pool) : undefined,
@@ -118,6 +119,7 @@ export async function startServer(config: Config, opts: StartOptions = {}): Prom
       resolve();
     });
   });
+  if (!config.adminToken) logger.info('admin API and console are off (/admin and /console answer 404): set ADMIN_TOKEN to turn them on');
   const addr = server.address() as AddressInfo;
   const host = addr.family === 'IPv6' ? `[${addr.address}]` : addr.address === '0.0.0.0' ? '127.0.0.1' : addr.address;
   const url = `http://${host}:${addr.port}`;

@@ -3,41 +3,11 @@
 import { relative } from 'node:path';
 import { listEndpoints, loadCustomers } from '../customers/load-customers.ts';
 import { scaffoldEndpoint, ScaffoldError } from '../customers/scaffold.ts';
-import { TEST_RATE_DEFAULT } from '../customers/rate-limiter.ts';
-import type { LoadedEndpoint } from '../customers/types.ts';
+import { endpointJson } from '../customers/describe-endpoint.ts';
 import { parseCommand, positionals } from './args.ts';
 import type { CliContext } from './context.ts';
 import { CliError, UsageError, formatKeyValue, formatTable } from './output.ts';
 import { usageFor } from './usage.ts';
-
-/** One loaded endpoint as `customers list --json` prints it. */
-export interface EndpointJson {
-  customer: string;
-  endpoint: string;
-  path: string;
-  description: string;
-  auth: string[];
-  /** production null: the account's intake rate applies. */
-  rate_limit: { production: { per_minute: number; burst: number } | null; test: { per_minute: number; burst: number } };
-  folder: string;
-}
-
-function endpointJson(ep: LoadedEndpoint): EndpointJson {
-  const r = ep.config.rate_limit ?? {};
-  const limit = (c: { per_minute: number; burst?: number }) => ({ per_minute: c.per_minute, burst: c.burst ?? c.per_minute });
-  return {
-    customer: ep.customer,
-    endpoint: ep.name,
-    path: `/service/custom/${ep.name}`,
-    description: ep.config.description,
-    auth: ep.auth.types,
-    rate_limit: {
-      production: r.production ? limit(r.production) : null,
-      test: r.test ? limit(r.test) : { per_minute: TEST_RATE_DEFAULT.perMinute, burst: TEST_RATE_DEFAULT.burst },
-    },
-    folder: ep.folder,
-  };
-}
 
 function help(cmd: string[]): void {
   process.stdout.write(usageFor(...cmd));

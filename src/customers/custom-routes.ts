@@ -170,3 +170,25 @@ export function customRouter(deps: CustomRouteDeps): Router<AppState> {
   router.all(`${CUSTOM_PATH_PREFIX}{*rest}`, ...chain.slice(0, 4));
   return router;
 }
+
+/**
+ * The admin API's "send the example in test mode": the endpoint's body checks and handler
+ * with env=test for `account`, answered exactly as `env=test` answers; the endpoint's own
+ * extra authentication is not asked for (the admin token stands in). Nothing is stored.
+ */
+export async function runEndpointTest(deps: ProcessDeps, ctx: AppContext, endpoint: LoadedEndpoint, account: Account, body: unknown): Promise<void> {
+  ctx.state.account = account;
+  ctx.state.family = 'custom';
+  await renderCustomValidation(ctx, async () => {
+    const state = stateOf(ctx);
+    state.endpoint = endpoint;
+    state.env = 'test';
+    if (body === null || typeof body !== 'object' || Array.isArray(body)) {
+      throw new AppError('INVALID_BODY', 400, 'The body must be a JSON object');
+    }
+    ctx.state.body = body as Record<string, unknown>;
+    const problems = endpoint.validateBody(body);
+    if (problems.length > 0) throw new CustomValidationError(problems);
+    ctx.body = await processRequest(deps, { ctx, endpoint, env: 'test', startedAt: state.startedAt, now: Date.now() });
+  });
+}

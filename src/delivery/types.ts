@@ -150,6 +150,8 @@ export interface DeliveryView {
   deliveredAt: number | null;
   /** The destination is paused. */
   paused: boolean;
+  /** The mapped native event it sends (the event itself is joined from its row); null when nothing can be sent. */
+  item: StoredItem | null;
 }
 
 export interface AttemptView {
@@ -166,6 +168,8 @@ export interface AttemptView {
 }
 
 export interface ReplayFilter {
+  /** One delivery by its id. */
+  deliveryId?: number;
   scriptId?: string;
   destinationId?: string;
   eventId?: string;

@@ -18,11 +18,15 @@ export function errorFunnel() {
       let code: ErrorCode = 'INTERNAL_ERROR';
       let message = 'Internal error';
       let field: string | undefined;
+      let details: unknown;
       if (isAppError(err)) {
         status = err.status;
         code = err.code;
         field = err.field;
-        if (err.expose) message = err.message;
+        if (err.expose) {
+          message = err.message;
+          details = err.details;
+        }
         if (err.retryAfter !== undefined) ctx.set('Retry-After', String(err.retryAfter));
         if (status >= 500) ctx.state.log.error({ err: err.cause ?? err, code }, 'request failed');
         else ctx.state.log.debug({ code }, 'request refused');
@@ -31,7 +35,7 @@ export function errorFunnel() {
       }
       if (status === 405) ctx.set('Allow', 'POST');
       ctx.status = status;
-      ctx.body = errorBody(ctx.state.family ?? 'plain', code, message, field);
+      ctx.body = errorBody(ctx.state.family ?? 'plain', code, message, field, details);
     }
   };
 }

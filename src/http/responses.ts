@@ -31,7 +31,7 @@ export const ack = (detail: string, level: Level, extra: Record<string, unknown>
 export const issueString = (i: Issue): string => `${i.code}: ${i.field ? `${i.field}: ` : ''}${i.message}`;
 
 /** The body of a refusal (any 4xx/5xx) in the family's shape. */
-export function errorBody(family: ResponseFamily, code: ErrorCode, message: string, field?: string): unknown {
+export function errorBody(family: ResponseFamily, code: ErrorCode, message: string, field?: string, details?: unknown): unknown {
   switch (family) {
     case 'ack':
       return ack('Request refused: see errors', 2, { errors: [`${code}: ${message}`] });
@@ -45,6 +45,6 @@ export function errorBody(family: ResponseFamily, code: ErrorCode, message: stri
         error_context: { field: field ?? '', expected_format: '' },
       };
     case 'plain':
-      return { error: { code, message } };
+      return details === undefined ? { error: { code, message } } : { error: { code, message, details } };
   }
 }

@@ -51,7 +51,8 @@ export interface PreviewInput {
   now: number;
 }
 
-const parse = (s: string): unknown => {
+/** A request body as JSON when it is JSON, else the text. */
+export const parseBody = (s: string): unknown => {
   try {
     return JSON.parse(s);
   } catch {
@@ -107,7 +108,7 @@ export async function previewEvent(deps: PreviewDeps, input: PreviewInput): Prom
       status: 'would_send',
       requests: result.requests.map((r) => {
         const m = maskRequest(r, loaded.plugin);
-        return { method: m.method, url: m.url, headers: m.headers, body: parse(m.body), raw_body: m.body };
+        return { method: m.method, url: m.url, headers: m.headers, body: parseBody(m.body), raw_body: m.body };
       }),
       warnings: result.warnings,
     };

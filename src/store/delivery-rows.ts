@@ -16,7 +16,7 @@ export interface ViewRow {
   id: number; script_id: string; event_id: string | null; destination_id: string; destination_type: string;
   status: DeliveryStatus; skip_reason: string | null; attempts: number; last_status_code: number | null;
   last_error: string | null; next_attempt_at: number | null; received_at: number; created_at: number;
-  updated_at: number; delivered_at: number | null; paused: boolean | number;
+  updated_at: number; delivered_at: number | null; paused: boolean | number; item: string | null;
 }
 
 export interface AttemptRow {
@@ -30,6 +30,7 @@ export const toDeliveryView = (r: ViewRow): DeliveryView => ({
   lastStatusCode: r.last_status_code, lastError: r.last_error, nextAttemptAt: r.next_attempt_at,
   receivedAt: r.received_at, createdAt: r.created_at, updatedAt: r.updated_at, deliveredAt: r.delivered_at,
   paused: r.paused === true || r.paused === 1,
+  item: r.item === null ? null : (JSON.parse(r.item) as StoredItem),
 });
 
 export const toAttemptView = (r: AttemptRow): AttemptView => ({

@@ -11,7 +11,18 @@ import type { DedupEnvironment, DestinationRecord, EventRecord, EventStatus } fr
 export interface EventFilter {
   scriptId?: string;
   status?: EventStatus;
+  /** The customer's event.id (for orders, the order number). */
   eventId?: string;
+  /** tracklane's id. */
+  id?: string;
+  name?: string;
+  /** received_at ≥ since, < until (ms). */
+  since?: number;
+  until?: number;
+  /** tracklane's id or the customer's event.id. */
+  search?: string;
+  /** Only events stored before the event with this tracklane id (the next page of a listing). */
+  before?: string;
   limit?: number;
 }
 

@@ -62,7 +62,7 @@ export function pgDeliveryQueries(pool: pg.Pool): Queries {
     async replay(f, now) {
       if (f.statuses.length === 0) return 0;
       const args: unknown[] = [now, [...f.statuses]];
-      const extra = where([['script_id', f.scriptId], ['destination_id', f.destinationId], ['event_id', f.eventId]], args);
+      const extra = where([['id', f.deliveryId], ['script_id', f.scriptId], ['destination_id', f.destinationId], ['event_id', f.eventId]], args);
       let since = '';
       if (f.since !== undefined) {
         args.push(f.since);

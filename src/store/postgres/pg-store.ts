@@ -15,6 +15,7 @@ import { pgDestinationStore } from './destination-store.ts';
 import { pgDeliveryStore } from './delivery-store.ts';
 import { pgRuleVersionStore } from './rule-version-store.ts';
 import { createNotifier, WORK_CHANNEL } from './notify.ts';
+import { eventFilterSql } from '../event-filter.ts';
 
 export interface PgStoreOptions {
   url: string;
@@ -187,13 +188,10 @@ export async function openPostgresStore(opts: PgStoreOptions): Promise<PgStore> 
       return new Set(rows.map((r) => r.product_id));
     },
     async list(f: EventFilter) {
-      const where: string[] = [];
       const args: unknown[] = [];
-      if (f.scriptId) { args.push(f.scriptId); where.push(`script_id = $${args.length}`); }
-      if (f.status) { args.push(f.status); where.push(`status = $${args.length}`); }
-      if (f.eventId) { args.push(f.eventId); where.push(`event_id = $${args.length}`); }
+      const cond = eventFilterSql(f, args, (n) => `$${n}`);
       args.push(f.limit ?? 100);
-      const { rows } = await pool.query<PgEventRow>(`SELECT * FROM events ${where.length ? `WHERE ${where.join(' AND ')}` : ''} ORDER BY seq DESC LIMIT $${args.length}`, args);
+      const { rows } = await pool.query<PgEventRow>(`SELECT * FROM events ${cond} ORDER BY seq DESC LIMIT $${args.length}`, args);
       return rows.map(toPgEvent);
     },
   };

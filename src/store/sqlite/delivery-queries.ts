@@ -63,6 +63,7 @@ export function sqliteDeliveryQueries(db: Database.Database): Queries {
         'destination_id IN (SELECT id FROM destinations WHERE removed_at IS NULL)'];
       const args: unknown[] = [...f.statuses];
       if (!f.statuses.includes('delivered')) where.push(PROBLEMS.replaceAll('d.', ''));
+      if (f.deliveryId !== undefined) { where.push('id = ?'); args.push(f.deliveryId); }
       if (f.scriptId !== undefined) { where.push('script_id = ?'); args.push(f.scriptId); }
       if (f.destinationId !== undefined) { where.push('destination_id = ?'); args.push(f.destinationId); }
       if (f.eventId !== undefined) { where.push('event_id = ?'); args.push(f.eventId); }

@@ -12,6 +12,7 @@ import { startWriterThread } from './writer-thread.ts';
 import { sqliteDestinationStore } from './destination-store.ts';
 import { sqliteDeliveryStore } from './delivery-store.ts';
 import { sqliteRuleVersionStore } from './rule-version-store.ts';
+import { eventFilterSql } from '../event-filter.ts';
 
 export interface SqliteOptions {
   /** File path, or ':memory:' */
@@ -190,12 +191,8 @@ export function openSqliteStore(opts: SqliteOptions): Store {
       return seen;
     },
     async list(f: EventFilter) {
-      const where: string[] = [];
       const args: unknown[] = [];
-      if (f.scriptId) { where.push('script_id = ?'); args.push(f.scriptId); }
-      if (f.status) { where.push('status = ?'); args.push(f.status); }
-      if (f.eventId) { where.push('event_id = ?'); args.push(f.eventId); }
-      const sql = `SELECT * FROM events ${where.length ? 'WHERE ' + where.join(' AND ') : ''} ORDER BY seq DESC LIMIT ?`;
+      const sql = `SELECT * FROM events ${eventFilterSql(f, args, () => '?')} ORDER BY seq DESC LIMIT ?`;
       args.push(f.limit ?? 100);
       return (db.prepare(sql).all(...args) as EventRow[]).map(toEvent);
     },

@@ -1,0 +1,50 @@
+// Small pieces the admin routes share: query parameters, page sizes, the JSON body of an
+// operator's request, and the `admin change` log line every mutation writes.
+import type { Next } from 'koa';
+import { AppError } from '../errors.ts';
+import { readJsonBody } from '../http/read-json-body.ts';
+import type { AppContext } from '../http/types.ts';
+
+export const DEFAULT_PAGE = 50;
+export const MAX_PAGE = 500;
+/** Rule documents may be up to 1 MiB; an admin body has room for one plus its envelope. */
+const ADMIN_BODY_BYTES = 2 * 1024 * 1024;
+
+/** One query parameter (the first if repeated); undefined when absent or empty. */
+export function param(ctx: AppContext, name: string): string | undefined {
+  const v = ctx.query[name];
+  const s = Array.isArray(v) ? v[0] : v;
+  return s === undefined || s === '' ? undefined : s;
+}
+
+export function intParam(ctx: AppContext, name: string): number | undefined {
+  const s = param(ctx, name);
+  if (s === undefined) return undefined;
+  const n = Number(s);
+  if (!Number.isSafeInteger(n) || n < 0) throw new AppError('INVALID_VALUE', 400, `${name} must be a whole number (ms since the epoch for times)`, { field: name });
+  return n;
+}
+
+export function pageLimit(ctx: AppContext): number {
+  const n = intParam(ctx, 'limit') ?? DEFAULT_PAGE;
+  if (n < 1 || n > MAX_PAGE) throw new AppError('OUT_OF_RANGE', 400, `limit must be between 1 and ${MAX_PAGE}`, { field: 'limit' });
+  return n;
+}
+
+/** The JSON object body (operators are trusted with deep rule documents: no depth walk). */
+export function jsonBody(opts: { optional?: boolean } = {}) {
+  const read = readJsonBody({ maxBodyBytes: ADMIN_BODY_BYTES, limits: false });
+  return async function adminJsonBody(ctx: AppContext, next: Next): Promise<void> {
+    if (opts.optional && (ctx.request.length ?? 0) === 0 && !ctx.get('transfer-encoding')) {
+      ctx.state.body = {};
+      return next();
+    }
+    if (!ctx.is('application/json')) throw new AppError('UNSUPPORTED_MEDIA_TYPE', 415, 'Send the body as application/json');
+    await read(ctx, next);
+  };
+}
+
+/** The log line of one operator change: what, on which target, by whom. */
+export function adminLog(ctx: AppContext, action: string, target: string, change: unknown, author?: string): void {
+  ctx.state.log.info({ admin: { action, target, author: author ?? null, change } }, 'admin change');
+}
