@@ -185,3 +185,21 @@ describe('admin API without ADMIN_TOKEN', () => {
     }
   });
 });
+
+describe('admin API in /openapi.json', () => {
+  it('describes every /admin route the router serves, bearer-authenticated', async () => {
+    const { withAdminPaths } = await import('../../src/admin/admin-openapi.ts');
+    const { buildOpenApi } = await import('../../src/http/openapi.ts');
+    const { adminRouter } = await import('../../src/admin/admin-routes.ts');
+    const doc = withAdminPaths(buildOpenApi() as Record<string, unknown>);
+    const router = adminRouter({ store: {} as never, plugins: new Map(), streams: {} as never, rulesState: () => ({ valid: true, errors: [] }) });
+    const served = router.stack.flatMap((l) => l.methods.filter((m) => m !== 'HEAD').map((m) => `${m.toLowerCase()} ${String(l.path).replace(/:(\w+)/g, '{$1}')}`));
+    expect(served.length).to.be.greaterThan(8);
+    for (const route of served) {
+      const [method, path] = route.split(' ');
+      expect(doc.paths[path]?.[method], route).to.be.an('object');
+      expect(doc.paths[path][method].security).to.deep.equal([{ adminToken: [] }]);
+    }
+    expect(doc.components.securitySchemes.adminToken).to.include({ type: 'http', scheme: 'bearer' });
+  });
+});
