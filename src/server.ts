@@ -64,15 +64,17 @@ export interface StartOptions {
 
 export async function startServer(config: Config, opts: StartOptions = {}): Promise<Running> {
   const logger = opts.logger ?? createLogger(config.logLevel);
-  // Plugins and rules first: a broken one stops start before the store is touched.
+  // Plugins first: a broken one stops start before the store is touched.
   const plugins = await loadPlugins(config.pluginsDir);
   const customers = await loadCustomers(config.customersDir);
   for (const ep of listEndpoints(customers)) {
     for (const w of ep.warnings) logger.warn({ customer: ep.customer, endpoint: ep.name }, w);
   }
   const endpointWatcher = watchNewEndpoints(config.customersDir, customers, { logger });
-  const rules = startRuleWatcher({ dir: config.rulesDir, logger });
   const store = opts.store ?? (await openStore(config, 'server', { onError: (err) => logger.warn({ err }, 'a database connection failed; the pool replaces it') }));
+  // The files overlaid by the live versions in the store (src/rules/README.md); its first read before serving.
+  const rules = startRuleWatcher({ dir: config.rulesDir, logger, store: store.rules });
+  await rules.ready;
   const shared = isPgStore(store) ? store : null;
   const metrics = createMetrics();
   // Each intake commit wakes the fan-out, so accepted events go out without waiting for a poll.
@@ -187,7 +189,7 @@ export async function startServer(config: Config, opts: StartOptions = {}): Prom
 function rulesDegraded(rules: RuleWatcher): string[] {
   const errors = rules.errors();
   if (!rules.valid()) {
-    return [`rules invalid since start (${errors.length} error${errors.length === 1 ? '' : 's'}, first: ${errors[0] ? formatRuleError(errors[0]) : '?'}); events are accepted and stored, delivery waits until the rule files are fixed`];
+    return [`rules invalid since start (${errors.length} error${errors.length === 1 ? '' : 's'}, first: ${errors[0] ? formatRuleError(errors[0]) : '?'}); events are accepted and stored, delivery waits until the rules are fixed`];
   }
   return errors.length > 0 ? [`rules: the last reload was refused (${errors.length} error${errors.length === 1 ? '' : 's'}); the last good rules keep serving`] : [];
 }

@@ -1,8 +1,8 @@
 // The delivery thread: fan-out, send lanes and the scheduled jobs on their own event loop
 // and their own SQLite connection, so intake (the main thread) and delivery use both
 // cores instead of taking turns on one. It loads plugins and rules itself and watches the
-// rule files like the main thread does; the main thread wakes it when a commit adds work
-// and asks it for its metrics text on each scrape. Messages: see delivery-thread.ts.
+// rules (files and store versions) like the main thread does; the main thread wakes it when
+// a commit adds work and asks it for its metrics text on each scrape. Messages: see delivery-thread.ts.
 import { parentPort, workerData } from 'node:worker_threads';
 import { createRequire } from 'node:module';
 import { Registry } from 'prom-client';
@@ -48,8 +48,9 @@ export function runDeliveryWorker(): void {
     // Plugins through tsx's require hook: dynamic import() has no TypeScript loader here.
     const req = createRequire(import.meta.url);
     const plugins = await loadPlugins(config.pluginsDir, async (file) => req(file));
-    const rules = startRuleWatcher({ dir: config.rulesDir, logger });
     const store = await openStore(config, 'server');
+    const rules = startRuleWatcher({ dir: config.rulesDir, logger, store: store.rules });
+    await rules.ready;
     const pool = createHashPool({ threads: config.workers });
     const begin = async () => {
       if (stopping) return;

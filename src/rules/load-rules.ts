@@ -1,30 +1,50 @@
-// Reads and validates every rule file under RULES_DIR: `<destination>.json` defaults and
-// `accounts/<SCRIPT_ID>/<destination>.json` overrides. All or nothing: one bad file and the
-// result is the list of errors (file, JSON Pointer, message), never a partial rule set.
-import { readdirSync, readFileSync, statSync, type Dirent } from 'node:fs';
-import { basename, isAbsolute, join, relative } from 'node:path';
-import { SCRIPT_ID_RE } from '../accounts/credentials.ts';
+// Validates rule documents and builds the rule set from them: every rule file under
+// RULES_DIR (`<destination>.json` defaults, `accounts/<SCRIPT_ID>/<destination>.json`
+// overrides), optionally overlaid by documents kept elsewhere (live store versions, a draft),
+// each replacing the file of its scope and destination. All or nothing: one bad document and
+// the result is the list of errors (file, JSON Pointer, message), never a partial rule set.
+import { isAbsolute, relative } from 'node:path';
 import { checkExpression } from './check-expression.ts';
 import { dotPathProblem } from './dot-path.ts';
 import { childPointer } from './json-pointer.ts';
 import { checkRuleFileSchema } from './rule-schema.ts';
 import { createRuleSet, type LoadedRuleFile, type RuleSet } from './rule-set.ts';
+import { RULE_FILE_LIMITS, listRuleFiles, readRuleFile, type RuleLoadError } from './rule-files.ts';
 import type { RuleFile, RuleSpec } from './types.ts';
 
-/** One problem in one rule file. `path` is a JSON Pointer; `` means the file as a whole. */
-export interface RuleLoadError {
-  file: string;
-  path: string;
-  message: string;
-}
+export { RULE_FILE_LIMITS, type RuleLoadError } from './rule-files.ts';
 
 export type LoadRulesResult =
   | { ok: true; ruleSet: RuleSet; files: number; rules: number }
   | { ok: false; errors: RuleLoadError[]; files: number; rules: number };
 
+/** One parsed rule document to check: a file's JSON, a stored version, or a draft. */
+export interface RuleDocumentInput {
+  /** How errors name it: a file path, or e.g. `version 12 (default/ga4)`. */
+  file: string;
+  /** Null for defaults, the script id for an account's overrides. */
+  scriptId: string | null;
+  parsed: unknown;
+  /**
+   * The destination its place says: absent for a file (its name says it, and a mismatch is
+   * reported against the file name); given for a document kept elsewhere, whose size is then
+   * checked here (a file's is checked before it is read).
+   */
+  destination?: string;
+  /** The store version it is; absent for files and drafts. */
+  version?: number;
+}
+
+/** A document that replaces the file of the same scope and destination (or adds one). */
+export interface OverlayDocument extends RuleDocumentInput {
+  destination: string;
+}
+
 export interface LoadRulesOptions {
   /** File names in errors are relative to this directory when inside it. Default: the working directory. */
   displayBase?: string;
+  /** Documents that take the place of files: the live store versions, a draft being checked. */
+  overlay?: readonly OverlayDocument[];
 }
 
 /** `file: path: message`, or `file: message` for a whole-file problem. */
@@ -32,16 +52,14 @@ export function formatRuleError(e: RuleLoadError): string {
   return e.path === '' ? `${e.file}: ${e.message}` : `${e.file}: ${e.path}: ${e.message}`;
 }
 
+/** The key of a (scope, destination): what an overlay document replaces. */
+export const documentKey = (scriptId: string | null, destination: string): string => `${scriptId ?? ''}/${destination}`;
+
 interface Disable {
   file: string;
   destination: string;
   id: string;
   path: string;
-}
-
-interface Found {
-  abs: string;
-  scriptId: string | null;
 }
 
 /**
@@ -57,142 +75,102 @@ export function loadRules(dir: string, opts: LoadRulesOptions = {}): LoadRulesRe
     return rel === '' || rel.startsWith('..') || isAbsolute(rel) ? abs : rel;
   };
   const errors: RuleLoadError[] = [];
-  const found = listRuleFiles(dir, show, errors);
+  const overlay = opts.overlay ?? [];
+  const replaced = new Set(overlay.map((d) => documentKey(d.scriptId, d.destination)));
+  const files = listRuleFiles(dir, show, errors).filter((f) => !replaced.has(documentKey(f.scriptId, f.destination)));
+  const checker = createChecker(errors);
+  for (const f of files) {
+    const file = show(f.abs);
+    checker.guarded(file, () => {
+      const parsed = readRuleFile(f.abs, file, errors);
+      if (parsed !== undefined) checker.check({ file, scriptId: f.scriptId, parsed }, f.destination, false);
+    });
+  }
+  for (const d of overlay) checker.guarded(d.file, () => checker.check(d, d.destination, true));
+  return checker.finish(dir, files.length + overlay.length);
+}
 
+/**
+ * The checks of loadRules on documents already parsed, as one set (an account may only
+ * disable what the defaults among `docs` have). `dir` only labels the rule set.
+ */
+export function checkRuleDocuments(docs: readonly RuleDocumentInput[], dir = ''): LoadRulesResult {
+  const errors: RuleLoadError[] = [];
+  const checker = createChecker(errors);
+  for (const d of docs) {
+    const kept = d.destination !== undefined;
+    checker.guarded(d.file, () => checker.check(d, d.destination ?? basenameOf(d.file), kept));
+  }
+  return checker.finish(dir, docs.length);
+}
+
+const basenameOf = (file: string): string => file.replace(/^.*[\\/]/, '').replace(/\.json$/, '');
+
+/** Checks documents one by one into `errors`, then the set as a whole. */
+function createChecker(errors: RuleLoadError[]) {
   const loaded: LoadedRuleFile[] = [];
   const disables: Disable[] = [];
   let rules = 0;
-  for (const f of found) {
-    const file = show(f.abs);
-    try {
-      loadOne(f, file);
-    } catch (err) {
-      // Whatever goes wrong with one file is that file's error, never the process's.
-      errors.push({ file, path: '', message: `could not be checked: ${(err as Error).message}` });
-    }
-  }
-
-  function loadOne(f: Found, file: string): void {
-    const parsed = readRuleFile(f.abs, file, errors);
-    if (parsed === undefined) return;
-    if (isRecord(parsed) && Array.isArray(parsed.rules)) rules += parsed.rules.length;
-    const problems = checkRuleFileSchema(parsed);
-    if (problems.length > 0) {
-      for (const p of problems) errors.push({ file, ...p });
-      return;
-    }
-    const ruleFile = parsed as RuleFile;
-    const before = errors.length;
-    checkRuleFile(ruleFile, f.abs, file, errors);
-    if (errors.length > before) return;
-    if (f.scriptId !== null) {
-      ruleFile.rules.forEach((r, i) => {
-        if (r.disabled === true) disables.push({ file, destination: ruleFile.destination, id: r.id, path: childPointer('/rules', i) });
-      });
-    }
-    loaded.push(deepFreeze({
-      file,
-      destination: ruleFile.destination,
-      scriptId: f.scriptId,
-      rules: ruleFile.rules.filter((r) => r.disabled !== true),
-      disabled: ruleFile.rules.filter((r) => r.disabled === true).map((r) => r.id),
-    }));
-  }
-
-  if (errors.length === 0) checkDisables(loaded, disables, errors);
-  if (errors.length > 0) return { ok: false, errors, files: found.length, rules };
-  return { ok: true, ruleSet: createRuleSet(dir, loaded), files: found.length, rules };
-}
-
-/** Default files first, then account files by script id; each group by name. */
-function listRuleFiles(dir: string, show: (abs: string) => string, errors: RuleLoadError[]): Found[] {
-  const root = readDir(dir);
-  if (root === null) {
-    errors.push({ file: show(dir), path: '', message: 'rules directory does not exist or is not readable' });
-    return [];
-  }
-  const found: Found[] = root.filter((e) => isRuleFile(dir, e)).map((e) => ({ abs: join(dir, e.name), scriptId: null }));
-  const accountsDir = root.find((e) => e.name === 'accounts' && e.isDirectory());
-  if (accountsDir === undefined) return found;
-  for (const e of readDir(join(dir, 'accounts')) ?? []) {
-    const abs = join(dir, 'accounts', e.name);
-    if (isRuleFile(join(dir, 'accounts'), e)) {
-      errors.push({ file: show(abs), path: '', message: 'account rule files belong in accounts/<SCRIPT_ID>/<destination>.json' });
-    } else if (e.isDirectory() && !e.name.startsWith('.')) {
-      if (!SCRIPT_ID_RE.test(e.name)) {
-        errors.push({ file: show(abs), path: '', message: `"${e.name}" is not a script id (8 characters A-Z, 0-9)` });
-        continue;
+  return {
+    /** Whatever goes wrong with one document is that document's error, never the process's. */
+    guarded(file: string, fn: () => void): void {
+      try {
+        fn();
+      } catch (err) {
+        errors.push({ file, path: '', message: `could not be checked: ${(err as Error).message}` });
       }
-      for (const f of (readDir(abs) ?? []).filter((x) => isRuleFile(abs, x))) found.push({ abs: join(abs, f.name), scriptId: e.name });
-    }
-  }
-  return found;
+    },
+    /** `expected`: the destination its place says; `kept`: not a file (its size is checked here). */
+    check(d: RuleDocumentInput, expected: string, kept: boolean): void {
+      const { file, parsed } = d;
+      if (isRecord(parsed) && Array.isArray(parsed.rules)) rules += parsed.rules.length;
+      if (kept) {
+        const bytes = Buffer.byteLength(JSON.stringify(parsed) ?? '');
+        if (bytes > RULE_FILE_LIMITS.bytes) {
+          errors.push({ file, path: '', message: `RULE_FILE_TOO_LARGE: ${bytes} bytes; a rule file may have at most ${RULE_FILE_LIMITS.bytes} (split it)` });
+          return;
+        }
+      }
+      const problems = checkRuleFileSchema(parsed);
+      if (problems.length > 0) {
+        for (const p of problems) errors.push({ file, ...p });
+        return;
+      }
+      const ruleFile = parsed as RuleFile;
+      const before = errors.length;
+      checkRuleFile(ruleFile, file, expected, kept, errors);
+      if (errors.length > before) return;
+      if (d.scriptId !== null) {
+        ruleFile.rules.forEach((r, i) => {
+          if (r.disabled === true) disables.push({ file, destination: ruleFile.destination, id: r.id, path: childPointer('/rules', i) });
+        });
+      }
+      loaded.push(deepFreeze({
+        file,
+        destination: ruleFile.destination,
+        scriptId: d.scriptId,
+        rules: ruleFile.rules.filter((r) => r.disabled !== true),
+        disabled: ruleFile.rules.filter((r) => r.disabled === true).map((r) => r.id),
+        ...(d.version === undefined ? {} : { version: d.version }),
+      }));
+    },
+    finish(dir: string, files: number): LoadRulesResult {
+      if (errors.length === 0) checkDisables(loaded, disables, errors);
+      if (errors.length > 0) return { ok: false, errors, files, rules };
+      return { ok: true, ruleSet: createRuleSet(dir, loaded), files, rules };
+    },
+  };
 }
 
-function readDir(dir: string): Dirent[] | null {
-  try {
-    return readdirSync(dir, { withFileTypes: true }).sort((a, b) => (a.name < b.name ? -1 : a.name > b.name ? 1 : 0));
-  } catch {
-    return null;
-  }
-}
-
-/** `*.json`, not hidden (editors' swap and lock files start with a dot). Symlinks followed. */
-function isRuleFile(dir: string, e: Dirent): boolean {
-  if (!e.name.endsWith('.json') || e.name.startsWith('.')) return false;
-  if (e.isFile()) return true;
-  if (!e.isSymbolicLink()) return false;
-  try {
-    return statSync(join(dir, e.name)).isFile();
-  } catch {
-    return false;
-  }
-}
-
-/** Limits of one rule file: its size is checked before it is read. */
-export const RULE_FILE_LIMITS = { bytes: 1024 * 1024, rules: 500 } as const;
-
-function readRuleFile(abs: string, file: string, errors: RuleLoadError[]): unknown {
-  let text: string;
-  try {
-    const size = statSync(abs).size;
-    if (size > RULE_FILE_LIMITS.bytes) {
-      errors.push({ file, path: '', message: `RULE_FILE_TOO_LARGE: ${size} bytes; a rule file may have at most ${RULE_FILE_LIMITS.bytes} (split it)` });
-      return undefined;
-    }
-    text = readFileSync(abs, 'utf8');
-  } catch (err) {
-    errors.push({ file, path: '', message: `cannot read the file (${(err as NodeJS.ErrnoException).code ?? 'error'})` });
-    return undefined;
-  }
-  if (text.charCodeAt(0) === 0xfeff) text = text.slice(1);
-  try {
-    return JSON.parse(text);
-  } catch (err) {
-    errors.push({ file, path: '', message: `invalid JSON: ${jsonErrorWhere(text, (err as Error).message)}` });
-    return undefined;
-  }
-}
-
-/** V8's message with `at position N` turned into a line and column. */
-function jsonErrorWhere(text: string, message: string): string {
-  const m = /\s*(?:in JSON )?at position (\d+)(?: \(line \d+ column \d+\))?/.exec(message);
-  if (m === null) return message;
-  const pos = Number(m[1]);
-  const before = text.slice(0, pos).split('\n');
-  const where = `line ${before.length}, column ${before[before.length - 1].length + 1}`;
-  return `${message.slice(0, m.index)} at ${where}`;
-}
-
-/** What the schema cannot say: the file name, unique ids, and every json-logic expression. */
-function checkRuleFile(rf: RuleFile, abs: string, file: string, errors: RuleLoadError[]): void {
+/** What the schema cannot say: the destination its place says, unique ids, and every json-logic expression. */
+function checkRuleFile(rf: RuleFile, file: string, expected: string, kept: boolean, errors: RuleLoadError[]): void {
   if (rf.rules.length > RULE_FILE_LIMITS.rules) {
     errors.push({ file, path: '/rules', message: `RULE_FILE_TOO_LARGE: ${rf.rules.length} rules; a rule file may have at most ${RULE_FILE_LIMITS.rules}` });
     return;
   }
-  const expected = basename(abs, '.json');
   if (rf.destination !== expected) {
-    errors.push({ file, path: '/destination', message: `"${rf.destination}" does not match the file name; expected "${expected}"` });
+    const place = kept ? 'the destination it is published for' : 'the file name';
+    errors.push({ file, path: '/destination', message: `"${rf.destination}" does not match ${place}; expected "${expected}"` });
   }
   const firstIndex = new Map<string, number>();
   rf.rules.forEach((rule, i) => {

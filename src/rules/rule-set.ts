@@ -4,8 +4,10 @@ import type { RuleSpec } from './types.ts';
 
 /** One validated rule file. */
 export interface LoadedRuleFile {
-  /** Path as shown in messages (relative to the working directory when inside it). */
+  /** Path as shown in messages (relative to the working directory when inside it), or `version 12 (default/ga4)`. */
   readonly file: string;
+  /** The store version this comes from (see rule-versions.ts); absent for a file. */
+  readonly version?: number;
   readonly destination: string;
   /** Null for a default file, the account's script id for `accounts/<SCRIPT_ID>/…`. */
   readonly scriptId: string | null;

@@ -1,10 +1,14 @@
-// Hot reload of RULES_DIR: a recursive fs.watch for speed plus a cheap stat poll as the
-// safety net (missed events, editors' rename-on-save, a directory created later). Every
+// Hot reload of the rules: the files under RULES_DIR, overlaid by the live versions in the
+// store when there is one. Files: a recursive fs.watch for speed plus a cheap stat poll as
+// the safety net (missed events, editors' rename-on-save, a directory created later). Store:
+// its revision is polled (every second by default) and `refresh()` reads it at once. Every
 // change reloads the whole set; an invalid set is logged and refused, the last good one stays.
-import { watch, readdirSync, statSync, type FSWatcher } from 'node:fs';
-import { join } from 'node:path';
-import { formatRuleError, loadRules, type LoadRulesOptions, type RuleLoadError } from './load-rules.ts';
+import { watch, type FSWatcher } from 'node:fs';
+import type { RuleVersionStore } from '../store/types.ts';
+import { formatRuleError, loadRules, type LoadRulesOptions, type OverlayDocument, type RuleLoadError } from './load-rules.ts';
+import { fingerprintOf } from './rule-files.ts';
 import { createRuleSet, type RuleSet } from './rule-set.ts';
+import { overlayOf } from './stored-rules.ts';
 
 /** The pino subset used here. */
 export interface WatcherLogger {
@@ -17,7 +21,7 @@ export type ReloadEvent =
   | { ok: true; ruleSet: RuleSet; files: number; rules: number }
   | { ok: false; errors: readonly RuleLoadError[] };
 
-export interface RuleWatcherOptions extends LoadRulesOptions {
+export interface RuleWatcherOptions extends Omit<LoadRulesOptions, 'overlay'> {
   dir: string;
   logger: WatcherLogger;
   /** Quiet time after the last change before reloading; default 100 ms. */
@@ -26,6 +30,10 @@ export interface RuleWatcherOptions extends LoadRulesOptions {
   pollMs?: number;
   /** Use fs.watch; default true. False leaves the poll alone to notice changes. */
   watch?: boolean;
+  /** Its live versions replace the files of the same scope and destination (src/rules/README.md). */
+  store?: Pick<RuleVersionStore, 'live' | 'revision'>;
+  /** Interval of the store's revision poll; default 1000 ms. 0 turns it off (refresh() still reads). */
+  storePollMs?: number;
 }
 
 export interface RuleWatcher {
@@ -35,12 +43,17 @@ export interface RuleWatcher {
   errors(): readonly RuleLoadError[];
   /**
    * Whether a valid rule set has ever loaded. False only when the rules were invalid at
-   * start and have not been fixed since: `current()` is then empty, and the server keeps
-   * delivery waiting (events are accepted and queued) until they are.
+   * start (or, with a store, it has not been read yet) and have not been fixed since:
+   * `current()` is then empty, and the server keeps delivery waiting (events are accepted
+   * and queued) until they are.
    */
   valid(): boolean;
-  /** Reloads now (also what a change triggers). */
+  /** Reloads now: the files, with the store's versions as last read (also what a file change triggers). */
   reload(): ReloadEvent;
+  /** Reads the store's live versions now, then reloads (what a revision change triggers; call it after a publish). */
+  refresh(): Promise<ReloadEvent>;
+  /** Settles when the first load is done: at once without a store, after the first read of it with one. */
+  readonly ready: Promise<void>;
   /** Called after every reload attempt; returns an unsubscribe function. */
   onReload(listener: (e: ReloadEvent) => void): () => void;
   close(): void;
@@ -54,49 +67,54 @@ export class RulesInvalidError extends Error {
   }
 }
 
+const STORE = 'rule store';
+
 /**
- * Loads the rules and keeps them current. Never throws for a bad rule file: invalid rules
- * at start are logged loudly, `valid()` is false and `current()` empty until a reload
- * succeeds; a reload that fails (or throws) is refused and the last good rules keep serving.
+ * Loads the rules and keeps them current. Never throws for a bad rule: invalid rules at start
+ * are logged loudly, `valid()` is false and `current()` empty until a reload succeeds; a reload
+ * that fails (or throws) is refused and the last good rules keep serving. A store that cannot
+ * be read is logged once and read again on the next poll; until its first read the rules wait.
  */
 export function startRuleWatcher(opts: RuleWatcherOptions): RuleWatcher {
-  const { dir, logger } = opts;
+  const { dir, logger, store } = opts;
   const debounceMs = opts.debounceMs ?? 100;
   const pollMs = opts.pollMs ?? 500;
   const listeners = new Set<(e: ReloadEvent) => void>();
 
-  let fingerprint = fingerprintOf(dir);
-  const first = safeLoad(dir, opts);
-  let everValid = first.ok;
-  let current = first.ok ? first.ruleSet : createRuleSet(dir, []);
-  let lastErrors: readonly RuleLoadError[] = first.ok ? [] : Object.freeze(first.errors);
-  if (!first.ok) {
-    for (const e of first.errors) logger.error({ file: e.file, path: e.path }, `rule file invalid: ${formatRuleError(e)}`);
-    logger.error({ dir, errors: first.errors.length },
-      'RULES INVALID AT START: intake runs and events are stored, but nothing is delivered until the rule files are fixed (they reload on save)');
-  }
+  let fingerprint = '';
+  let started = false;
+  let everValid = false;
+  let current = createRuleSet(dir, []);
+  let lastErrors: readonly RuleLoadError[] = [];
+  // The store's versions as last read (null: not read yet) and the revision they are of.
+  let overlay: readonly OverlayDocument[] | null = store ? null : [];
+  let revision: number | null = null;
+  let storeFailing = false;
   let closed = false;
-  let timer: NodeJS.Timeout | undefined;
-  let watcher: FSWatcher | undefined;
-  let watchUnavailable = false;
-  if (first.ok) logger.info({ dir, files: first.files, rules: first.rules }, 'rules loaded');
 
   const reload = (): ReloadEvent => {
     fingerprint = fingerprintOf(dir);
-    const r = safeLoad(dir, opts);
+    if (overlay === null) return { ok: false, errors: lastErrors.length > 0 ? lastErrors : [{ file: STORE, path: '', message: 'not read yet' }] };
+    const r = safeLoad(dir, { displayBase: opts.displayBase, overlay });
+    const where = store ? { dir, revision } : { dir };
     let event: ReloadEvent;
     if (r.ok) {
       current = r.ruleSet;
       everValid = true;
       lastErrors = [];
       event = { ok: true, ruleSet: r.ruleSet, files: r.files, rules: r.rules };
-      logger.info({ dir, files: r.files, rules: r.rules }, 'rules reloaded');
+      logger.info({ ...where, files: r.files, rules: r.rules }, started ? 'rules reloaded' : 'rules loaded');
     } else {
       lastErrors = Object.freeze(r.errors);
       event = { ok: false, errors: lastErrors };
       for (const e of r.errors) logger.error({ file: e.file, path: e.path }, `rule file invalid: ${formatRuleError(e)}`);
-      logger.warn({ dir, errors: r.errors.length }, 'rules reload refused; the last good rules keep serving');
+      if (started) logger.warn({ ...where, errors: r.errors.length }, 'rules reload refused; the last good rules keep serving');
+      else {
+        logger.error({ ...where, errors: r.errors.length },
+          'RULES INVALID AT START: intake runs and events are stored, but nothing is delivered until the rules are fixed (files reload on save, store versions when published)');
+      }
     }
+    started = true;
     for (const l of listeners) {
       try {
         l(event);
@@ -107,6 +125,56 @@ export function startRuleWatcher(opts: RuleWatcherOptions): RuleWatcher {
     return event;
   };
 
+  const storeReadable = () => {
+    if (storeFailing) logger.info({ dir }, 'the rule store answers again');
+    storeFailing = false;
+  };
+  const storeFailed = (err: unknown): RuleLoadError => {
+    const e: RuleLoadError = { file: STORE, path: '', message: `cannot be read: ${(err as Error).message}` };
+    if (!storeFailing) {
+      logger.error({ err, dir }, overlay === null
+        ? 'the rule store cannot be read: no rules yet, delivery waits; retrying on every poll'
+        : 'the rule store cannot be read: the last good rules keep serving; retrying on every poll');
+    }
+    storeFailing = true;
+    if (overlay === null) lastErrors = Object.freeze([e]);
+    return e;
+  };
+
+  // Store reads run one after another, so an older read never lands after a newer one.
+  let reading: Promise<unknown> = Promise.resolve();
+  const readStore = async (): Promise<ReloadEvent> => {
+    if (!store) return reload();
+    let rev: number;
+    let overlayNow: readonly OverlayDocument[];
+    try {
+      rev = await store.revision(); // before live(): a change in between only makes the next poll read again
+      overlayNow = overlayOf(await store.live());
+    } catch (err) {
+      return { ok: false, errors: [storeFailed(err)] };
+    }
+    storeReadable();
+    if (closed) return { ok: false, errors: [{ file: STORE, path: '', message: 'the rule watcher is closed' }] };
+    revision = rev;
+    overlay = overlayNow;
+    return reload();
+  };
+  const refresh = (): Promise<ReloadEvent> => {
+    const run = reading.then(readStore);
+    reading = run.catch(() => undefined);
+    return run;
+  };
+
+  let ready: Promise<void>;
+  if (store) ready = refresh().then(() => undefined, () => undefined);
+  else {
+    reload();
+    ready = Promise.resolve();
+  }
+
+  let timer: NodeJS.Timeout | undefined;
+  let watcher: FSWatcher | undefined;
+  let watchUnavailable = false;
   const schedule = () => {
     if (closed) return;
     clearTimeout(timer);
@@ -141,11 +209,31 @@ export function startRuleWatcher(opts: RuleWatcherOptions): RuleWatcher {
     : undefined;
   poll?.unref();
 
+  const storePollMs = opts.storePollMs ?? 1000;
+  let polling = false;
+  const storePoll = store && storePollMs > 0
+    ? setInterval(() => {
+        if (polling || closed) return;
+        polling = true;
+        // Through then(): a revision() that throws instead of rejecting is a failed read too.
+        Promise.resolve()
+          .then(() => store.revision())
+          .then((rev) => {
+            storeReadable();
+            if (rev !== revision || overlay === null) return refresh();
+          }, storeFailed)
+          .finally(() => { polling = false; });
+      }, storePollMs)
+    : undefined;
+  storePoll?.unref();
+
   return {
     current: () => current,
     errors: () => lastErrors,
     valid: () => everValid,
     reload,
+    refresh,
+    ready,
     onReload(listener) {
       listeners.add(listener);
       return () => listeners.delete(listener);
@@ -154,43 +242,11 @@ export function startRuleWatcher(opts: RuleWatcherOptions): RuleWatcher {
       closed = true;
       clearTimeout(timer);
       clearInterval(poll);
+      clearInterval(storePoll);
       watcher?.close();
       watcher = undefined;
     },
   };
-}
-
-/**
- * Names, sizes, mtimes and inodes of everything a load reads: enough to notice any edit,
- * new file, deletion or rename, for a few dozen stat calls.
- */
-function fingerprintOf(dir: string): string {
-  const parts: string[] = [];
-  const visit = (path: string, depth: number) => {
-    let names: string[];
-    try {
-      names = readdirSync(path).sort();
-    } catch {
-      parts.push(`${path}:-`);
-      return;
-    }
-    for (const name of names) {
-      if (name.startsWith('.')) continue;
-      const child = join(path, name);
-      try {
-        const s = statSync(child);
-        if (s.isDirectory()) {
-          if (depth < 2 && (depth > 0 || name === 'accounts')) visit(child, depth + 1);
-        } else if (name.endsWith('.json')) {
-          parts.push(`${child}:${s.size}:${s.mtimeMs}:${s.ino}`);
-        }
-      } catch {
-        parts.push(`${child}:?`);
-      }
-    }
-  };
-  visit(dir, 0);
-  return parts.join('\n');
 }
 
 /** loadRules, with anything it throws (a bug, a resource error) turned into a refused load. */
