@@ -1,0 +1,71 @@
+// Custom endpoints view: each loaded endpoint, its auth and rate limit, the accounts bound
+// to its customer, its example, and a test run (env=test: nothing stored or sent).
+import { api, report } from './api.js';
+import { $, fill, h, pre } from './dom.js';
+
+export function init() {}
+
+export function show() {
+  void load();
+}
+
+async function load() {
+  const list = $('#custom-list');
+  try {
+    const { items = [] } = (await api('/admin/customers')) ?? {};
+    fill(list, items.length === 0 ? h('p', { class: 'muted' }, 'No custom endpoints are loaded.') : items.map(row));
+  } catch (err) {
+    report(err);
+  }
+}
+
+/** Auth as a short text: `api_key, ip_allow_list`, or `none`. */
+function authText(auth) {
+  if (auth === null || auth === undefined || (Array.isArray(auth) && auth.length === 0)) return 'none';
+  if (typeof auth === 'string') return auth;
+  if (Array.isArray(auth)) return auth.map((a) => (typeof a === 'string' ? a : (a?.type ?? JSON.stringify(a)))).join(', ');
+  return auth.type ?? JSON.stringify(auth);
+}
+
+/** A rate limit as text: `production 6000/min (burst 300); test 1000/min`. */
+function rateText(rate) {
+  if (rate === null || rate === undefined) return 'service default';
+  if (typeof rate !== 'object') return String(rate);
+  const one = (r) => (r && typeof r === 'object' && 'per_minute' in r ? `${r.per_minute}/min${r.burst ? ` (burst ${r.burst})` : ''}` : JSON.stringify(r));
+  if ('per_minute' in rate) return one(rate);
+  return Object.entries(rate).map(([env, r]) => `${env} ${one(r)}`).join('; ');
+}
+
+function row(ep) {
+  const accounts = ep.accounts ?? [];
+  const out = h('pre', { class: 'code custom-out', hidden: true });
+  const select = h('select', { class: 'custom-account', disabled: accounts.length === 0 },
+    accounts.length === 0 ? h('option', { value: '' }, 'no account bound') : accounts.map((a) => h('option', { value: a }, a)));
+  const send = h('button', { type: 'button', class: 'custom-send primary', disabled: accounts.length === 0 }, 'Send test');
+  send.addEventListener('click', async () => {
+    send.disabled = true;
+    out.hidden = false;
+    out.textContent = 'sending…';
+    try {
+      const r = await api(`/admin/customers/${encodeURIComponent(ep.customer)}/endpoints/${encodeURIComponent(ep.endpoint)}/test`, {
+        method: 'POST',
+        body: { script_id: select.value },
+      });
+      out.textContent = JSON.stringify(r, null, 2);
+    } catch (err) {
+      out.textContent = JSON.stringify({ error: { status: err.status, code: err.code, message: err.message, details: err.details } }, null, 2);
+      report(err);
+    } finally {
+      send.disabled = false;
+    }
+  });
+  return h('section', { class: 'card custom-row', data: { customer: ep.customer, endpoint: ep.endpoint } },
+    h('h3', {}, `${ep.customer} / ${ep.endpoint}`),
+    h('dl', { class: 'facts' },
+      h('dt', {}, 'auth'), h('dd', {}, authText(ep.auth)),
+      h('dt', {}, 'rate limit'), h('dd', {}, rateText(ep.rate_limit)),
+      h('dt', {}, 'accounts'), h('dd', {}, accounts.length ? accounts.join(', ') : 'none')),
+    h('details', {}, h('summary', {}, 'Example body'), ep.example === undefined || ep.example === null ? h('p', { class: 'muted' }, 'no example.json') : pre(ep.example)),
+    h('div', { class: 'toolbar' }, h('label', {}, 'Account ', select), send),
+    out);
+}

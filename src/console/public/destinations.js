@@ -1,0 +1,58 @@
+// Destinations view: each destination's queue counts, oldest pending age, last error,
+// paused state, and resume for a paused one.
+import { api, qs, report, toast } from './api.js';
+import { $, fill, fmtAge, h } from './dom.js';
+
+let loadSeq = 0;
+
+export function init() {
+  $('#dest-refresh').addEventListener('click', () => void load());
+  $('#dest-filter-account').addEventListener('change', () => void load());
+}
+
+export function show() {
+  void load();
+}
+
+async function load() {
+  const seq = ++loadSeq;
+  const tbody = $('#dest-table tbody');
+  try {
+    const { items = [] } = (await api(`/admin/destinations${qs({ script_id: $('#dest-filter-account').value })}`)) ?? {};
+    if (seq !== loadSeq) return;
+    fill(tbody, items.length === 0 ? h('tr', {}, h('td', { colspan: '11', class: 'muted' }, 'No destinations.')) : items.map(row));
+  } catch (err) {
+    report(err);
+  }
+}
+
+function row(d) {
+  const c = d.counts ?? {};
+  const cell = (n, cls = '') => h('td', { class: `num ${n > 0 ? cls : ''}` }, String(n ?? 0));
+  return h('tr', { class: `dest-row${d.paused_at ? ' paused' : ''}${d.enabled ? '' : ' disabled'}`, data: { destinationId: d.id } },
+    h('td', {}, d.script_id ?? ''),
+    h('td', {}, d.type ?? ''),
+    h('td', {}, d.name ?? ''),
+    h('td', {}, d.enabled ? 'yes' : 'no'),
+    cell(c.pending, 'warn'),
+    cell(c.delivered),
+    cell(c.failed, 'bad'),
+    cell(c.dead, 'bad'),
+    h('td', { class: 'nowrap dest-oldest' }, d.oldest_pending_at ? fmtAge(d.oldest_pending_at) : '—'),
+    h('td', { class: 'bad dest-error' }, d.last_error ?? ''),
+    h('td', { class: 'nowrap' }, d.paused_at
+      ? [h('span', { class: 'status status-paused' }, `paused ${fmtAge(d.paused_at)} ago`), ' ',
+        d.pause_reason ? h('span', { class: 'muted' }, `${d.pause_reason} `) : null,
+        h('button', { type: 'button', class: 'dest-resume primary', on: { click: () => resume(d) } }, 'Resume')]
+      : 'no'));
+}
+
+async function resume(d) {
+  try {
+    const r = await api(`/admin/destinations/${encodeURIComponent(d.id)}/resume`, { method: 'POST', body: {} });
+    toast(`${d.type} · ${d.name} resumed${r && r.due !== undefined ? `: ${r.due} deliveries due now` : ''}`, 'ok');
+    await load();
+  } catch (err) {
+    report(err);
+  }
+}

@@ -1,0 +1,161 @@
+// Trace view: find an event by tracklane id, event.id or order id; show the stored event,
+// each delivery's native request and attempts, and replay a failed (or, forced, a delivered) one.
+import { api, qs, report, toast } from './api.js';
+import { $, fill, fmtTime, h, issueList, pre, table } from './dom.js';
+
+const REFRESH_MS = 1000;
+const MAX_REFRESHES = 120;
+
+let app;
+let shownId = null;
+let loadSeq = 0;
+let refreshTimer = null;
+let refreshes = 0;
+
+export function init(ctx) {
+  app = ctx;
+  $('#trace-form').addEventListener('submit', (e) => {
+    e.preventDefault();
+    void search($('#trace-q').value.trim());
+  });
+  $('#trace-results').addEventListener('click', (e) => {
+    const hit = e.target.closest('.trace-hit');
+    if (hit) void load(hit.dataset.id, true);
+  });
+}
+
+/** `q`: look this up at once (from the live view's Trace link). */
+export function show(q) {
+  if (typeof q === 'string' && q !== '') {
+    $('#trace-q').value = q;
+    void search(q);
+  }
+}
+
+export function stop() {
+  clearTimeout(refreshTimer);
+  shownId = null;
+}
+
+async function search(q) {
+  const results = $('#trace-results');
+  if (!q) return;
+  stop();
+  fill($('#trace-detail'));
+  fill(results, h('p', { class: 'muted' }, 'searching…'));
+  try {
+    const { items = [] } = (await api(`/admin/trace${qs({ q })}`)) ?? {};
+    if (items.length === 0) {
+      fill(results, h('p', { class: 'muted' }, `No event found for “${q}”.`));
+      return;
+    }
+    fill(results, h('div', { class: 'hits' },
+      h('p', { class: 'muted' }, `${items.length} event(s), newest first`),
+      items.map((it) => h('button', { type: 'button', class: 'trace-hit', data: { id: it.id } },
+        h('span', { class: 'nowrap' }, fmtTime(it.received_at)), ' ',
+        h('span', {}, it.script_id ?? ''), ' ',
+        h('strong', {}, it.name ?? ''), ' ',
+        h('span', { class: 'mono' }, it.event_id ?? '—'), ' ',
+        h('span', { class: `status status-${it.status}` }, it.status ?? '')))));
+    if (items.length === 1) await load(items[0].id, true);
+  } catch (err) {
+    fill(results);
+    report(err);
+  }
+}
+
+/** Loads one event's trace; keeps refreshing while deliveries are still to come. */
+async function load(id, fresh) {
+  clearTimeout(refreshTimer);
+  if (fresh) refreshes = 0;
+  shownId = id;
+  const seq = ++loadSeq;
+  for (const b of document.querySelectorAll('.trace-hit')) b.classList.toggle('selected', b.dataset.id === id);
+  try {
+    const detail = await api(`/admin/events/${encodeURIComponent(id)}`);
+    if (seq !== loadSeq) return;
+    render(detail);
+    const deliveries = detail?.deliveries ?? [];
+    const waiting = deliveries.length === 0 || deliveries.some((d) => d.status === 'pending');
+    if (waiting && refreshes++ < MAX_REFRESHES && detail?.event?.status === 'accepted') {
+      refreshTimer = setTimeout(() => {
+        if (shownId === id && app.current() === 'trace') void load(id, false);
+      }, REFRESH_MS);
+    }
+  } catch (err) {
+    report(err);
+  }
+}
+
+function render(detail) {
+  const ev = detail?.event ?? {};
+  const deliveries = detail?.deliveries ?? [];
+  fill($('#trace-detail'), h('div', { class: 'trace-grid' },
+    h('section', { class: 'card trace-event', data: { id: ev.id } },
+      h('h3', {}, `${ev.name ?? 'event'} `, h('span', { class: `status status-${ev.status}` }, ev.status ?? '')),
+      h('dl', { class: 'facts' },
+        h('dt', {}, 'tracklane id'), h('dd', { class: 'mono' }, ev.id ?? ''),
+        h('dt', {}, 'event id'), h('dd', { class: 'mono' }, ev.event_id ?? '—'),
+        h('dt', {}, 'account'), h('dd', {}, ev.script_id ?? ''),
+        h('dt', {}, 'source'), h('dd', {}, ev.source ?? ''),
+        h('dt', {}, 'received'), h('dd', {}, fmtTime(ev.received_at))),
+      issueList('Errors', ev.errors, 'trace-errors'),
+      issueList('Warnings', ev.warnings, 'trace-warnings'),
+      h('details', { open: true }, h('summary', {}, 'Stored payload'), pre(ev.payload ?? null, 'code trace-payload'))),
+    h('section', { class: 'trace-deliveries' },
+      h('h3', {}, `Deliveries (${deliveries.length})`),
+      deliveries.length === 0 ? h('p', { class: 'muted' }, ev.status === 'accepted' ? 'No delivery yet (fan-out pending); this view refreshes.' : 'Only accepted events are delivered.') : null,
+      deliveries.map(deliveryCard))));
+}
+
+function deliveryCard(d) {
+  const attempts = d.attempt_log ?? [];
+  return h('section', { class: 'card trace-delivery', data: { deliveryId: d.id, destinationId: d.destination_id ?? '' } },
+    h('div', { class: 'detail-head' },
+      h('h4', {}, `${d.destination_type ?? ''} · ${d.destination_name ?? ''} `,
+        h('span', { class: `status trace-status status-${d.status}`, data: { status: d.status } }, d.status ?? '')),
+      replayButton(d)),
+    h('dl', { class: 'facts' },
+      h('dt', {}, 'delivery'), h('dd', { class: 'mono' }, d.id),
+      d.skip_reason ? [h('dt', {}, 'skipped'), h('dd', { class: 'warn' }, String(d.skip_reason))] : null,
+      h('dt', {}, 'attempts'), h('dd', {}, String(d.attempts ?? attempts.length)),
+      d.next_attempt_at ? [h('dt', {}, 'next attempt'), h('dd', {}, fmtTime(d.next_attempt_at))] : null,
+      h('dt', {}, 'updated'), h('dd', {}, fmtTime(d.updated_at)),
+      d.last_error ? [h('dt', {}, 'last error'), h('dd', { class: 'bad' }, String(d.last_error))] : null),
+    h('h5', {}, 'Native request (secrets masked)'),
+    d.request === null || d.request === undefined
+      ? h('p', { class: 'muted trace-request' }, 'cannot be rebuilt from the stored event')
+      : pre(d.request, 'code trace-request'),
+    h('h5', {}, `Attempts (${attempts.length})`),
+    attempts.length === 0 ? h('p', { class: 'muted' }, 'none yet') : table(
+      ['#', 'time', 'status', 'latency', 'outcome', 'error', 'response'],
+      attempts.map((a) => h('tr', { class: 'trace-attempt', data: { attempt: a.attempt, outcome: a.outcome ?? '' } },
+        h('td', { class: 'num' }, String(a.attempt ?? '')),
+        h('td', { class: 'nowrap' }, fmtTime(a.at)),
+        h('td', { class: 'num' }, a.status_code === null || a.status_code === undefined ? '—' : String(a.status_code)),
+        h('td', { class: 'num' }, a.latency_ms === null || a.latency_ms === undefined ? '' : `${a.latency_ms} ms`),
+        h('td', {}, a.outcome ?? ''),
+        h('td', { class: 'bad' }, a.error ?? ''),
+        h('td', {}, a.response === null || a.response === undefined || a.response === '' ? '' : pre(a.response, 'code small'))))));
+}
+
+function replayButton(d) {
+  if (d.status === 'failed' || d.status === 'dead') {
+    return h('button', { type: 'button', class: 'trace-replay primary', on: { click: () => replay(d, false) } }, 'Replay');
+  }
+  if (d.status === 'delivered') {
+    return h('button', { type: 'button', class: 'trace-replay', data: { force: 'true' }, on: { click: () => replay(d, true) } }, 'Replay (force)');
+  }
+  return null;
+}
+
+async function replay(d, force) {
+  if (force && !confirm(`This delivery to ${d.destination_type} · ${d.destination_name} was already delivered. Send it again?`)) return;
+  try {
+    await api(`/admin/deliveries/${encodeURIComponent(d.id)}/replay`, { method: 'POST', body: { force } });
+    toast(`Delivery ${d.id} re-queued`, 'ok');
+    if (shownId) await load(shownId, true);
+  } catch (err) {
+    report(err);
+  }
+}
