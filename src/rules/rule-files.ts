@@ -4,7 +4,7 @@
 // as RuleLoadErrors; checking what a file says is load-rules.ts's job. The fingerprint of
 // the directory is how the watcher's poll notices an edit.
 import { readdirSync, readFileSync, statSync, type Dirent } from 'node:fs';
-import { basename, join } from 'node:path';
+import { basename, join, relative } from 'node:path';
 import { SCRIPT_ID_RE } from '../accounts/credentials.ts';
 
 /** One problem in one rule file. `path` is a JSON Pointer; `` means the file as a whole. */
@@ -48,6 +48,22 @@ export function listRuleFiles(dir: string, show: (abs: string) => string, errors
     }
   }
   return found;
+}
+
+/** A rule file as read: `parsed` is undefined when it could not be read or parsed (why is in the errors). */
+export interface ReadRuleFile extends FoundRuleFile {
+  /** Its path relative to the rules directory. */
+  file: string;
+  parsed: unknown;
+}
+
+/** Every rule file under `dir`, read, named relative to `dir`; problems are pushed to `errors`. */
+export function readRuleFiles(dir: string, errors: RuleLoadError[]): ReadRuleFile[] {
+  const show = (abs: string) => relative(dir, abs) || abs;
+  return listRuleFiles(dir, show, errors).map((f) => {
+    const file = show(f.abs);
+    return { ...f, file, parsed: readRuleFile(f.abs, file, errors) };
+  });
 }
 
 const foundAt = (abs: string, scriptId: string | null): FoundRuleFile => ({ abs, scriptId, destination: basename(abs, '.json') });
