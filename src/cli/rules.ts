@@ -1,6 +1,8 @@
 // `tracklane rules check`: validates every rule file under RULES_DIR exactly as the
 // service does at load and on hot reload, naming the file and JSON path of each error.
-// `tracklane rules preview`: what endpoint 2's preview shows, for an event in a file.
+// `tracklane rules preview`: what endpoint 2's preview shows, for an event in a file (the
+// files overlaid by the live store versions, as the service serves them). The version
+// commands (import, export, history, diff, publish, rollback) are in rule-versions.ts.
 import { readFileSync } from 'node:fs';
 import { formatRuleError, loadRules, type RuleLoadError } from '../rules/load-rules.ts';
 import { loadPlugins } from '../destinations/load-plugins.ts';
@@ -13,6 +15,8 @@ import { parseCommand, positionals } from './args.ts';
 import type { CliContext } from './context.ts';
 import { CliError, UsageError } from './output.ts';
 import { usageFor } from './usage.ts';
+import { RULE_VERSION_COMMANDS } from './rule-versions.ts';
+import { overlayOf } from '../rules/stored-rules.ts';
 
 /** The --json shape of `rules check`. */
 export interface RulesCheckJson {
@@ -60,9 +64,11 @@ async function preview(args: string[], ctx: CliContext): Promise<void> {
     throw new CliError(`cannot read a JSON event from "${values.event}" (one event payload as POSTed to /webhooks/service/event): ${(e as Error).message}`);
   }
   const config = ctx.config();
-  const loaded = loadRules(config.rulesDir);
-  if (!loaded.ok) throw new CliError(`rules are invalid; run: tracklane rules check (${plural(loaded.errors.length, 'error')})`);
   const store = await ctx.store();
+  const loaded = loadRules(config.rulesDir, { overlay: overlayOf(await store.rules.live()) });
+  if (!loaded.ok) {
+    throw new CliError(`rules are invalid (${plural(loaded.errors.length, 'error')}, first: ${formatRuleError(loaded.errors[0])}); run: tracklane rules check`);
+  }
   const account = await store.accounts.get(values.account);
   if (!account) throw new CliError(`no account with script id "${values.account}"`);
   const result = validateEvent(body, { approvedEvents: approvedEvents(account), defaultTaxRate: account.taxRate, host: account.host });
@@ -104,6 +110,7 @@ export async function runRules(args: string[], ctx: CliContext): Promise<void> {
   if (name === '--help' || name === '-h') return void process.stdout.write(usageFor('rules'));
   if (name === undefined) throw new UsageError('rules needs a command', ['rules']);
   if (name === 'preview') return preview(rest, ctx);
+  if (Object.hasOwn(RULE_VERSION_COMMANDS, name)) return RULE_VERSION_COMMANDS[name](rest, ctx);
   if (name !== 'check') throw new UsageError(`unknown command "rules ${name}"`, ['rules']);
   await check(rest, ctx);
 }

@@ -49,6 +49,8 @@ Commands:
   rules check                            validate every rule file under RULES_DIR as the
                                          service loads them; prints each error as
                                          file: path: message and exits 1 if there is one
+                                         (the files alone: store versions are checked
+                                         when they are published)
   rules preview --account ID --event FILE
                                          what endpoint 2's preview shows for the event in
                                          FILE: per destination, the native requests.
@@ -56,6 +58,24 @@ Commands:
                                          POST it to the intake, e.g.
                                          {"event":{"name":"lead_created","id":"L-1"},
                                           "context":{"environment":"prod","data_source":"crm"}}
+  rules import [--message M] [--author A]
+                                         store each rule file under RULES_DIR that differs
+                                         from its live version as a new live version; all
+                                         files are checked as a whole first (all or nothing)
+  rules export [--dir DIR]               write every live store version as a rule file
+                                         under DIR (default RULES_DIR), ready to commit
+  rules history [--destination D] [--scope S] [--limit N]
+                                         publishes and rollbacks, newest first (default 100);
+                                         S is default or a script id
+  rules diff A B                         rule-by-rule changes from version A to version B
+  rules publish FILE [--scope default|SCRIPT_ID] [--message M] [--author A]
+                                         check one rule file with the rules it joins, then
+                                         make it the live version of its destination for
+                                         the scope (default: the defaults); running
+                                         instances serve it within 2 s
+  rules rollback VERSION [--message M] [--author A]
+                                         make an earlier version live again (checked the
+                                         same way)
   deliveries list [--account ID] [--status pending|delivered|failed|dead|skipped]
                   [--event-id X] [--destination DEST_ID] [--limit N]
                                          deliveries, newest first (default 100); paused

@@ -24,10 +24,13 @@ export interface TempCli {
   remove(): void;
 }
 
-/** `databaseUrl`: run against that PostgreSQL database instead of a SQLite file in the temp DATA_DIR. */
-export function tempCli(opts: { databaseUrl?: string } = {}): TempCli {
+/**
+ * `databaseUrl`: run against that PostgreSQL database instead of a SQLite file in the temp DATA_DIR.
+ * `env`: more settings (e.g. RULES_DIR).
+ */
+export function tempCli(opts: { databaseUrl?: string; env?: Record<string, string> } = {}): TempCli {
   const dataDir = mkdtempSync(tmpdir() + '/tl-');
-  const env = { ...process.env, DATA_DIR: dataDir, DATABASE_URL: opts.databaseUrl ?? '', PORT: '', PUBLIC_BASE_URL: BASE_URL };
+  const env = { ...process.env, DATA_DIR: dataDir, DATABASE_URL: opts.databaseUrl ?? '', PORT: '', PUBLIC_BASE_URL: BASE_URL, ...opts.env };
   const run = (...args: string[]) =>
     new Promise<CliResult>((resolve) => {
       execFile(process.execPath, [join(ROOT, 'src/cli/bin.mjs'), ...args], { cwd: ROOT, env, encoding: 'utf8' }, (err, stdout, stderr) => {
