@@ -131,6 +131,7 @@ export function startRuleWatcher(opts: RuleWatcherOptions): RuleWatcher {
   };
   const storeFailed = (err: unknown): RuleLoadError => {
     const e: RuleLoadError = { file: STORE, path: '', message: `cannot be read: ${(err as Error).message}` };
+    if (closed) return e; // the store closes after the watcher: a read in flight then fails quietly
     if (!storeFailing) {
       logger.error({ err, dir }, overlay === null
         ? 'the rule store cannot be read: no rules yet, delivery waits; retrying on every poll'
@@ -220,7 +221,7 @@ export function startRuleWatcher(opts: RuleWatcherOptions): RuleWatcher {
           .then(() => store.revision())
           .then((rev) => {
             storeReadable();
-            if (rev !== revision || overlay === null) return refresh();
+            if (!closed && (rev !== revision || overlay === null)) return refresh();
           }, storeFailed)
           .finally(() => { polling = false; });
       }, storePollMs)
