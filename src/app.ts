@@ -28,6 +28,8 @@ import { createIntakeFeed, tapWriter, type IntakeFeed } from './intake/intake-fe
 import { adminGate } from './admin/admin-auth.ts';
 import { adminRouter } from './admin/admin-routes.ts';
 import { createEventStreams } from './admin/event-stream.ts';
+import { consoleRouter } from './console/console-route.ts';
+import { withAdminPaths } from './admin/admin-openapi.ts';
 
 export interface AppDeps {
   config: Pick<Config, 'maxBodyBytes' | 'rateLimitDefault'> & Partial<Pick<Config, 'metricsToken' | 'trustProxy' | 'authFailuresPerMinute' | 'handlerTimeoutMs' | 'maxBatchEvents' | 'maxBatchBytes' | 'adminToken'>>;
@@ -78,7 +80,7 @@ export function createApp(deps: AppDeps): App {
   const ops = opsRouter({
     store: deps.store,
     metrics: deps.metrics,
-    openapi: buildOpenApi,
+    openapi: () => withAdminPaths(buildOpenApi() as Record<string, unknown>),
     metricsToken: deps.config.metricsToken,
     readiness: () => (draining ? 'shutting down' : null),
     degraded: deps.degraded,
@@ -117,6 +119,7 @@ export function createApp(deps: AppDeps): App {
     maxBatchBytes: deps.config.maxBatchBytes ?? 4 * 1024 * 1024,
   });
   koa.use(ops.routes());
+  koa.use(consoleRouter({ enabled: adminToken !== null }).routes());
   koa.use(intake.routes());
   koa.use(batch.routes());
   if (deps.customers) {
