@@ -30,6 +30,7 @@ import { adminRouter } from './admin/admin-routes.ts';
 import { createEventStreams } from './admin/event-stream.ts';
 import { consoleRouter } from './console/console-route.ts';
 import { withAdminPaths } from './admin/admin-openapi.ts';
+import { rulesAdminRouter, type RulesAdminDeps } from './admin/rules-routes.ts';
 
 export interface AppDeps {
   config: Pick<Config, 'maxBodyBytes' | 'rateLimitDefault'> & Partial<Pick<Config, 'metricsToken' | 'trustProxy' | 'authFailuresPerMinute' | 'handlerTimeoutMs' | 'maxBatchEvents' | 'maxBatchBytes' | 'adminToken'>>;
@@ -50,8 +51,8 @@ export interface AppDeps {
   customLimiter?: RateLimiter;
   /** More Prometheus text for /metrics (the delivery thread's). */
   extraMetrics?: () => Promise<string>;
-  /** What the admin API reports about the rules (with ADMIN_TOKEN set). */
-  rulesState?: () => { valid: boolean; errors: readonly unknown[] };
+  /** The rule watcher and RULES_DIR: the admin API's rules views and edits (with ADMIN_TOKEN set). */
+  rules?: { watcher: RulesAdminDeps['watcher']; dir: string };
 }
 
 export interface App {
@@ -143,9 +144,13 @@ export function createApp(deps: AppDeps): App {
         registry: deps.customers.registry,
         process: { ...shared, records: deps.customers.records, handlerPool: deps.customers.handlers, handlerTimeoutMs: deps.config.handlerTimeoutMs },
       },
-      rulesState: deps.rulesState ?? (() => ({ valid: true, errors: [] })),
+      rulesState: () => (deps.rules ? { valid: deps.rules.watcher.valid(), errors: deps.rules.watcher.errors() } : { valid: true, errors: [] }),
     });
     koa.use(admin.routes());
+    if (deps.rules) {
+      const rules = rulesAdminRouter({ store: deps.store, watcher: deps.rules.watcher, dir: deps.rules.dir, preview: deps.preview, metrics: deps.metrics });
+      koa.use(rules.routes());
+    }
   }
   return {
     koa,

@@ -100,7 +100,7 @@ export async function startServer(config: Config, opts: StartOptions = {}): Prom
     destinations: createDestinationCache(store.destinations),
     customers: { registry: customers, records: customRecords, handlers },
     degraded: () => rulesDegraded(rules),
-    rulesState: () => ({ valid: rules.valid(), errors: rules.errors() }),
+    rules: { watcher: rules, dir: config.rulesDir },
     extraMetrics: () => deliveryMetricsText?.() ?? Promise.resolve(''),
     // On PostgreSQL the per-account buckets are shared by every instance.
     limiter: shared ? pgTokenBuckets(shared.pool) : undefined,

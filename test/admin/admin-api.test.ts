@@ -192,8 +192,10 @@ describe('admin API in /openapi.json', () => {
     const { buildOpenApi } = await import('../../src/http/openapi.ts');
     const { adminRouter } = await import('../../src/admin/admin-routes.ts');
     const doc = withAdminPaths(buildOpenApi() as Record<string, unknown>);
+    const { rulesAdminRouter } = await import('../../src/admin/rules-routes.ts');
     const router = adminRouter({ store: {} as never, plugins: new Map(), streams: {} as never, rulesState: () => ({ valid: true, errors: [] }) });
-    const served = router.stack.flatMap((l) => l.methods.filter((m) => m !== 'HEAD').map((m) => `${m.toLowerCase()} ${String(l.path).replace(/:(\w+)/g, '{$1}')}`));
+    const rules = rulesAdminRouter({ store: {} as never, watcher: {} as never, dir: '', preview: {} as never, metrics: {} as never });
+    const served = [...router.stack, ...rules.stack].flatMap((l) => l.methods.filter((m) => m !== 'HEAD').map((m) => `${m.toLowerCase()} ${String(l.path).replace(/:(\w+)/g, '{$1}').replace(/\/$/, '')}`));
     expect(served.length).to.be.greaterThan(8);
     for (const route of served) {
       const [method, path] = route.split(' ');

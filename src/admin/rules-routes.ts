@@ -1,0 +1,158 @@
+// The admin API's rules: what serves each (scope, destination), history, stored versions,
+// and a draft's check, diff, preview (native requests with the live rules and with the
+// draft), publish and rollback. Writes go through the rule-versions service, which runs the
+// loading checks first; after one, this instance re-reads the store at once (the others
+// notice the new revision within a second).
+import Router from '@koa/router';
+import { AppError } from '../errors.ts';
+import type { Store } from '../store/types.ts';
+import type { NormalizedEvent } from '../schema/types.ts';
+import type { RuleWatcher } from '../rules/rule-watcher.ts';
+import { checkDraft, diffRules, liveDocuments, publishRules, rollbackRules, type RuleProblem } from '../rules/rule-versions.ts';
+import { DEFAULT_SCOPE } from '../rules/stored-rules.ts';
+import type { RuleFile } from '../rules/types.ts';
+import type { RuleSet } from '../rules/rule-set.ts';
+import { previewEvent, type PreviewDeps } from '../pipeline/preview-event.ts';
+import { validateFor } from '../intake/accept-events.ts';
+import type { Metrics } from '../http/metrics.ts';
+import type { AppContext, AppState } from '../http/types.ts';
+import { adminLog, intParam, jsonBody, param } from './admin-params.ts';
+
+export interface RulesAdminDeps {
+  store: Store;
+  watcher: Pick<RuleWatcher, 'current' | 'refresh' | 'valid' | 'errors'>;
+  /** RULES_DIR. */
+  dir: string;
+  preview: PreviewDeps;
+  metrics: Pick<Metrics, 'validationFailures'>;
+}
+
+type Params = { params: Record<string, string> };
+
+const invalid = (errors: readonly RuleProblem[]) =>
+  new AppError('RULES_INVALID', 422, `The rules would not load: ${errors.length} problem${errors.length === 1 ? '' : 's'}, first: ${errors[0]?.path || '(document)'}: ${errors[0]?.message ?? ''}`, { details: { errors } });
+
+const text = (v: unknown, fallback: string, max = 500): string => (typeof v === 'string' && v.trim() !== '' ? v.trim().slice(0, max) : fallback);
+
+export function rulesAdminRouter(deps: RulesAdminDeps): Router<AppState> {
+  const { store } = deps;
+  const router = new Router<AppState>({ prefix: '/admin/rules' });
+  const scopeOf = (ctx: AppContext): string => text(ctx.state.body?.scope ?? param(ctx, 'scope'), DEFAULT_SCOPE, 16);
+  const destinationOf = (ctx: AppContext): string => (ctx as AppContext & Params).params.destination;
+  const liveOf = async (scope: string, destination: string) =>
+    (await liveDocuments(deps.dir, store.rules)).find((d) => d.scope === scope && d.destination === destination) ?? null;
+  const draftOf = (ctx: AppContext) => ({ scope: scopeOf(ctx), destination: destinationOf(ctx), document: ctx.state.body?.document });
+  const check = async (ctx: AppContext) => checkDraft({ dir: deps.dir, live: await store.rules.live() }, draftOf(ctx));
+
+  router.get('/', async function adminRules(ctx: AppContext) {
+    const docs = await liveDocuments(deps.dir, store.rules);
+    ctx.body = {
+      items: docs.map((d) => ({
+        scope: d.scope, destination: d.destination, source: d.source, version: d.version, file: d.file,
+        rules: Array.isArray((d.document as RuleFile | null)?.rules) ? (d.document as RuleFile).rules.length : null,
+      })),
+      valid: deps.watcher.valid(),
+      errors: deps.watcher.errors(),
+    };
+  });
+
+  router.get('/versions/:version', async function adminRuleVersion(ctx: AppContext) {
+    const n = Number((ctx as AppContext & Params).params.version);
+    const v = Number.isSafeInteger(n) ? await store.rules.get(n) : null;
+    if (!v) throw new AppError('NOT_FOUND', 404, 'No such rule version');
+    ctx.body = { version: v.version, scope: v.scope, destination: v.destination, document: v.document, author: v.author, message: v.message, created_at: v.createdAt, live: v.live };
+  });
+
+  router.get('/:destination', async function adminRuleDocument(ctx: AppContext) {
+    const doc = await liveOf(scopeOf(ctx), destinationOf(ctx));
+    if (!doc) throw new AppError('NOT_FOUND', 404, `No rules for ${destinationOf(ctx).slice(0, 64)} in scope ${scopeOf(ctx)}`);
+    ctx.body = { scope: doc.scope, destination: doc.destination, source: doc.source, version: doc.version, file: doc.file, document: doc.document };
+  });
+
+  router.get('/:destination/history', async function adminRuleHistory(ctx: AppContext) {
+    const changes = await store.rules.history({ scope: scopeOf(ctx), destination: destinationOf(ctx), limit: intParam(ctx, 'limit') ?? 100 });
+    ctx.body = { items: changes.map((c) => ({ change: c.id, version: c.version, action: c.action, author: c.author, message: c.message, at: c.at, live: c.live })) };
+  });
+
+  router.post('/:destination/check', jsonBody(), async function adminRuleCheck(ctx: AppContext) {
+    const r = await check(ctx);
+    ctx.body = r.ok ? { ok: true, errors: [] } : { ok: false, errors: r.errors };
+  });
+
+  router.post('/:destination/diff', jsonBody(), async function adminRuleDiff(ctx: AppContext) {
+    const live = await liveOf(scopeOf(ctx), destinationOf(ctx));
+    const draft = ctx.state.body?.document;
+    if (draft === null || typeof draft !== 'object') throw new AppError('INVALID_BODY', 400, 'document must be a rule file object', { field: 'document' });
+    ctx.body = { against: live && { source: live.source, version: live.version }, changes: diffRules((live?.document ?? null) as RuleFile | null, draft as RuleFile) };
+  });
+
+  router.post('/:destination/preview', jsonBody(), async function adminRulePreview(ctx: AppContext) {
+    const r = await check(ctx);
+    if (!r.ok) throw invalid(r.errors);
+    const { account, event, eventId, receivedAt } = await previewSubject(ctx, deps, scopeOf(ctx));
+    const destinations = (await store.destinations.list(account.scriptId)).filter((d) => d.type === destinationOf(ctx) && d.enabled);
+    const now = Date.now();
+    const input = { account, destinations, event, eventId, receivedAt, now };
+    const run = (rules: () => RuleSet) => previewEvent({ ...deps.preview, rules }, input);
+    const [before, after] = await Promise.all([run(() => deps.watcher.current()), run(() => r.ruleSet)]);
+    ctx.body = {
+      script_id: account.scriptId,
+      before, after,
+      changed: JSON.stringify(before) !== JSON.stringify(after),
+      note: destinations.length === 0 ? `account ${account.scriptId} has no enabled ${destinationOf(ctx)} destination to preview` : undefined,
+    };
+  });
+
+  router.post('/:destination/publish', jsonBody(), async function adminRulePublish(ctx: AppContext) {
+    const author = text(ctx.state.body?.author, 'console', 100);
+    const message = text(ctx.state.body?.message, '');
+    if (message === '') throw new AppError('REQUIRED_FIELD_MISSING', 400, 'message is required: say what the change does', { field: 'message' });
+    const r = await publishRules({ store: store.rules, dir: deps.dir }, { ...draftOf(ctx), author, message }, Date.now());
+    if (!r.ok) throw invalid(r.errors);
+    await deps.watcher.refresh();
+    adminLog(ctx, 'rules.publish', `${r.version.scope}/${r.version.destination}`, { version: r.version.version, message }, author);
+    ctx.status = 201;
+    ctx.body = { version: r.version.version };
+  });
+
+  router.post('/:destination/rollback', jsonBody(), async function adminRuleRollback(ctx: AppContext) {
+    const author = text(ctx.state.body?.author, 'console', 100);
+    const version = Number(ctx.state.body?.version);
+    const target = Number.isSafeInteger(version) ? await store.rules.get(version) : null;
+    if (!target || target.destination !== destinationOf(ctx) || target.scope !== scopeOf(ctx)) {
+      throw new AppError('NOT_FOUND', 404, `No version ${String(ctx.state.body?.version).slice(0, 20)} of ${destinationOf(ctx).slice(0, 64)} in scope ${scopeOf(ctx)}`);
+    }
+    const message = text(ctx.state.body?.message, `roll back to version ${version}`);
+    const r = await rollbackRules({ store: store.rules, dir: deps.dir }, version, author, message, Date.now());
+    if (!r.ok) throw invalid(r.errors);
+    await deps.watcher.refresh();
+    adminLog(ctx, 'rules.rollback', `${target.scope}/${target.destination}`, { version, message }, author);
+    ctx.body = { version: r.version.version };
+  });
+
+  return router;
+}
+
+/** The event a preview runs: a stored one (by tracklane id) or a pasted payload validated for the account. */
+async function previewSubject(ctx: AppContext, deps: RulesAdminDeps, scope: string) {
+  const body = ctx.state.body ?? {};
+  if (typeof body.event_id === 'string' && body.event_id !== '') {
+    const [stored] = await deps.store.events.list({ id: body.event_id, limit: 1 });
+    if (!stored || stored.status !== 'accepted') throw new AppError('NOT_FOUND', 404, 'event_id must be the tracklane id of an accepted stored event', { field: 'event_id' });
+    const account = await deps.store.accounts.get(stored.scriptId);
+    if (!account) throw new AppError('NOT_FOUND', 404, 'The event\'s account no longer exists');
+    return { account, event: stored.payload as NormalizedEvent, eventId: stored.eventId ?? stored.id, receivedAt: stored.receivedAt };
+  }
+  const scriptId = typeof body.script_id === 'string' ? body.script_id : scope === DEFAULT_SCOPE ? '' : scope;
+  const account = scriptId === '' ? null : await deps.store.accounts.get(scriptId);
+  if (!account) throw new AppError('NOT_FOUND', 404, 'A pasted payload needs script_id (an existing account) when the scope is default', { field: 'script_id' });
+  if (body.payload === null || typeof body.payload !== 'object') {
+    throw new AppError('REQUIRED_FIELD_MISSING', 400, 'Give event_id (a stored event) or payload (an event as POSTed to the intake)', { field: 'payload' });
+  }
+  const result = validateFor(account, body.payload, deps.metrics);
+  if (result.errors.length > 0 || !result.event) {
+    throw new AppError('INVALID_BODY', 400, `The payload is not a valid event: ${result.errors.map((e) => `${e.field}: ${e.message}`).join('; ').slice(0, 500)}`, { field: 'payload' });
+  }
+  const ev = (body.payload as { event?: { id?: unknown } }).event;
+  return { account, event: result.event, eventId: typeof ev?.id === 'string' ? ev.id : 'preview', receivedAt: Date.now() };
+}

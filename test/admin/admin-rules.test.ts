@@ -1,0 +1,119 @@
+// The admin API's rules: list what serves each place, check a draft (errors at JSON paths),
+// diff it against the live rules, preview it on a stored event, publish it (the next event
+// is mapped with it), see the history, and roll back (the next event uses the old rules).
+import { expect } from 'chai';
+import { randomBytes } from 'node:crypto';
+import { readFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { startTestServer, type TestServer, type TestAccount } from '../helpers/test-server.ts';
+import { startDestinationDouble, type DestinationDouble } from '../helpers/destination-double.ts';
+import { ROOT } from '../helpers/spawn-server.ts';
+import { INTAKE_PATHS } from '../../src/http/intake-routes.ts';
+import { SETTINGS } from '../delivery/delivery-fixture.ts';
+
+const TOKEN = 'admin-token-for-tests-0123456789';
+const auth = { authorization: `Bearer ${TOKEN}` };
+const lead = (id: string) => ({
+  event: { name: 'lead_created', id },
+  context: { environment: 'prod', data_source: 'crm', url: 'https://shop.example/contact' },
+  consent: { analytics: true, personalization: true, marketing: true },
+});
+const fileRules = JSON.parse(readFileSync(join(ROOT, 'rules/webhook.json'), 'utf8'));
+/** The shipped webhook rules with one more output key. */
+const withNote = (note: string) => {
+  const doc = structuredClone(fileRules);
+  doc.rules[0].output['data.note'] = note;
+  return doc;
+};
+
+describe('admin API: rules', () => {
+  let s: TestServer;
+  let shop: TestAccount;
+  let hook: DestinationDouble;
+  const call = async (method: string, path: string, body?: unknown) => {
+    const r = await fetch(`${s.url}${path}`, {
+      method, headers: { ...auth, ...(body === undefined ? {} : { 'content-type': 'application/json' }) },
+      body: body === undefined ? undefined : JSON.stringify(body),
+    });
+    return { status: r.status, body: (await r.json()) as any };
+  };
+  /** Sends an event and returns the body the webhook double received for it. */
+  const deliver = async (id: string) => {
+    expect((await s.post(INTAKE_PATHS.event, lead(id), { account: shop })).status).to.equal(200);
+    await hook.waitFor(() => hook.requests.some((r) => r.json().id === id), 10_000, `${id} delivered`);
+    return hook.requests.find((r) => r.json().id === id)!.json();
+  };
+
+  before(async () => {
+    s = await startTestServer({ ADMIN_TOKEN: TOKEN, ALLOW_PRIVATE_DESTINATIONS: '1' });
+    shop = await s.account();
+    hook = await startDestinationDouble();
+    await s.running.store.destinations.add({ id: `dst_${randomBytes(8).toString('hex')}`, scriptId: shop.scriptId, type: 'webhook', name: 'hook', enabled: true, settings: SETTINGS.webhook(hook.url) });
+  });
+  after(async () => {
+    await s.close();
+    await hook.close();
+  });
+
+  it('lists every place with its source: the shipped files before anything is published', async () => {
+    const r = await call('GET', '/admin/rules');
+    expect(r.body.valid).to.equal(true);
+    const webhook = r.body.items.find((i: any) => i.destination === 'webhook');
+    expect(webhook).to.include({ scope: 'default', source: 'file', version: null, rules: 1 });
+    const doc = await call('GET', '/admin/rules/webhook');
+    expect(doc.body.document).to.deep.equal(fileRules);
+  });
+
+  it('checks a draft exactly as loading does, naming the JSON path of each problem', async () => {
+    const bad = withNote('x');
+    bad.rules[0].output['data.note'] = { nope: [1] };
+    const r = await call('POST', '/admin/rules/webhook/check', { scope: 'default', document: bad });
+    expect(r.body.ok).to.equal(false);
+    expect(r.body.errors[0].path).to.equal('/rules/0/output/data.note');
+    expect(r.body.errors[0].message).to.match(/nope/);
+    expect((await call('POST', '/admin/rules/webhook/check', { scope: 'default', document: withNote('x') })).body).to.deep.equal({ ok: true, errors: [] });
+    const publish = await call('POST', '/admin/rules/webhook/publish', { scope: 'default', document: bad, message: 'broken' });
+    expect(publish.status).to.equal(422);
+    expect(publish.body.error.code).to.equal('RULES_INVALID');
+    expect(publish.body.error.details.errors[0].path).to.equal('/rules/0/output/data.note');
+    expect((await call('GET', '/admin/rules/webhook/history')).body.items).to.have.length(0);
+  });
+
+  it('diffs, previews on a stored event, publishes, and the next event uses the published rules', async () => {
+    const first = await deliver('RULE-1');
+    expect(first.data.note).to.equal(undefined);
+    const diff = await call('POST', '/admin/rules/webhook/diff', { scope: 'default', document: withNote('v2') });
+    expect(diff.body.changes).to.have.length(1);
+    expect(diff.body.changes[0]).to.include({ id: 'webhook.event', change: 'changed' });
+
+    const stored = (await call('GET', '/admin/trace?q=RULE-1')).body.items[0];
+    const preview = await call('POST', '/admin/rules/webhook/preview', { scope: 'default', document: withNote('v2'), event_id: stored.id });
+    expect(preview.status, JSON.stringify(preview.body)).to.equal(200);
+    expect(preview.body.changed).to.equal(true);
+    expect(preview.body.before[0].requests[0].body.data.note).to.equal(undefined);
+    expect(preview.body.after[0].requests[0].body.data.note).to.equal('v2');
+    expect(preview.body.after[0].requests[0].headers['webhook-signature']).to.equal('****');
+
+    const published = await call('POST', '/admin/rules/webhook/publish', { scope: 'default', document: withNote('v2'), message: 'add a note', author: 'test' });
+    expect(published.status).to.equal(201);
+    const v2 = published.body.version;
+    expect((await deliver('RULE-2')).data.note).to.equal('v2');
+    const list = (await call('GET', '/admin/rules')).body.items.find((i: any) => i.destination === 'webhook');
+    expect(list).to.include({ source: 'store', version: v2 });
+    expect((await call('GET', `/admin/rules/versions/${v2}`)).body).to.include({ author: 'test', message: 'add a note', live: true });
+  });
+
+  it('keeps history and rolls back to an earlier version', async () => {
+    const v3 = (await call('POST', '/admin/rules/webhook/publish', { scope: 'default', document: withNote('v3'), message: 'note v3' })).body.version;
+    expect((await deliver('RULE-3')).data.note).to.equal('v3');
+    const history = (await call('GET', '/admin/rules/webhook/history')).body.items;
+    expect(history.map((h: any) => [h.version, h.action, h.live])).to.deep.equal([[v3, 'publish', true], [v3 - 1, 'publish', false]]);
+    const back = await call('POST', '/admin/rules/webhook/rollback', { scope: 'default', version: v3 - 1, message: 'v3 was wrong' });
+    expect(back.status, JSON.stringify(back.body)).to.equal(200);
+    expect((await deliver('RULE-4')).data.note).to.equal('v2');
+    const after = (await call('GET', '/admin/rules/webhook/history')).body.items;
+    expect(after[0]).to.include({ version: v3 - 1, action: 'rollback', message: 'v3 was wrong', live: true });
+    expect((await call('POST', '/admin/rules/webhook/rollback', { scope: 'default', version: 999999 })).status).to.equal(404);
+    expect((await call('POST', '/admin/rules/ga4/rollback', { scope: 'default', version: v3 })).status).to.equal(404);
+  });
+});
