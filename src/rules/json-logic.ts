@@ -1,6 +1,9 @@
-// The one json-logic setup, done once at module load: `method` (calls arbitrary methods
-// on event data) and `log` (prints event data, PII included, to stdout) removed, the
-// custom operations registered. Everything that evaluates rules imports from here.
+// The one json-logic setup, done once per process: `method` (calls arbitrary methods on
+// event data) and `log` (prints event data, PII included, to stdout) removed, the custom
+// operations registered. Everything that evaluates rules imports from here. json-logic-js
+// keeps one registry per process, while this module can be instantiated twice (imported
+// as ESM and required through tsx's CommonJS hook, as plugin loading does in the delivery
+// thread): the setup and the budget live on globalThis, so a second copy changes nothing.
 import jsonLogic from 'json-logic-js';
 import { CUSTOM_OPERATIONS } from './custom-ops.ts';
 
@@ -16,8 +19,6 @@ export const BUILTIN_OPERATIONS = [
 /** Never available to rules, whatever json-logic-js version is installed. */
 export const REMOVED_OPERATIONS = ['method', 'log'] as const;
 
-for (const name of REMOVED_OPERATIONS) jsonLogic.rm_operation(name);
-for (const [name, fn] of Object.entries(CUSTOM_OPERATIONS)) jsonLogic.add_operation(name, fn);
 
 /**
  * The evaluation budget of one expression: every operation evaluated is a step, and
@@ -27,34 +28,52 @@ for (const [name, fn] of Object.entries(CUSTOM_OPERATIONS)) jsonLogic.add_operat
  */
 export const EVALUATION_BUDGET = 200_000;
 
-export class RuleBudgetError extends Error {
+class BudgetError extends Error {
   override name = 'RuleBudgetError';
 }
 
-let budget: { left: number } | null = null;
-const spend = (n: number) => {
-  if (budget !== null && (budget.left -= n) < 0) {
-    throw new RuleBudgetError(`evaluation exceeded its budget of ${EVALUATION_BUDGET} steps`);
-  }
-};
+/** What every copy of this module shares: the budget of the evaluation running now. */
+interface Shared {
+  budget: { left: number } | null;
+  /** The error class of the first copy, exported by every copy (so `instanceof` holds whichever catches). */
+  BudgetError: typeof BudgetError;
+}
+const SHARED = Symbol.for('tracklane.json-logic');
+const registry = globalThis as { [SHARED]?: Shared };
+const shared: Shared = registry[SHARED] ?? install();
 
-// Every evaluation, including json-logic's own recursion (it calls jsonLogic.apply), passes here.
-const innerApply = jsonLogic.apply.bind(jsonLogic);
-jsonLogic.apply = ((logic: unknown, data: unknown) => {
-  spend(1);
-  return innerApply(logic as jsonLogic.RulesLogic<jsonLogic.AdditionalOperation>, data);
-}) as typeof jsonLogic.apply;
+/** Thrown when an evaluation runs out of EVALUATION_BUDGET. */
+export const RuleBudgetError = shared.BudgetError;
+export type RuleBudgetError = BudgetError;
 
-jsonLogic.add_operation('merge', (...args: unknown[]) => {
-  const out = args.reduce<unknown[]>((acc, a) => acc.concat(a), []);
-  spend(out.length);
-  return out;
-});
-jsonLogic.add_operation('cat', (...args: unknown[]) => {
-  const out = args.join(''); // as json-logic's own cat: null and undefined become ''
-  spend(Math.ceil(out.length / 16));
-  return out;
-});
+function install(): Shared {
+  const state: Shared = { budget: null, BudgetError };
+  registry[SHARED] = state;
+  const spend = (n: number) => {
+    if (state.budget !== null && (state.budget.left -= n) < 0) {
+      throw new state.BudgetError(`evaluation exceeded its budget of ${EVALUATION_BUDGET} steps`);
+    }
+  };
+  for (const name of REMOVED_OPERATIONS) jsonLogic.rm_operation(name);
+  for (const [name, fn] of Object.entries(CUSTOM_OPERATIONS)) jsonLogic.add_operation(name, fn);
+  // Every evaluation, including json-logic's own recursion (it calls jsonLogic.apply), passes here.
+  const innerApply = jsonLogic.apply.bind(jsonLogic);
+  jsonLogic.apply = ((logic: unknown, data: unknown) => {
+    spend(1);
+    return innerApply(logic as jsonLogic.RulesLogic<jsonLogic.AdditionalOperation>, data);
+  }) as typeof jsonLogic.apply;
+  jsonLogic.add_operation('merge', (...args: unknown[]) => {
+    const out = args.reduce<unknown[]>((acc, a) => acc.concat(a), []);
+    spend(out.length);
+    return out;
+  });
+  jsonLogic.add_operation('cat', (...args: unknown[]) => {
+    const out = args.join(''); // as json-logic's own cat: null and undefined become ''
+    spend(Math.ceil(out.length / 16));
+    return out;
+  });
+  return state;
+}
 
 export const CUSTOM_OPERATION_NAMES: readonly string[] = Object.freeze(Object.keys(CUSTOM_OPERATIONS));
 
@@ -72,12 +91,12 @@ export const SCOPED_OPERATIONS: ReadonlySet<string> = new Set(['map', 'filter', 
  * or a malformed rule, and RuleBudgetError when the budget runs out.
  */
 export function evaluate(logic: unknown, data: unknown): unknown {
-  const outer = budget;
-  budget = { left: EVALUATION_BUDGET };
+  const outer = shared.budget;
+  shared.budget = { left: EVALUATION_BUDGET };
   try {
     return jsonLogic.apply(logic as jsonLogic.RulesLogic<jsonLogic.AdditionalOperation>, data);
   } finally {
-    budget = outer;
+    shared.budget = outer;
   }
 }
 

@@ -32,6 +32,17 @@ describe('rules: evaluation budget', function () {
     expect(evaluate({ cat: ['a', null, 1] }, {})).to.equal('a1');
   });
 
+  it('holds when a second copy of the module is loaded (a CommonJS or re-imported instance shares the json-logic registry)', async () => {
+    // A different URL is a different module instance: it must neither re-register the
+    // operations nor leave merge and cat counting against a budget nobody sets.
+    const copy = await import(`../../src/rules/json-logic.ts?copy=${Date.now()}`);
+    expect(copy.RuleBudgetError).to.equal(RuleBudgetError);
+    expect(() => copy.evaluate(DOUBLING, {})).to.throw(RuleBudgetError);
+    expect(() => evaluate(DOUBLING, {})).to.throw(RuleBudgetError);
+    expect(() => evaluate(CUBE, {})).to.throw(RuleBudgetError);
+    expect(evaluate({ merge: [[1], [2, 3]] }, {})).to.deep.equal([1, 2, 3]);
+  });
+
   it('applyRules names the rule that ran out; the other rules still produce their events', () => {
     const r = applyRules([
       { id: 'runaway', event: '*', when: CUBE, output: { name: 'never' } },
