@@ -7,6 +7,10 @@ import { startTestServer, waitFor, type TestServer, type TestAccount } from '../
 import { startDestinationDouble, type DestinationDouble } from '../helpers/destination-double.ts';
 import { INTAKE_PATHS } from '../../src/http/intake-routes.ts';
 import { SETTINGS } from '../delivery/delivery-fixture.ts';
+import { withAdminPaths } from '../../src/admin/admin-openapi.ts';
+import { buildOpenApi } from '../../src/http/openapi.ts';
+import { adminRouter } from '../../src/admin/admin-routes.ts';
+import { rulesAdminRouter } from '../../src/admin/rules-routes.ts';
 
 const TOKEN = 'admin-token-for-tests-0123456789';
 const auth = { authorization: `Bearer ${TOKEN}` };
@@ -187,12 +191,8 @@ describe('admin API without ADMIN_TOKEN', () => {
 });
 
 describe('admin API in /openapi.json', () => {
-  it('describes every /admin route the router serves, bearer-authenticated', async () => {
-    const { withAdminPaths } = await import('../../src/admin/admin-openapi.ts');
-    const { buildOpenApi } = await import('../../src/http/openapi.ts');
-    const { adminRouter } = await import('../../src/admin/admin-routes.ts');
+  it('describes every /admin route the router serves, bearer-authenticated', () => {
     const doc = withAdminPaths(buildOpenApi() as Record<string, unknown>);
-    const { rulesAdminRouter } = await import('../../src/admin/rules-routes.ts');
     const router = adminRouter({ store: {} as never, plugins: new Map(), streams: {} as never, rulesState: () => ({ valid: true, errors: [] }) });
     const rules = rulesAdminRouter({ store: {} as never, watcher: {} as never, dir: '', preview: {} as never, metrics: {} as never });
     const served = [...router.stack, ...rules.stack].flatMap((l) => l.methods.filter((m) => m !== 'HEAD').map((m) => `${m.toLowerCase()} ${String(l.path).replace(/:(\w+)/g, '{$1}').replace(/\/$/, '')}`));
