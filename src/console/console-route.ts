@@ -26,6 +26,7 @@ export const CONSOLE_FILES: Readonly<Record<string, { file: string; type: string
   '/console/trace.js': { file: 'trace.js', type: TYPES.js },
   '/console/destinations.js': { file: 'destinations.js', type: TYPES.js },
   '/console/rules.js': { file: 'rules.js', type: TYPES.js },
+  '/console/json-position.js': { file: 'json-position.js', type: TYPES.js },
   '/console/custom.js': { file: 'custom.js', type: TYPES.js },
 };
 

@@ -121,7 +121,7 @@ export function toast(message, kind = 'error') {
   clearTimeout(toastTimer);
   toastTimer = setTimeout(() => {
     el.hidden = true;
-  }, 6000);
+  }, kind === 'error' ? 8000 : 3000);
 }
 
 /** Reports an API failure in the toast (a 401 is already handled by the token form). */

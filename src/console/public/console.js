@@ -41,9 +41,10 @@ function showLogin(message) {
 async function loadAccounts() {
   try {
     const { items = [] } = (await api('/admin/accounts')) ?? {};
-    for (const sel of [$('#live-filter-account'), $('#dest-filter-account')]) {
+    const selects = [[$('#live-filter-account'), 'all'], [$('#dest-filter-account'), 'all'], [$('#rules-preview-account'), "the scope's account"]];
+    for (const [sel, none] of selects) {
       const keep = sel.value;
-      fill(sel, h('option', { value: '' }, 'all'),
+      fill(sel, h('option', { value: '' }, none),
         items.map((a) => h('option', { value: a.script_id }, `${a.script_id} — ${a.name ?? ''}`)));
       sel.value = keep;
     }
@@ -83,6 +84,9 @@ function main() {
   $('#nav').addEventListener('click', (e) => {
     const b = e.target.closest('[data-view]');
     if (b) app.go(b.dataset.view);
+  });
+  $('#toast').addEventListener('click', () => {
+    $('#toast').hidden = true;
   });
   $('#sign-out').addEventListener('click', () => {
     token.clear();

@@ -23,11 +23,12 @@ let selectedId = null;
 
 export function init(ctx) {
   app = ctx;
-  for (const id of ['#live-filter-account', '#live-filter-status', '#live-filter-name']) $(id).addEventListener('change', restart);
+  const refilter = () => restart(false);
+  for (const id of ['#live-filter-account', '#live-filter-status', '#live-filter-name']) $(id).addEventListener('change', refilter);
   let typing;
   $('#live-filter-name').addEventListener('input', () => {
     clearTimeout(typing);
-    typing = setTimeout(restart, 500);
+    typing = setTimeout(refilter, 500);
   });
   $('#live-pause').addEventListener('click', () => setPaused(!paused));
   $('#live-list').addEventListener('click', (e) => {
@@ -39,7 +40,7 @@ export function init(ctx) {
 export function start() {
   if (running) return;
   running = true;
-  restart();
+  restart(true);
 }
 
 export function stop() {
@@ -58,9 +59,14 @@ function filters() {
   };
 }
 
-/** (Re)opens the stream for the current filters, with an empty list. */
-function restart() {
+let openFilters = '';
+
+/** (Re)opens the stream for the current filters, with an empty list; `force`: even if they did not change. */
+function restart(force) {
   if (!running) return;
+  const key = JSON.stringify(filters());
+  if (!force && key === openFilters) return;
+  openFilters = key;
   const gen = ++generation;
   controller?.abort();
   controller = new AbortController();

@@ -3,9 +3,11 @@
 // with rollback.
 import { api, ApiError, qs, report } from './api.js';
 import { $, fill, fmtTime, h, pre } from './dom.js';
+import { jsonErrorOffset, lineColumn } from './json-position.js';
 
 const AUTHOR = 'console';
 let chosen = null; // {scope, destination}
+let liveVersion = null;
 
 export function init() {
   $('#rules-list').addEventListener('click', (e) => {
@@ -39,11 +41,19 @@ async function loadList() {
       },
       h('strong', {}, it.destination), ' ',
       h('span', { class: 'muted' }, it.scope), ' ',
-      h('span', { class: `tag tag-${it.source}` }, it.source === 'store' ? `v${it.version}` : 'file'), ' ',
-      h('span', { class: 'muted' }, `${it.rules ?? '?'} rules`)))));
+      h('span', { class: `tag tag-${it.source}` }, it.source === 'store' ? `store v${it.version}` : `file ${shortFile(it.file)}`), ' ',
+      h('span', { class: 'muted' }, `${it.rules ?? '?'} rule${it.rules === 1 ? '' : 's'}`)))));
   } catch (err) {
     report(err);
   }
+}
+
+/** A rule file's path from the rules folder on (`rules/webhook.json`). */
+function shortFile(file) {
+  if (!file) return '';
+  const parts = String(file).split(/[\\/]/);
+  const at = parts.lastIndexOf('rules');
+  return (at >= 0 ? parts.slice(at) : parts.slice(-2)).join('/');
 }
 
 function clearOutputs() {
@@ -62,7 +72,9 @@ async function choose(scope, destination) {
   try {
     const r = await api(`${path()}${qs({ scope })}`);
     $('#rules-editor').value = JSON.stringify(r.document, null, 2);
-    $('#rules-current').textContent = `${destination} · scope ${scope} · live: ${r.source === 'store' ? `version ${r.version}` : 'file'}`;
+    liveVersion = r.source === 'store' ? r.version : null;
+    $('#rules-current').textContent = `${destination} · scope ${scope} · live: ${r.source === 'store' ? `store version ${r.version}` : `file ${shortFile(r.file)}`}`;
+    if (scope !== 'default' && !$('#rules-preview-account').value) $('#rules-preview-account').value = scope;
     for (const id of ['#rules-editor', '#rules-check', '#rules-diff', '#rules-preview', '#rules-publish']) $(id).disabled = false;
     await loadHistory();
   } catch (err) {
@@ -77,29 +89,14 @@ async function loadHistory() {
     if (chosen?.scope !== scope || chosen?.destination !== destination) return;
     fill($('#rules-history'), items.length === 0
       ? h('tr', {}, h('td', { class: 'muted' }, 'No published versions: the file is live.'))
-      : items.map((v) => h('tr', { class: `rules-history-row${v.live ? ' live' : ''}`, data: { version: v.version } },
-        h('td', { class: 'num' }, `v${v.version}`),
-        h('td', {}, v.action ?? ''),
-        h('td', {}, v.author ?? ''),
-        h('td', { class: 'wrap' }, v.message ?? ''),
-        h('td', { class: 'nowrap' }, fmtTime(v.at)),
-        h('td', {}, v.live
-          ? h('span', { class: 'tag tag-live rules-live' }, 'live')
-          : h('button', { type: 'button', class: 'rules-rollback', on: { click: () => rollback(v.version) } }, 'Roll back')))));
+      : items.map((v) => h('tr', { class: `rules-history-row${v.live ? ' live' : ''}`, data: { version: v.version, change: v.change ?? '' } },
+        h('td', { class: 'nowrap' }, h('strong', {}, `v${v.version}`), h('div', { class: 'muted' }, v.action ?? '')),
+        h('td', { class: 'wrap' }, v.message ?? '', h('div', { class: 'muted' }, `${v.author ?? ''} · ${fmtTime(v.at)}`)),
+        h('td', { class: 'nowrap' }, v.live ? h('span', { class: 'tag tag-live rules-live' }, 'live') : null,
+          v.version === liveVersion ? null : h('button', { type: 'button', class: 'rules-rollback', on: { click: () => rollback(v.version) } }, 'Roll back')))));
   } catch (err) {
     report(err);
   }
-}
-
-/** Line and column (1-based) of a JSON.parse error, from the engine's message. */
-export function syntaxPosition(message, text) {
-  const lc = /line (\d+) column (\d+)/i.exec(message);
-  if (lc) return { line: Number(lc[1]), column: Number(lc[2]) };
-  const pos = /position (\d+)/i.exec(message);
-  const at = pos ? Number(pos[1]) : /end of (JSON|data) input/i.test(message) ? text.length : null;
-  if (at === null) return null;
-  const before = text.slice(0, at).split('\n');
-  return { line: before.length, column: before[before.length - 1].length + 1 };
 }
 
 /** Parses a textarea's JSON; a syntax error is listed in #rules-errors and null returned. */
@@ -107,55 +104,68 @@ function parse(text, what) {
   try {
     return { value: JSON.parse(text) };
   } catch (err) {
-    const p = syntaxPosition(err.message, text);
+    const at = jsonErrorOffset(text);
+    const p = at === null ? null : lineColumn(text, at);
     showErrors([`${what}: JSON syntax error${p ? ` at line ${p.line}, column ${p.column}` : ''}: ${err.message}`]);
     return null;
   }
 }
 
-/** Lists errors ({path, message} or strings) in #rules-errors. */
+/** Lists errors ({path, message, file?} or strings) in #rules-errors; `file` names another document the draft would break. */
 function showErrors(errors) {
   fill($('#rules-errors'), errors.map((e) => h('li', { class: 'rules-error' },
-    typeof e === 'string' ? e : `${e.path === '' ? '/' : (e.path ?? '')}: ${e.message ?? JSON.stringify(e)}`)));
+    typeof e === 'string' ? e : `${e.file ? `${e.file}: ` : ''}${e.path === '' ? '/' : (e.path ?? '')}: ${e.message ?? JSON.stringify(e)}`)));
 }
 
-function draft() {
-  clearOutputs();
+/** An API refusal: its errors (422 RULES_INVALID) or its message in #rules-errors; anything else in the toast. */
+function refused(err) {
+  if (err instanceof ApiError && err.status === 401) return;
+  if (err instanceof ApiError && Array.isArray(err.details?.errors)) showErrors(err.details.errors);
+  else if (err instanceof ApiError && err.status < 500) showErrors([`${err.message} (${err.code})`]);
+  else report(err);
+}
+
+/** The editor's draft for the API, or null after listing a syntax error. `output`: the one result area this action replaces. */
+function draft(output) {
+  fill($('#rules-errors'));
+  fill($('#rules-status'));
+  if (output) fill($(output));
   const doc = parse($('#rules-editor').value, 'rules');
   return doc && { scope: chosen.scope, document: doc.value };
 }
 
 async function check() {
-  const body = draft();
+  const body = draft(null);
   if (!body) return;
   try {
     const r = await api(path('/check'), { method: 'POST', body });
     if (r.ok && (r.errors ?? []).length === 0) fill($('#rules-status'), 'Check passed: no errors.');
     else showErrors(r.errors ?? []);
   } catch (err) {
-    report(err);
+    refused(err);
   }
 }
 
 async function diff() {
-  const body = draft();
+  const body = draft('#rules-diff-out');
   if (!body) return;
   try {
-    const { changes = [] } = (await api(path('/diff'), { method: 'POST', body })) ?? {};
+    const { changes = [], against = null } = (await api(path('/diff'), { method: 'POST', body })) ?? {};
+    const base = against === null ? 'no live rules' : against.source === 'store' ? `live store version ${against.version}` : 'the live rule file';
     fill($('#rules-diff-out'),
-      h('h4', {}, changes.length === 0 ? 'No changes against the live version.' : `${changes.length} change(s) against the live version`),
+      h('h4', {}, changes.length === 0 ? `No changes against ${base}.` : `${changes.length} change(s) against ${base}`),
       changes.map((c) => h('div', { class: `rules-change change-${c.change}`, data: { ruleId: c.id, change: c.change } },
         h('div', { class: 'change-head' }, h('strong', {}, c.id), ' ', h('span', { class: 'tag' }, c.change)),
         h('div', { class: 'pair' },
           h('div', {}, h('h5', {}, 'before'), c.before === null || c.before === undefined ? h('p', { class: 'muted' }, '—') : pre(c.before)),
           h('div', {}, h('h5', {}, 'after'), c.after === null || c.after === undefined ? h('p', { class: 'muted' }, '—') : pre(c.after))))));
   } catch (err) {
-    report(err);
+    refused(err);
   }
 }
 
 async function preview() {
-  const body = draft();
+  const body = draft('#rules-preview-out');
   if (!body) return;
   const eventId = $('#rules-preview-event').value.trim();
   const pasted = $('#rules-preview-payload').value.trim();
@@ -164,6 +174,7 @@ async function preview() {
     const p = parse(pasted, 'payload');
     if (!p) return;
     body.payload = p.value;
+    if ($('#rules-preview-account').value) body.script_id = $('#rules-preview-account').value;
   } else {
     showErrors(['Preview needs a stored event id or a pasted payload.']);
     return;
@@ -174,6 +185,8 @@ async function preview() {
     const after = r.after ?? [];
     const ids = [...new Set([...before, ...after].map((d) => d.destination_id))];
     fill($('#rules-preview-out'),
+      h('p', { class: 'muted' }, `account ${r.script_id ?? ''}`),
+      r.note ? h('p', { class: 'warn rules-preview-note' }, r.note) : null,
       h('h4', {}, r.changed
         ? h('span', { class: 'rules-preview-changed bad' }, 'The draft changes what is sent.')
         : h('span', { class: 'rules-preview-same' }, 'The draft sends the same requests as the live rules.')),
@@ -190,7 +203,7 @@ async function preview() {
             h('div', { class: 'preview-after' }, h('h5', {}, 'draft'), destPreview(a))));
       }));
   } catch (err) {
-    report(err);
+    refused(err);
   }
 }
 
@@ -201,18 +214,23 @@ function destPreview(d) {
 }
 
 async function publish() {
-  const body = draft();
+  const body = draft(null);
   if (!body) return;
   const { scope, destination } = chosen;
+  const message = $('#rules-message').value.trim();
+  if (!message) {
+    showErrors(['Publishing needs a message: say what the change does.']);
+    $('#rules-message').focus();
+    return;
+  }
   try {
-    const r = await api(path('/publish'), { method: 'POST', body: { ...body, message: $('#rules-message').value, author: AUTHOR } });
+    const r = await api(path('/publish'), { method: 'POST', body: { ...body, message, author: AUTHOR } });
     await choose(scope, destination);
     fill($('#rules-status'), `published version ${r.version}`);
     $('#rules-message').value = '';
     await loadList();
   } catch (err) {
-    if (err instanceof ApiError && err.status === 422) showErrors(err.details?.errors ?? [err.message]);
-    else report(err);
+    refused(err);
   }
 }
 
@@ -230,6 +248,6 @@ async function rollback(version) {
       : `rolled back to version ${version}: live as version ${r.version}`);
     await loadList();
   } catch (err) {
-    report(err);
+    refused(err);
   }
 }

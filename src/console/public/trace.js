@@ -135,7 +135,7 @@ function deliveryCard(d) {
         h('td', { class: 'num' }, a.status_code === null || a.status_code === undefined ? '—' : String(a.status_code)),
         h('td', { class: 'num' }, a.latency_ms === null || a.latency_ms === undefined ? '' : `${a.latency_ms} ms`),
         h('td', {}, a.outcome ?? ''),
-        h('td', { class: 'bad' }, a.error ?? ''),
+        h('td', { class: a.outcome === 'success' ? 'muted' : 'bad' }, a.error ?? ''),
         h('td', {}, a.response === null || a.response === undefined || a.response === '' ? '' : pre(a.response, 'code small'))))));
 }
 
