@@ -31,9 +31,10 @@ import { createEventStreams } from './admin/event-stream.ts';
 import { consoleRouter } from './console/console-route.ts';
 import { withAdminPaths } from './admin/admin-openapi.ts';
 import { rulesAdminRouter, type RulesAdminDeps } from './admin/rules-routes.ts';
+import { manageRouter } from './admin/manage-routes.ts';
 
 export interface AppDeps {
-  config: Pick<Config, 'maxBodyBytes' | 'rateLimitDefault'> & Partial<Pick<Config, 'metricsToken' | 'trustProxy' | 'authFailuresPerMinute' | 'handlerTimeoutMs' | 'maxBatchEvents' | 'maxBatchBytes' | 'adminToken'>>;
+  config: Pick<Config, 'maxBodyBytes' | 'rateLimitDefault'> & Partial<Pick<Config, 'metricsToken' | 'trustProxy' | 'authFailuresPerMinute' | 'handlerTimeoutMs' | 'maxBatchEvents' | 'maxBatchBytes' | 'adminToken' | 'allowPrivateDestinations'>>;
   store: Store;
   logger: Logger;
   authenticator: Authenticator;
@@ -147,6 +148,7 @@ export function createApp(deps: AppDeps): App {
       rulesState: () => (deps.rules ? { valid: deps.rules.watcher.valid(), errors: deps.rules.watcher.errors() } : { valid: true, errors: [] }),
     });
     koa.use(admin.routes());
+    koa.use(manageRouter({ store: deps.store, plugins: deps.preview.plugins, allowPrivateDestinations: deps.config.allowPrivateDestinations ?? false, authenticator: deps.authenticator }).routes());
     if (deps.rules) {
       const rules = rulesAdminRouter({ store: deps.store, watcher: deps.rules.watcher, dir: deps.rules.dir, preview: deps.preview, metrics: deps.metrics });
       koa.use(rules.routes());

@@ -4,7 +4,7 @@
 type Param = [name: string, where: 'query' | 'path', type: 'string' | 'integer' | 'boolean', description: string];
 
 interface Op {
-  method: 'get' | 'post';
+  method: 'get' | 'post' | 'patch' | 'delete';
   path: string;
   summary: string;
   params?: Param[];
@@ -28,6 +28,48 @@ const draft = { scope: { type: 'string' }, document: { type: 'object', descripti
 const OPS: Op[] = [
   { method: 'get', path: '/admin/overview', summary: 'Counts, dispatch backlog, paused destinations, rule state' },
   { method: 'get', path: '/admin/accounts', summary: 'Accounts (no tokens)' },
+  {
+    method: 'post', path: '/admin/accounts', summary: 'Create an account; the access token is in this answer only', created: true,
+    body: { name: { type: 'string' }, tier: { type: 'string' }, addon: { type: 'boolean' }, host: { type: ['string', 'null'] }, country: { type: ['string', 'null'] }, tax_rate: { type: ['number', 'null'] } },
+    required: ['name'], errors: { '400': 'INVALID_VALUE / INVALID_TYPE / REQUIRED_FIELD_MISSING' },
+  },
+  {
+    method: 'patch', path: '/admin/accounts/{id}', summary: 'Change an account (the fields given)', params: [['id', 'path', 'string', 'Script id']],
+    body: {
+      name: { type: 'string' }, tier: { type: 'string' }, addon: { type: 'boolean' }, enabled: { type: 'boolean' }, host: { type: ['string', 'null'] },
+      country: { type: ['string', 'null'] }, tax_rate: { type: ['number', 'null'] }, approve_events: { type: 'array', items: { type: 'string' } },
+      customer: { type: ['string', 'null'] }, rate_limit: { type: ['number', 'null'] },
+    },
+    errors: { '400': 'INVALID_VALUE / INVALID_TYPE', '404': 'NOT_FOUND' },
+  },
+  {
+    method: 'post', path: '/admin/accounts/{id}/rotate-token', summary: 'Issue a new token; older ones keep working for grace_hours (default 24)',
+    params: [['id', 'path', 'string', 'Script id']], body: { grace_hours: { type: 'number' } }, errors: { '404': 'NOT_FOUND' },
+  },
+  { method: 'get', path: '/admin/plugins', summary: 'Destination plugins loaded' },
+  {
+    method: 'post', path: '/admin/destinations', summary: 'Connect a destination (config checked against the plugin schema and the SSRF guard)', created: true,
+    body: { script_id: { type: 'string' }, type: { type: 'string' }, name: { type: 'string' }, config: { type: 'object' } }, required: ['script_id', 'type', 'config'],
+    errors: { '400': 'INVALID_VALUE', '404': 'NOT_FOUND' },
+  },
+  {
+    method: 'patch', path: '/admin/destinations/{id}', summary: 'Change config (merge patch; null removes a key; replace_config replaces it), name or enabled',
+    params: [['id', 'path', 'string', 'Destination id']], body: { config: { type: 'object' }, replace_config: { type: 'boolean' }, name: { type: 'string' }, enabled: { type: 'boolean' } },
+    errors: { '400': 'INVALID_VALUE', '404': 'NOT_FOUND' },
+  },
+  { method: 'delete', path: '/admin/destinations/{id}', summary: 'Disconnect a destination (its pending deliveries are skipped)', params: [['id', 'path', 'string', 'Destination id']], errors: { '404': 'NOT_FOUND' } },
+  {
+    method: 'get', path: '/admin/deliveries', summary: 'Deliveries, newest first',
+    params: [['script_id', 'query', 'string', 'Account'], ['status', 'query', 'string', 'pending, delivered, failed, dead or skipped'], ['event_id', 'query', 'string', 'event.id'], ['destination_id', 'query', 'string', 'Destination'], ...page],
+    errors: { '400': 'INVALID_VALUE' },
+  },
+  { method: 'get', path: '/admin/deliveries/{id}', summary: 'One delivery with every attempt', params: [['id', 'path', 'integer', 'Delivery id']], errors: { '404': 'NOT_FOUND' } },
+  {
+    method: 'post', path: '/admin/deliveries/replay', summary: 'Re-queue failed and dead deliveries matching the filter (delivered ones only with force)',
+    body: { script_id: { type: 'string' }, destination_id: { type: 'string' }, event_id: { type: 'string' }, since: { type: 'integer' }, statuses: { type: 'array', items: { enum: ['failed', 'dead', 'delivered'] } }, force: { type: 'boolean' } },
+    errors: { '400': 'INVALID_VALUE', '409': 'CONFLICT: delivered without force' },
+  },
+  { method: 'post', path: '/admin/deliveries/retry-now', summary: 'Pending retries due now', body: { script_id: { type: 'string' }, destination_id: { type: 'string' } } },
   {
     method: 'get', path: '/admin/events', summary: 'Stored events, newest first',
     params: [

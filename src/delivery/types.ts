@@ -125,6 +125,8 @@ export interface DestinationHealth {
 
 export interface DeliveryFilter {
   id?: number;
+  /** Only deliveries with a smaller id (the next page of a listing, newest first). */
+  beforeId?: number;
   scriptId?: string;
   status?: DeliveryStatus;
   eventId?: string;

@@ -2,6 +2,7 @@
 // stream, one event traced to the double's received request, destination health with
 // resume, delivery replay, and the custom endpoints' test-mode run.
 import { expect } from 'chai';
+import { adminCall, auth, lead, TOKEN } from './admin-client.ts';
 import { randomBytes } from 'node:crypto';
 import { startTestServer, waitFor, type TestServer, type TestAccount } from '../helpers/test-server.ts';
 import { startDestinationDouble, type DestinationDouble } from '../helpers/destination-double.ts';
@@ -11,16 +12,9 @@ import { withAdminPaths } from '../../src/admin/admin-openapi.ts';
 import { buildOpenApi } from '../../src/http/openapi.ts';
 import { adminRouter } from '../../src/admin/admin-routes.ts';
 import { rulesAdminRouter } from '../../src/admin/rules-routes.ts';
+import { manageRouter } from '../../src/admin/manage-routes.ts';
 
-const TOKEN = 'admin-token-for-tests-0123456789';
-const auth = { authorization: `Bearer ${TOKEN}` };
 
-const lead = (id: string, extra: Record<string, unknown> = {}) => ({
-  event: { name: 'lead_created', id },
-  context: { environment: 'prod', data_source: 'crm', url: 'https://shop.example/contact' },
-  consent: { analytics: true, personalization: true, marketing: true },
-  ...extra,
-});
 
 describe('admin API', () => {
   let s: TestServer;
@@ -31,13 +25,7 @@ describe('admin API', () => {
     const r = await fetch(`${s.url}${path}`, { headers });
     return { status: r.status, body: (await r.json()) as any };
   };
-  const post = async (path: string, body?: unknown) => {
-    const r = await fetch(`${s.url}${path}`, {
-      method: 'POST', headers: { ...auth, ...(body === undefined ? {} : { 'content-type': 'application/json' }) },
-      body: body === undefined ? undefined : JSON.stringify(body),
-    });
-    return { status: r.status, body: (await r.json()) as any };
-  };
+  const post = (path: string, body?: unknown) => adminCall(s.url, 'POST', path, body);
 
   before(async () => {
     s = await startTestServer({ ADMIN_TOKEN: TOKEN, ALLOW_PRIVATE_DESTINATIONS: '1' });
@@ -195,7 +183,8 @@ describe('admin API in /openapi.json', () => {
     const doc = withAdminPaths(buildOpenApi() as Record<string, unknown>);
     const router = adminRouter({ store: {} as never, plugins: new Map(), streams: {} as never, rulesState: () => ({ valid: true, errors: [] }) });
     const rules = rulesAdminRouter({ store: {} as never, watcher: {} as never, dir: '', preview: {} as never, metrics: {} as never });
-    const served = [...router.stack, ...rules.stack].flatMap((l) => l.methods.filter((m) => m !== 'HEAD').map((m) => `${m.toLowerCase()} ${String(l.path).replace(/:(\w+)/g, '{$1}').replace(/\/$/, '')}`));
+    const manage = manageRouter({ store: {} as never, plugins: new Map(), allowPrivateDestinations: false });
+    const served = [...router.stack, ...rules.stack, ...manage.stack].flatMap((l) => l.methods.filter((m) => m !== 'HEAD').map((m) => `${m.toLowerCase()} ${String(l.path).replace(/:(\w+)/g, '{$1}').replace(/\/$/, '')}`));
     expect(served.length).to.be.greaterThan(8);
     for (const route of served) {
       const [method, path] = route.split(' ');

@@ -2,6 +2,7 @@
 // diff it against the live rules, preview it on a stored event, publish it (the next event
 // is mapped with it), see the history, and roll back (the next event uses the old rules).
 import { expect } from 'chai';
+import { adminCall, auth, lead, TOKEN } from './admin-client.ts';
 import { randomBytes } from 'node:crypto';
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
@@ -11,13 +12,6 @@ import { ROOT } from '../helpers/spawn-server.ts';
 import { INTAKE_PATHS } from '../../src/http/intake-routes.ts';
 import { SETTINGS } from '../delivery/delivery-fixture.ts';
 
-const TOKEN = 'admin-token-for-tests-0123456789';
-const auth = { authorization: `Bearer ${TOKEN}` };
-const lead = (id: string) => ({
-  event: { name: 'lead_created', id },
-  context: { environment: 'prod', data_source: 'crm', url: 'https://shop.example/contact' },
-  consent: { analytics: true, personalization: true, marketing: true },
-});
 const fileRules = JSON.parse(readFileSync(join(ROOT, 'rules/webhook.json'), 'utf8'));
 /** The shipped webhook rules with one more output key. */
 const withNote = (note: string) => {
@@ -30,13 +24,7 @@ describe('admin API: rules', () => {
   let s: TestServer;
   let shop: TestAccount;
   let hook: DestinationDouble;
-  const call = async (method: string, path: string, body?: unknown) => {
-    const r = await fetch(`${s.url}${path}`, {
-      method, headers: { ...auth, ...(body === undefined ? {} : { 'content-type': 'application/json' }) },
-      body: body === undefined ? undefined : JSON.stringify(body),
-    });
-    return { status: r.status, body: (await r.json()) as any };
-  };
+  const call = (method: string, path: string, body?: unknown) => adminCall(s.url, method, path, body);
   /** Sends an event and returns the body the webhook double received for it. */
   const deliver = async (id: string) => {
     expect((await s.post(INTAKE_PATHS.event, lead(id), { account: shop })).status).to.equal(200);

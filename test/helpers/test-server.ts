@@ -4,7 +4,7 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { loadConfig, type Config } from '../../src/config.ts';
-import { createLogger } from '../../src/logger.ts';
+import { createLogger, type Logger } from '../../src/logger.ts';
 import { startServer, type Running } from '../../src/server.ts';
 import { openSqliteStore } from '../../src/store/sqlite/sqlite-store.ts';
 import { SERVER_BUSY_TIMEOUTS } from '../../src/store/sqlite/connection.ts';
@@ -52,6 +52,8 @@ export function tempDir(prefix = 'tl-'): string {
 export interface TestServerOptions {
   /** SQLite busy timeout; short values let a test provoke SQLITE_BUSY quickly. */
   busyTimeoutMs?: number;
+  /** Where the server logs (default: silent). */
+  logger?: Logger;
 }
 
 export async function startTestServer(env: Record<string, string> = {}, opts: TestServerOptions = {}): Promise<TestServer> {
@@ -61,7 +63,7 @@ export async function startTestServer(env: Record<string, string> = {}, opts: Te
   const config = loadConfig({ PORT: '0', HOST: '127.0.0.1', DATA_DIR: dataDir, LOG_LEVEL: 'silent', DELIVERY_THREAD: '0', ...env });
   // The server's lock waits, as startServer opens the store (see SERVER_BUSY_TIMEOUTS).
   const store = openSqliteStore({ file: sqliteFile(config), busyTimeoutMs: opts.busyTimeoutMs ?? SERVER_BUSY_TIMEOUTS.writerMs, mainBusyTimeoutMs: SERVER_BUSY_TIMEOUTS.mainMs });
-  const running = await startServer(config, { logger: createLogger('silent'), store });
+  const running = await startServer(config, { logger: opts.logger ?? createLogger('silent'), store });
   const accounts = createAccountService(running.store);
 
   return {

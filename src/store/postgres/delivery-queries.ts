@@ -45,7 +45,11 @@ export function pgDeliveryQueries(pool: pg.Pool): Queries {
   return {
     async list(f) {
       const args: unknown[] = [];
-      const cond = where([['d.id', f.id], ['d.script_id', f.scriptId], ['d.status', f.status], ['d.event_id', f.eventId], ['d.destination_id', f.destinationId]], args);
+      let cond = where([['d.id', f.id], ['d.script_id', f.scriptId], ['d.status', f.status], ['d.event_id', f.eventId], ['d.destination_id', f.destinationId]], args);
+      if (f.beforeId !== undefined) {
+        args.push(f.beforeId);
+        cond = `${cond ? `${cond} AND ` : ''}d.id < $${args.length}`;
+      }
       args.push(f.limit ?? 100);
       const { rows } = await pool.query<ViewRow>(`SELECT d.*, (h.paused_at IS NOT NULL) AS paused FROM deliveries d
         LEFT JOIN destination_health h ON h.destination_id = d.destination_id

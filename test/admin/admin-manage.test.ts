@@ -1,0 +1,107 @@
+// The admin API's share of the CLI: accounts (create, update, rotate), destinations (add with
+// the SSRF guard, merge-patch, remove), deliveries (pages, one with attempts, bulk replay,
+// retry now) and the plugins loaded — each change logged as an `admin change`.
+import { expect } from 'chai';
+import { adminCall, auth, lead, TOKEN } from './admin-client.ts';
+import { Writable } from 'node:stream';
+import pino from 'pino';
+import { startTestServer, waitFor, type TestServer } from '../helpers/test-server.ts';
+import { startDestinationDouble, type DestinationDouble } from '../helpers/destination-double.ts';
+import { INTAKE_PATHS } from '../../src/http/intake-routes.ts';
+import { SETTINGS, WEBHOOK_SECRET } from '../delivery/delivery-fixture.ts';
+
+
+describe('admin API: accounts, destinations, deliveries', () => {
+  let s: TestServer;
+  let hook: DestinationDouble;
+  const call = (method: string, path: string, body?: unknown) => adminCall(s.url, method, path, body);
+
+  before(async () => {
+    s = await startTestServer({ ADMIN_TOKEN: TOKEN, ALLOW_PRIVATE_DESTINATIONS: '1' });
+    hook = await startDestinationDouble();
+  });
+  after(async () => {
+    await s.close();
+    await hook.close();
+  });
+
+  it('creates an account whose token works on endpoint 1, updates it, rotates the token', async () => {
+    const created = await call('POST', '/admin/accounts', { name: 'Console shop', tier: 'FLEX', addon: true, country: 'RO' });
+    expect(created.status).to.equal(201);
+    expect(created.body).to.include({ name: 'Console shop', tier: 'FLEX', addon: true, country: 'RO' });
+    const acc = { scriptId: created.body.script_id, token: created.body.access_token };
+    expect((await s.post(INTAKE_PATHS.event, lead('A-1'), { account: acc })).status).to.equal(200);
+    const updated = await call('PATCH', `/admin/accounts/${acc.scriptId}`, { name: 'Renamed', rate_limit: 50, approve_events: ['quote_sent'] });
+    expect(updated.body).to.include({ name: 'Renamed', rate_limit: 50 });
+    expect(updated.body.approved_events).to.deep.equal(['quote_sent']);
+    expect((await call('PATCH', `/admin/accounts/${acc.scriptId}`, { tier: 'GOLD' })).status).to.equal(400);
+    expect((await call('PATCH', `/admin/accounts/${acc.scriptId}`, { addon: 'yes' })).body.error.code).to.equal('INVALID_TYPE');
+    expect((await call('PATCH', '/admin/accounts/ZZZZZZZZ', { name: 'x' })).status).to.equal(404);
+    const rotated = await call('POST', `/admin/accounts/${acc.scriptId}/rotate-token`, { grace_hours: 0 });
+    expect(rotated.body.access_token).to.be.a('string').and.not.equal(acc.token);
+    expect((await s.post(INTAKE_PATHS.event, lead('A-2'), { account: { ...acc, token: rotated.body.access_token } })).status).to.equal(200);
+    expect((await call('POST', '/admin/accounts', { tier: 'FLEX' })).status).to.equal(400);
+  });
+
+  it('adds, merge-patches and removes a destination; answers mask secrets', async () => {
+    const acc = await s.account();
+    const added = await call('POST', '/admin/destinations', { script_id: acc.scriptId, type: 'webhook', name: 'orders', config: SETTINGS.webhook(hook.url) });
+    expect(added.status, JSON.stringify(added.body)).to.equal(201);
+    expect(added.body.config.secret).to.equal('****');
+    expect(JSON.stringify(added.body)).not.to.contain(WEBHOOK_SECRET);
+    const bad = await call('POST', '/admin/destinations', { script_id: acc.scriptId, type: 'webhook', config: { url: 'not a url' } });
+    expect(bad.status).to.equal(400);
+    expect((await call('POST', '/admin/destinations', { script_id: acc.scriptId, type: 'nope', config: {} })).body.error.message).to.match(/unknown destination type/);
+    const patched = await call('PATCH', `/admin/destinations/${added.body.id}`, { config: { url: `${hook.url}/v2` }, name: 'orders v2' });
+    expect(patched.body).to.include({ name: 'orders v2' });
+    expect(patched.body.config).to.deep.equal({ url: `${hook.url}/v2`, secret: '****' });
+    await s.post(INTAKE_PATHS.event, lead('D-1'), { account: acc });
+    await hook.waitFor(() => hook.requests.some((r) => r.path === '/v2' && r.json().id === 'D-1'), 10_000, 'D-1 at the patched URL');
+    const removed = await call('DELETE', `/admin/destinations/${added.body.id}`);
+    expect(removed.body).to.include({ removed: true });
+    expect((await call('DELETE', `/admin/destinations/${added.body.id}`)).status).to.equal(404);
+  });
+
+  it('pages deliveries, shows one with its attempts, bulk-replays and makes retries due now', async () => {
+    const acc = await s.account();
+    const dest = await call('POST', '/admin/destinations', { script_id: acc.scriptId, type: 'webhook', name: 'pages', config: SETTINGS.webhook(`${hook.url}/pages`) });
+    hook.otherwise((req) => (req.path.startsWith('/pages/') ? { status: 301 } : { status: 200 }));
+    for (const id of ['G-1', 'G-2', 'G-3']) await s.post(INTAKE_PATHS.event, lead(id), { account: acc });
+    await hook.waitFor(() => hook.requests.filter((r) => r.path.startsWith('/pages/')).length === 3, 10_000, 'three attempts');
+    let failed: any[] = [];
+    await waitFor(async () => (failed = (await call('GET', `/admin/deliveries?script_id=${acc.scriptId}&status=failed`)).body.items).length === 3, 5_000);
+    expect(failed).to.have.length(3);
+    const first = await call('GET', `/admin/deliveries?script_id=${acc.scriptId}&limit=2`);
+    expect(first.body.items.map((d: any) => d.event_id)).to.deep.equal(['G-3', 'G-2']);
+    const second = await call('GET', `/admin/deliveries?script_id=${acc.scriptId}&limit=2&cursor=${first.body.next_cursor}`);
+    expect(second.body.items.map((d: any) => d.event_id)).to.deep.equal(['G-1']);
+    expect(second.body.next_cursor).to.equal(null);
+    const one = await call('GET', `/admin/deliveries/${failed[0].id}`);
+    expect(one.body.attempt_log).to.have.length(1);
+    expect(one.body.attempt_log[0]).to.include({ status_code: 301, outcome: 'permanent' });
+    hook.otherwise({ status: 200 });
+    expect((await call('POST', '/admin/deliveries/replay', { destination_id: dest.body.id, statuses: ['delivered'] })).status).to.equal(409);
+    const replayed = await call('POST', '/admin/deliveries/replay', { destination_id: dest.body.id });
+    expect(replayed.body).to.deep.equal({ replayed: 3, statuses: ['failed', 'dead'] });
+    await hook.waitFor(() => hook.requests.filter((r) => r.path.startsWith('/pages/')).length === 6, 10_000, 'three re-sends');
+    expect((await call('POST', '/admin/deliveries/retry-now', { destination_id: dest.body.id })).body).to.have.property('due');
+    expect((await call('GET', '/admin/plugins')).body.items.map((p: any) => p.name)).to.include.members(['ga4', 'webhook']);
+  });
+});
+
+describe('admin API: every change is logged', () => {
+  it('writes an `admin change` line naming the action and target, never the token', async () => {
+    const lines: any[] = [];
+    const sink = new Writable({ write(chunk, _enc, cb) { for (const l of String(chunk).split('\n').filter(Boolean)) lines.push(JSON.parse(l)); cb(); } });
+    const s = await startTestServer({ ADMIN_TOKEN: TOKEN }, { logger: pino({ level: 'info' }, sink) as never });
+    try {
+      const r = await fetch(`${s.url}/admin/accounts`, { method: 'POST', headers: { ...auth, 'content-type': 'application/json' }, body: JSON.stringify({ name: 'Logged' }) });
+      const { script_id: scriptId } = (await r.json()) as { script_id: string };
+      const line = lines.find((l) => l.msg === 'admin change');
+      expect(line.admin).to.deep.include({ action: 'account.create', target: scriptId });
+      expect(JSON.stringify(lines)).not.to.contain(TOKEN);
+    } finally {
+      await s.close();
+    }
+  });
+});
