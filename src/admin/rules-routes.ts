@@ -71,7 +71,9 @@ export function rulesAdminRouter(deps: RulesAdminDeps): Router<AppState> {
 
   router.get('/:destination/history', async function adminRuleHistory(ctx: AppContext) {
     const changes = await store.rules.history({ scope: scopeOf(ctx), destination: destinationOf(ctx), limit: intParam(ctx, 'limit') ?? 100 });
-    ctx.body = { items: changes.map((c) => ({ change: c.id, version: c.version, action: c.action, author: c.author, message: c.message, at: c.at, live: c.live })) };
+    // Newest first: only the newest change to the live version is what made it live.
+    const current = changes.findIndex((c) => c.live);
+    ctx.body = { items: changes.map((c, i) => ({ change: c.id, version: c.version, action: c.action, author: c.author, message: c.message, at: c.at, live: i === current })) };
   });
 
   router.post('/:destination/check', jsonBody(), async function adminRuleCheck(ctx: AppContext) {

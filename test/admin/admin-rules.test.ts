@@ -101,6 +101,8 @@ describe('admin API: rules', () => {
     expect((await deliver('RULE-4')).data.note).to.equal('v2');
     const after = (await call('GET', '/admin/rules/webhook/history')).body.items;
     expect(after[0]).to.include({ version: v3 - 1, action: 'rollback', message: 'v3 was wrong', live: true });
+    // Only the change that made the version live now is marked, not its first publish.
+    expect(after.filter((h: any) => h.live)).to.have.length(1);
     expect((await call('POST', '/admin/rules/webhook/rollback', { scope: 'default', version: 999999 })).status).to.equal(404);
     expect((await call('POST', '/admin/rules/ga4/rollback', { scope: 'default', version: v3 })).status).to.equal(404);
   });
