@@ -165,3 +165,64 @@ describe('console route', () => {
     });
   });
 });
+
+// The page's pure helpers run in Node as well (fetch, Response and TextDecoderStream are
+// globals there); imported by URL because the type-checker does not read the page's .js.
+describe('console helpers: the event-stream parser and the JSON error locator', () => {
+  const load = async (file: string) => import(new URL(file, PUBLIC).href) as Promise<Record<string, (...args: any[]) => any>>;
+
+  /** A Response whose body arrives in exactly these chunks. */
+  function chunked(chunks: string[]): Response {
+    const enc = new TextEncoder();
+    return new Response(new ReadableStream({
+      start(c) {
+        for (const ch of chunks) c.enqueue(enc.encode(ch));
+        c.close();
+      },
+    }));
+  }
+
+  it('reads messages split anywhere, CRLF and CR line ends, comments, multi-line data; ignores a trailing partial message', async () => {
+    const { readEvents } = await load('api.js');
+    const got: { event: string; data: string }[] = [];
+    await readEvents(chunked([
+      'retry: 2000\n: connected\n\n',
+      'event: intake\ndata: {"id":"a"',
+      ',"n":1}\n\nevent: intake\r',
+      '\ndata: {"id":"b"}\r\n\r\n',
+      ': keep-alive\n\n',
+      'event: overflow\rdata: {"missed":3}\r\r',
+      'data: line one\ndata: line two\n\n',
+      'event: intake\ndata: {"id":"never finished"}\n',
+    ]), (m: { event: string; data: string }) => got.push({ event: m.event, data: m.data }));
+    expect(got).to.deep.equal([
+      { event: 'intake', data: '{"id":"a","n":1}' },
+      { event: 'intake', data: '{"id":"b"}' },
+      { event: 'overflow', data: '{"missed":3}' },
+      { event: 'message', data: 'line one\nline two' },
+    ]);
+  });
+
+  it('locates a JSON syntax error by line and column, and agrees with JSON.parse on what is valid', async () => {
+    const { jsonErrorOffset, lineColumn } = await load('json-position.js');
+    const at = (text: string) => {
+      const o = jsonErrorOffset(text);
+      return o === null ? null : lineColumn(text, o);
+    };
+    expect(at('{\n  "destination": "webhook",\n  "rules": [,]\n}')).to.deep.equal({ line: 3, column: 13 });
+    expect(at('{"a": 1,}')).to.deep.equal({ line: 1, column: 9 });
+    expect(at('{"a": "\\x"}')).to.deep.equal({ line: 1, column: 9 });
+    expect(at('{"a": 1}\n  x')).to.deep.equal({ line: 2, column: 3 });
+    expect(at('')).to.deep.equal({ line: 1, column: 1 });
+    const samples = ['{}', '[]', ' {"a": [1, -2.5e3, true, false, null, "\\u00e9\\n"], "b": {}} ', '01', '[1 2]', '{"a" 1}', '"abc', '[1,]', 'nul', '{"a":1}}', '-', '1.', '"\t"'];
+    for (const s of samples) {
+      let valid = true;
+      try {
+        JSON.parse(s);
+      } catch {
+        valid = false;
+      }
+      expect(jsonErrorOffset(s) === null, JSON.stringify(s)).to.equal(valid);
+    }
+  });
+});

@@ -77,7 +77,9 @@ async function load(id, fresh) {
     render(detail);
     const deliveries = detail?.deliveries ?? [];
     const waiting = deliveries.length === 0 || deliveries.some((d) => d.status === 'pending');
-    if (waiting && refreshes++ < MAX_REFRESHES && detail?.event?.status === 'accepted') {
+    // Deliveries are matched by event.id: an event without one never shows any, so no polling.
+    const matchable = detail?.event?.status === 'accepted' && detail?.event?.event_id !== null && detail?.event?.event_id !== undefined;
+    if (waiting && matchable && refreshes++ < MAX_REFRESHES) {
       refreshTimer = setTimeout(() => {
         if (shownId === id && app.current() === 'trace') void load(id, false);
       }, REFRESH_MS);
@@ -104,8 +106,14 @@ function render(detail) {
       h('details', { open: true }, h('summary', {}, 'Stored payload'), pre(ev.payload ?? null, 'code trace-payload'))),
     h('section', { class: 'trace-deliveries' },
       h('h3', {}, `Deliveries (${deliveries.length})`),
-      deliveries.length === 0 ? h('p', { class: 'muted' }, ev.status === 'accepted' ? 'No delivery yet (fan-out pending); this view refreshes.' : 'Only accepted events are delivered.') : null,
+      deliveries.length === 0 ? h('p', { class: 'muted' }, noDeliveries(ev)) : null,
       deliveries.map(deliveryCard))));
+}
+
+function noDeliveries(ev) {
+  if (ev.status !== 'accepted') return 'Only accepted events are delivered.';
+  if (ev.event_id === null || ev.event_id === undefined) return 'No deliveries are listed for an event without event.id.';
+  return 'No delivery yet (fan-out pending); this view refreshes.';
 }
 
 function deliveryCard(d) {
