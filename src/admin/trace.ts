@@ -42,12 +42,8 @@ function rebuild(plugins: PluginRegistry, d: DeliveryView, settings: Record<stri
 }
 
 export async function traceEvent(store: Store, plugins: PluginRegistry, event: EventRecord) {
-  // Deliveries of this event: same account and event.id, and the same acknowledgement time
-  // (another event may reuse the id, e.g. the order's later cancellation).
-  const all = event.eventId === null || event.status !== 'accepted'
-    ? []
-    : await store.deliveries.list({ scriptId: event.scriptId, eventId: event.eventId, limit: 500 });
-  const mine = all.filter((d) => d.receivedAt === event.receivedAt).sort((a, b) => a.id - b.id);
+  // This event row's deliveries (another event may reuse its event.id, e.g. the order's cancellation).
+  const mine = event.status !== 'accepted' ? [] : (await store.deliveries.list({ eventRowId: event.id, limit: 500 })).sort((a, b) => a.id - b.id);
   const destinations = new Map((await store.destinations.list(event.scriptId)).map((d) => [d.id, d]));
   const deliveries = await Promise.all(mine.map(async (d) => {
     const dest = destinations.get(d.destinationId);

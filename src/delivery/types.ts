@@ -127,6 +127,8 @@ export interface DeliveryFilter {
   id?: number;
   /** Only deliveries with a smaller id (the next page of a listing, newest first). */
   beforeId?: number;
+  /** The deliveries of one stored event, by its tracklane id (events.id). */
+  eventRowId?: string;
   scriptId?: string;
   status?: DeliveryStatus;
   eventId?: string;

@@ -116,6 +116,23 @@ describe('admin API', () => {
     expect((await get('/admin/events/nope')).status).to.equal(404);
   });
 
+  it('traces an event without event.id, and keeps two events with the same id apart', async () => {
+    const cart = { event: { name: 'cart_viewed', value: 5, currency: 'EUR' }, context: { environment: 'prod', data_source: 'website', url: 'https://shop.example/cart' }, consent: { analytics: true, personalization: true, marketing: true }, products: [{ id: 'SKU-1', name: 'Mug', price_base: 5, price: 5, quantity: 1, tax_percent: 19, category: 'Kitchen' }] };
+    expect((await s.post(INTAKE_PATHS.event, cart, { account: shop })).status).to.equal(200);
+    await hook.waitFor(() => hook.requests.some((r) => r.json().type === 'cart_viewed'), 10_000, 'the cart view delivered');
+    const [ev] = (await get(`/admin/events?script_id=${shop.scriptId}&name=cart_viewed`)).body.items;
+    expect(ev.event_id).to.equal(null);
+    let detail: any;
+    expect(await waitFor(async () => (detail = (await get(`/admin/events/${ev.id}`)).body).deliveries[0]?.status === 'delivered', 5_000)).to.equal(true);
+    expect(detail.deliveries).to.have.length(1);
+    // The same event.id again later (a cancellation of the order): each event shows only its own deliveries.
+    await s.post(INTAKE_PATHS.event, { ...lead('T-1'), event: { name: 'lead_qualified', id: 'T-1' } }, { account: shop });
+    await hook.waitFor(() => hook.requests.filter((r) => r.json().id === 'T-1').length === 2, 10_000, 'the second T-1 delivered');
+    const both = (await get('/admin/trace?q=T-1')).body.items;
+    expect(both).to.have.length(2);
+    for (const e of both) expect((await get(`/admin/events/${e.id}`)).body.deliveries).to.have.length(1);
+  });
+
   it('replays a failed delivery; a delivered one only with force', async () => {
     // A redirect fails the delivery at once (the webhook plugin retries other non-2xx answers).
     hook.otherwise({ status: 301, body: { error: 'moved' } });

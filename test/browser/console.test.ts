@@ -3,10 +3,12 @@
 // live stream, trace with the native request and attempts, replay, destinations, rules
 // (check, diff, preview, publish, the next delivery uses them, roll back), custom endpoint
 // test runs, and attacker markup in a payload rendered as text. Each view is screenshotted
-// into docs/console/. Skipped (loudly) when /usr/bin/chromium is missing.
+// (into docs/console/ with TRACKLANE_SCREENSHOTS=1). Skipped (loudly) when /usr/bin/chromium is missing.
 import { expect } from 'chai';
 import { randomBytes } from 'node:crypto';
-import { mkdirSync, readFileSync } from 'node:fs';
+import { mkdirSync, mkdtempSync, readFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import type { Locator, Page } from 'playwright-core';
 import { startTestServer, waitFor, type TestAccount, type TestServer } from '../helpers/test-server.ts';
@@ -15,7 +17,11 @@ import { checkout, SETTINGS, WEBHOOK_SECRET } from '../delivery/delivery-fixture
 import { launchChromium, type Chromium } from './chromium.ts';
 
 const ADMIN_TOKEN = `console-test-${randomBytes(12).toString('hex')}`;
-const SHOTS = fileURLToPath(new URL('../../docs/console/', import.meta.url));
+// The README's screenshots are rewritten only on request (TRACKLANE_SCREENSHOTS=1), so a
+// test run leaves the tree clean; otherwise they are still taken, into a temp folder.
+const SHOTS = process.env.TRACKLANE_SCREENSHOTS === '1'
+  ? fileURLToPath(new URL('../../docs/console/', import.meta.url))
+  : `${mkdtempSync(join(tmpdir(), 'tl-console-shots-'))}/`;
 const RULES_FILE = fileURLToPath(new URL('../../rules/webhook.json', import.meta.url));
 const XSS = '<img src=x onerror="window.__xss=1"><script>window.__xss=1</script>';
 const WAIT = 15_000;

@@ -65,6 +65,22 @@ for (const kind of STORE_KINDS) describe(`delivery: ${STORE_LABEL[kind]} deliver
     expect(await store.deliveries.dispatchBacklog()).to.equal(0);
   });
 
+  it('lists one event row\'s deliveries, pages by id, and carries the stored item; events list by search, name, time and page', async () => {
+    await seed(3);
+    const all = await store.deliveries.list({});
+    expect(all.map((d) => d.eventId)).to.deep.equal([`L-${T0}-2`, `L-${T0}-1`, `L-${T0}-0`]);
+    expect(all[0].item?.eventId).to.equal(`L-${T0}-2`);
+    const mine = await store.deliveries.list({ eventRowId: `ev-${T0}-1` });
+    expect(mine.map((d) => d.eventId)).to.deep.equal([`L-${T0}-1`]);
+    expect(await store.deliveries.list({ eventRowId: 'no-such-row' })).to.have.length(0);
+    expect((await store.deliveries.list({ beforeId: all[0].id, limit: 1 })).map((d) => d.id)).to.deep.equal([all[1].id]);
+    expect((await store.events.list({ search: `L-${T0}-1` })).map((e) => e.id)).to.deep.equal([`ev-${T0}-1`]);
+    expect((await store.events.list({ search: `ev-${T0}-2` })).map((e) => e.id)).to.deep.equal([`ev-${T0}-2`]);
+    expect((await store.events.list({ before: `ev-${T0}-2`, limit: 1 })).map((e) => e.id)).to.deep.equal([`ev-${T0}-1`]);
+    expect(await store.events.list({ name: 'lead_created', since: T0, until: T0 + 1 })).to.have.length(3);
+    expect(await store.events.list({ until: T0 })).to.have.length(0);
+  });
+
   it('two claims never share a delivery; an expired lease makes it due again', async () => {
     await seed(10);
     const a = await store.deliveries.claimDeliveries(DEST, 'p1#1', T0, T0 + 5_000, 6);

@@ -50,6 +50,10 @@ export function pgDeliveryQueries(pool: pg.Pool): Queries {
         args.push(f.beforeId);
         cond = `${cond ? `${cond} AND ` : ''}d.id < $${args.length}`;
       }
+      if (f.eventRowId !== undefined) {
+        args.push(f.eventRowId);
+        cond = `${cond ? `${cond} AND ` : ''}d.event_seq = (SELECT seq FROM events WHERE id = $${args.length})`;
+      }
       args.push(f.limit ?? 100);
       const { rows } = await pool.query<ViewRow>(`SELECT d.*, (h.paused_at IS NOT NULL) AS paused FROM deliveries d
         LEFT JOIN destination_health h ON h.destination_id = d.destination_id

@@ -41,6 +41,7 @@ export function sqliteDeliveryQueries(db: Database.Database): Queries {
       const args: unknown[] = [];
       if (f.id !== undefined) { where.push('d.id = ?'); args.push(f.id); }
       if (f.beforeId !== undefined) { where.push('d.id < ?'); args.push(f.beforeId); }
+      if (f.eventRowId !== undefined) { where.push('d.event_seq = (SELECT seq FROM events WHERE id = ?)'); args.push(f.eventRowId); }
       if (f.scriptId !== undefined) { where.push('d.script_id = ?'); args.push(f.scriptId); }
       if (f.status !== undefined) { where.push('d.status = ?'); args.push(f.status); }
       // Spelled out so the small partial index deliveries_problems serves these lists.
