@@ -110,6 +110,11 @@ const OPS: Op[] = [
     errors: { '404': 'NOT_FOUND: no stored event with that id', '422': 'RULES_INVALID' },
   },
   {
+    method: 'post', path: '/admin/rules/{destination}/replay', summary: 'Replay through a draft: how many native requests of the last N stored events the draft would change',
+    params: [destination], body: { ...draft, last: { type: 'integer', minimum: 1, maximum: 500 }, script_id: { type: 'string' } }, required: ['document'],
+    errors: { '400': 'OUT_OF_RANGE', '422': 'RULES_INVALID' },
+  },
+  {
     method: 'post', path: '/admin/rules/{destination}/publish', summary: 'Store a checked draft as a new live version', created: true,
     params: [destination], body: { ...draft, message: { type: 'string' }, author: { type: 'string' } }, required: ['document', 'message'],
     errors: { '422': 'RULES_INVALID (error.details.errors lists path and message)' },

@@ -105,6 +105,20 @@ export function rulesAdminRouter(deps: RulesAdminDeps): Router<AppState> {
     };
   });
 
+  // Replay through a draft: the last N accepted events (of the scope's account, or of every
+  // account for the defaults) planned with the live rules and with the draft, compared.
+  router.post('/:destination/replay', jsonBody(), async function adminRuleReplay(ctx: AppContext) {
+    const r = await check(ctx);
+    if (!r.ok) throw invalid(r.errors);
+    const last = Number(ctx.state.body?.last ?? DEFAULT_REPLAY);
+    if (!Number.isSafeInteger(last) || last < 1 || last > MAX_REPLAY) {
+      throw new AppError('OUT_OF_RANGE', 400, `last must be between 1 and ${MAX_REPLAY}`, { field: 'last' });
+    }
+    const scope = scopeOf(ctx);
+    const scriptId = scope === DEFAULT_SCOPE ? (typeof ctx.state.body?.script_id === 'string' ? ctx.state.body.script_id : undefined) : scope;
+    ctx.body = await replayThroughDraft(deps, destinationOf(ctx), r.ruleSet, { scriptId, last });
+  });
+
   router.post('/:destination/publish', jsonBody(), async function adminRulePublish(ctx: AppContext) {
     const author = text(ctx.state.body?.author, 'console', 100);
     const message = text(ctx.state.body?.message, '');
@@ -133,6 +147,49 @@ export function rulesAdminRouter(deps: RulesAdminDeps): Router<AppState> {
   });
 
   return router;
+}
+
+const DEFAULT_REPLAY = 100;
+const MAX_REPLAY = 500;
+
+/**
+ * How many native requests a draft would change: each stored event planned for the
+ * account's destinations of this type with the live rules and with the draft (same clock),
+ * requests compared byte for byte. The draft set is the whole effective set, so a change
+ * to the defaults also shows in accounts whose overrides keep the changed rule.
+ */
+async function replayThroughDraft(deps: RulesAdminDeps, type: string, draft: RuleSet, opts: { scriptId?: string; last: number }) {
+  const events = await deps.store.events.list({ status: 'accepted', scriptId: opts.scriptId, limit: opts.last });
+  const accounts = new Map<string, Awaited<ReturnType<Store['accounts']['get']>>>();
+  const destinations = new Map<string, Awaited<ReturnType<Store['destinations']['list']>>>();
+  const now = Date.now();
+  const tally = { events: 0, requests_before: 0, requests_after: 0, events_changed: 0, destinations_changed: 0 };
+  const samples: { id: string; event_id: string | null; name: string | null; destination_id: string }[] = [];
+  for (const e of events) {
+    if (!accounts.has(e.scriptId)) accounts.set(e.scriptId, await deps.store.accounts.get(e.scriptId));
+    if (!destinations.has(e.scriptId)) destinations.set(e.scriptId, (await deps.store.destinations.list(e.scriptId)).filter((d) => d.type === type && d.enabled));
+    const account = accounts.get(e.scriptId);
+    const dests = destinations.get(e.scriptId)!;
+    if (!account || dests.length === 0) continue;
+    const input = { account, destinations: dests, event: e.payload as NormalizedEvent, eventId: e.eventId ?? e.id, receivedAt: e.receivedAt, now };
+    const [before, after] = await Promise.all([
+      previewEvent({ ...deps.preview, rules: () => deps.watcher.current() }, input),
+      previewEvent({ ...deps.preview, rules: () => draft }, input),
+    ]);
+    tally.events++;
+    let changed = false;
+    before.forEach((b, i) => {
+      const a = after[i];
+      tally.requests_before += b.requests.length;
+      tally.requests_after += a.requests.length;
+      if (JSON.stringify(b) === JSON.stringify(a)) return;
+      changed = true;
+      tally.destinations_changed++;
+      if (samples.length < 10) samples.push({ id: e.id, event_id: e.eventId, name: e.name, destination_id: b.destination_id });
+    });
+    if (changed) tally.events_changed++;
+  }
+  return { ...tally, considered: events.length, samples };
 }
 
 /** The event a preview runs: a stored one (by tracklane id) or a pasted payload validated for the account. */

@@ -91,6 +91,22 @@ describe('admin API: rules', () => {
     expect((await call('GET', `/admin/rules/versions/${v2}`)).body).to.include({ author: 'test', message: 'add a note', live: true });
   });
 
+  it('replays the last stored events through a draft and counts what would change', async () => {
+    const other = await s.account();
+    await s.post(INTAKE_PATHS.event, lead('OTHER-1'), { account: other }); // no webhook destination: not compared
+    const same = await call('POST', '/admin/rules/webhook/replay', { scope: 'default', document: (await call('GET', '/admin/rules/webhook')).body.document, last: 50 });
+    expect(same.status, JSON.stringify(same.body)).to.equal(200);
+    expect(same.body.events).to.be.at.least(2);
+    expect(same.body).to.include({ events_changed: 0, destinations_changed: 0 });
+    expect(same.body.requests_before).to.equal(same.body.requests_after);
+    const r = await call('POST', '/admin/rules/webhook/replay', { scope: 'default', document: withNote('replayed'), last: 2 });
+    expect(r.body).to.include({ considered: 2, events_changed: 1, destinations_changed: 1 });
+    expect(r.body.samples[0]).to.include({ event_id: 'RULE-2' });
+    const own = await call('POST', '/admin/rules/webhook/replay', { scope: shop.scriptId, document: withNote('acct'), last: 10 });
+    expect(own.body.events_changed).to.equal(own.body.events);
+    expect((await call('POST', '/admin/rules/webhook/replay', { scope: 'default', document: withNote('x'), last: 0 })).status).to.equal(400);
+  });
+
   it('keeps history and rolls back to an earlier version', async () => {
     const v3 = (await call('POST', '/admin/rules/webhook/publish', { scope: 'default', document: withNote('v3'), message: 'note v3' })).body.version;
     expect((await deliver('RULE-3')).data.note).to.equal('v3');

@@ -277,6 +277,13 @@ describe('console in a browser: live, trace, destinations, rules, custom endpoin
     await page.locator('#rules-preview-out .rules-preview-changed').waitFor();
     expect(await text(page.locator(`#rules-preview-out .rules-preview-dest[data-destination-id="${destId}"] .preview-after`))).to.contain('ORD-PASTED');
 
+    // Replay through the draft: every stored event of the webhook's account would change.
+    await page.click('#rules-replay');
+    const summary = page.locator('#rules-replay-out .rules-replay-summary');
+    await summary.waitFor();
+    expect(Number(await summary.getAttribute('data-events-changed'))).to.be.at.least(1);
+    expect(await text(summary)).to.match(/^(\d+) of \1 event\(s\) would be sent differently/);
+
     await page.fill('#rules-message', 'console test: marker v1');
     await page.click('#rules-publish');
     const status = page.locator('#rules-status', { hasText: /published version \d+/ });

@@ -18,6 +18,7 @@ export function init() {
   $('#rules-diff').addEventListener('click', () => void diff());
   $('#rules-preview').addEventListener('click', () => void preview());
   $('#rules-publish').addEventListener('click', () => void publish());
+  $('#rules-replay').addEventListener('click', () => void replay());
 }
 
 export function show() {
@@ -61,6 +62,7 @@ function clearOutputs() {
   fill($('#rules-status'));
   fill($('#rules-diff-out'));
   fill($('#rules-preview-out'));
+  fill($('#rules-replay-out'));
 }
 
 async function choose(scope, destination) {
@@ -75,7 +77,7 @@ async function choose(scope, destination) {
     liveVersion = r.source === 'store' ? r.version : null;
     $('#rules-current').textContent = `${destination} · scope ${scope} · live: ${r.source === 'store' ? `store version ${r.version}` : `file ${shortFile(r.file)}`}`;
     if (scope !== 'default' && !$('#rules-preview-account').value) $('#rules-preview-account').value = scope;
-    for (const id of ['#rules-editor', '#rules-check', '#rules-diff', '#rules-preview', '#rules-publish']) $(id).disabled = false;
+    for (const id of ['#rules-editor', '#rules-check', '#rules-diff', '#rules-preview', '#rules-replay', '#rules-publish']) $(id).disabled = false;
     await loadHistory();
   } catch (err) {
     report(err);
@@ -202,6 +204,25 @@ async function preview() {
             h('div', { class: 'preview-before' }, h('h5', {}, 'live rules'), destPreview(b)),
             h('div', { class: 'preview-after' }, h('h5', {}, 'draft'), destPreview(a))));
       }));
+  } catch (err) {
+    refused(err);
+  }
+}
+
+/** Replay through the draft: the last N stored events planned with the live rules and with the draft. */
+async function replay() {
+  const body = draft('#rules-replay-out');
+  if (!body) return;
+  body.last = Number($('#rules-replay-last').value) || 100;
+  try {
+    const r = (await api(path('/replay'), { method: 'POST', body })) ?? {};
+    fill($('#rules-replay-out'),
+      h('h4', { class: 'rules-replay-summary', data: { eventsChanged: String(r.events_changed ?? 0) } },
+        `${r.events_changed ?? 0} of ${r.events ?? 0} event(s) would be sent differently ` +
+        `(${r.destinations_changed ?? 0} destination request set(s) changed; ${r.requests_before ?? 0} → ${r.requests_after ?? 0} native requests; ` +
+        `${r.considered ?? 0} stored event(s) read, the others have no destination of this type).`),
+      (r.samples ?? []).length === 0 ? null : h('ul', { class: 'rules-replay-samples' },
+        r.samples.map((x) => h('li', {}, `${x.name ?? '?'} ${x.event_id ?? ''} · ${x.destination_id} · tracklane id ${x.id}`))));
   } catch (err) {
     refused(err);
   }
