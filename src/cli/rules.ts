@@ -8,7 +8,7 @@ import { formatRuleError, loadRules, type RuleLoadError } from '../rules/load-ru
 import { loadPlugins } from '../destinations/load-plugins.ts';
 import { approvedEvents } from '../accounts/account-service.ts';
 import { validateEvent } from '../schema/validate-event.ts';
-import { issueString } from '../http/responses.ts';
+import { issueString } from '../schema/issue-text.ts';
 import { funnelWarnings } from '../pipeline/funnel-check.ts';
 import { previewEvent, type DestinationPreview } from '../pipeline/preview-event.ts';
 import { parseCommand, positionals } from './args.ts';

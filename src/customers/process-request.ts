@@ -9,7 +9,7 @@ import type { ValidationResult } from '../schema/types.ts';
 import type { EventRecord, EventStatus } from '../store/types.ts';
 import type { DestinationPreview } from '../pipeline/preview-event.ts';
 import { testFeedback } from '../pipeline/test-feedback.ts';
-import { issueString } from '../http/responses.ts';
+import { issueString } from '../schema/issue-text.ts';
 import type { AppContext } from '../http/types.ts';
 import type { StoredCustomRecord } from './custom-record-store.ts';
 

@@ -7,23 +7,23 @@ import { CustomValidationError } from './custom-validation-error.ts';
 import { createHandlerPool, HandlerStopped, type HandlerPool } from './handler-pool.ts';
 import type { HandlerTaskResult } from './handler-worker.ts';
 import type { CustomRecord, HandlerContext, HandlerResult, LoadedEndpoint, StandardEventPayload } from './types.ts';
+import { isRecord } from '../schema/guards.ts';
 
 export const HANDLER_TIMEOUT_MS = 5_000;
 /** As many events as a body may have array elements (json-safety's limit). */
 export const MAX_EVENTS_PER_REQUEST = 1000;
 const RECORD_TYPE = /^[a-z][a-z0-9_]{0,63}$/;
 
-const isObject = (v: unknown): v is Record<string, unknown> => v !== null && typeof v === 'object' && !Array.isArray(v);
 
 /** Problems with a handler's result; empty when it keeps the contract. */
 export function checkHandlerResult(r: unknown): string[] {
-  if (!isObject(r)) return ['the handler must return an object { events, messages, recordsProcessed, records? }'];
+  if (!isRecord(r)) return ['the handler must return an object { events, messages, recordsProcessed, records? }'];
   const problems: string[] = [];
   if (!Array.isArray(r.events)) problems.push('events must be an array of standard event payloads');
   else {
     if (r.events.length > MAX_EVENTS_PER_REQUEST) problems.push(`events has more than ${MAX_EVENTS_PER_REQUEST} items`);
     r.events.forEach((e, i) => {
-      if (!isObject(e) || !isObject(e.event)) problems.push(`events[${i}] must be an object with an "event" member`);
+      if (!isRecord(e) || !isRecord(e.event)) problems.push(`events[${i}] must be an object with an "event" member`);
     });
   }
   if (!Array.isArray(r.messages) || r.messages.some((m) => typeof m !== 'string')) problems.push('messages must be an array of strings');
@@ -34,7 +34,7 @@ export function checkHandlerResult(r: unknown): string[] {
     if (!Array.isArray(r.records)) problems.push('records must be an array when given');
     else {
       r.records.forEach((rec, i) => {
-        if (!isObject(rec) || typeof rec.type !== 'string' || !RECORD_TYPE.test(rec.type) || !isObject(rec.data)) {
+        if (!isRecord(rec) || typeof rec.type !== 'string' || !RECORD_TYPE.test(rec.type) || !isRecord(rec.data)) {
           problems.push(`records[${i}] must be { type: snake_case name, data: object, key?: string }`);
         } else if (rec.key !== undefined && (typeof rec.key !== 'string' || rec.key === '' || rec.key.length > 200)) {
           problems.push(`records[${i}].key must be a non-empty string of at most 200 characters`);

@@ -1,7 +1,6 @@
 // Body shapes of the endpoint families (see docs/api.md). Every response of a
 // family is built here, success and error alike, so the shapes cannot drift apart.
 import type { ErrorCode } from '../errors.ts';
-import type { Issue } from '../schema/types.ts';
 import type { ResponseFamily } from './types.ts';
 
 export const EMITTER = 'tracklane';
@@ -27,8 +26,6 @@ export const ack = (detail: string, level: Level, extra: Record<string, unknown>
   ...extra,
 });
 
-/** An issue as endpoint 2 renders it: a string that starts with its code. */
-export const issueString = (i: Issue): string => `${i.code}: ${i.field ? `${i.field}: ` : ''}${i.message}`;
 
 /** The body of a refusal (any 4xx/5xx) in the family's shape. */
 export function errorBody(family: ResponseFamily, code: ErrorCode, message: string, field?: string, details?: unknown): unknown {

@@ -4,7 +4,7 @@
 import type { Account } from '../accounts/types.ts';
 import type { NormalizedEvent } from '../schema/types.ts';
 import type { DestinationRecord, EventStore } from '../store/types.ts';
-import { issueString } from '../http/responses.ts';
+import { issueString } from '../schema/issue-text.ts';
 import { funnelWarnings } from './funnel-check.ts';
 import { previewEvent, type DestinationPreview, type PreviewDeps } from './preview-event.ts';
 
