@@ -83,6 +83,24 @@ export class AppError extends Error {
 
 export const isAppError = (e: unknown): e is AppError => e instanceof AppError;
 
+/**
+ * An error that knows its whole answer (a custom endpoint's validation refusal carries every
+ * problem and what was expected, more than a code and a message). The one error funnel asks
+ * it; a registered symbol, so a copy of the class from another module loader matches too.
+ */
+export const RENDER_ANSWER = Symbol.for('tracklane.renderAnswer');
+export interface RefusalAnswer {
+  status: number;
+  code: ErrorCode;
+  field?: string;
+  body: unknown;
+}
+export interface SelfRenderingError {
+  [RENDER_ANSWER](): RefusalAnswer;
+}
+export const rendersItself = (e: unknown): e is SelfRenderingError =>
+  typeof e === 'object' && e !== null && typeof (e as Partial<SelfRenderingError>)[RENDER_ANSWER] === 'function';
+
 /** The store could not answer (`what` it was asked to do): the client must retry later. */
 export const unavailable = (cause?: unknown, what = 'store events'): AppError =>
   new AppError('UNAVAILABLE', 503, `The service cannot ${what} right now; retry later`, {

@@ -11,10 +11,9 @@ import { intakeGuard } from '../http/intake-guard.ts';
 import { authenticate, refuseIfBlocked } from '../http/authenticate.ts';
 import type { AuthFailureLimiter } from '../http/auth-failure-limit.ts';
 import { readJsonBody } from '../http/read-json-body.ts';
-import { errorBody } from '../http/responses.ts';
 import type { AppContext, AppState } from '../http/types.ts';
 import type { AuthCheck } from './auth/types.ts';
-import { CustomValidationError, isCustomValidationError } from './custom-validation-error.ts';
+import { CustomValidationError } from './custom-validation-error.ts';
 import { createRateLimiter, TEST_RATE_DEFAULT, type RateDecision, type RateLimit, type RateLimiter } from './rate-limiter.ts';
 import { CUSTOM_ENVS, type CustomEnv, type CustomerRegistry, type LoadedEndpoint } from './types.ts';
 import { processRequest, type ProcessDeps } from './process-request.ts';
@@ -48,24 +47,10 @@ function customGate(a: Account): AppError | null {
   return null;
 }
 
-/** Renders CustomValidationError, which carries what errorBody cannot: expected_format and every problem. */
-async function renderCustomValidation(ctx: AppContext, next: Next): Promise<void> {
+/** Where this request's custom state starts (CustomValidationError renders itself in the one error funnel). */
+async function startCustom(ctx: AppContext, next: Next): Promise<void> {
   (ctx.state as CustomState).custom = { startedAt: performance.now() };
-  try {
-    await next();
-  } catch (err) {
-    if (!isCustomValidationError(err)) throw err;
-    const first = err.problems[0];
-    const body = errorBody('custom', 'CUSTOM_VALIDATION_ERROR', err.message, first?.field) as {
-      messages: string[];
-      error_context: { field: string; expected_format: string };
-    };
-    body.messages = err.problems.map((p) => p.message);
-    body.error_context.expected_format = first?.expected_format ?? '';
-    ctx.status = 400;
-    ctx.body = body;
-    ctx.state.log.debug({ code: 'CUSTOM_VALIDATION_ERROR', field: first?.field }, 'request refused');
-  }
+  await next();
 }
 
 function resolveEndpoint(customers: CustomerRegistry) {
@@ -152,7 +137,7 @@ export function customRouter(deps: CustomRouteDeps): Router<AppState> {
   const limiter = deps.limiter ?? createRateLimiter({ now });
   const chain = [
     intakeGuard({ route: 'custom', maxBodyBytes: deps.maxBodyBytes }),
-    renderCustomValidation,
+    startCustom,
     authenticate({ authenticator: deps.authenticator, gate: customGate, failures: deps.authFailures }),
     resolveEndpoint(deps.customers),
     runChecks((ep) => ep.auth.beforeBody, now, deps.authFailures),
@@ -179,7 +164,7 @@ export function customRouter(deps: CustomRouteDeps): Router<AppState> {
 export async function runEndpointTest(deps: ProcessDeps, ctx: AppContext, endpoint: LoadedEndpoint, account: Account, body: unknown): Promise<void> {
   ctx.state.account = account;
   ctx.state.family = 'custom';
-  await renderCustomValidation(ctx, async () => {
+  await startCustom(ctx, async () => {
     const state = stateOf(ctx);
     state.endpoint = endpoint;
     state.env = 'test';

@@ -1,6 +1,8 @@
 // The one refusal a custom endpoint owns: 400 CUSTOM_VALIDATION_ERROR with the field and,
 // in words, what was expected there. Thrown by the body check and by handlers for rules a
 // schema cannot express (a status change for an order the same batch cancels, say).
+import { RENDER_ANSWER, type RefusalAnswer } from '../errors.ts';
+import { errorBody } from '../http/responses.ts';
 import type { BodyProblem } from './body-validator.ts';
 
 /**
@@ -16,6 +18,18 @@ export class CustomValidationError extends Error {
   /** The first problem is the one error_context names; every problem becomes a message. */
   constructor(readonly problems: readonly BodyProblem[]) {
     super(problems[0]?.message ?? 'The request body is not valid');
+  }
+
+  /** The custom family's 400: every problem a message, the first one's field and expected format. */
+  [RENDER_ANSWER](): RefusalAnswer {
+    const first = this.problems[0];
+    const body = errorBody('custom', 'CUSTOM_VALIDATION_ERROR', this.message, first?.field) as {
+      messages: string[];
+      error_context: { field: string; expected_format: string };
+    };
+    body.messages = this.problems.map((p) => p.message);
+    body.error_context.expected_format = first?.expected_format ?? '';
+    return { status: 400, code: 'CUSTOM_VALIDATION_ERROR', field: first?.field, body };
   }
 }
 

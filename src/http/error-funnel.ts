@@ -1,7 +1,7 @@
 // The one error funnel: coded errors become the family's error body; anything else
 // is logged and answered with a bare 500 whose body reveals nothing.
 import type { Next } from 'koa';
-import { isAppError, type ErrorCode } from '../errors.ts';
+import { isAppError, RENDER_ANSWER, rendersItself, type ErrorCode } from '../errors.ts';
 import { errorBody } from './responses.ts';
 import type { AppContext } from './types.ts';
 
@@ -14,6 +14,13 @@ export function errorFunnel() {
         ctx.body = errorBody('plain', 'ENDPOINT_NOT_FOUND', `No route for ${ctx.method} ${ctx.path}`);
       }
     } catch (err) {
+      if (rendersItself(err)) {
+        const answer = err[RENDER_ANSWER]();
+        ctx.status = answer.status;
+        ctx.body = answer.body;
+        ctx.state.log.debug({ code: answer.code, field: answer.field }, 'request refused');
+        return;
+      }
       let status = 500;
       let code: ErrorCode = 'INTERNAL_ERROR';
       let message = 'Internal error';
