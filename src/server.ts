@@ -23,7 +23,7 @@ import { listEndpoints, loadCustomers } from './customers/load-customers.ts';
 import { watchNewEndpoints, type EndpointWatcher } from './customers/endpoint-watcher.ts';
 import { createHandlerPool } from './customers/handler-pool.ts';
 import { SERVER_BUSY_TIMEOUTS } from './store/sqlite/connection.ts';
-import { openCustomRecordStore } from './customers/custom-record-store.ts';
+import { openCustomRecordStore } from './store/sqlite/custom-records.ts';
 import type { CustomerRegistry } from './customers/types.ts';
 import { sqliteFile } from './store/open-store.ts';
 import { isPgStore } from './store/postgres/pg-store.ts';

@@ -8,7 +8,7 @@ import Database from 'better-sqlite3';
 import { pathToFileURL } from 'node:url';
 import { startTestServer, type TestAccount, type TestServer } from '../helpers/test-server.ts';
 import { sqliteFile } from '../../src/store/open-store.ts';
-import { openCustomRecordStore } from '../../src/customers/custom-record-store.ts';
+import { openCustomRecordStore } from '../../src/store/sqlite/custom-records.ts';
 import { customersRoot, writeEndpoint } from './fixtures.ts';
 
 const VALIDATION_ERROR_MODULE = pathToFileURL(new URL('../../src/customers/custom-validation-error.ts', import.meta.url).pathname).href;

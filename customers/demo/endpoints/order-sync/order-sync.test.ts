@@ -4,7 +4,7 @@ import { expect } from 'chai';
 import { fileURLToPath } from 'node:url';
 import { startEndpointHarness, type EndpointHarness } from '../../../../test/customers/endpoint-harness.ts';
 import { createDestinationService } from '../../../../src/destinations/destination-service.ts';
-import { openCustomRecordStore } from '../../../../src/customers/custom-record-store.ts';
+import { openCustomRecordStore } from '../../../../src/store/sqlite/custom-records.ts';
 import { sqliteFile } from '../../../../src/store/open-store.ts';
 import type { TestAccount } from '../../../../test/helpers/test-server.ts';
 

@@ -6,7 +6,7 @@ import { expect } from 'chai';
 import { createHmac } from 'node:crypto';
 import { fileURLToPath } from 'node:url';
 import { startEndpointHarness, type EndpointHarness } from '../../../../test/customers/endpoint-harness.ts';
-import { openCustomRecordStore } from '../../../../src/customers/custom-record-store.ts';
+import { openCustomRecordStore } from '../../../../src/store/sqlite/custom-records.ts';
 import { sqliteFile } from '../../../../src/store/open-store.ts';
 import { INTAKE_PATHS } from '../../../../src/http/intake-routes.ts';
 import { checkout } from '../../../../test/delivery/delivery-fixture.ts';
