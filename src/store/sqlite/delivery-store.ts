@@ -16,22 +16,14 @@ import type {
 import type { EventRecord } from '../types.ts';
 import { sqliteDeliveryQueries } from './delivery-queries.ts';
 import { sqliteDeliveryMaintenance } from './delivery-maintenance.ts';
+import { toEventRecord, type SeqEventRow as EventRow } from '../event-rows.ts';
 
 
-interface EventRow {
-  seq: number; id: string; script_id: string; name: string | null; event_id: string | null; status: EventRecord['status'];
-  source: string; request_id: string; received_at: number; errors: string; warnings: string; payload: string;
-}
 interface DestinationRow {
   id: string; script_id: string; type: string; name: string; enabled: number; settings: string;
   created_at: number; updated_at: number; paused_at: number | null; paused_destination_updated_at: number | null;
 }
 
-const toEvent = (r: EventRow): EventRecord => ({
-  id: r.id, scriptId: r.script_id, name: r.name, eventId: r.event_id, status: r.status, source: r.source,
-  requestId: r.request_id, receivedAt: r.received_at, errors: JSON.parse(r.errors), warnings: JSON.parse(r.warnings),
-  payload: JSON.parse(r.payload),
-});
 
 
 export function sqliteDeliveryStore(db: Database.Database): DeliveryStore {
@@ -111,7 +103,7 @@ export function sqliteDeliveryStore(db: Database.Database): DeliveryStore {
         continue;
       }
       q.leaseEvent.run(claimId, now + leaseMs, seq);
-      out.push({ seq, event: toEvent(row) });
+      out.push({ seq, event: toEventRecord(row) });
     }
     return out;
   });

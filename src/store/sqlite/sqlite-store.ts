@@ -13,6 +13,7 @@ import { sqliteDestinationStore } from './destination-store.ts';
 import { sqliteDeliveryStore } from './delivery-store.ts';
 import { sqliteRuleVersionStore } from './rule-version-store.ts';
 import { eventFilterSql } from '../event-filter.ts';
+import { toEventRecord, type EventRow } from '../event-rows.ts';
 
 export interface SqliteOptions {
   /** File path, or ':memory:' */
@@ -56,10 +57,6 @@ interface AccountRow {
   customer: string | null; rate_limit: number | null; created_at: number; updated_at: number;
 }
 interface TokenRow { id: number; script_id: string; hash: string; prefix: string; created_at: number; expires_at: number | null }
-interface EventRow {
-  id: string; script_id: string; name: string | null; event_id: string | null; status: EventRecord['status'];
-  source: string; request_id: string; received_at: number; errors: string; warnings: string; payload: string;
-}
 
 const toAccount = (r: AccountRow): Account => ({
   scriptId: r.script_id,
@@ -81,19 +78,6 @@ const toToken = (r: TokenRow): TokenRecord => ({
   id: r.id, scriptId: r.script_id, hash: r.hash, prefix: r.prefix, createdAt: r.created_at, expiresAt: r.expires_at,
 });
 
-const toEvent = (r: EventRow): EventRecord => ({
-  id: r.id,
-  scriptId: r.script_id,
-  name: r.name,
-  eventId: r.event_id,
-  status: r.status,
-  source: r.source,
-  requestId: r.request_id,
-  receivedAt: r.received_at,
-  errors: JSON.parse(r.errors),
-  warnings: JSON.parse(r.warnings),
-  payload: JSON.parse(r.payload),
-});
 
 /** Column names of AccountPatch keys. */
 const PATCH_COLUMNS: Record<keyof AccountPatch, string> = {
@@ -194,7 +178,7 @@ export function openSqliteStore(opts: SqliteOptions): Store {
       const args: unknown[] = [];
       const sql = `SELECT * FROM events ${eventFilterSql(f, args, () => '?')} ORDER BY seq DESC LIMIT ?`;
       args.push(f.limit ?? 100);
-      return (db.prepare(sql).all(...args) as EventRow[]).map(toEvent);
+      return (db.prepare(sql).all(...args) as EventRow[]).map(toEventRecord);
     },
   };
 
