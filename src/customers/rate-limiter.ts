@@ -1,6 +1,8 @@
-// Token buckets in memory, one per (account, endpoint, env): `burst` tokens at most,
-// refilled at `perMinute` per minute. Per process; on PostgreSQL the server uses the shared
-// buckets instead (src/store/postgres/rate-buckets.ts), so the limit holds across instances.
+// Custom endpoints' limits: a token bucket per (account, endpoint, env), `burst` tokens at
+// most, refilled at `perMinute` per minute — the intake's bucket (src/http/rate-limit.ts)
+// rated per minute. Per process; on PostgreSQL the server uses the shared buckets instead
+// (src/store/postgres/rate-buckets.ts), so the limit holds across instances.
+import { createTokenBuckets } from '../http/rate-limit.ts';
 
 export interface RateLimit {
   perMinute: number;
@@ -18,48 +20,16 @@ export interface RateLimiter {
   take(key: string, limit: RateLimit): RateDecision | Promise<RateDecision>;
 }
 
-interface Bucket {
-  tokens: number;
-  at: number;
-  limit: RateLimit;
-}
-
+/** Buckets kept before full ones are swept (and, past it, all). */
 const MAX_BUCKETS = 50_000;
 
-const level = (b: Bucket, t: number): number =>
-  Math.min(b.limit.burst, b.tokens + (Math.max(0, t - b.at) * b.limit.perMinute) / 60_000);
-
-/** The in-memory limiter answers at once. */
+/** The in-memory limiter answers at once: the service's token bucket, rated per minute. */
 export function createRateLimiter(opts: { now?: () => number } = {}): { take(key: string, limit: RateLimit): RateDecision } {
-  const now = opts.now ?? Date.now;
-  const buckets = new Map<string, Bucket>();
-
-  /** Full buckets are indistinguishable from new ones, so they can go. */
-  function sweep(t: number): void {
-    for (const [key, b] of buckets) if (level(b, t) >= b.limit.burst) buckets.delete(key);
-    if (buckets.size >= MAX_BUCKETS) buckets.clear();
-  }
-
+  const buckets = createTokenBuckets({ now: opts.now, maxKeys: MAX_BUCKETS });
   return {
     take(key, limit) {
-      const t = now();
-      let b = buckets.get(key);
-      if (!b) {
-        if (buckets.size >= MAX_BUCKETS) sweep(t);
-        b = { tokens: limit.burst, at: t, limit };
-        buckets.set(key, b);
-      } else {
-        b.limit = limit;
-        b.tokens = level(b, t);
-        b.at = Math.max(b.at, t);
-      }
-      if (b.tokens >= 1) {
-        b.tokens -= 1;
-        return { ok: true };
-      }
-      const msUntilToken = ((1 - b.tokens) * 60_000) / limit.perMinute;
-      // Whole milliseconds first: float dust must not turn 20 s into 21.
-      return { ok: false, retryAfterSeconds: Math.max(1, Math.ceil(Math.round(msUntilToken) / 1000)) };
+      const wait = buckets.take(key, limit.perMinute / 60, 1, limit.burst);
+      return wait === 0 ? { ok: true } : { ok: false, retryAfterSeconds: wait };
     },
   };
 }

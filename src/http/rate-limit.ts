@@ -8,37 +8,64 @@ import type { AppContext } from './types.ts';
 
 export interface TokenBucketLimiter {
   /**
-   * Takes `count` tokens (default 1); returns 0 when allowed, else the seconds until they are free.
-   * A count above the bucket's capacity passes on a full bucket and leaves it in debt, so a
-   * batch larger than the burst is slowed, never refused forever.
+   * Takes `count` tokens (default 1) from `key`'s bucket, refilled at `perSecond` up to
+   * `capacity` (default `perSecond` × the limiter's burst seconds); returns 0 when allowed,
+   * else the whole seconds until they are free (at least 1). A count above the capacity
+   * passes on a full bucket and leaves it in debt, so a batch larger than the burst is
+   * slowed, never refused forever.
    */
-  take(key: string, perSecond: number, count?: number): number | Promise<number>;
+  take(key: string, perSecond: number, count?: number, capacity?: number): number | Promise<number>;
 }
 
-export function createTokenBuckets(opts: { now?: () => number; burstSeconds?: number; maxKeys?: number } = {}): TokenBucketLimiter {
+/** In memory, the answer is immediate. */
+export interface MemoryTokenBuckets extends TokenBucketLimiter {
+  take(key: string, perSecond: number, count?: number, capacity?: number): number;
+}
+
+interface Bucket {
+  tokens: number;
+  at: number;
+  capacity: number;
+  perSecond: number;
+}
+
+/** Tokens in `b` at `t`; a clock that steps back adds none. */
+const level = (b: Bucket, t: number): number => Math.min(b.capacity, b.tokens + (Math.max(0, t - b.at) / 1000) * b.perSecond);
+
+/** The one in-memory token bucket of the service: intake (per account) and custom endpoints (per account, endpoint, env). */
+export function createTokenBuckets(opts: { now?: () => number; burstSeconds?: number; maxKeys?: number } = {}): MemoryTokenBuckets {
   const now = opts.now ?? Date.now;
   const burst = opts.burstSeconds ?? 2;
   const maxKeys = opts.maxKeys ?? 100_000;
-  const buckets = new Map<string, { tokens: number; at: number }>();
+  const buckets = new Map<string, Bucket>();
+
+  /** Full buckets are indistinguishable from new ones, so they can go; past the cap everything does. */
+  function sweep(t: number): void {
+    for (const [key, b] of buckets) if (level(b, t) >= b.capacity) buckets.delete(key);
+    if (buckets.size >= maxKeys) buckets.clear();
+  }
+
   return {
-    take(key, perSecond, count = 1) {
+    take(key, perSecond, count = 1, capacity = perSecond * burst) {
       const t = now();
-      const capacity = perSecond * burst;
       let b = buckets.get(key);
       if (!b) {
-        if (buckets.size >= maxKeys) buckets.clear();
-        b = { tokens: capacity, at: t };
+        if (buckets.size >= maxKeys) sweep(t);
+        b = { tokens: capacity, at: t, capacity, perSecond };
         buckets.set(key, b);
       } else {
-        b.tokens = Math.min(capacity, b.tokens + ((t - b.at) / 1000) * perSecond);
-        b.at = t;
+        b.capacity = capacity;
+        b.perSecond = perSecond;
+        b.tokens = level(b, t);
+        b.at = Math.max(b.at, t);
       }
       const needed = Math.min(count, capacity);
       if (b.tokens >= needed) {
         b.tokens -= count;
         return 0;
       }
-      return Math.max(1, Math.ceil((needed - b.tokens) / perSecond));
+      // Whole milliseconds first: float dust must not turn 20 s into 21.
+      return Math.max(1, Math.ceil(Math.round(((needed - b.tokens) / perSecond) * 1000) / 1000));
     },
   };
 }
