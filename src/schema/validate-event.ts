@@ -5,7 +5,7 @@ import { CART_VIEWED } from './event-requirements.ts';
 import { eventPayloadSchema } from './event-schema.ts';
 import { cloneJson } from './clone-json.ts';
 import { isRecord } from './guards.ts';
-import { applyRules } from './rules/apply-rules.ts';
+import { applyPayloadRules } from './rules/apply-payload-rules.ts';
 import { checkApproval, eventNameOf } from './rules/event-rules.ts';
 import type { RuleContext } from './rules/rule-context.ts';
 import { translateErrors } from './translate-errors.ts';
@@ -36,6 +36,6 @@ export function validateEvent(body: unknown, ctx: ValidationContext): Validation
   const rc: RuleContext = { eventName, cart: eventName === CART_VIEWED, account: ctx, errors, warnings };
   checkApproval(rc);
   if (!validatePayload(body)) translateErrors(validatePayload.errors ?? [], eventName, errors);
-  const normalised = applyRules(cloneJson(body), rc);
+  const normalised = applyPayloadRules(cloneJson(body), rc);
   return errors.length === 0 ? { errors, warnings, event: normalised } : { errors, warnings };
 }

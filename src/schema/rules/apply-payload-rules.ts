@@ -17,7 +17,7 @@ import { normaliseUser } from './user-rules.ts';
  * result is meaningful only when `rc.errors` stays empty. Unknown top-level members are not
  * carried over (the caller keeps the body as received); unknown members of known objects are.
  */
-export function applyRules(draft: JsonObject, rc: RuleContext): NormalizedEvent {
+export function applyPayloadRules(draft: JsonObject, rc: RuleContext): NormalizedEvent {
   const event = normaliseEventMember(draft.event);
   const products = normaliseProducts(draft.products, rc);
   if (rc.cart) checkCartTotal(event, products, rc);
