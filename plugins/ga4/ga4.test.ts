@@ -42,7 +42,8 @@ describe('ga4 plugin', () => {
       expect(ga4.name).to.equal('ga4');
       expect(ga4.category).to.equal('analytics');
       expect(ga4.secretSettings).to.deep.equal(['api_secret']);
-      expect(ga4.identifiers).to.deep.equal({ platform: 'google' });
+      expect(ga4.identifiers?.forms).to.include({ phone: 'e164', country: 'upper', name: 'letters' });
+      expect(ga4.consent).to.equal('analytics');
       expect(ga4.batch).to.deep.equal({ maxEvents: 25 });
     });
   });

@@ -66,7 +66,7 @@ describe('google-ads plugin', () => {
       expect(googleAds.name).to.equal('google-ads');
       expect(googleAds.category).to.equal('advertising');
       expect(googleAds.secretSettings).to.deep.equal(['developer_token', 'access_token']);
-      expect(googleAds.identifiers?.platform).to.equal('google');
+      expect(googleAds.identifiers?.forms).to.deep.equal({ email: { removeSpaces: true, dropGmailDots: true }, phone: 'e164' });
       expect(Object.keys(googleAds.identifiers?.table ?? {})).to.deep.equal(['hashedEmail', 'hashedPhoneNumber']);
       expect(googleAds.batch).to.deep.equal({ maxEvents: 2000 });
     });

@@ -3,6 +3,7 @@
 // upload service with `kind`; this definition adds click ids, time, identifiers and consent.
 import { viewWarnings } from './view-warnings.ts';
 import type { DestinationPlugin } from '../../src/destinations/types.ts';
+import { GOOGLE_ADS_ATTRIBUTION } from './attribution.ts';
 import { buildRequests, MAX_EVENTS } from './build-requests.ts';
 import { classifyResponse } from './classify-response.ts';
 import { settingsSchema, type GoogleAdsSettings } from './settings.ts';
@@ -11,18 +12,21 @@ const googleAds: DestinationPlugin<GoogleAdsSettings> = {
   name: 'google-ads',
   version: '1.0.0',
   category: 'advertising',
+  consent: 'marketing',
   description: 'Google Ads API: click conversions (gclid/gbraid/wbraid, enhanced conversions for leads, cart data) and retractions',
   settingsSchema,
   secretSettings: ['developer_token', 'access_token'],
   // Click conversions take only hashedEmail and hashedPhoneNumber, one per UserIdentifier,
   // five in all: 3 e-mails + 2 phones always fit. Keys are the UserIdentifier field names.
+  // Google's normal forms for both (the same as GA4's).
   identifiers: {
-    platform: 'google',
     table: {
       hashedEmail: { from: 'email', normalise: 'email', hash: true, max: 3 },
       hashedPhoneNumber: { from: 'phone', normalise: 'phone', hash: true, max: 2 },
     },
+    forms: { email: { removeSpaces: true, dropGmailDots: true }, phone: 'e164' },
   },
+  attribution: GOOGLE_ADS_ATTRIBUTION,
   batch: { maxEvents: MAX_EVENTS },
   buildRequests,
   classifyResponse,

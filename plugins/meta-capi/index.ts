@@ -3,6 +3,8 @@
 import type { DestinationPlugin } from '../../src/destinations/types.ts';
 import { buildRequests, MAX_EVENTS } from './build-requests.ts';
 import { classifyResponse } from './classify-response.ts';
+import { META_ATTRIBUTION } from './meta-cookies.ts';
+import { META_IDENTIFIERS } from './identifiers.ts';
 import { settingsSchema, type MetaCapiSettings } from './settings.ts';
 import { websiteWarnings } from './website-warnings.ts';
 
@@ -10,10 +12,13 @@ const metaCapi: DestinationPlugin<MetaCapiSettings> = {
   name: 'meta-capi',
   version: '1.0.0',
   category: 'advertising',
+  consent: 'marketing',
   description: 'Meta Conversions API: Purchase, ViewContent, AddToCart, Lead and CRM lead stages, batched up to 1,000 events',
   settingsSchema,
   secretSettings: ['access_token'],
-  identifiers: { platform: 'meta' },
+  identifiers: META_IDENTIFIERS,
+  attribution: META_ATTRIBUTION,
+  matchKeys: ['fbp', 'fbc'],
   batch: { maxEvents: MAX_EVENTS },
   buildRequests,
   classifyResponse,

@@ -39,7 +39,8 @@ describe('meta-capi plugin', () => {
     it('is named after its folder, advertising, meta identifiers, batches of 1,000', () => {
       expect(plugin.name).to.equal('meta-capi');
       expect(plugin.category).to.equal('advertising');
-      expect(plugin.identifiers).to.deep.equal({ platform: 'meta' });
+      expect(plugin.identifiers?.forms).to.include({ phone: 'digits', region: 'us-state-code', postalCode: 'us-zip5' });
+      expect(plugin.consent).to.equal('marketing');
       expect(plugin.batch).to.deep.equal({ maxEvents: 1000 });
       expect(plugin.secretSettings).to.deep.equal(['access_token']);
     });

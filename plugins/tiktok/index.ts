@@ -1,18 +1,23 @@
 // TikTok Events API 2.0 destination: web events to a pixel (and, optionally, CRM lead
 // stages to a CRM event set). Rules (rules/tiktok.json) name the event and fill properties.
 import type { DestinationPlugin } from '../../src/destinations/types.ts';
+import { TIKTOK_ATTRIBUTION } from './attribution.ts';
 import { buildRequests, MAX_EVENTS } from './build-requests.ts';
 import { classifyResponse } from './classify-response.ts';
+import { TIKTOK_IDENTIFIERS } from './identifiers.ts';
 import { settingsSchema, type TiktokSettings } from './settings.ts';
 
 const tiktok: DestinationPlugin<TiktokSettings> = {
   name: 'tiktok',
   version: '1.0.0',
   category: 'advertising',
+  consent: 'marketing',
   description: 'TikTok Events API 2.0: Purchase, ViewContent, AddToCart, Lead and lead stages, batched up to 1,000 events',
   settingsSchema,
   secretSettings: ['access_token'],
-  identifiers: { platform: 'tiktok' },
+  identifiers: TIKTOK_IDENTIFIERS,
+  attribution: TIKTOK_ATTRIBUTION,
+  matchKeys: ['ttp', 'ttclid'],
   batch: { maxEvents: MAX_EVENTS },
   buildRequests,
   classifyResponse,

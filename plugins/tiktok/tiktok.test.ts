@@ -51,7 +51,8 @@ describe('tiktok plugin', () => {
     it('is named after its folder, advertising, tiktok identifiers, batches of 1,000', () => {
       expect(plugin.name).to.equal('tiktok');
       expect(plugin.category).to.equal('advertising');
-      expect(plugin.identifiers).to.deep.equal({ platform: 'tiktok' });
+      expect(plugin.identifiers?.forms).to.include({ phone: 'e164', name: 'trim' });
+      expect(plugin.consent).to.equal('marketing');
       expect(plugin.batch).to.deep.equal({ maxEvents: 1000 });
       expect(plugin.secretSettings).to.deep.equal(['access_token']);
     });

@@ -1,7 +1,7 @@
 // What the webhook sends of `user`: by default every identifier normalised and SHA-256
 // hashed, as the ad platforms get them, under names that say so. The normalisation is the
-// generic one (the same family as TikTok's: e-mail trimmed and lower-cased, phone in E.164
-// with its `+`, names lower-cased without punctuation). City, region and country go in
+// generic one (the normalisers' default forms: e-mail trimmed and lower-cased, phone in
+// E.164 with its `+`, names trimmed and lower-cased). City, region and country go in
 // plain text (they identify no one), and `id` is the customer's own customer id.
 import type { IdentifierTable } from '../../src/pipeline/identifiers/index.ts';
 import type { OutgoingItem } from '../../src/destinations/types.ts';

@@ -10,13 +10,15 @@ const webhook: DestinationPlugin<WebhookSettings> = {
   name: 'webhook',
   version: '1.0.0',
   category: 'webhook',
+  // Unset: sent regardless of consent (the customer's own system); `consent_category` gates it.
+  consent: null,
   description: 'Signed JSON POST of every event to your own endpoint (Standard Webhooks)',
   settingsSchema,
   secretSettings: ['secret', 'previous_secret'],
   // A valid signature lets anyone holding the preview mint messages: never shown.
   secretHeaders: ['webhook-signature'],
   // Identifiers are hashed by default, even for the customer's own system (see identifiers.ts).
-  identifiers: { platform: 'tiktok', table: WEBHOOK_IDENTIFIERS },
+  identifiers: { table: WEBHOOK_IDENTIFIERS },
   batch: { maxEvents: 1 },
   buildRequests,
   classifyResponse,

@@ -2,7 +2,7 @@
 // batch of queued events with a lease, hashes every identifier the batch needs in one pool
 // call, maps each (event, destination), and commits deliveries + "dispatched" in one transaction.
 import type { Account } from '../accounts/types.ts';
-import type { PluginRegistry } from '../destinations/load-plugins.ts';
+import { attributionSpecsOf, type PluginRegistry } from '../destinations/load-plugins.ts';
 import type { HashedIdentifiers } from '../pipeline/identifiers/index.ts';
 import { mapEventForDestination } from '../pipeline/map-event.ts';
 import type { RuleSet } from '../rules/rule-set.ts';
@@ -87,7 +87,7 @@ async function hashAll(deps: FanOutDeps, claimed: DispatchEvent[], contexts: Map
       if (!ids || !d.enabled || seen.has(key)) continue;
       seen.add(key);
       keys.push(key);
-      items.push({ user, platform: ids.platform, table: ids.table, defaultCountry: ctx.account.country ?? undefined });
+      items.push({ user, spec: ids, defaultCountry: ctx.account.country ?? undefined });
     }
   });
   if (items.length === 0) return out;
@@ -110,6 +110,7 @@ function deliveriesFor(
     const r = mapEventForDestination({
       plugin: loaded.plugin, destination: d, event, eventId, receivedAt, account,
       rules: rules.rulesFor(account.scriptId, d.type), now, hashed, build: false,
+      attributionSpecs: attributionSpecsOf(deps.plugins),
     });
     if (r.status === 'skipped') return [{ ...base, status: 'skipped', item: null, reason: r.reason, message: r.message }];
     return r.items.map(({ event: _event, ...item }) => ({ ...base, status: 'pending', item }));

@@ -6,7 +6,8 @@ import { join } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { Ajv, type ValidateFunction } from 'ajv';
 import addFormatsModule from 'ajv-formats';
-import { PLATFORMS } from '../pipeline/identifiers/index.ts';
+import { checkIdentifierSpec } from '../pipeline/identifiers/index.ts';
+import type { AttributionSpec, NamedAttributionSpec } from '../pipeline/attribution/index.ts';
 import type { DestinationPlugin } from './types.ts';
 
 const addFormats = addFormatsModule as unknown as (ajv: Ajv) => Ajv;
@@ -32,7 +33,8 @@ export type PluginRegistry = ReadonlyMap<string, LoadedPlugin>;
 
 const NAME_RE = /^[a-z][a-z0-9-]{1,39}$/;
 const SEMVER_RE = /^\d+\.\d+\.\d+(-[0-9A-Za-z.-]+)?$/;
-const CATEGORIES = ['analytics', 'advertising', 'webhook'];
+const CATEGORY_RE = /^[a-z][a-z-]{0,39}$/;
+const CONSENT_GATES: readonly unknown[] = ['analytics', 'marketing', 'personalization', null];
 /** Keys every plugin's settings must allow (docs/api.md: optional config on any destination). */
 const COMMON_KEYS = ['endpoint', 'events', 'consent_category'];
 
@@ -44,7 +46,8 @@ export function checkDefinition(def: unknown, folderName: string): string[] {
   if (p.name !== folderName) problems.push(`name must equal the folder name "${folderName}", got ${JSON.stringify(p.name)}`);
   if (!NAME_RE.test(folderName)) problems.push('the folder name must be lowercase letters, digits and dashes');
   if (typeof p.version !== 'string' || !SEMVER_RE.test(p.version)) problems.push('version must be a semver string such as 1.0.0');
-  if (!CATEGORIES.includes(p.category as string)) problems.push(`category must be one of ${CATEGORIES.join(', ')}`);
+  if (typeof p.category !== 'string' || !CATEGORY_RE.test(p.category)) problems.push('category must be a lowercase word such as analytics or advertising');
+  if (!CONSENT_GATES.includes(p.consent)) problems.push('consent must be analytics, marketing, personalization or null');
   if (typeof p.description !== 'string' || p.description === '') problems.push('description must be a non-empty string');
   if (!p.settingsSchema || typeof p.settingsSchema !== 'object') problems.push('settingsSchema must be a JSON Schema object');
   else {
@@ -54,16 +57,39 @@ export function checkDefinition(def: unknown, folderName: string): string[] {
   if (!Array.isArray(p.secretSettings) || p.secretSettings.some((s) => typeof s !== 'string')) {
     problems.push('secretSettings must be an array of setting names');
   }
-  if (p.identifiers !== null) {
-    if (!p.identifiers || !PLATFORMS.includes(p.identifiers.platform)) {
-      problems.push(`identifiers must be null or {platform: ${PLATFORMS.join('|')}, table?}`);
-    }
+  problems.push(...checkIdentifierSpec(p.identifiers));
+  problems.push(...checkAttributionSpec(p.attribution));
+  if (p.matchKeys !== undefined && (!Array.isArray(p.matchKeys) || p.matchKeys.some((k) => typeof k !== 'string'))) {
+    problems.push('matchKeys must be an array of attribution keys');
   }
   if (!p.batch || !Number.isInteger(p.batch.maxEvents) || p.batch.maxEvents < 1) problems.push('batch.maxEvents must be a positive integer');
   if (typeof p.buildRequests !== 'function') problems.push('buildRequests must be a function');
   if (typeof p.classifyResponse !== 'function') problems.push('classifyResponse must be a function');
   return problems;
 }
+
+function checkAttributionSpec(spec: unknown): string[] {
+  if (spec === undefined) return [];
+  const s = spec as Partial<AttributionSpec> | null;
+  if (!s || typeof s !== 'object' || !s.ids || typeof s.ids !== 'object') return ['attribution must be {ids: {<key>: [{cookie|param, parse?, build?}]}, refine?}'];
+  const problems: string[] = [];
+  for (const [key, sources] of Object.entries(s.ids)) {
+    const ok = Array.isArray(sources) && sources.every((src) => (typeof src?.cookie === 'string') !== (typeof src?.param === 'string'));
+    if (!ok) problems.push(`attribution.ids.${key} must be a list of sources, each with either cookie or param`);
+  }
+  if (s.refine !== undefined && typeof s.refine !== 'function') problems.push('attribution.refine must be a function');
+  return problems;
+}
+
+/** Every plugin's attribution spec, by name, in folder order (what mapEventForDestination reads for rule data). */
+export function attributionSpecsOf(registry: PluginRegistry): NamedAttributionSpec[] {
+  const cached = SPECS.get(registry);
+  if (cached) return cached;
+  const specs = [...registry.values()].flatMap(({ plugin }) => (plugin.attribution ? [{ name: plugin.name, spec: plugin.attribution }] : []));
+  SPECS.set(registry, specs);
+  return specs;
+}
+const SPECS = new WeakMap<PluginRegistry, NamedAttributionSpec[]>();
 
 function settingsValidator(ajv: Ajv, plugin: DestinationPlugin, folder: string): (s: unknown) => string[] {
   let validate: ValidateFunction;

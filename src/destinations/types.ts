@@ -1,13 +1,18 @@
 // The destination plugin contract. A plugin is a folder under PLUGINS_DIR whose
 // index.ts default-exports a DestinationPlugin; its name is the folder's name.
 // Definitions are data plus two pure functions: build the requests, classify the reply.
-import type { IdentifierTable, Platform } from '../pipeline/identifiers/index.ts';
-import type { AttributionIds } from '../pipeline/attribution/index.ts';
+// Everything platform-specific lives in the plugin: which identifiers in which normal form,
+// which cookies and click ids, marketer warnings, consent gating. The core applies it.
+import type { IdentifierSpec } from '../pipeline/identifiers/index.ts';
+import type { AttributionIds, AttributionSpec } from '../pipeline/attribution/index.ts';
 import type { NormalizedEvent } from '../schema/types.ts';
 import type { NativeEvent } from '../rules/types.ts';
 
-/** Consent gating reads this: analytics ← consent.analytics, advertising ← consent.marketing. */
-export type DestinationCategory = 'analytics' | 'advertising' | 'webhook';
+/** What kind of destination it is, for listings: `analytics`, `advertising`, `webhook`, … (lowercase word). */
+export type DestinationCategory = string;
+
+/** The consent flag that gates a destination by default; null: not gated. */
+export type ConsentGate = 'analytics' | 'marketing' | 'personalization' | null;
 
 // `any` by default so a registry can hold plugins with different settings types.
 // eslint-disable-next-line @typescript-eslint/no-explicit-any
@@ -17,6 +22,11 @@ export interface DestinationPlugin<S = any> {
   /** Semver of the definition. */
   version: string;
   category: DestinationCategory;
+  /**
+   * Which consent flag must be true for an event to be sent (`consent_category` in the
+   * settings overrides it); null: sent regardless of consent (e.g. the customer's own webhook).
+   */
+  consent: ConsentGate;
   description: string;
   /**
    * JSON Schema (ajv, draft-07) of the settings an operator gives with
@@ -29,11 +39,27 @@ export interface DestinationPlugin<S = any> {
   /** Request headers whose values are derived from a secret (e.g. a signature): masked whole in previews. */
   secretHeaders?: readonly string[];
   /**
-   * Which identifiers it sends: the normalisation family and, optionally, its own table
-   * (native dot path → rule). Without a table the platform's default table is used.
-   * Null: the plugin sends no hashed identifiers (e.g. the webhook sends the event as is).
+   * Which identifiers it wants, as data the core applies: `table` maps each native field
+   * (dot path) to the user field it reads, the generic normaliser (email, phone, name,
+   * street, city, region, postalCode, country, externalId) and whether it is hashed;
+   * `forms` picks each normaliser's normal form for this destination (see
+   * src/pipeline/identifiers/forms.ts). The results reach buildRequests as item.identifiers.
+   * Null: the plugin sends no identifiers.
    */
-  identifiers: { platform: Platform; table?: IdentifierTable } | null;
+  identifiers: IdentifierSpec | null;
+  /**
+   * Which attribution ids it reads (cookies, landing-page click ids) and an optional pure
+   * refine step (see src/pipeline/attribution/spec.ts). The core reads every loaded plugin's
+   * ids for every event, so rules see them all under `attribution`; warnings about a cookie
+   * reach only the plugins that read it. Absent: it reads none.
+   */
+  attribution?: AttributionSpec;
+  /**
+   * Attribution keys that, like a hashed e-mail or phone in its identifiers, let the
+   * platform match a person. When an event carries none of them, previews warn
+   * ("no match keys"). Absent: no such warning.
+   */
+  matchKeys?: readonly string[];
   /** Most native events one request may carry. */
   batch: { maxEvents: number };
   /**

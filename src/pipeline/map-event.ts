@@ -3,13 +3,13 @@
 // allow-list, consent), attribution, identifiers, rules, then the plugin's requests.
 import { messageId } from '../destinations/message-id.ts';
 import type { Account } from '../accounts/types.ts';
-import type { DestinationCategory, DestinationPlugin, OutboundRequest, OutgoingItem } from '../destinations/types.ts';
+import type { ConsentGate, DestinationPlugin, OutboundRequest, OutgoingItem } from '../destinations/types.ts';
 import { applyRules } from '../rules/apply-rules.ts';
 import type { RuleSpec } from '../rules/types.ts';
 import type { Consent, NormalizedEvent } from '../schema/types.ts';
-import { extractAttribution } from './attribution/index.ts';
+import { extractAttribution, type NamedAttributionSpec } from './attribution/index.ts';
 import { attributionWarnings, identifierWarnings, matchKeyWarning } from './destination-warnings.ts';
-import { applyIdentifierTable, IDENTIFIER_TABLES, type HashedIdentifiers } from './identifiers/index.ts';
+import { hashIdentifiers, type HashedIdentifiers } from './identifiers/index.ts';
 import { buildRuleData, publicSettings } from './rule-data.ts';
 
 export { maskRequest, MASK } from './mask-request.ts';
@@ -48,6 +48,11 @@ export interface MapEventInput {
   /** ms since epoch; the only clock used. */
   now: number;
   /**
+   * Every loaded plugin's attribution spec (attributionSpecsOf(registry)), so rules see every
+   * id under `attribution`. Absent: this plugin's own spec only.
+   */
+  attributionSpecs?: readonly NamedAttributionSpec[];
+  /**
    * Identifiers already hashed for this plugin (by the worker pool, in a batch);
    * computed inline when absent.
    */
@@ -68,12 +73,6 @@ export class BuildRequestsError extends Error {
   }
 }
 
-/** Which consent flag gates each category by default; null: not gated. */
-const CATEGORY_CONSENT: Readonly<Record<DestinationCategory, keyof Consent | null>> = {
-  analytics: 'analytics',
-  advertising: 'marketing',
-  webhook: null,
-};
 const CONSENT_KEYS: readonly (keyof Consent)[] = ['analytics', 'marketing', 'personalization'];
 
 /**
@@ -98,7 +97,7 @@ export function mapEventForDestination(input: MapEventInput): MapResult {
     return skip('not_allow_listed', `${event.event.name} is not in this destination's events allow-list`);
   }
 
-  const gate = consentGate(plugin.category, settings.consent_category);
+  const gate = consentGate(plugin.consent, settings.consent_category);
   if (gate.kind === 'invalid') return skip('consent', `consent_category "${gate.value}" is not one of ${CONSENT_KEYS.join(', ')}; nothing sent`);
   if (gate.kind === 'gated' && event.consent[gate.key] !== true) {
     return skip('consent', `consent.${gate.key} is false; nothing sent`);
@@ -111,17 +110,15 @@ export function mapEventForDestination(input: MapEventInput): MapResult {
     landingUrl: event.context.landing_url,
     user: event.user ?? null,
     now,
-    measurementId: typeof settings.measurement_id === 'string' ? settings.measurement_id : undefined,
-    clientIdSalt: account.scriptId,
+    settings,
+    salt: account.scriptId,
+    specs: specsWith(plugin, input.attributionSpecs),
   });
   warnings.push(...attributionWarnings(type, plugin, attribution.warnings));
 
   let identifiers: Record<string, string | string[]> = {};
   if (plugin.identifiers !== null) {
-    const { platform, table } = plugin.identifiers;
-    const hashed = input.hashed ?? applyIdentifierTable(event.user, table ?? IDENTIFIER_TABLES[platform], platform, {
-      defaultCountry: account.country ?? undefined,
-    });
+    const hashed = input.hashed ?? hashIdentifiers(event.user, plugin.identifiers, { defaultCountry: account.country ?? undefined });
     identifiers = hashed.fields;
     warnings.push(...identifierWarnings(type, hashed.warnings));
   }
@@ -179,11 +176,17 @@ export function mapEventForDestination(input: MapEventInput): MapResult {
 
 type Gate = { kind: 'none' } | { kind: 'gated'; key: keyof Consent } | { kind: 'invalid'; value: string };
 
-/** `consent_category` from the settings wins over the category's default. */
-function consentGate(category: DestinationCategory, override: unknown): Gate {
+/** The given specs, with the plugin's own added when it is not among them. */
+function specsWith(plugin: DestinationPlugin, specs: readonly NamedAttributionSpec[] | undefined): readonly NamedAttributionSpec[] {
+  const list = specs ?? [];
+  if (plugin.attribution === undefined || list.some((s) => s.name === plugin.name)) return list;
+  return [...list, { name: plugin.name, spec: plugin.attribution }];
+}
+
+/** `consent_category` from the settings wins over the plugin's own consent flag. */
+function consentGate(own: ConsentGate | undefined, override: unknown): Gate {
   if (override === undefined || override === null || override === '') {
-    const key = CATEGORY_CONSENT[category];
-    return key === null ? { kind: 'none' } : { kind: 'gated', key };
+    return own === null || own === undefined ? { kind: 'none' } : { kind: 'gated', key: own };
   }
   if (typeof override === 'string' && (CONSENT_KEYS as readonly string[]).includes(override)) {
     return { kind: 'gated', key: override as keyof Consent };

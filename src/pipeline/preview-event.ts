@@ -2,7 +2,7 @@
 // exact request(s) it would be sent (secrets masked) or why it gets nothing. Identifiers
 // for all destinations are hashed in one batch through the worker pool.
 import type { Account } from '../accounts/types.ts';
-import type { PluginRegistry } from '../destinations/load-plugins.ts';
+import { attributionSpecsOf, type PluginRegistry } from '../destinations/load-plugins.ts';
 import type { RuleSet } from '../rules/rule-set.ts';
 import type { NormalizedEvent } from '../schema/types.ts';
 import type { DestinationRecord } from '../store/types.ts';
@@ -71,7 +71,7 @@ export async function previewEvent(deps: PreviewDeps, input: PreviewInput): Prom
     const ids = deps.plugins.get(d.type)?.plugin.identifiers;
     if (!ids || !event.user) continue;
     hashIndex.set(d.id, hashItems.length);
-    hashItems.push({ user: event.user, platform: ids.platform, table: ids.table, defaultCountry: account.country ?? undefined });
+    hashItems.push({ user: event.user, spec: ids, defaultCountry: account.country ?? undefined });
   }
   let hashed: HashedIdentifiers[] = [];
   if (hashItems.length > 0 && deps.pool) hashed = await deps.pool.hashBatch(hashItems);
@@ -95,6 +95,7 @@ export async function previewEvent(deps: PreviewDeps, input: PreviewInput): Prom
         account,
         rules: rules.rulesFor(account.scriptId, d.type),
         now: input.now,
+        attributionSpecs: attributionSpecsOf(deps.plugins),
         hashed: i === undefined ? undefined : hashed[i],
       });
     } catch (e) {

@@ -3,7 +3,7 @@
 import { availableParallelism } from 'node:os';
 import { fileURLToPath } from 'node:url';
 import { Piscina } from 'piscina';
-import { IDENTIFIER_SOURCE_FIELDS } from '../pipeline/identifiers/tables.ts';
+import { sourceFields } from '../pipeline/identifiers/spec.ts';
 import type { HashedIdentifiers } from '../pipeline/identifiers/hash-identifiers.ts';
 import type { IdentifierUser } from '../pipeline/identifiers/types.ts';
 import * as handlers from './hash-worker.ts';
@@ -38,7 +38,7 @@ const WORKER_FILE = fileURLToPath(new URL('./hash-worker.ts', import.meta.url));
 /**
  * @example
  * const pool = createHashPool({ threads: 2 });
- * const [meta] = await pool.hashBatch([{ user: { email: 'a@b.com' }, platform: 'meta', defaultCountry: 'RO' }]);
+ * const [meta] = await pool.hashBatch([{ user: { email: 'a@b.com' }, spec: metaCapi.identifiers, defaultCountry: 'RO' }]);
  * await pool.close();
  */
 export function createHashPool(opts: HashPoolOptions = {}): HashPool {
@@ -100,11 +100,11 @@ function workerExecArgv(workerFile: string): string[] {
   return [...inherited, '--import', import.meta.resolve('tsx')];
 }
 
-/** Only the user fields some identifier table reads cross the thread boundary. */
+/** Only the user fields the item's own table reads cross the thread boundary. */
 function slim(item: HashItem): HashItem {
   if (item.user == null) return item;
   const user: IdentifierUser = {};
-  for (const field of IDENTIFIER_SOURCE_FIELDS) {
+  for (const field of sourceFields(item.spec.table)) {
     if (item.user[field] !== undefined) user[field] = item.user[field];
   }
   return { ...item, user };

@@ -2,15 +2,15 @@
 // Run: node --import tsx test/bench/hash-pool.ts [items]
 // An "item" is one user hashed for one platform (~9 fields, ~7 of them SHA-256).
 import { availableParallelism } from 'node:os';
-import type { Platform } from '../../src/pipeline/identifiers/index.ts';
+import { SPECS } from '../pipeline/plugin-specs.ts';
 import { hashBatch, type HashItem } from '../../src/workers/hash-worker.ts';
 import { createHashPool } from '../../src/workers/pool.ts';
 
 const N = Number(process.argv[2] ?? 20_000);
-const PLATFORMS: Platform[] = ['google', 'meta', 'tiktok'];
+const FAMILIES = [SPECS.google, SPECS.meta, SPECS.tiktok];
 
 const items: HashItem[] = Array.from({ length: N }, (_, i) => ({
-  platform: PLATFORMS[i % 3],
+  spec: FAMILIES[i % 3],
   defaultCountry: 'RO',
   user: {
     id: `C-${i}`,

@@ -12,7 +12,7 @@ const delivery = (id: number, eventId: string | null): ClaimedDelivery => ({
 
 function plugin(maxEvents: number, over: Partial<DestinationPlugin> = {}): DestinationPlugin {
   return {
-    name: 't', version: '1.0.0', category: 'analytics', description: 't', settingsSchema: {}, secretSettings: [], identifiers: null,
+    name: 't', version: '1.0.0', category: 'analytics', consent: 'analytics', description: 't', settingsSchema: {}, secretSettings: [], identifiers: null,
     batch: { maxEvents },
     // One request per item whose native field n is odd; even ones are batched together.
     buildRequests: ({ items, now }) => {

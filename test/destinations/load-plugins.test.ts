@@ -11,7 +11,7 @@ const PLUGINS = join(ROOT, 'plugins');
 
 const VALID = `
 const plugin = {
-  name: 'NAME', version: '1.0.0', category: 'webhook', description: 'test plugin',
+  name: 'NAME', version: '1.0.0', category: 'webhook', consent: null, description: 'test plugin',
   settingsSchema: { type: 'object', properties: { endpoint: { type: 'string' }, events: { type: 'array' }, consent_category: { type: 'string' }, key: { type: 'string' } }, required: ['key'], additionalProperties: false },
   secretSettings: ['key'], identifiers: null, batch: { maxEvents: 1 },
   buildRequests: () => [], classifyResponse: () => ({ outcome: 'success' }),
@@ -49,7 +49,10 @@ describe('plugin loader', () => {
   const broken: [string, (n: string) => string, RegExp][] = [
     ['a name that differs from the folder', () => VALID.replace("name: 'NAME'", "name: 'other'"), /name must equal the folder name/],
     ['no version', () => VALID.replace("version: '1.0.0', ", ''), /version must be a semver/],
-    ['an unknown category', () => VALID.replace("'webhook'", "'social'"), /category must be one of/],
+    ['a category that is not a lowercase word', () => VALID.replace("'webhook'", "'Social Ads'"), /category must be a lowercase word/],
+    ['an unknown consent flag', () => VALID.replace('consent: null', "consent: 'ads'"), /consent must be analytics, marketing, personalization or null/],
+    ['an identifier rule with an unknown normaliser', () => VALID.replace('identifiers: null', "identifiers: { table: { em: { from: 'email', normalise: 'mail', hash: true } } }"), /identifiers.table\["em"\].normalise must be one of/],
+    ['an attribution source with neither cookie nor param', () => VALID.replace('identifiers: null', "identifiers: null, attribution: { ids: { x: [{ parse: () => 'x' }] } }"), /attribution.ids.x must be a list of sources/],
     ['no buildRequests', () => VALID.replace('buildRequests: () => [], ', ''), /buildRequests must be a function/],
     ['a zero batch', () => VALID.replace('maxEvents: 1', 'maxEvents: 0'), /batch.maxEvents/],
     ['no default export', () => 'export const x = 1;', /must default-export/],

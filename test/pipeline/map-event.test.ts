@@ -1,7 +1,11 @@
 // mapEventForDestination with a tiny plugin defined here, so the real plugins need not exist.
 import { expect } from 'chai';
-import type { DestinationCategory, DestinationPlugin, OutboundRequest } from '../../src/destinations/types.ts';
-import { deriveClientId } from '../../src/pipeline/attribution/index.ts';
+import ga4 from '../../plugins/ga4/index.ts';
+import { deriveClientId } from '../../plugins/ga4/derived-client-id.ts';
+import googleAds from '../../plugins/google-ads/index.ts';
+import metaCapi from '../../plugins/meta-capi/index.ts';
+import tiktok from '../../plugins/tiktok/index.ts';
+import type { ConsentGate, DestinationPlugin, OutboundRequest } from '../../src/destinations/types.ts';
 import { sha256Hex } from '../../src/pipeline/identifiers/index.ts';
 import { maskedSettings } from '../../src/pipeline/mask-request.ts';
 import {
@@ -40,16 +44,25 @@ function event(over: Partial<NormalizedEvent> = {}): NormalizedEvent {
   };
 }
 
+/** A real plugin's data (name, consent, identifiers, attribution, match keys) on the echoing test plugin. */
+const dataOf = (p: DestinationPlugin): Partial<DestinationPlugin> => ({
+  name: p.name, category: p.category, consent: p.consent, identifiers: p.identifiers, attribution: p.attribution, matchKeys: p.matchKeys,
+});
+
 /** A plugin that echoes what it gets, so tests can see the items it was given. */
 function plugin(over: Partial<DestinationPlugin> = {}): DestinationPlugin {
   return {
     name: 'test-ads',
     version: '1.0.0',
     category: 'advertising',
+    consent: 'marketing',
     description: 'test double',
     settingsSchema: {},
     secretSettings: ['access_token'],
-    identifiers: { platform: 'meta' },
+    // Meta's data: its identifiers, cookies and match keys.
+    identifiers: metaCapi.identifiers,
+    attribution: metaCapi.attribution,
+    matchKeys: metaCapi.matchKeys,
     batch: { maxEvents: 2 },
     buildRequests: ({ settings, items, now }) => [{
       method: 'POST',
@@ -92,20 +105,20 @@ function ready(r: MapResult) {
 
 describe('mapEventForDestination', () => {
   describe('consent gating', () => {
-    const categories: DestinationCategory[] = ['analytics', 'advertising', 'webhook'];
+    const gates: ConsentGate[] = ['analytics', 'marketing', null];
     for (const analytics of [true, false]) {
       for (const marketing of [true, false]) {
-        for (const category of categories) {
-          const delivered = category === 'analytics' ? analytics : category === 'advertising' ? marketing : true;
-          it(`analytics=${analytics} marketing=${marketing}: ${category} ${delivered ? 'delivered' : 'skipped'}`, () => {
+        for (const consent of gates) {
+          const delivered = consent === 'analytics' ? analytics : consent === 'marketing' ? marketing : true;
+          it(`analytics=${analytics} marketing=${marketing}: consent ${consent} ${delivered ? 'delivered' : 'skipped'}`, () => {
             const r = mapEventForDestination(input({
-              plugin: plugin({ category, identifiers: category === 'webhook' ? null : { platform: 'meta' } }),
+              plugin: plugin({ consent, identifiers: consent === null ? null : metaCapi.identifiers }),
               event: event({ consent: { analytics, marketing, personalization: false } }),
             }));
             if (delivered) {
               expect(r.status).to.equal('ready');
             } else {
-              const flag = category === 'analytics' ? 'analytics' : 'marketing';
+              const flag = consent;
               expect(r).to.deep.equal({ status: 'skipped', reason: 'consent', message: `test-ads: consent.${flag} is false; nothing sent`, warnings: [] });
             }
           });
@@ -113,10 +126,10 @@ describe('mapEventForDestination', () => {
       }
     }
 
-    it('consent_category overrides the category default, webhooks included', () => {
+    it('consent_category overrides the plugin own consent flag, ungated webhooks included', () => {
       const noMarketing = event({ consent: { analytics: true, marketing: false, personalization: true } });
-      const webhook = plugin({ category: 'webhook', identifiers: null });
-      const analytics = plugin({ category: 'analytics' });
+      const webhook = plugin({ category: 'webhook', consent: null, identifiers: null });
+      const analytics = plugin({ category: 'analytics', consent: 'analytics' });
       const settings = (consent_category: string) => ({ pixel_id: '1', access_token: 't', consent_category });
       expect(mapEventForDestination(input({ plugin: webhook, event: noMarketing, settings: settings('marketing') })).status).to.equal('skipped');
       expect(mapEventForDestination(input({ plugin: webhook, event: noMarketing, settings: settings('analytics') })).status).to.equal('ready');
@@ -217,7 +230,7 @@ describe('mapEventForDestination', () => {
     });
 
     it('attribution uses the account as client id salt and the measurement id for the session', () => {
-      const ga = plugin({ name: 'ga4', category: 'analytics', identifiers: { platform: 'google' } });
+      const ga = plugin(dataOf(ga4));
       const r = ready(mapEventForDestination(input({
         plugin: ga,
         settings: { measurement_id: 'G-BBB', api_secret: 's' },
@@ -230,10 +243,10 @@ describe('mapEventForDestination', () => {
     });
 
     it('a plugin without identifiers gets none, and a custom table is used when given', () => {
-      const none = ready(mapEventForDestination(input({ plugin: plugin({ category: 'webhook', identifiers: null }) })));
+      const none = ready(mapEventForDestination(input({ plugin: plugin({ category: 'webhook', consent: null, identifiers: null }) })));
       expect(none.items[0].identifiers).to.deep.equal({});
       const custom = ready(mapEventForDestination(input({
-        plugin: plugin({ identifiers: { platform: 'meta', table: { hashed_mail: { from: 'email', normalise: 'email', hash: true } } } }),
+        plugin: plugin({ identifiers: { table: { hashed_mail: { from: 'email', normalise: 'email', hash: true } } } }),
       })));
       expect(custom.items[0].identifiers).to.deep.equal({ hashed_mail: sha256Hex('jane@example.com') });
     });
@@ -259,7 +272,7 @@ describe('mapEventForDestination', () => {
     const email = 'jane@example.com';
 
     it('meta: no match keys when email, phone, fbp and fbc are all missing', () => {
-      const meta = plugin({ name: 'meta-capi' });
+      const meta = plugin(dataOf(metaCapi));
       const bare = event({ user: { first_name: 'Jane' }, cookies: [] });
       expect(ready(mapEventForDestination(input({ plugin: meta, event: bare }))).warnings)
         .to.deep.equal(['meta-capi: no match keys — email, phone, fbp and fbc all missing']);
@@ -269,13 +282,13 @@ describe('mapEventForDestination', () => {
     });
 
     it('tiktok: no match keys names ttp and ttclid', () => {
-      const tiktok = plugin({ name: 'tiktok', identifiers: { platform: 'tiktok' } });
-      const r = ready(mapEventForDestination(input({ plugin: tiktok, event: event({ user: {}, cookies: [] }) })));
+      const tt = plugin(dataOf(tiktok));
+      const r = ready(mapEventForDestination(input({ plugin: tt, event: event({ user: {}, cookies: [] }) })));
       expect(r.warnings).to.deep.equal(['tiktok: no match keys — email, phone, ttp and ttclid all missing']);
     });
 
     it('identifier and cookie problems become sentences that never quote the value', () => {
-      const meta = plugin({ name: 'meta-capi' });
+      const meta = plugin(dataOf(metaCapi));
       const r = ready(mapEventForDestination(input({
         plugin: meta,
         account: { ...ACCOUNT, country: null },
@@ -294,7 +307,7 @@ describe('mapEventForDestination', () => {
     });
 
     it('a hashed value where the platform wants plain text is named, not quoted', () => {
-      const ga = plugin({ name: 'ga4', category: 'analytics', identifiers: { platform: 'google' } });
+      const ga = plugin(dataOf(ga4));
       const hashedCity = sha256Hex('bucharest');
       const r = ready(mapEventForDestination(input({
         plugin: ga,
@@ -305,7 +318,7 @@ describe('mapEventForDestination', () => {
     });
 
     it('google-ads sees click-id conflicts, not GA cookie problems', () => {
-      const ads = plugin({ name: 'google-ads', identifiers: { platform: 'google' } });
+      const ads = plugin(dataOf(googleAds));
       const r = ready(mapEventForDestination(input({
         plugin: ads,
         event: event({ cookies: [{ name: '_ga', value: 'junk' }], context: { environment: 'prod', url: 'https://s.example/?gbraid=a1&wbraid=b2' } }),

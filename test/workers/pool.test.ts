@@ -1,14 +1,14 @@
 import { threadId } from 'node:worker_threads';
 import { expect } from 'chai';
-import type { Platform } from '../../src/pipeline/identifiers/index.ts';
+import { SPECS } from '../pipeline/plugin-specs.ts';
 import { hashBatch, type HashItem } from '../../src/workers/hash-worker.ts';
 import { createHashPool, type HashPool } from '../../src/workers/pool.ts';
 
-const PLATFORMS: Platform[] = ['google', 'meta', 'tiktok'];
+const FAMILIES = [SPECS.google, SPECS.meta, SPECS.tiktok];
 
 function sampleBatch(n: number): HashItem[] {
   return Array.from({ length: n }, (_, i) => ({
-    platform: PLATFORMS[i % 3],
+    spec: FAMILIES[i % 3],
     defaultCountry: i % 2 === 0 ? 'RO' : 'US',
     user: {
       id: `C-${i}`,

@@ -1,12 +1,10 @@
-// Collects the click and browser ids every destination needs from one event's cookies
-// and URLs. Malformed input never throws: the id is left out and
-// a warning says which cookie or URL was unusable.
-import type { PipelineWarning } from '../identifiers/types.ts';
-import { cleanClickId, parseGclAw, parseTtp, queryParams } from './click-ids.ts';
+// The generic attribution extractor: reads the ids every loaded destination declares
+// (cookies, landing-page parameters), then runs each one's refine step. Malformed input
+// never throws: the id is left out and a warning names the cookie or URL, tagged with the
+// destination whose spec read it, so each destination hears only its own.
+import { cleanClickId, queryParams } from './click-ids.ts';
 import { cookieJar, type CookieInput } from './cookie-jar.ts';
-import { deriveClientId } from './derived-client-id.ts';
-import { parseGaClientId, parseGaSessionId } from './ga-cookies.ts';
-import { buildFbc, parseFbc, parseFbp } from './meta-cookies.ts';
+import type { AttributionIds, AttributionWarning, NamedAttributionSpec } from './spec.ts';
 
 export interface AttributionInput {
   /** The payload's `cookies` array (`[{name, value}]`) or a name → value map. */
@@ -15,52 +13,36 @@ export interface AttributionInput {
   url?: string;
   /** `context.landing_url`, searched after `url`. */
   landingUrl?: string;
-  /** Used only to derive a client_id when there is no usable `_ga`. */
+  /** For refine steps that derive an id from the user. */
   user?: { id?: unknown; email?: unknown; phone?: unknown } | null;
-  /** Milliseconds since epoch; becomes the first-seen time of an fbc built from `fbclid`. */
+  /** Milliseconds since epoch; e.g. the first-seen time of an fbc built from `fbclid`. */
   now: number;
-  /** GA4 measurement id (`G-ABC123`); picks the `_ga_ABC123` session cookie. Default: the first one. */
-  measurementId?: string;
-  /** Keys the derived client_id; pass the account id so ids differ between accounts. */
-  clientIdSalt?: string;
+  /** Settings of the destination being mapped (a refine step may read one, e.g. GA4's measurement_id). */
+  settings?: Readonly<Record<string, unknown>>;
+  /** Keys derived ids; pass the account id so ids differ between accounts. Default `tracklane`. */
+  salt?: string;
+  /** The specs to apply, in order (every loaded destination's, so rule data sees every id). */
+  specs: readonly NamedAttributionSpec[];
 }
 
-/** Values as the platforms take them; none of them is ever hashed. */
-export interface AttributionIds {
-  /** GA4 `client_id`. */
-  client_id?: string;
-  /** `cookie` when read from `_ga`; `derived` when computed from the user. */
-  client_id_source?: 'cookie' | 'derived';
-  /** GA4 `session_id` for `measurementId` (or the first `_ga_*` cookie). */
-  session_id?: string;
-  /** Every parsed GA4 session, by container id (`ABC123` for `_ga_ABC123`). */
-  ga_session_ids?: Record<string, string>;
-  fbp?: string;
-  fbc?: string;
-  gclid?: string;
-  gbraid?: string;
-  wbraid?: string;
-  ttclid?: string;
-  ttp?: string;
+/** A warning with the destination whose spec produced it; none for URL problems (every reader of parameters). */
+export interface TaggedAttributionWarning extends AttributionWarning {
+  destination?: string;
 }
 
 export interface AttributionResult {
   ids: AttributionIds;
-  warnings: PipelineWarning[];
+  warnings: TaggedAttributionWarning[];
 }
 
 /**
  * @example
- * extractAttribution({
- *   cookies: [{ name: '_ga', value: 'GA1.1.123.456' }, { name: '_fbp', value: 'fb.1.1700000000000.42' }],
- *   url: 'https://shop.example/?fbclid=IwAR2abc&gclid=Cj0KCQiA',
- *   now: 1700000000000,
- * })
- * // → { ids: { client_id: '123.456', client_id_source: 'cookie', fbp: 'fb.1.1700000000000.42',
- * //            fbc: 'fb.1.1700000000000.IwAR2abc', gclid: 'Cj0KCQiA' }, warnings: [] }
+ * extractAttribution({ cookies: [{ name: '_fbp', value: 'fb.1.1700000000000.42' }],
+ *                      url: 'https://shop.example/?gclid=Cj0KCQiA', now, specs })
+ * // → { ids: { fbp: 'fb.1.1700000000000.42', gclid: 'Cj0KCQiA', … }, warnings: [] }
  */
 export function extractAttribution(input: AttributionInput): AttributionResult {
-  const warnings: PipelineWarning[] = [];
+  const warnings: TaggedAttributionWarning[] = [];
   const jar = cookieJar(input.cookies);
   const params: URLSearchParams[] = [];
   for (const [field, url] of [['context.url', input.url], ['context.landing_url', input.landingUrl]] as const) {
@@ -71,76 +53,50 @@ export function extractAttribution(input: AttributionInput): AttributionResult {
   }
   const param = (name: string) => params.map((p) => cleanClickId(p.get(name))).find((v) => v !== undefined);
 
-  /** The first value of `name` that `parse` accepts; a warning when values exist but none parses. */
-  const cookie = (name: string, parse: (v: string) => string | undefined): string | undefined => {
-    const values = jar.all(name);
-    const found = values.map(parse).find((v) => v !== undefined);
-    if (found === undefined && values.length > 0) {
-      warnings.push({ field: `cookies.${name}`, code: 'COOKIE_MALFORMED', message: `cookie ${name} does not have the expected format; ignored` });
-    }
-    return found;
-  };
-
   const ids: AttributionIds = {};
-
-  const gaClientId = cookie('_ga', parseGaClientId);
-  if (gaClientId !== undefined) {
-    ids.client_id = gaClientId;
-    ids.client_id_source = 'cookie';
-  } else {
-    const key = clientIdKey(input.user);
-    if (key !== undefined) {
-      ids.client_id = deriveClientId(key, input.clientIdSalt ?? 'tracklane');
-      ids.client_id_source = 'derived';
-      warnings.push({ field: 'cookies._ga', code: 'CLIENT_ID_DERIVED', message: 'no usable _ga cookie; GA4 client_id derived from the user' });
-    } else {
-      warnings.push({ field: 'cookies._ga', code: 'CLIENT_ID_MISSING', message: 'no usable _ga cookie and no user id, e-mail or phone to derive a GA4 client_id from' });
+  for (const { name: destination, spec } of input.specs) {
+    /** The first value of `cookie` that `parse` accepts; a warning when values exist but none parses. */
+    const cookie = (name: string, parse: (v: string) => string | undefined): string | undefined => {
+      const values = jar.all(name);
+      const found = values.map(parse).find((v) => v !== undefined);
+      if (found === undefined && values.length > 0) {
+        warnings.push({ destination, field: `cookies.${name}`, code: 'COOKIE_MALFORMED', message: `cookie ${name} does not have the expected format; ignored` });
+      }
+      return found;
+    };
+    for (const [key, sources] of Object.entries(spec.ids)) {
+      if (ids[key] !== undefined) continue;
+      for (const s of sources) {
+        let value: string | undefined;
+        if (s.cookie !== undefined) value = cookie(s.cookie, s.parse ?? ((v) => v));
+        else if (s.param !== undefined) {
+          const raw = param(s.param);
+          value = raw !== undefined && s.build ? s.build(raw, input.now) : raw;
+        }
+        if (value !== undefined) {
+          ids[key] = value;
+          break;
+        }
+      }
     }
   }
-
-  const sessions: Record<string, string> = {};
-  for (const { name, value } of jar.withPrefix('_ga_')) {
-    const container = name.slice('_ga_'.length);
-    if (container === '' || container in sessions) continue;
-    const session = parseGaSessionId(value);
-    if (session !== undefined) sessions[container] = session;
-    else warnings.push({ field: `cookies.${name}`, code: 'COOKIE_MALFORMED', message: `cookie ${name} is neither GS1 nor GS2; ignored` });
+  for (const { name: destination, spec } of input.specs) {
+    spec.refine?.({
+      ids,
+      cookies: jar,
+      user: input.user,
+      now: input.now,
+      salt: input.salt ?? 'tracklane',
+      settings: input.settings ?? {},
+      warn: (w) => warnings.push({ destination, ...w }),
+    });
   }
-  if (Object.keys(sessions).length > 0) {
-    ids.ga_session_ids = sessions;
-    const wanted = input.measurementId?.replace(/^G-/i, '');
-    ids.session_id = wanted !== undefined ? sessions[wanted] : Object.values(sessions)[0];
-  }
-
-  ids.fbp = cookie('_fbp', parseFbp);
-  ids.fbc = cookie('_fbc', parseFbc);
-  const fbclid = ids.fbc === undefined ? param('fbclid') : undefined;
-  if (fbclid !== undefined) ids.fbc = buildFbc(fbclid, input.now);
-
-  ids.gclid = param('gclid') ?? cookie('_gcl_aw', parseGclAw);
-  ids.gbraid = param('gbraid');
-  ids.wbraid = param('wbraid');
-  if (ids.gbraid !== undefined && ids.wbraid !== undefined) {
-    // Google Ads refuses both; wbraid is the one for web conversions.
-    ids.gbraid = undefined;
-    warnings.push({ field: 'context.url', code: 'CLICK_ID_CONFLICT', message: 'both gbraid and wbraid present; kept wbraid (web conversions)' });
-  }
-
-  ids.ttclid = param('ttclid');
-  ids.ttp = cookie('_ttp', parseTtp);
-
   return { ids: dropUndefined(ids), warnings };
 }
 
-function clientIdKey(user: AttributionInput['user']): string | undefined {
-  if (user == null) return undefined;
-  const text = (v: unknown) => (typeof v === 'string' || typeof v === 'number' ? String(v).trim() : '');
-  const id = text(user.id);
-  if (id !== '') return `id:${id}`;
-  const email = text(user.email).toLowerCase();
-  if (email !== '') return `email:${email}`;
-  const phone = text(user.phone).replace(/[^\d+]/g, '');
-  return phone !== '' ? `phone:${phone}` : undefined;
+/** Whether a destination's spec reads any URL parameter (URL warnings concern it then). */
+export function readsParams(spec: { ids: NamedAttributionSpec['spec']['ids'] } | undefined): boolean {
+  return spec !== undefined && Object.values(spec.ids).some((sources) => sources.some((s) => s.param !== undefined));
 }
 
 function dropUndefined<T extends object>(o: T): T {

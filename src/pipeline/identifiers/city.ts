@@ -1,17 +1,14 @@
-// City normalisation. Google and TikTok get it in plain text, Meta hashed.
+// City normalisation: lower-cased NFC, then letters and digits only (default) or letters
+// and inner spaces, as the destination's form says.
+import type { CityForm } from './forms.ts';
 import { alphanumeric, baseText, lettersAndSpaces, nonEmpty } from './text.ts';
-import type { Platform } from './types.ts';
 
 /**
- * - google: lowercase, remove digits and symbols, trim (spaces inside are kept)
- * - meta: lowercase, no punctuation, no spaces
- * - tiktok: lowercase alphanumeric
- *
- * @example normaliseCity('Cluj-Napoca', 'google') // 'clujnapoca'
- * @example normaliseCity('New York', 'google')    // 'new york'
- * @example normaliseCity('New York', 'meta')      // 'newyork'
+ * @example normaliseCity('Cluj-Napoca', 'letters') // 'clujnapoca'
+ * @example normaliseCity('New York', 'letters')    // 'new york'
+ * @example normaliseCity('New York')               // 'newyork'
  */
-export function normaliseCity(raw: string, platform: Platform): string | null {
+export function normaliseCity(raw: string, form: CityForm = 'alphanumeric'): string | null {
   const s = baseText(raw);
-  return nonEmpty(platform === 'google' ? lettersAndSpaces(s) : alphanumeric(s));
+  return nonEmpty(form === 'letters' ? lettersAndSpaces(s) : alphanumeric(s));
 }

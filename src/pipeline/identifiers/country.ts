@@ -1,8 +1,8 @@
 // Country → ISO 3166-1 alpha-2. Accepts alpha-2, alpha-3 and numeric codes, and names in
 // every language i18n-iso-countries ships (English first), plus a few everyday variants.
 import countries from 'i18n-iso-countries';
+import type { CountryForm } from './forms.ts';
 import { nonEmpty } from './text.ts';
-import type { Platform } from './types.ts';
 
 /** Everyday names the library does not list; keys are in `nameKey` form. */
 const VARIANTS: Readonly<Record<string, string>> = {
@@ -35,15 +35,14 @@ export function resolveCountry(raw: string): string | null {
 }
 
 /**
- * The alpha-2 code as a platform sends it: uppercase for Google (GA4 and Ads examples),
- * lowercase for Meta and TikTok.
- * @example normaliseCountry('united states', 'google') // 'US'
- * @example normaliseCountry('united states', 'meta')   // 'us'
+ * The alpha-2 code in the case the destination's form asks for (default lowercase).
+ * @example normaliseCountry('united states', 'upper') // 'US'
+ * @example normaliseCountry('united states')          // 'us'
  */
-export function normaliseCountry(raw: string, platform: Platform): string | null {
+export function normaliseCountry(raw: string, form: CountryForm = 'lower'): string | null {
   const code = resolveCountry(raw);
   if (code === null) return null;
-  return nonEmpty(platform === 'google' ? code.toUpperCase() : code);
+  return nonEmpty(form === 'upper' ? code.toUpperCase() : code);
 }
 
 /** Case, accents, punctuation, spaces and a leading "the" do not matter. */

@@ -1,18 +1,17 @@
-// External id (the caller's customer id). Meta and TikTok get it hashed; GA4 gets it as
-// plain `user_id`, which must not contain PII, so an id that is an e-mail is refused there.
-// Meta's own SDK and pixel lower-case it before hashing, so Meta gets it lower-cased too:
-// the same customer id then hashes alike from the browser and from here.
+// External id (the caller's customer id): trimmed, case kept unless the destination's form
+// lower-cases it (Meta's SDK and pixel do, so the same id hashes alike from the browser and
+// from here). Where it goes in plain text it must not carry PII: the form then refuses an
+// id that holds an `@`.
+import type { ExternalIdForm } from './forms.ts';
 import { nonEmpty } from './text.ts';
-import type { Platform } from './types.ts';
 
 /**
- * Trimmed; lower-cased for Meta, case kept elsewhere (ids are often case-sensitive). For
- * Google, null when it holds an `@`.
- * @example normaliseExternalId(' C-1042 ', 'meta')   // 'c-1042'
- * @example normaliseExternalId(' C-1042 ', 'tiktok') // 'C-1042'
+ * @example normaliseExternalId(' C-1042 ', { lowerCase: true }) // 'c-1042'
+ * @example normaliseExternalId(' C-1042 ')                      // 'C-1042'
+ * @example normaliseExternalId('a@b.com', { refuseEmail: true }) // null
  */
-export function normaliseExternalId(raw: string, platform: Platform): string | null {
+export function normaliseExternalId(raw: string, form: ExternalIdForm = {}): string | null {
   const s = raw.normalize('NFC').trim();
-  if (platform === 'google' && s.includes('@')) return null;
-  return nonEmpty(platform === 'meta' ? s.toLowerCase() : s);
+  if (form.refuseEmail === true && s.includes('@')) return null;
+  return nonEmpty(form.lowerCase === true ? s.toLowerCase() : s);
 }

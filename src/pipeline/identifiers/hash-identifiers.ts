@@ -1,10 +1,10 @@
-// Runs a platform's identifier table over one user: read, normalise, hash, collect.
-// Pure: the same user and options always give the same fields and warnings.
+// Runs a destination's identifier table over one user: read, normalise (in the forms the
+// destination declares), hash, collect. Pure: the same input always gives the same output.
 import { resolveCountry } from './country.ts';
 import { NORMALISERS } from './normalisers.ts';
 import { isSha256Hex, sha256Hex } from './sha256.ts';
-import { IDENTIFIER_TABLES, type IdentifierRule, type IdentifierTable } from './tables.ts';
-import type { IdentifierUser, NormaliseContext, Platform, PipelineWarning, UserField } from './types.ts';
+import type { IdentifierRule, IdentifierSpec } from './spec.ts';
+import type { IdentifierUser, NormaliseContext, PipelineWarning, UserField } from './types.ts';
 
 export interface HashIdentifiersOptions {
   /** The account's default country (alpha-2), for phone numbers written nationally. */
@@ -22,13 +22,13 @@ export interface HashedIdentifiers {
 }
 
 /**
- * Normalises and hashes a user's identifiers for one platform, as IDENTIFIER_TABLES says.
- * A value that already is a SHA-256 digest is passed through lowercased (never hashed
- * twice) where the field is hashed, and dropped with a warning where it is sent plain.
+ * Normalises and hashes a user's identifiers as a destination's spec says. A value that
+ * already is a SHA-256 digest is passed through lowercased (never hashed twice) where the
+ * field is hashed, and dropped with a warning where it is sent plain.
  *
  * @example
  * hashIdentifiers({ email: ' John.Doe@gmail.com ', phone: '0722 123 456', country: 'Romania' },
- *                 'meta', { defaultCountry: 'RO' })
+ *                 metaCapi.identifiers, { defaultCountry: 'RO' })
  * // → { fields: { 'user_data.em': sha256('john.doe@gmail.com'),
  * //               'user_data.ph': sha256('40722123456'),
  * //               'user_data.country': sha256('ro') },
@@ -36,17 +36,7 @@ export interface HashedIdentifiers {
  */
 export function hashIdentifiers(
   user: IdentifierUser | undefined | null,
-  platform: Platform,
-  opts: HashIdentifiersOptions = {},
-): HashedIdentifiers {
-  return applyIdentifierTable(user, IDENTIFIER_TABLES[platform], platform, opts);
-}
-
-/** `hashIdentifiers` with an explicit table, for destinations that need other field names. */
-export function applyIdentifierTable(
-  user: IdentifierUser | undefined | null,
-  table: IdentifierTable,
-  platform: Platform,
+  spec: IdentifierSpec,
   opts: HashIdentifiersOptions = {},
 ): HashedIdentifiers {
   const fields: Record<string, string | string[]> = {};
@@ -54,9 +44,9 @@ export function applyIdentifierTable(
   if (user == null) return { fields, warnings };
 
   const country = valuesOf(user, 'country').map(resolveCountry).find((c) => c !== null) ?? undefined;
-  const ctx: NormaliseContext = { platform, defaultCountry: opts.defaultCountry, country };
+  const ctx: NormaliseContext = { forms: spec.forms ?? {}, defaultCountry: opts.defaultCountry, country };
 
-  for (const [target, rule] of Object.entries(table)) {
+  for (const [target, rule] of Object.entries(spec.table)) {
     const { source, values } = readRule(user, rule);
     const max = rule.max ?? 1;
     const out: string[] = [];
@@ -83,7 +73,7 @@ function normaliseOne(
     warnings.push({
       field,
       code: 'IDENTIFIER_HASHED_NOT_SENDABLE',
-      message: `${field} is a SHA-256 hash but ${ctx.platform} ${target} is sent in plain text; omitted`,
+      message: `${field} is a SHA-256 hash but ${target} is sent in plain text; omitted`,
     });
     return null;
   }
@@ -92,7 +82,7 @@ function normaliseOne(
     warnings.push({
       field,
       code: 'IDENTIFIER_INVALID',
-      message: `${field} is not a usable ${rule.normalise} for ${ctx.platform} ${target}; omitted`,
+      message: `${field} is not a usable ${rule.normalise} for ${target}; omitted`,
     });
     return null;
   }

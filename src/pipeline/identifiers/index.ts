@@ -1,6 +1,6 @@
-// Identifier normalisation and hashing per platform (pure; no I/O).
-export type { IdentifierUser, NormaliseContext, Platform, PipelineWarning, PipelineWarningCode, UserField } from './types.ts';
-export { PLATFORMS } from './types.ts';
+// Identifier normalisation and hashing, driven by each destination's spec (pure; no I/O).
+export type { IdentifierUser, NormaliseContext, PipelineWarning, PipelineWarningCode, UserField } from './types.ts';
+export type { NormaliseForms, EmailForm, PhoneForm, NameForm, CityForm, RegionForm, PostalCodeForm, CountryForm, ExternalIdForm } from './forms.ts';
 export { sha256Hex, isSha256Hex } from './sha256.ts';
 export { normaliseEmail } from './email.ts';
 export { normalisePhone, toE164 } from './phone.ts';
@@ -12,5 +12,5 @@ export { normalisePostalCode } from './postal-code.ts';
 export { normaliseCountry, resolveCountry } from './country.ts';
 export { normaliseExternalId } from './external-id.ts';
 export { NORMALISERS, type Normaliser, type NormaliserName } from './normalisers.ts';
-export { IDENTIFIER_TABLES, IDENTIFIER_SOURCE_FIELDS, type IdentifierRule, type IdentifierTable } from './tables.ts';
-export { hashIdentifiers, applyIdentifierTable, type HashIdentifiersOptions, type HashedIdentifiers } from './hash-identifiers.ts';
+export { checkIdentifierSpec, sourceFields, type IdentifierRule, type IdentifierSpec, type IdentifierTable } from './spec.ts';
+export { hashIdentifiers, type HashIdentifiersOptions, type HashedIdentifiers } from './hash-identifiers.ts';

@@ -1,22 +1,21 @@
-// First and last name normalisation. UTF-8 letters of any
-// script are kept as they are (ß stays ß, ș stays ș); only case and punctuation change.
+// First and last name normalisation. UTF-8 letters of any script are kept as they are
+// (ß stays ß, ș stays ș); only case, punctuation and spaces change, as the form says.
+import type { NameForm } from './forms.ts';
 import { baseText, lettersAndSpaces, nonEmpty, withoutPunctuation } from './text.ts';
-import type { Platform } from './types.ts';
 
 /**
- * - google: lowercase, remove digits and symbols, collapse spaces, trim (GA4 rule, which
- *   also covers the Ads proto's "extra spaces" and "no punctuation" wording)
- * - meta: lowercase, remove punctuation, collapse spaces, trim
- * - tiktok: trim, lowercase
+ * - `trim` (default): lowercase, trim
+ * - `letters`: also remove digits and symbols, collapse spaces
+ * - `no-punctuation`: also remove punctuation, collapse spaces
  *
- * @example normaliseName(' Ștefan-Țuțea ', 'google') // 'ștefanțuțea'
- * @example normaliseName("O'Brien 2nd", 'meta')      // 'obrien 2nd'
+ * @example normaliseName(' Ștefan-Țuțea ', 'letters')     // 'ștefanțuțea'
+ * @example normaliseName("O'Brien 2nd", 'no-punctuation') // 'obrien 2nd'
  */
-export function normaliseName(raw: string, platform: Platform): string | null {
+export function normaliseName(raw: string, form: NameForm = 'trim'): string | null {
   const s = baseText(raw);
-  switch (platform) {
-    case 'google': return nonEmpty(lettersAndSpaces(s));
-    case 'meta': return nonEmpty(withoutPunctuation(s));
-    case 'tiktok': return nonEmpty(s);
+  switch (form) {
+    case 'letters': return nonEmpty(lettersAndSpaces(s));
+    case 'no-punctuation': return nonEmpty(withoutPunctuation(s));
+    case 'trim': return nonEmpty(s);
   }
 }

@@ -1,7 +1,8 @@
-// Phone normalisation to E.164 with libphonenumber-js:
-// Google and TikTok keep the `+`, Meta wants digits only.
+// Phone normalisation to E.164 with libphonenumber-js; a destination's form keeps the `+`
+// (default) or asks for digits only.
 import { parsePhoneNumberFromString, type CountryCode, type PhoneNumber } from 'libphonenumber-js';
-import type { NormaliseContext, Platform } from './types.ts';
+import type { PhoneForm } from './forms.ts';
+import type { NormaliseContext } from './types.ts';
 
 /**
  * Parses a phone number and returns its E.164 form (`+40722123456`), or null when no
@@ -36,18 +37,18 @@ export function toE164(raw: string, ctx: Pick<NormaliseContext, 'defaultCountry'
 }
 
 /**
- * Phone as a platform wants it before hashing.
- * @example normalisePhone('+40 (722) 123-456', 'meta')   // '40722123456'
- * @example normalisePhone('+40 (722) 123-456', 'tiktok') // '+40722123456'
+ * Phone in the destination's form before hashing.
+ * @example normalisePhone('+40 (722) 123-456', 'digits') // '40722123456'
+ * @example normalisePhone('+40 (722) 123-456')           // '+40722123456'
  */
 export function normalisePhone(
   raw: string,
-  platform: Platform,
+  form: PhoneForm = 'e164',
   ctx: Pick<NormaliseContext, 'defaultCountry' | 'country'> = {},
 ): string | null {
   const e164 = toE164(raw, ctx);
   if (e164 === null) return null;
-  return platform === 'meta' ? e164.slice(1) : e164;
+  return form === 'digits' ? e164.slice(1) : e164;
 }
 
 function parse(text: string, country?: CountryCode): PhoneNumber | undefined {

@@ -1,9 +1,6 @@
-// Shared types of the identifier step: the platforms whose normalisation rules differ,
-// the user fields it reads, and the warnings it reports instead of throwing.
-
-/** Normalisation families. GA4 and Google Ads share the Google rules, so both are `google`. */
-export type Platform = 'google' | 'meta' | 'tiktok';
-export const PLATFORMS: readonly Platform[] = ['google', 'meta', 'tiktok'];
+// Shared types of the identifier step: the user fields it reads, what a normaliser is told
+// beyond the value, and the warnings it reports instead of throwing.
+import type { NormaliseForms } from './forms.ts';
 
 /**
  * The user fields the identifier step reads. Values are `unknown` because they come from
@@ -48,7 +45,8 @@ export interface PipelineWarning {
 
 /** What a normaliser may need beyond the value itself. */
 export interface NormaliseContext {
-  platform: Platform;
+  /** The destination's forms (see forms.ts); unset keys take each normaliser's default. */
+  forms: NormaliseForms;
   /** Account default, ISO 3166-1 alpha-2 (any case); used for national phone numbers. */
   defaultCountry?: string;
   /** The user's own country, already resolved to lowercase alpha-2. */

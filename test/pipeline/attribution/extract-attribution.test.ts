@@ -1,5 +1,10 @@
 import { expect } from 'chai';
-import { deriveClientId, extractAttribution } from '../../../src/pipeline/attribution/index.ts';
+import { deriveClientId } from '../../../plugins/ga4/derived-client-id.ts';
+import { extractAttribution as extract, type AttributionInput } from '../../../src/pipeline/attribution/index.ts';
+import { ATTRIBUTION_SPECS } from '../plugin-specs.ts';
+
+/** The extractor with every real plugin's spec, as the service runs it. */
+const extractAttribution = (input: Omit<AttributionInput, 'specs'>) => extract({ ...input, specs: ATTRIBUTION_SPECS });
 
 const NOW = 1_700_000_000_123;
 
@@ -39,8 +44,8 @@ describe('extractAttribution', () => {
       { name: '_ga_ABC123', value: 'GS2.1.s1700000000$o3' },
       { name: '_ga_OLD999', value: 'GS1.1.1690000000.7.1' },
     ];
-    expect(extractAttribution({ cookies, now: NOW, measurementId: 'G-OLD999' }).ids.session_id).to.equal('1690000000');
-    expect(extractAttribution({ cookies, now: NOW, measurementId: 'G-NOPE' }).ids.session_id).to.equal(undefined);
+    expect(extractAttribution({ cookies, now: NOW, settings: { measurement_id: 'G-OLD999' } }).ids.session_id).to.equal('1690000000');
+    expect(extractAttribution({ cookies, now: NOW, settings: { measurement_id: 'G-NOPE' } }).ids.session_id).to.equal(undefined);
   });
 
   it('builds fbc from fbclid when there is no _fbc cookie, keeping the fbclid case', () => {
@@ -82,14 +87,17 @@ describe('extractAttribution', () => {
 
   describe('client_id without _ga', () => {
     it('derives a stable id from user.id, with a warning', () => {
-      const a = extractAttribution({ user: { id: 'C-1' }, now: NOW, clientIdSalt: 'acct' });
-      const b = extractAttribution({ user: { id: 'C-1', email: 'x@y.com' }, now: NOW + 5000, clientIdSalt: 'acct' });
+      const a = extractAttribution({ user: { id: 'C-1' }, now: NOW, salt: 'acct' });
+      const b = extractAttribution({ user: { id: 'C-1', email: 'x@y.com' }, now: NOW + 5000, salt: 'acct' });
       expect(a.ids.client_id).to.match(/^\d+\.\d+$/);
       expect(a.ids.client_id).to.equal(b.ids.client_id);
       expect(a.ids.client_id).to.equal(deriveClientId('id:C-1', 'acct'));
       expect(a.ids.client_id_source).to.equal('derived');
       expect(a.warnings).to.deep.equal([
-        { field: 'cookies._ga', code: 'CLIENT_ID_DERIVED', message: 'no usable _ga cookie; GA4 client_id derived from the user' },
+        {
+          destination: 'ga4', field: 'cookies._ga', code: 'CLIENT_ID_DERIVED', message: 'no usable _ga cookie; GA4 client_id derived from the user',
+          sentence: 'no _ga cookie, client_id derived from the user',
+        },
       ]);
     });
 

@@ -1,32 +1,32 @@
 import { createHash } from 'node:crypto';
 import { expect } from 'chai';
 import {
-  IDENTIFIER_SOURCE_FIELDS,
-  IDENTIFIER_TABLES,
   NORMALISERS,
   hashIdentifiers,
+  sourceFields,
   isSha256Hex,
   sha256Hex,
 } from '../../../src/pipeline/identifiers/index.ts';
 import type { User } from '../../../src/schema/types.ts';
+import { SPECS } from '../plugin-specs.ts';
 
 const sha = (s: string) => createHash('sha256').update(s, 'utf8').digest('hex');
 
 describe('hashIdentifiers', () => {
   it('accepts the validated User type', () => {
     const user: User = { id: 'C-1', email: 'a@b.com', properties: { tier: 'gold' } };
-    expect(hashIdentifiers(user, 'meta').fields['user_data.em']).to.equal(sha('a@b.com'));
+    expect(hashIdentifiers(user, SPECS.meta).fields['user_data.em']).to.equal(sha('a@b.com'));
   });
 
   it('returns nothing for a missing user', () => {
-    expect(hashIdentifiers(undefined, 'google')).to.deep.equal({ fields: {}, warnings: [] });
-    expect(hashIdentifiers(null, 'meta')).to.deep.equal({ fields: {}, warnings: [] });
+    expect(hashIdentifiers(undefined, SPECS.google)).to.deep.equal({ fields: {}, warnings: [] });
+    expect(hashIdentifiers(null, SPECS.meta)).to.deep.equal({ fields: {}, warnings: [] });
   });
 
   it('builds the whole Meta user_data with native names', () => {
     const out = hashIdentifiers(
       { id: 'C-9', email: 'Ana@Example.com', phone: '0722 123 456', first_name: 'Ana', last_name: 'Pop', city: 'Iași', region: 'Iași', postal_code: '700001', country: 'Romania', orders_total_number: 3 } as never,
-      'meta',
+      SPECS.meta,
       { defaultCountry: 'RO' },
     );
     expect(out).to.deep.equal({
@@ -47,14 +47,14 @@ describe('hashIdentifiers', () => {
 
   it('sends several e-mails as an array, deduplicated after normalisation, capped per platform', () => {
     const emails = ['a.b@gmail.com', 'ab@gmail.com', 'c@x.com', 'd@x.com', 'e@x.com'];
-    const google = hashIdentifiers({ email: emails }, 'google').fields['user_data.sha256_email_address'];
+    const google = hashIdentifiers({ email: emails }, SPECS.google).fields['user_data.sha256_email_address'];
     expect(google).to.deep.equal([sha('ab@gmail.com'), sha('c@x.com'), sha('d@x.com')]);
-    const meta = hashIdentifiers({ email: emails }, 'meta').fields['user_data.em'];
+    const meta = hashIdentifiers({ email: emails }, SPECS.meta).fields['user_data.em'];
     expect(meta).to.have.length(5);
   });
 
   it('warns without quoting the value when a phone cannot be read', () => {
-    const out = hashIdentifiers({ phone: '12345' }, 'meta', { defaultCountry: 'RO' });
+    const out = hashIdentifiers({ phone: '12345' }, SPECS.meta, { defaultCountry: 'RO' });
     expect(out.fields).to.deep.equal({});
     expect(out.warnings).to.have.length(1);
     expect(out.warnings[0]).to.include({ field: 'user.phone', code: 'IDENTIFIER_INVALID' });
@@ -62,42 +62,42 @@ describe('hashIdentifiers', () => {
   });
 
   it('refuses a national phone number when no country is known', () => {
-    const out = hashIdentifiers({ phone: '0722 123 456' }, 'google');
+    const out = hashIdentifiers({ phone: '0722 123 456' }, SPECS.google);
     expect(out.fields).to.deep.equal({});
     expect(out.warnings[0].code).to.equal('IDENTIFIER_INVALID');
   });
 
   it('warns for an e-mail without @ and for an unknown country', () => {
-    const out = hashIdentifiers({ email: 'not-an-email', country: 'Atlantis' }, 'tiktok');
+    const out = hashIdentifiers({ email: 'not-an-email', country: 'Atlantis' }, SPECS.tiktok);
     expect(out.fields).to.deep.equal({});
     expect(out.warnings.map((w) => w.field)).to.deep.equal(['user.email', 'user.country']);
   });
 
   it('drops a pre-hashed value aimed at a plain-text field', () => {
-    const out = hashIdentifiers({ city: sha('paris') }, 'google');
+    const out = hashIdentifiers({ city: sha('paris') }, SPECS.google);
     expect(out.fields).to.deep.equal({});
     expect(out.warnings[0]).to.include({ field: 'user.city', code: 'IDENTIFIER_HASHED_NOT_SENDABLE' });
   });
 
   it('keeps an e-mail out of GA4 user_id (PII)', () => {
-    const out = hashIdentifiers({ id: 'jane@example.com' }, 'google');
+    const out = hashIdentifiers({ id: 'jane@example.com' }, SPECS.google);
     expect(out.fields).to.deep.equal({});
     expect(out.warnings[0].field).to.equal('user.id');
     expect(out.warnings[0].message).to.not.include('jane');
   });
 
   it('ignores non-string, non-number values', () => {
-    const out = hashIdentifiers({ email: { nested: true }, phone: [null, 7], first_name: NaN } as never, 'meta');
+    const out = hashIdentifiers({ email: { nested: true }, phone: [null, 7], first_name: NaN } as never, SPECS.meta);
     expect(out.fields).to.deep.equal({});
     expect(out.warnings.map((w) => w.field)).to.deep.equal(['user.phone']);
   });
 
-  it('tables only name known normalisers, and the source list covers every table', () => {
-    for (const table of Object.values(IDENTIFIER_TABLES)) {
-      for (const rule of Object.values(table)) {
+  it('tables only name known normalisers, and the source list covers every field a table reads', () => {
+    for (const spec of Object.values(SPECS)) {
+      for (const rule of Object.values(spec.table)) {
         expect(NORMALISERS).to.have.property(rule.normalise);
         for (const from of typeof rule.from === 'string' ? [rule.from] : rule.from) {
-          expect(IDENTIFIER_SOURCE_FIELDS).to.include(from);
+          expect(sourceFields(spec.table)).to.include(from);
         }
       }
     }

@@ -2,13 +2,14 @@
 // by hand, never from the code under test.
 import { createHash } from 'node:crypto';
 import { expect } from 'chai';
-import { hashIdentifiers, type IdentifierUser, type Platform } from '../../../src/pipeline/identifiers/index.ts';
+import { hashIdentifiers, type IdentifierUser } from '../../../src/pipeline/identifiers/index.ts';
+import { SPECS, type Family } from '../plugin-specs.ts';
 
 const sha = (s: string) => createHash('sha256').update(s, 'utf8').digest('hex');
 
 interface Sample {
   what: string;
-  platform: Platform;
+  platform: Family;
   user: IdentifierUser;
   field: string;
   /** The normalised string, written literally. */
@@ -73,7 +74,7 @@ describe('identifier hash samples', () => {
 
   for (const s of samples) {
     it(`${s.platform}: ${s.what}`, () => {
-      const out = hashIdentifiers(s.user, s.platform, { defaultCountry: s.defaultCountry });
+      const out = hashIdentifiers(s.user, SPECS[s.platform], { defaultCountry: s.defaultCountry });
       expect(out.warnings).to.deep.equal([]);
       expect(out.fields[s.field]).to.equal(sha(s.normalised));
     });
@@ -82,16 +83,16 @@ describe('identifier hash samples', () => {
   describe('pre-hashed values', () => {
     it('passes an uppercase SHA-256 through lowercased, not hashed again', () => {
       const digest = sha('john@example.com');
-      const out = hashIdentifiers({ email: digest.toUpperCase() }, 'meta');
+      const out = hashIdentifiers({ email: digest.toUpperCase() }, SPECS.meta);
       expect(out.fields['user_data.em']).to.equal(digest);
       expect(out.fields['user_data.em']).to.not.equal(sha(digest));
     });
 
     it('passes a pre-hashed phone through for every platform', () => {
       const digest = sha('+40722123456');
-      expect(hashIdentifiers({ phone: ` ${digest} ` }, 'google').fields['user_data.sha256_phone_number']).to.equal(digest);
-      expect(hashIdentifiers({ phone: digest }, 'tiktok').fields['user.phone']).to.equal(digest);
-      expect(hashIdentifiers({ phone: digest }, 'meta').fields['user_data.ph']).to.equal(digest);
+      expect(hashIdentifiers({ phone: ` ${digest} ` }, SPECS.google).fields['user_data.sha256_phone_number']).to.equal(digest);
+      expect(hashIdentifiers({ phone: digest }, SPECS.tiktok).fields['user.phone']).to.equal(digest);
+      expect(hashIdentifiers({ phone: digest }, SPECS.meta).fields['user_data.ph']).to.equal(digest);
     });
   });
 
@@ -99,7 +100,7 @@ describe('identifier hash samples', () => {
     it('Google address fields are sent normalised but in plain text', () => {
       const out = hashIdentifiers(
         { city: 'San Francisco 2', region: 'CA', postal_code: ' 94103-1234. ', country: 'United States' },
-        'google',
+        SPECS.google,
       );
       expect(out.fields).to.deep.equal({
         'user_data.address.city': 'san francisco',
@@ -110,7 +111,7 @@ describe('identifier hash samples', () => {
     });
 
     it('TikTok city, state and country are plain; zip is hashed', () => {
-      const out = hashIdentifiers({ city: 'Cluj-Napoca', region: 'Cluj', country: 'Romania', postal_code: '400001' }, 'tiktok');
+      const out = hashIdentifiers({ city: 'Cluj-Napoca', region: 'Cluj', country: 'Romania', postal_code: '400001' }, SPECS.tiktok);
       expect(out.fields).to.deep.equal({
         'user.city': 'clujnapoca',
         'user.state': 'cluj',
@@ -120,7 +121,7 @@ describe('identifier hash samples', () => {
     });
 
     it('GA4 user_id is the plain customer id', () => {
-      expect(hashIdentifiers({ id: ' C-1042 ' }, 'google').fields).to.deep.equal({ user_id: 'C-1042' });
+      expect(hashIdentifiers({ id: ' C-1042 ' }, SPECS.google).fields).to.deep.equal({ user_id: 'C-1042' });
     });
   });
 });

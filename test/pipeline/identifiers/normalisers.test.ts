@@ -12,27 +12,30 @@ import {
   resolveCountry,
   toE164,
 } from '../../../src/pipeline/identifiers/index.ts';
+import { SPECS } from '../plugin-specs.ts';
+
+const form = (family: keyof typeof SPECS) => SPECS[family].forms ?? {};
 
 describe('normalisers', () => {
   describe('email', () => {
     it('applies the gmail rule only for Google', () => {
-      expect(normaliseEmail('J.O.H.N@gmail.com', 'google')).to.equal('john@gmail.com');
-      expect(normaliseEmail('J.O.H.N@gmail.com', 'meta')).to.equal('j.o.h.n@gmail.com');
-      expect(normaliseEmail('J.O.H.N@gmail.com', 'tiktok')).to.equal('j.o.h.n@gmail.com');
+      expect(normaliseEmail('J.O.H.N@gmail.com', form('google').email)).to.equal('john@gmail.com');
+      expect(normaliseEmail('J.O.H.N@gmail.com', form('meta').email)).to.equal('j.o.h.n@gmail.com');
+      expect(normaliseEmail('J.O.H.N@gmail.com', form('tiktok').email)).to.equal('j.o.h.n@gmail.com');
     });
 
     it('rejects values that are not addresses', () => {
       for (const bad of ['', 'john', 'john@', '@gmail.com', 'john@gmail', 'jo hn@gmail.com']) {
-        expect(normaliseEmail(bad, 'meta'), bad).to.equal(null);
+        expect(normaliseEmail(bad, form('meta').email), bad).to.equal(null);
       }
     });
   });
 
   describe('phone', () => {
     it('formats per platform', () => {
-      expect(normalisePhone('+40 722 123 456', 'google')).to.equal('+40722123456');
-      expect(normalisePhone('+40 722 123 456', 'tiktok')).to.equal('+40722123456');
-      expect(normalisePhone('+40 722 123 456', 'meta')).to.equal('40722123456');
+      expect(normalisePhone('+40 722 123 456', form('google').phone)).to.equal('+40722123456');
+      expect(normalisePhone('+40 722 123 456', form('tiktok').phone)).to.equal('+40722123456');
+      expect(normalisePhone('+40 722 123 456', form('meta').phone)).to.equal('40722123456');
     });
 
     it('reads national, 00-prefixed and bare international numbers', () => {
@@ -52,43 +55,43 @@ describe('normalisers', () => {
 
   describe('names, street, city, region', () => {
     it('keeps letters of any script', () => {
-      expect(normaliseName('Ștefan-Țuțea', 'google')).to.equal('ștefanțuțea');
-      expect(normaliseName('STRAßE', 'meta')).to.equal('straße');
-      expect(normaliseName('Иван', 'tiktok')).to.equal('иван');
+      expect(normaliseName('Ștefan-Țuțea', form('google').name)).to.equal('ștefanțuțea');
+      expect(normaliseName('STRAßE', form('meta').name)).to.equal('straße');
+      expect(normaliseName('Иван', form('tiktok').name)).to.equal('иван');
     });
 
     it('returns null when nothing is left', () => {
-      expect(normaliseName('123 !!', 'google')).to.equal(null);
-      expect(normaliseCity('   ', 'meta')).to.equal(null);
+      expect(normaliseName('123 !!', form('google').name)).to.equal(null);
+      expect(normaliseCity('   ', form('meta').city)).to.equal(null);
     });
 
     it('street keeps numbers', () => {
-      expect(normaliseStreet('1600 Amphitheatre Pkwy.', 'google')).to.equal('1600 amphitheatre pkwy');
+      expect(normaliseStreet('1600 Amphitheatre Pkwy.')).to.equal('1600 amphitheatre pkwy');
     });
 
     it('city per platform', () => {
-      expect(normaliseCity('New York', 'google')).to.equal('new york');
-      expect(normaliseCity('New York', 'meta')).to.equal('newyork');
-      expect(normaliseCity('New York 10', 'tiktok')).to.equal('newyork10');
+      expect(normaliseCity('New York', form('google').city)).to.equal('new york');
+      expect(normaliseCity('New York', form('meta').city)).to.equal('newyork');
+      expect(normaliseCity('New York 10', form('tiktok').city)).to.equal('newyork10');
     });
 
     it('region: US names become codes for Meta only when the country allows it', () => {
-      expect(normaliseRegion('New York', 'meta', { country: 'us' })).to.equal('ny');
-      expect(normaliseRegion('New York', 'meta', {})).to.equal('ny');
-      expect(normaliseRegion('Georgia', 'meta', { country: 'ge' })).to.equal('georgia');
-      expect(normaliseRegion('New York', 'google', { country: 'us' })).to.equal('new york');
-      expect(normaliseRegion(' New York ', 'tiktok')).to.equal('new york');
+      expect(normaliseRegion('New York', form('meta').region, { country: 'us' })).to.equal('ny');
+      expect(normaliseRegion('New York', form('meta').region, {})).to.equal('ny');
+      expect(normaliseRegion('Georgia', form('meta').region, { country: 'ge' })).to.equal('georgia');
+      expect(normaliseRegion('New York', form('google').region, { country: 'us' })).to.equal('new york');
+      expect(normaliseRegion(' New York ', form('tiktok').region)).to.equal('new york');
     });
   });
 
   describe('postal code', () => {
     it('per platform', () => {
-      expect(normalisePostalCode('SW1A 1AA', 'google')).to.equal('SW1A 1AA');
-      expect(normalisePostalCode('1234.~', 'google')).to.equal('1234');
-      expect(normalisePostalCode('SW1A 1AA', 'tiktok')).to.equal('sw1a1aa');
-      expect(normalisePostalCode('00-950', 'meta', { country: 'pl' })).to.equal('00950');
-      expect(normalisePostalCode('02134', 'meta', { country: 'us' })).to.equal('02134');
-      expect(normalisePostalCode('94103 1234', 'meta', { country: 'us' })).to.equal('94103');
+      expect(normalisePostalCode('SW1A 1AA', form('google').postalCode)).to.equal('SW1A 1AA');
+      expect(normalisePostalCode('1234.~', form('google').postalCode)).to.equal('1234');
+      expect(normalisePostalCode('SW1A 1AA', form('tiktok').postalCode)).to.equal('sw1a1aa');
+      expect(normalisePostalCode('00-950', form('meta').postalCode, { country: 'pl' })).to.equal('00950');
+      expect(normalisePostalCode('02134', form('meta').postalCode, { country: 'us' })).to.equal('02134');
+      expect(normalisePostalCode('94103 1234', form('meta').postalCode, { country: 'us' })).to.equal('94103');
     });
   });
 
@@ -107,19 +110,19 @@ describe('normalisers', () => {
     });
 
     it('is uppercase for Google, lowercase elsewhere', () => {
-      expect(normaliseCountry('romania', 'google')).to.equal('RO');
-      expect(normaliseCountry('romania', 'meta')).to.equal('ro');
-      expect(normaliseCountry('romania', 'tiktok')).to.equal('ro');
+      expect(normaliseCountry('romania', form('google').country)).to.equal('RO');
+      expect(normaliseCountry('romania', form('meta').country)).to.equal('ro');
+      expect(normaliseCountry('romania', form('tiktok').country)).to.equal('ro');
     });
   });
 
   describe('external id', () => {
     it('trims; lower-cases for Meta (as its SDK does), keeps case elsewhere; refuses e-mails for Google', () => {
-      expect(normaliseExternalId('  AbC-1 ', 'meta')).to.equal('abc-1');
-      expect(normaliseExternalId('  AbC-1 ', 'tiktok')).to.equal('AbC-1');
-      expect(normaliseExternalId('  AbC-1 ', 'google')).to.equal('AbC-1');
-      expect(normaliseExternalId('a@b.com', 'google')).to.equal(null);
-      expect(normaliseExternalId('a@b.com', 'tiktok')).to.equal('a@b.com');
+      expect(normaliseExternalId('  AbC-1 ', form('meta').externalId)).to.equal('abc-1');
+      expect(normaliseExternalId('  AbC-1 ', form('tiktok').externalId)).to.equal('AbC-1');
+      expect(normaliseExternalId('  AbC-1 ', form('google').externalId)).to.equal('AbC-1');
+      expect(normaliseExternalId('a@b.com', form('google').externalId)).to.equal(null);
+      expect(normaliseExternalId('a@b.com', form('tiktok').externalId)).to.equal('a@b.com');
     });
   });
 });

@@ -1,5 +1,6 @@
 // Meta browser ids: `_fbp` and `_fbc` are sent as they are, never
 // hashed; without `_fbc`, one is built from a `fbclid` landing parameter.
+import type { AttributionSpec } from '../../src/pipeline/attribution/index.ts';
 
 /**
  * Returns the `_fbp` value when it has the `fb.<subdomainIndex>.<creation ms>.<random>` shape.
@@ -28,3 +29,11 @@ export function parseFbc(value: string): string | undefined {
 export function buildFbc(fbclid: string, firstSeenMs: number): string {
   return `fb.1.${Math.trunc(firstSeenMs)}.${fbclid}`;
 }
+
+/** What Meta reads: `_fbp`, and `_fbc` or, without it, one built from a `fbclid` landing parameter. */
+export const META_ATTRIBUTION: AttributionSpec = {
+  ids: {
+    fbp: [{ cookie: '_fbp', parse: parseFbp }],
+    fbc: [{ cookie: '_fbc', parse: parseFbc }, { param: 'fbclid', build: buildFbc }],
+  },
+};
