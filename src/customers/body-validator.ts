@@ -1,8 +1,8 @@
 // An endpoint's schema.json compiled once at load, and its errors turned into what the
 // 400 CUSTOM_VALIDATION_ERROR carries: the field (dotted, indexes in brackets), what was
 // expected there in words, and a sentence.
-import { Ajv2020, type ErrorObject } from 'ajv/dist/2020.js';
-import formatsPlugin from 'ajv-formats';
+import type { ErrorObject } from 'ajv/dist/2020.js';
+import { ajv } from '../schema/ajv.ts';
 import { toField } from '../schema/translate-errors.ts';
 import { describeSchema } from './expected-format.ts';
 
@@ -15,21 +15,6 @@ export interface BodyProblem {
 /** Every problem of a body, most useful first; empty when the body is valid. */
 export type BodyValidator = (body: unknown) => BodyProblem[];
 
-/**
- * Customer schemas get their own instance: they cannot collide with the event schemas'
- * ids or formats. Strict, so a typo in a keyword fails at load rather than accepting anything.
- */
-function createAjv(): Ajv2020 {
-  // strictRequired off: `then: { required: [...] }` naming members declared beside `if` is idiomatic.
-  // multipleOfPrecision: without it, 19.99 is not a multiple of 0.01 in binary floating point.
-  const ajv = new Ajv2020({
-    allErrors: true, strict: true, strictRequired: false, allowUnionTypes: true, verbose: true, multipleOfPrecision: 9,
-  });
-  formatsPlugin.default(ajv);
-  // Annotation only: the words error_context.expected_format uses for this field.
-  ajv.addKeyword({ keyword: 'expectedFormat', schemaType: 'string' });
-  return ajv;
-}
 
 /** Keywords whose failure is best told as "must be <what the schema accepts>". */
 const WHOLE_VALUE_KEYWORDS = new Set([
@@ -104,9 +89,14 @@ function problem(e: ErrorObject, root: Schema): BodyProblem {
   }
 }
 
-/** Compiles `schema` (throws with ajv's reason when it does not compile). */
+/**
+ * Compiles `schema` with the service's draft 2020-12 instance (strict, so a typo in a
+ * keyword fails at load rather than accepting anything; throws with ajv's reason). A schema
+ * with an `$id` replaces the one loaded earlier under it (a folder reloaded while running).
+ */
 export function compileBodySchema(schema: Record<string, unknown>): BodyValidator {
-  const validate = createAjv().compile(schema);
+  if (typeof schema.$id === 'string') ajv.removeSchema(schema.$id);
+  const validate = ajv.compile(schema);
   return (body) => {
     if (validate(body)) return [];
     const errors = validate.errors ?? [];
