@@ -13,6 +13,7 @@ import { createMetrics } from './http/metrics.ts';
 import { createApp, type App } from './app.ts';
 import { loadPlugins, type PluginRegistry } from './destinations/load-plugins.ts';
 import { createDestinationCache } from './destinations/destination-cache.ts';
+import { usePluginRules } from './rules/plugin-rules.ts';
 import { startRuleWatcher, type RuleWatcher } from './rules/rule-watcher.ts';
 import { formatRuleError } from './rules/load-rules.ts';
 import { createHashPool, type HashPool } from './workers/pool.ts';
@@ -73,6 +74,7 @@ export async function startServer(config: Config, opts: StartOptions = {}): Prom
   const endpointWatcher = watchNewEndpoints(config.customersDir, customers, { logger });
   const store = opts.store ?? (await openStore(config, 'server', { onError: (err) => logger.warn({ err }, 'a database connection failed; the pool replaces it') }));
   // The files overlaid by the live versions in the store (src/rules/README.md); its first read before serving.
+  usePluginRules(config.rulesDir, config.pluginsDir);
   const rules = startRuleWatcher({ dir: config.rulesDir, logger, store: store.rules });
   await rules.ready;
   const shared = isPgStore(store) ? store : null;

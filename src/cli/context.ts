@@ -1,6 +1,7 @@
 // What a command gets to work with: its output, the config and the store, both
 // opened on first use so that usage errors and --help touch neither.
 import { loadConfig, type Config } from '../config.ts';
+import { usePluginRules } from '../rules/plugin-rules.ts';
 import { describeDatabase, openStore } from '../store/open-store.ts';
 import type { Store } from '../store/types.ts';
 import { createOutput, type Output } from './output.ts';
@@ -24,7 +25,14 @@ export function createContext(env: NodeJS.ProcessEnv = process.env): ManagedCont
   let config: Config | undefined;
   let store: Promise<Store> | undefined;
   let json = false;
-  const getConfig = (): Config => (config ??= loadConfig(env));
+  const getConfig = (): Config => {
+    if (config === undefined) {
+      config = loadConfig(env);
+      // The plugins' rules.json files are the base layer of RULES_DIR for every rules command.
+      usePluginRules(config.rulesDir, config.pluginsDir);
+    }
+    return config;
+  };
   return {
     config: getConfig,
     store: () => (store ??= Promise.resolve().then(() => openStore(getConfig()))),

@@ -10,6 +10,7 @@ import type { Config } from '../config.ts';
 import { createLogger } from '../logger.ts';
 import { openStore } from '../store/open-store.ts';
 import { loadPlugins } from '../destinations/load-plugins.ts';
+import { usePluginRules } from '../rules/plugin-rules.ts';
 import { startRuleWatcher } from '../rules/rule-watcher.ts';
 import { createHashPool } from '../workers/pool.ts';
 import { registerDeliveryMetrics } from './delivery-metrics.ts';
@@ -49,6 +50,7 @@ export function runDeliveryWorker(): void {
     const req = createRequire(import.meta.url);
     const plugins = await loadPlugins(config.pluginsDir, async (file) => req(file));
     const store = await openStore(config, 'server');
+    usePluginRules(config.rulesDir, config.pluginsDir);
     const rules = startRuleWatcher({ dir: config.rulesDir, logger, store: store.rules });
     await rules.ready;
     const pool = createHashPool({ threads: config.workers });

@@ -9,6 +9,7 @@ export {
   type LoadRulesOptions, type LoadRulesResult, type OverlayDocument, type RuleDocumentInput, type RuleLoadError,
 } from './load-rules.ts';
 export { createRuleSet, type LoadedRuleFile, type RuleSet } from './rule-set.ts';
+export { usePluginRules, pluginsDirFor, PLUGIN_RULES_FILE } from './plugin-rules.ts';
 export { applyRules, ruleMatchesEvent, type ApplyRulesResult } from './apply-rules.ts';
 export {
   startRuleWatcher,

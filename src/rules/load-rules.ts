@@ -9,6 +9,7 @@ import { dotPathProblem } from './dot-path.ts';
 import { childPointer } from './json-pointer.ts';
 import { checkRuleFileSchema } from './rule-schema.ts';
 import { createRuleSet, type LoadedRuleFile, type RuleSet } from './rule-set.ts';
+import { pluginsDirFor } from './plugin-rules.ts';
 import { RULE_FILE_LIMITS, listRuleFiles, readRuleFile, type RuleLoadError } from './rule-files.ts';
 import type { RuleFile, RuleSpec } from './types.ts';
 
@@ -45,6 +46,8 @@ export interface LoadRulesOptions {
   displayBase?: string;
   /** Documents that take the place of files: the live store versions, a draft being checked. */
   overlay?: readonly OverlayDocument[];
+  /** Plugins folder whose rules.json files are the base layer; default: the one registered for `dir` (plugin-rules.ts). */
+  pluginsDir?: string;
 }
 
 /** `file: path: message`, or `file: message` for a whole-file problem. */
@@ -77,7 +80,7 @@ export function loadRules(dir: string, opts: LoadRulesOptions = {}): LoadRulesRe
   const errors: RuleLoadError[] = [];
   const overlay = opts.overlay ?? [];
   const replaced = new Set(overlay.map((d) => documentKey(d.scriptId, d.destination)));
-  const files = listRuleFiles(dir, show, errors).filter((f) => !replaced.has(documentKey(f.scriptId, f.destination)));
+  const files = listRuleFiles(dir, show, errors, pluginsDirFor(dir, opts.pluginsDir)).filter((f) => !replaced.has(documentKey(f.scriptId, f.destination)));
   const checker = createChecker(errors);
   for (const f of files) {
     const file = show(f.abs);

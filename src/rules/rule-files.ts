@@ -1,11 +1,13 @@
 // The rule files under RULES_DIR as loading sees them: which files count (`<destination>.json`
-// defaults, then `accounts/<SCRIPT_ID>/<destination>.json`, each group by name), and reading
+// defaults, with a plugin's own rules.json where RULES_DIR has none, then
+// `accounts/<SCRIPT_ID>/<destination>.json`, each group by name), and reading
 // one (size limit first, then JSON with line and column in its error). Problems are pushed
 // as RuleLoadErrors; checking what a file says is load-rules.ts's job. The fingerprint of
 // the directory is how the watcher's poll notices an edit.
 import { readdirSync, readFileSync, statSync, type Dirent } from 'node:fs';
 import { basename, join, relative } from 'node:path';
 import { SCRIPT_ID_RE } from '../accounts/credentials.ts';
+import { pluginRuleFiles } from './plugin-rules.ts';
 
 /** One problem in one rule file. `path` is a JSON Pointer; `` means the file as a whole. */
 export interface RuleLoadError {
@@ -21,18 +23,29 @@ export interface FoundRuleFile {
   abs: string;
   /** Null for a default file, the account's script id for `accounts/<SCRIPT_ID>/…`. */
   scriptId: string | null;
-  /** What the file name says: `ga4` for `ga4.json`. */
+  /** What the file name says: `ga4` for `ga4.json` (the folder name for a plugin's rules.json). */
   destination: string;
+  /** A plugin's own default file (`plugins/<name>/rules.json`), not one under RULES_DIR. */
+  plugin?: true;
 }
 
-/** Default files first, then account files by script id; each group by name. */
-export function listRuleFiles(dir: string, show: (abs: string) => string, errors: RuleLoadError[]): FoundRuleFile[] {
+/**
+ * Default files first (RULES_DIR's, and the plugins' rules.json for destinations RULES_DIR
+ * has no file for), then account files by script id; each group by name.
+ */
+export function listRuleFiles(dir: string, show: (abs: string) => string, errors: RuleLoadError[], pluginsDir?: string): FoundRuleFile[] {
   const root = readDir(dir);
   if (root === null) {
     errors.push({ file: show(dir), path: '', message: 'rules directory does not exist or is not readable' });
     return [];
   }
   const found: FoundRuleFile[] = root.filter((e) => isRuleFile(dir, e)).map((e) => foundAt(join(dir, e.name), null));
+  const own = new Set(found.map((f) => f.destination));
+  for (const p of pluginRuleFiles(pluginsDir)) {
+    if (!own.has(p.destination)) found.push({ abs: p.abs, scriptId: null, destination: p.destination, plugin: true });
+  }
+  const byName = (f: FoundRuleFile) => `${f.destination}.json`;
+  found.sort((a, b) => (byName(a) < byName(b) ? -1 : byName(a) > byName(b) ? 1 : 0));
   const accountsDir = root.find((e) => e.name === 'accounts' && e.isDirectory());
   if (accountsDir === undefined) return found;
   for (const e of readDir(join(dir, 'accounts')) ?? []) {
@@ -57,10 +70,13 @@ export interface ReadRuleFile extends FoundRuleFile {
   parsed: unknown;
 }
 
-/** Every rule file under `dir`, read, named relative to `dir`; problems are pushed to `errors`. */
-export function readRuleFiles(dir: string, errors: RuleLoadError[]): ReadRuleFile[] {
+/**
+ * Every rule file under `dir` (and the plugin defaults under it, flagged `plugin`), read,
+ * named relative to `dir`; problems are pushed to `errors`.
+ */
+export function readRuleFiles(dir: string, errors: RuleLoadError[], pluginsDir?: string): ReadRuleFile[] {
   const show = (abs: string) => relative(dir, abs) || abs;
-  return listRuleFiles(dir, show, errors).map((f) => {
+  return listRuleFiles(dir, show, errors, pluginsDir).map((f) => {
     const file = show(f.abs);
     return { ...f, file, parsed: readRuleFile(f.abs, file, errors) };
   });
@@ -125,8 +141,16 @@ function jsonErrorWhere(text: string, message: string): string {
  * Names, sizes, mtimes and inodes of everything a load reads: enough to notice any edit,
  * new file, deletion or rename, for a few dozen stat calls.
  */
-export function fingerprintOf(dir: string): string {
+export function fingerprintOf(dir: string, pluginsDir?: string): string {
   const parts: string[] = [];
+  for (const p of pluginRuleFiles(pluginsDir)) {
+    try {
+      const s = statSync(p.abs);
+      parts.push(`${p.abs}:${s.size}:${s.mtimeMs}:${s.ino}`);
+    } catch {
+      parts.push(`${p.abs}:?`);
+    }
+  }
   const visit = (path: string, depth: number) => {
     let names: string[];
     try {

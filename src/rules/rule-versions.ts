@@ -7,6 +7,7 @@ import { isDeepStrictEqual } from 'node:util';
 import { SCRIPT_ID_RE } from '../accounts/credentials.ts';
 import { StaleRuleRevisionError, type NewRuleVersion, type RuleVersion, type RuleVersionStore } from '../store/types.ts';
 import { checkRuleDocuments, documentKey, loadRules, type OverlayDocument, type RuleLoadError } from './load-rules.ts';
+import { pluginsDirFor } from './plugin-rules.ts';
 import { readRuleFiles } from './rule-files.ts';
 import { DESTINATION_NAME_RE } from './rule-schema.ts';
 import type { RuleSet } from './rule-set.ts';
@@ -100,12 +101,17 @@ export type ImportResult =
  */
 export async function importRules(deps: RuleVersionDeps, note: { author: string; message: string }, now: number): Promise<ImportResult> {
   const unreadable: RuleLoadError[] = [];
-  const files = readRuleFiles(deps.dir, unreadable);
+  const read = readRuleFiles(deps.dir, unreadable, pluginsDirFor(deps.dir));
+  // Plugin defaults are the base layer, never imported: they count only where neither a file nor a version stands.
+  const files = read.filter((f) => f.plugin !== true);
   const fileKeys = new Set(files.map((f) => documentKey(f.scriptId, f.destination)));
   return guarded(deps.store, async (revision, live): Promise<ImportResult> => {
     const storeOnly = live.map(versionDocument).filter((d) => !fileKeys.has(documentKey(d.scriptId, d.destination)));
+    const liveKeys = new Set(storeOnly.map((d) => documentKey(d.scriptId, d.destination)));
+    const base = read.filter((f) => f.plugin === true && f.parsed !== undefined && !liveKeys.has(documentKey(f.scriptId, f.destination)));
     const docs = files.filter((f) => f.parsed !== undefined).map((f) => ({ file: f.file, scriptId: f.scriptId, parsed: f.parsed }));
-    const check = checkRuleDocuments([...docs, ...storeOnly], deps.dir);
+    const baseDocs = base.map((f) => ({ file: f.file, scriptId: f.scriptId, parsed: f.parsed, destination: f.destination }));
+    const check = checkRuleDocuments([...docs, ...storeOnly, ...baseDocs], deps.dir);
     if (unreadable.length > 0 || !check.ok) return { ok: false, errors: [...unreadable, ...(check.ok ? [] : check.errors)] };
     const liveByKey = new Map(live.map((v) => [documentKey(scriptIdOf(v.scope), v.destination), v]));
     const changed: NewRuleVersion[] = [];
@@ -153,7 +159,7 @@ export interface LiveDocument {
 export async function liveDocuments(dir: string, store: Pick<RuleVersionStore, 'live'>): Promise<LiveDocument[]> {
   const live = await store.live();
   const out = new Map<string, LiveDocument>();
-  for (const f of readRuleFiles(dir, [])) {
+  for (const f of readRuleFiles(dir, [], pluginsDirFor(dir))) {
     out.set(documentKey(f.scriptId, f.destination),
       { scope: scopeOf(f.scriptId), destination: f.destination, source: 'file', version: null, file: f.file, document: f.parsed ?? null });
   }

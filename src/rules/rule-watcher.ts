@@ -6,6 +6,7 @@
 import { watch, type FSWatcher } from 'node:fs';
 import type { RuleVersionStore } from '../store/types.ts';
 import { formatRuleError, loadRules, type LoadRulesOptions, type OverlayDocument, type RuleLoadError } from './load-rules.ts';
+import { pluginsDirFor } from './plugin-rules.ts';
 import { fingerprintOf } from './rule-files.ts';
 import { createRuleSet, type RuleSet } from './rule-set.ts';
 import { overlayOf } from './stored-rules.ts';
@@ -93,7 +94,7 @@ export function startRuleWatcher(opts: RuleWatcherOptions): RuleWatcher {
   let closed = false;
 
   const reload = (): ReloadEvent => {
-    fingerprint = fingerprintOf(dir);
+    fingerprint = fingerprintOf(dir, pluginsDirFor(dir, opts.pluginsDir));
     if (overlay === null) return { ok: false, errors: lastErrors.length > 0 ? lastErrors : [{ file: STORE, path: '', message: 'not read yet' }] };
     const r = safeLoad(dir, { displayBase: opts.displayBase, overlay });
     const where = store ? { dir, revision } : { dir };
@@ -205,7 +206,7 @@ export function startRuleWatcher(opts: RuleWatcherOptions): RuleWatcher {
   const poll = pollMs > 0
     ? setInterval(() => {
         if (watcher === undefined) startWatch();
-        if (timer === undefined && fingerprintOf(dir) !== fingerprint) schedule();
+        if (timer === undefined && fingerprintOf(dir, pluginsDirFor(dir, opts.pluginsDir)) !== fingerprint) schedule();
       }, pollMs)
     : undefined;
   poll?.unref();
