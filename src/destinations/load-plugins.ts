@@ -4,13 +4,12 @@
 import { readdirSync, existsSync, statSync } from 'node:fs';
 import { join } from 'node:path';
 import { pathToFileURL } from 'node:url';
-import { Ajv, type ValidateFunction } from 'ajv';
-import addFormatsModule from 'ajv-formats';
+import type { ValidateFunction } from 'ajv';
+import { ajv07 } from '../schema/ajv-draft07.ts';
+import { nativeValidator } from './native-schema.ts';
 import { checkIdentifierSpec } from '../pipeline/identifiers/index.ts';
 import type { AttributionSpec, NamedAttributionSpec } from '../pipeline/attribution/index.ts';
 import type { DestinationPlugin } from './types.ts';
-
-const addFormats = addFormatsModule as unknown as (ajv: Ajv) => Ajv;
 
 export class PluginLoadError extends Error {
   override name = 'PluginLoadError';
@@ -62,6 +61,7 @@ export function checkDefinition(def: unknown, folderName: string): string[] {
   if (p.matchKeys !== undefined && (!Array.isArray(p.matchKeys) || p.matchKeys.some((k) => typeof k !== 'string'))) {
     problems.push('matchKeys must be an array of attribution keys');
   }
+  if (p.nativeSchema !== undefined && (typeof p.nativeSchema !== 'object' || p.nativeSchema === null)) problems.push('nativeSchema must be a JSON Schema object');
   if (!p.batch || !Number.isInteger(p.batch.maxEvents) || p.batch.maxEvents < 1) problems.push('batch.maxEvents must be a positive integer');
   if (typeof p.buildRequests !== 'function') problems.push('buildRequests must be a function');
   if (typeof p.classifyResponse !== 'function') problems.push('classifyResponse must be a function');
@@ -91,10 +91,10 @@ export function attributionSpecsOf(registry: PluginRegistry): NamedAttributionSp
 }
 const SPECS = new WeakMap<PluginRegistry, NamedAttributionSpec[]>();
 
-function settingsValidator(ajv: Ajv, plugin: DestinationPlugin, folder: string): (s: unknown) => string[] {
+function settingsValidator(plugin: DestinationPlugin, folder: string): (s: unknown) => string[] {
   let validate: ValidateFunction;
   try {
-    validate = ajv.compile(plugin.settingsSchema);
+    validate = ajv07.compile(plugin.settingsSchema);
   } catch (e) {
     throw new PluginLoadError(folder, `settingsSchema does not compile: ${(e as Error).message}`);
   }
@@ -115,8 +115,6 @@ function settingsValidator(ajv: Ajv, plugin: DestinationPlugin, folder: string):
 export async function loadPlugins(dir: string, load: (file: string) => Promise<unknown> = (file) => import(pathToFileURL(file).href)): Promise<PluginRegistry> {
   const registry = new Map<string, LoadedPlugin>();
   if (!existsSync(dir)) return registry;
-  const ajv = new Ajv({ allErrors: true, strict: false });
-  addFormats(ajv);
   const folders = readdirSync(dir).filter((f) => !f.startsWith('.') && statSync(join(dir, f)).isDirectory()).sort();
   for (const name of folders) {
     const folder = join(dir, name);
@@ -131,7 +129,14 @@ export async function loadPlugins(dir: string, load: (file: string) => Promise<u
     const problems = checkDefinition(mod.default, name);
     if (problems.length > 0) throw new PluginLoadError(folder, problems.join('; '));
     const plugin = mod.default as DestinationPlugin;
-    registry.set(name, { plugin, folder, validateSettings: settingsValidator(ajv, plugin, folder) });
+    if (plugin.nativeSchema !== undefined) {
+      try {
+        nativeValidator(plugin.nativeSchema);
+      } catch (e) {
+        throw new PluginLoadError(folder, `nativeSchema does not compile: ${(e as Error).message}`);
+      }
+    }
+    registry.set(name, { plugin, folder, validateSettings: settingsValidator(plugin, folder) });
   }
   return registry;
 }

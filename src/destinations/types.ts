@@ -60,6 +60,13 @@ export interface DestinationPlugin<S = any> {
    * ("no match keys"). Absent: no such warning.
    */
   matchKeys?: readonly string[];
+  /**
+   * JSON Schema of one native event as its rules must produce it (the rule output with its
+   * dot paths expanded), draft-07 unless `$schema` names 2020-12. Each rule's output is
+   * checked before building: one that fails is refused (`build_failed`, naming the rule and
+   * the JSON path) and nothing is sent. Absent: not checked.
+   */
+  nativeSchema?: Record<string, unknown>;
   /** Most native events one request may carry. */
   batch: { maxEvents: number };
   /**

@@ -2,6 +2,7 @@
 // shared by `rules preview` and the delivery dispatcher: gating (enabled, environment,
 // allow-list, consent), attribution, identifiers, rules, then the plugin's requests.
 import { messageId } from '../destinations/message-id.ts';
+import { nativeProblems, NativeSchemaError } from '../destinations/native-schema.ts';
 import type { Account } from '../accounts/types.ts';
 import type { ConsentGate, DestinationPlugin, OutboundRequest, OutgoingItem } from '../destinations/types.ts';
 import { applyRules } from '../rules/apply-rules.ts';
@@ -13,6 +14,7 @@ import { hashIdentifiers, type HashedIdentifiers } from './identifiers/index.ts'
 import { buildRuleData, publicSettings } from './rule-data.ts';
 
 export { maskRequest, MASK } from './mask-request.ts';
+export { NativeSchemaError } from '../destinations/native-schema.ts';
 
 /** A destination as an operator configured it for one account. */
 export interface DestinationInstance {
@@ -76,6 +78,7 @@ export class BuildRequestsError extends Error {
 const CONSENT_KEYS: readonly (keyof Consent)[] = ['analytics', 'marketing', 'personalization'];
 
 /**
+ * @throws NativeSchemaError when a rule's output fails the plugin's nativeSchema.
  * @throws BuildRequestsError when the plugin's buildRequests throws.
  * @example
  * const r = mapEventForDestination({ plugin, destination, event, eventId, receivedAt, account,
@@ -144,6 +147,11 @@ export function mapEventForDestination(input: MapEventInput): MapResult {
     return skip('condition_not_met',
       `${applied.considered.length === 1 ? 'rule' : 'rules'} ${ids} ${applied.considered.length === 1 ? 'is' : 'are'} written for ${event.event.name}, ` +
       'but produced no native event (its "when" condition was false, or it failed: see warnings); nothing sent', warnings);
+  }
+
+  for (const native of applied.events) {
+    const problems = plugin.nativeSchema ? nativeProblems(plugin.nativeSchema, native.fields) : [];
+    if (problems.length > 0) throw new NativeSchemaError(type, native.ruleId, problems);
   }
 
   const matchWarning = matchKeyWarning(type, plugin, identifiers, attribution.ids);

@@ -52,6 +52,7 @@ describe('plugin loader', () => {
     ['a category that is not a lowercase word', () => VALID.replace("'webhook'", "'Social Ads'"), /category must be a lowercase word/],
     ['an unknown consent flag', () => VALID.replace('consent: null', "consent: 'ads'"), /consent must be analytics, marketing, personalization or null/],
     ['an identifier rule with an unknown normaliser', () => VALID.replace('identifiers: null', "identifiers: { table: { em: { from: 'email', normalise: 'mail', hash: true } } }"), /identifiers.table\["em"\].normalise must be one of/],
+    ['a native schema that does not compile', () => VALID.replace('identifiers: null', "identifiers: null, nativeSchema: { type: 'thing' }"), /nativeSchema does not compile/],
     ['an attribution source with neither cookie nor param', () => VALID.replace('identifiers: null', "identifiers: null, attribution: { ids: { x: [{ parse: () => 'x' }] } }"), /attribution.ids.x must be a list of sources/],
     ['no buildRequests', () => VALID.replace('buildRequests: () => [], ', ''), /buildRequests must be a function/],
     ['a zero batch', () => VALID.replace('maxEvents: 1', 'maxEvents: 0'), /batch.maxEvents/],

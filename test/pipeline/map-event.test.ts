@@ -11,6 +11,7 @@ import { maskedSettings } from '../../src/pipeline/mask-request.ts';
 import {
   BuildRequestsError,
   mapEventForDestination,
+  NativeSchemaError,
   maskRequest,
   type DestinationInstance,
   type MapEventInput,
@@ -256,6 +257,26 @@ describe('mapEventForDestination', () => {
       expect(() => mapEventForDestination(input({ plugin: broken })))
         .to.throw(BuildRequestsError, 'test-ads: building the request failed: pixel_id missing')
         .with.property('retryable', false);
+    });
+
+    it('a rule output that fails the plugin nativeSchema is refused before building, naming the rule and the JSON path', () => {
+      let built = 0;
+      const strict = plugin({
+        nativeSchema: {
+          type: 'object', required: ['event_name'],
+          properties: { event_name: { type: 'string' }, custom_data: { type: 'object', properties: { value: { type: 'number' } } } },
+        },
+        buildRequests: () => { built++; return []; },
+      });
+      const bad: RuleSpec[] = [{ id: 'test.bad-value', event: '*', output: { event_name: 'Purchase', 'custom_data.value': { cat: ['x', { var: 'event.value' }] } } }];
+      for (const build of [true, false]) {
+        expect(() => mapEventForDestination(input({ plugin: strict, rules: bad, build })))
+          .to.throw(NativeSchemaError, 'test-ads: rule test.bad-value produced a native event the test-ads schema refuses (/custom_data/value: must be number); nothing sent')
+          .with.property('retryable', false);
+      }
+      expect(built).to.equal(0);
+      expect(ready(mapEventForDestination(input({ plugin: strict, rules: RULES.slice(0, 1) }))).items).to.have.length(1);
+      expect(built, 'a conforming output is built').to.equal(1);
     });
 
     it('build: false (fan-out) maps the items and leaves building to the send lane', () => {
