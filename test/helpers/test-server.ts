@@ -1,5 +1,7 @@
 // A real tracklane server on port 0 over a fresh SQLite file, with helpers to make
-// accounts and send requests. Every test file gets its own data directory.
+// accounts and send requests. Every test file gets its own data directory. Tests that need
+// no delivery, worker threads, hot reload or connection defences use the faster app of
+// test-app.ts, which shares account() and post() with this one.
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -16,16 +18,20 @@ export interface TestAccount {
   token: string;
 }
 
-export interface TestServer {
+/** What both test tiers offer: this full server and the app of test-app.ts. */
+export interface TestTarget {
   url: string;
   config: Config;
-  running: Running;
   dataDir: string;
   accounts: ReturnType<typeof createAccountService>;
   /** Creates an account that may use endpoints 1–3 unless overridden. */
   account(input?: Partial<CreateAccountInput>): Promise<TestAccount>;
   post(path: string, body: unknown, opts?: PostOptions): Promise<TestResponse>;
   close(): Promise<void>;
+}
+
+export interface TestServer extends TestTarget {
+  running: Running;
 }
 
 export interface PostOptions {
@@ -72,34 +78,44 @@ export async function startTestServer(env: Record<string, string> = {}, opts: Te
     running,
     dataDir,
     accounts,
-    async account(input = {}) {
-      const { account, accessToken } = await accounts.create({ name: 'Test shop', tier: 'FLEX', addon: true, ...input });
-      return { scriptId: account.scriptId, token: accessToken };
-    },
-    async post(path, body, opts = {}) {
-      const query = opts.query ?? (opts.account ? `id=${opts.account.scriptId}` : '');
-      const headers: Record<string, string> = { 'content-type': 'application/json' };
-      if (opts.account) headers['x-service-access-token'] = opts.account.token;
-      Object.assign(headers, opts.headers);
-      for (const [k, v] of Object.entries(headers)) if (v === '') delete headers[k];
-      const res = await fetch(`${running.url}${path}${query ? `?${query}` : ''}`, {
-        method: opts.method ?? 'POST',
-        headers,
-        body: opts.method === 'GET' || opts.method === 'HEAD' ? undefined : (opts.raw ?? JSON.stringify(body)),
-      });
-      const text = await res.text();
-      let parsed: unknown = undefined;
-      try {
-        parsed = text ? JSON.parse(text) : undefined;
-      } catch {
-        parsed = undefined;
-      }
-      return { status: res.status, headers: res.headers, body: parsed, text };
-    },
+    account: accountMaker(accounts),
+    post: poster(running.url),
     async close() {
       await running.close(1000);
       rmSync(dataDir, { recursive: true, force: true });
     },
+  };
+}
+
+/** `account()` of both test tiers: an account that may use endpoints 1–3 unless `input` says otherwise. */
+export function accountMaker(accounts: ReturnType<typeof createAccountService>): (input?: Partial<CreateAccountInput>) => Promise<TestAccount> {
+  return async (input = {}) => {
+    const { account, accessToken } = await accounts.create({ name: 'Test shop', tier: 'FLEX', addon: true, ...input });
+    return { scriptId: account.scriptId, token: accessToken };
+  };
+}
+
+/** `post()` of both test tiers: a real HTTP request to `base`, answered as a client sees it. */
+export function poster(base: string): (path: string, body: unknown, opts?: PostOptions) => Promise<TestResponse> {
+  return async (path, body, opts = {}) => {
+    const query = opts.query ?? (opts.account ? `id=${opts.account.scriptId}` : '');
+    const headers: Record<string, string> = { 'content-type': 'application/json' };
+    if (opts.account) headers['x-service-access-token'] = opts.account.token;
+    Object.assign(headers, opts.headers);
+    for (const [k, v] of Object.entries(headers)) if (v === '') delete headers[k];
+    const res = await fetch(`${base}${path}${query ? `?${query}` : ''}`, {
+      method: opts.method ?? 'POST',
+      headers,
+      body: opts.method === 'GET' || opts.method === 'HEAD' ? undefined : (opts.raw ?? JSON.stringify(body)),
+    });
+    const text = await res.text();
+    let parsed: unknown = undefined;
+    try {
+      parsed = text ? JSON.parse(text) : undefined;
+    } catch {
+      parsed = undefined;
+    }
+    return { status: res.status, headers: res.headers, body: parsed, text };
   };
 }
 

@@ -1,0 +1,147 @@
+// The fast test tier: the Koa app of createApp (src/app.ts) on a plain HTTP server on
+// port 0, over a fresh SQLite file, without what startServer adds around it: no delivery,
+// no worker threads (preview hashing and custom handlers run inline, events are appended
+// on the main connection), no folder watchers, no connection limits or header timeouts.
+// Plugins, the rules and the shipped customers folder are loaded once per process.
+// Requests go over real HTTP, so status, headers and body are exactly what a client sees.
+// For delivery, threads, hot reload, connection defences or a real process, use
+// startTestServer (test-server.ts) or spawnServer (spawn-server.ts). The wiring below
+// follows startServer's (src/server.ts): what changes there belongs here too.
+import { createServer, type Server } from 'node:http';
+import { rmSync } from 'node:fs';
+import { fileURLToPath } from 'node:url';
+import type { AddressInfo } from 'node:net';
+import { loadConfig, type Config } from '../../src/config.ts';
+import { createLogger, type Logger } from '../../src/logger.ts';
+import { createApp } from '../../src/app.ts';
+import type { Running } from '../../src/server.ts';
+import { openSqliteStore } from '../../src/store/sqlite/sqlite-store.ts';
+import { SERVER_BUSY_TIMEOUTS } from '../../src/store/sqlite/connection.ts';
+import { sqliteFile } from '../../src/store/open-store.ts';
+import { openCustomRecordStore } from '../../src/store/sqlite/custom-records.ts';
+import { createEventWriter } from '../../src/store/event-writer.ts';
+import { createAuthenticator } from '../../src/accounts/authenticator.ts';
+import { createAccountService } from '../../src/accounts/account-service.ts';
+import { createMetrics } from '../../src/http/metrics.ts';
+import { loadPlugins, type PluginRegistry } from '../../src/destinations/load-plugins.ts';
+import { createDestinationCache } from '../../src/destinations/destination-cache.ts';
+import { startRuleWatcher, type RuleWatcher } from '../../src/rules/rule-watcher.ts';
+import { usePluginRules } from '../../src/rules/plugin-rules.ts';
+import { loadCustomers } from '../../src/customers/load-customers.ts';
+import { HandlerStopped, type HandlerPool } from '../../src/customers/handler-pool.ts';
+import runHandlerTask from '../../src/customers/handler-worker.ts';
+import type { CustomerRegistry } from '../../src/customers/types.ts';
+import { accountMaker, poster, tempDir, type TestTarget } from './test-server.ts';
+export { tempDir, waitFor, type PostOptions, type TestAccount, type TestResponse } from './test-server.ts';
+
+export interface TestAppOptions {
+  /** SQLite busy timeout of event appends; short values let a test provoke a 503 quickly. */
+  busyTimeoutMs?: number;
+  /** Where the app logs (default: silent). */
+  logger?: Logger;
+  /**
+   * A rule watcher of its own, as the server runs it: RULES_DIR watched and polled, the
+   * store's live versions overlaid (file edits and publishes apply). Default: the rules
+   * under RULES_DIR loaded once per process and never reloaded.
+   */
+  watchRules?: boolean;
+}
+
+export interface TestApp extends TestTarget {
+  /** What a full server's Running has that this app has too, under the same names. */
+  running: Pick<Running, 'url' | 'app' | 'store' | 'writer' | 'logger' | 'plugins' | 'rules' | 'customers'>;
+}
+
+const SHIPPED_CUSTOMERS = fileURLToPath(new URL('../../customers', import.meta.url));
+const silent = createLogger('silent');
+const pluginsByDir = new Map<string, Promise<PluginRegistry>>();
+const rulesByDirs = new Map<string, RuleWatcher>();
+let shippedCustomers: Promise<CustomerRegistry> | undefined;
+
+/** The rules of `config` as loaded the first time (the same RuleWatcher interface; nothing watched or polled). */
+function loadedOnce(config: Config): RuleWatcher {
+  const key = `${config.rulesDir}\0${config.pluginsDir}`;
+  let w = rulesByDirs.get(key);
+  if (!w) rulesByDirs.set(key, (w = startRuleWatcher({ dir: config.rulesDir, logger: silent, watch: false, pollMs: 0 })));
+  return w;
+}
+
+/** Custom handlers on the calling thread, through the worker's own entry (JSON in and out, logs recorded). */
+const inlineHandlers: HandlerPool = {
+  async run(task, timeoutMs) {
+    let timer: NodeJS.Timeout | undefined;
+    const late = new Promise<never>((_, reject) => {
+      timer = setTimeout(() => reject(new HandlerStopped(`took longer than ${timeoutMs} ms and was stopped`)), timeoutMs);
+    });
+    try {
+      return await Promise.race([runHandlerTask(task), late]);
+    } finally {
+      clearTimeout(timer);
+    }
+  },
+  async close() {},
+};
+
+/** `env` as for startTestServer (loadConfig's variables); DATA_DIR is a fresh temp folder. */
+export async function startTestApp(env: Record<string, string> = {}, opts: TestAppOptions = {}): Promise<TestApp> {
+  const dataDir = tempDir();
+  const config = loadConfig({ PORT: '0', HOST: '127.0.0.1', DATA_DIR: dataDir, LOG_LEVEL: 'silent', ...env });
+  const logger = opts.logger ?? silent;
+  if (!pluginsByDir.has(config.pluginsDir)) pluginsByDir.set(config.pluginsDir, loadPlugins(config.pluginsDir));
+  const plugins = await pluginsByDir.get(config.pluginsDir)!;
+  const customers = config.customersDir === SHIPPED_CUSTOMERS
+    ? await (shippedCustomers ??= loadCustomers(SHIPPED_CUSTOMERS))
+    : await loadCustomers(config.customersDir);
+  // No writer thread: appends run on the main connection, which waits for a lock as the server's writer thread would.
+  const busyTimeoutMs = opts.busyTimeoutMs ?? SERVER_BUSY_TIMEOUTS.writerMs;
+  const store = openSqliteStore({ file: sqliteFile(config), writerThread: false, busyTimeoutMs, mainBusyTimeoutMs: busyTimeoutMs });
+  // As startServer: the plugins' default rules under RULES_DIR, then the files (and, watched, the store's live versions).
+  usePluginRules(config.rulesDir, config.pluginsDir);
+  const rules = opts.watchRules ? startRuleWatcher({ dir: config.rulesDir, logger, store: store.rules }) : loadedOnce(config);
+  await rules.ready;
+  const metrics = createMetrics();
+  const writer = createEventWriter(store.events, { onBatch: (n) => metrics.commitBatch.observe(n), concurrency: 1 });
+  const records = openCustomRecordStore(sqliteFile(config), { busyTimeoutMs: SERVER_BUSY_TIMEOUTS.mainMs });
+  const authenticator = createAuthenticator(store);
+  const app = createApp({
+    config,
+    store,
+    logger,
+    authenticator,
+    writer,
+    metrics,
+    preview: { plugins, rules: () => rules.current(), pool: null },
+    destinations: createDestinationCache(store.destinations),
+    customers: { registry: customers, records, handlers: inlineHandlers },
+    rules: { watcher: rules, dir: config.rulesDir },
+  });
+  const server: Server = createServer(app.koa.callback());
+  await new Promise<void>((done, fail) => {
+    server.once('error', fail);
+    server.listen(0, '127.0.0.1', () => done());
+  });
+  const url = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
+  const accounts = createAccountService(store);
+
+  return {
+    url,
+    config,
+    dataDir,
+    accounts,
+    running: { url, app, store, writer, logger, plugins, rules, customers },
+    account: accountMaker(accounts),
+    post: poster(url),
+    async close() {
+      app.startDraining();
+      const closed = new Promise<void>((done) => server.close(() => done()));
+      server.closeAllConnections();
+      await closed;
+      await writer.drain();
+      await records.drain();
+      await records.close();
+      if (opts.watchRules) rules.close();
+      await store.close();
+      rmSync(dataDir, { recursive: true, force: true });
+    },
+  };
+}
