@@ -6,7 +6,7 @@ import { createHash } from 'node:crypto';
 import { rmSync } from 'node:fs';
 import { INTAKE_PATHS } from '../../src/http/intake-routes.ts';
 import { createAuthFailureLimiter } from '../../src/http/auth-failure-limit.ts';
-import { startTestServer, type TestServer } from '../helpers/test-server.ts';
+import { startTestApp, type TestApp } from '../helpers/test-app.ts';
 import { customersRoot, writeEndpoint } from '../customers/fixtures.ts';
 import { checkout } from '../delivery/delivery-fixture.ts';
 
@@ -30,14 +30,14 @@ describe('http: failed authentications per client address', function () {
   });
 
   /** A server allowing `limit` failures a minute, with a custom endpoint guarded by an API key. */
-  function useKeyedServer(limit: number): { readonly s: TestServer } {
-    let s: TestServer | undefined;
+  function useKeyedServer(limit: number): { readonly s: TestApp } {
+    let s: TestApp | undefined;
     let root: string;
     before(async () => {
       root = customersRoot();
       const sha = createHash('sha256').update('right-key-0123456789').digest('hex');
       writeEndpoint(root, 'sec', 'keyed', { config: { description: 'keyed', auth: [{ type: 'api_key', header: 'X-Partner-Key', key_sha256: [sha] }] } });
-      s = await startTestServer({ AUTH_FAILURES_PER_MINUTE: String(limit), CUSTOMERS_DIR: root });
+      s = await startTestApp({ AUTH_FAILURES_PER_MINUTE: String(limit), CUSTOMERS_DIR: root });
     });
     after(async () => {
       await s?.close();

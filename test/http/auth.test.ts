@@ -1,15 +1,15 @@
 // Credentials, plan gate and rotation, over real HTTP.
 import { expect } from 'chai';
-import { startTestServer, waitFor, type TestServer, type TestAccount } from '../helpers/test-server.ts';
+import { startTestApp, waitFor, type TestApp, type TestAccount } from '../helpers/test-app.ts';
 import { INTAKE_PATHS } from '../../src/http/intake-routes.ts';
 
 const lead = { event: { name: 'lead_created', id: 'L-1' }, context: { environment: 'prod', data_source: 'crm' } };
 
 describe('authentication and access', () => {
-  let s: TestServer;
+  let s: TestApp;
   let acct: TestAccount;
   before(async () => {
-    s = await startTestServer();
+    s = await startTestApp();
     acct = await s.account();
   });
   after(() => s.close());

@@ -4,7 +4,8 @@ import { expect } from 'chai';
 import Database from 'better-sqlite3';
 import { request } from 'node:http';
 import { randomBytes } from 'node:crypto';
-import { startTestServer, waitFor, type TestServer, type TestAccount } from '../helpers/test-server.ts';
+import { startTestServer, type TestServer } from '../helpers/test-server.ts';
+import { startTestApp, waitFor, type TestApp, type TestAccount } from '../helpers/test-app.ts';
 import { startDestinationDouble, type DestinationDouble } from '../helpers/destination-double.ts';
 import { INTAKE_PATHS } from '../../src/http/intake-routes.ts';
 import { BATCH_PATH } from '../../src/http/batch-route.ts';
@@ -20,11 +21,10 @@ const lead = (id: string) => ({
 const invalid = { event: { name: 'checkout_completed', value: 10, currency: 'EUR' }, context: { environment: 'prod', data_source: 'website' } };
 
 describe('batch intake', () => {
-  let s: TestServer;
+  let s: TestApp;
   let a: TestAccount;
   before(async () => {
-    // Delivery on its own thread, as `npm start` runs it.
-    s = await startTestServer({ MAX_BATCH_EVENTS: '10', MAX_BATCH_BYTES: '65536', MAX_BODY_BYTES: '4096', ALLOW_PRIVATE_DESTINATIONS: '1', DELIVERY_THREAD: '1' }, { busyTimeoutMs: 100 });
+    s = await startTestApp({ MAX_BATCH_EVENTS: '10', MAX_BATCH_BYTES: '65536', MAX_BODY_BYTES: '4096' }, { busyTimeoutMs: 100 });
     a = await s.account();
   });
   after(() => s.close());
@@ -189,20 +189,29 @@ describe('batch intake', () => {
     expect(doc.components.schemas.BatchResult.properties.status.enum).to.deep.equal(['rejected', 'duplicate']);
   });
 
-  describe('delivery', () => {
-    let hook: DestinationDouble;
-    after(() => hook?.close());
+});
 
-    it('delivers every accepted event of a batch to a webhook double, once each', async () => {
-      hook = await startDestinationDouble();
-      const shop = await s.account();
-      await s.running.store.destinations.add({ id: `dst_${randomBytes(8).toString('hex')}`, scriptId: shop.scriptId, type: 'webhook', name: 'hook', enabled: true, settings: SETTINGS.webhook(hook.url) });
-      const ids = Array.from({ length: 6 }, (_, i) => `H-${i}`);
-      const r = await postBatch([...ids.map(lead), invalid, lead('H-0')], shop);
-      expect(r.body).to.include({ accepted: 6, rejected: 1, duplicates: 1 });
-      await hook.waitFor(() => hook.requests.length >= 6, 10_000, 'six webhook deliveries');
-      const got = hook.requests.map((q) => q.json().id);
-      expect(got.sort()).to.deep.equal(ids);
-    });
+describe('batch intake: delivery', () => {
+  let full: TestServer;
+  let hook: DestinationDouble;
+  before(async () => {
+    // A full server, delivery on its own thread as `npm start` runs it.
+    full = await startTestServer({ ALLOW_PRIVATE_DESTINATIONS: '1', DELIVERY_THREAD: '1' });
+    hook = await startDestinationDouble();
+  });
+  after(async () => {
+    await full.close();
+    await hook.close();
+  });
+
+  it('delivers every accepted event of a batch to a webhook double, once each', async () => {
+    const shop = await full.account();
+    await full.running.store.destinations.add({ id: `dst_${randomBytes(8).toString('hex')}`, scriptId: shop.scriptId, type: 'webhook', name: 'hook', enabled: true, settings: SETTINGS.webhook(hook.url) });
+    const ids = Array.from({ length: 6 }, (_, i) => `H-${i}`);
+    const r = await full.post(BATCH_PATH, { batch: [...ids.map(lead), invalid, lead('H-0')] }, { account: shop });
+    expect(r.body).to.include({ accepted: 6, rejected: 1, duplicates: 1 });
+    await hook.waitFor(() => hook.requests.length >= 6, 10_000, 'six webhook deliveries');
+    const got = hook.requests.map((q) => q.json().id);
+    expect(got.sort()).to.deep.equal(ids);
   });
 });

@@ -2,16 +2,16 @@
 import { expect } from 'chai';
 import { gzipSync } from 'node:zlib';
 import { request } from 'node:http';
-import { startTestServer, type TestServer, type TestAccount } from '../helpers/test-server.ts';
+import { startTestApp, type TestApp, type TestAccount } from '../helpers/test-app.ts';
 import { INTAKE_PATHS } from '../../src/http/intake-routes.ts';
 
 const lead = { event: { name: 'lead_created', id: 'L-1' }, context: { environment: 'prod', data_source: 'crm' } };
 
 describe('request body handling', () => {
-  let s: TestServer;
+  let s: TestApp;
   let a: TestAccount;
   before(async () => {
-    s = await startTestServer({ MAX_BODY_BYTES: '65536' });
+    s = await startTestApp({ MAX_BODY_BYTES: '65536' });
     a = await s.account();
   });
   after(() => s.close());

@@ -1,7 +1,7 @@
 // Endpoints 1–3 end to end: what each answers, what each stores, storage failure.
 import { expect } from 'chai';
 import Database from 'better-sqlite3';
-import { startTestServer, waitFor, type TestServer, type TestAccount } from '../helpers/test-server.ts';
+import { startTestApp, waitFor, type TestApp, type TestAccount } from '../helpers/test-app.ts';
 import { INTAKE_PATHS } from '../../src/http/intake-routes.ts';
 import { sqliteFile } from '../../src/store/open-store.ts';
 
@@ -9,10 +9,10 @@ const lead = { event: { name: 'lead_created', id: 'L-1' }, context: { environmen
 const invalid = { event: { name: 'checkout_completed', value: 10, currency: 'EUR' }, context: { environment: 'prod', data_source: 'website' } };
 
 describe('intake endpoints', () => {
-  let s: TestServer;
+  let s: TestApp;
   let a: TestAccount;
   before(async () => {
-    s = await startTestServer({}, { busyTimeoutMs: 100 });
+    s = await startTestApp({}, { busyTimeoutMs: 100 });
     a = await s.account({ host: 'https://shop.example' });
   });
   after(() => s.close());

@@ -2,11 +2,11 @@
 // or storage; nothing is stored.
 import { expect } from 'chai';
 import { INTAKE_PATHS } from '../../src/http/intake-routes.ts';
-import { startTestServer, type TestServer } from '../helpers/test-server.ts';
+import { startTestApp, type TestApp } from '../helpers/test-app.ts';
 
 describe('http: object key length', () => {
-  let s: TestServer;
-  before(async () => (s = await startTestServer()));
+  let s: TestApp;
+  before(async () => (s = await startTestApp()));
   after(async () => s.close());
 
   it('endpoint 1 answers 400 INVALID_BODY naming the parent path, and stores nothing', async () => {

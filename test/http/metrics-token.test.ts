@@ -1,22 +1,22 @@
 // METRICS_TOKEN: when set, /metrics needs the bearer token (401 otherwise); unset, it is open.
 import { expect } from 'chai';
 import { loadConfig } from '../../src/config.ts';
-import { startTestServer, type TestServer } from '../helpers/test-server.ts';
+import { startTestApp, type TestApp } from '../helpers/test-app.ts';
 
 const TOKEN = 'prom-scrape-token-0123456789';
 
 describe('http: /metrics and METRICS_TOKEN', () => {
-  let s: TestServer;
-  let open: TestServer;
+  let s: TestApp;
+  let open: TestApp;
   before(async () => {
-    s = await startTestServer({ METRICS_TOKEN: TOKEN });
-    open = await startTestServer();
+    s = await startTestApp({ METRICS_TOKEN: TOKEN });
+    open = await startTestApp();
   });
   after(async () => {
     await s.close();
     await open.close();
   });
-  const get = (server: TestServer, auth?: string) =>
+  const get = (server: TestApp, auth?: string) =>
     fetch(`${server.url}/metrics`, { headers: auth === undefined ? {} : { authorization: auth } });
 
   it('answers 401 AUTH_MISSING without a token and INVALID_CREDENTIALS with a wrong one, naming the scheme', async () => {

@@ -1,14 +1,14 @@
 // Health, readiness, metrics and the OpenAPI document.
 import { expect } from 'chai';
 import { Ajv2020 } from 'ajv/dist/2020.js';
-import { startTestServer, type TestServer } from '../helpers/test-server.ts';
+import { startTestApp, type TestApp } from '../helpers/test-app.ts';
 import { INTAKE_PATHS } from '../../src/http/intake-routes.ts';
 import { BATCH_PATH } from '../../src/http/batch-route.ts';
 
 describe('ops endpoints', () => {
-  let s: TestServer;
+  let s: TestApp;
   before(async () => {
-    s = await startTestServer();
+    s = await startTestApp();
   });
   after(() => s.close());
 

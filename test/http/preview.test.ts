@@ -5,7 +5,7 @@ import { expect } from 'chai';
 import { cpSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { startTestServer, tempDir, waitFor, type TestServer, type TestAccount } from '../helpers/test-server.ts';
+import { startTestApp, tempDir, waitFor, type TestApp, type TestAccount } from '../helpers/test-app.ts';
 import { INTAKE_PATHS } from '../../src/http/intake-routes.ts';
 import { createDestinationService } from '../../src/destinations/destination-service.ts';
 
@@ -31,7 +31,7 @@ const checkout = {
 };
 
 describe('endpoint 2 preview', () => {
-  let s: TestServer;
+  let s: TestApp;
   let a: TestAccount;
   let rulesDir: string;
   const ids: Record<string, string> = {};
@@ -39,7 +39,7 @@ describe('endpoint 2 preview', () => {
   before(async () => {
     rulesDir = tempDir('tl-rules-');
     cpSync(join(ROOT, 'rules'), rulesDir, { recursive: true });
-    s = await startTestServer({ RULES_DIR: rulesDir });
+    s = await startTestApp({ RULES_DIR: rulesDir }, { watchRules: true });
     a = await s.account({ country: 'RO', host: 'https://shop.example' });
     const svc = createDestinationService(s.running.store, s.running.plugins);
     for (const [type, config] of Object.entries(CONFIGS)) ids[type] = (await svc.add(a.scriptId, type, config)).id;

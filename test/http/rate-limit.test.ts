@@ -1,7 +1,7 @@
 // Per-account intake rate limit: 429 + Retry-After past the limit, other accounts unaffected.
 import { expect } from 'chai';
 import { createTokenBuckets } from '../../src/http/rate-limit.ts';
-import { startTestServer, type TestServer } from '../helpers/test-server.ts';
+import { startTestApp, type TestApp } from '../helpers/test-app.ts';
 import { INTAKE_PATHS } from '../../src/http/intake-routes.ts';
 
 const lead = { event: { name: 'lead_created', id: 'L-1' }, context: { environment: 'prod', data_source: 'crm' } };
@@ -38,9 +38,9 @@ describe('token buckets', () => {
 });
 
 describe('intake rate limit', () => {
-  let s: TestServer;
+  let s: TestApp;
   before(async () => {
-    s = await startTestServer({ RATE_LIMIT_DEFAULT: '1000' });
+    s = await startTestApp({ RATE_LIMIT_DEFAULT: '1000' });
   });
   after(() => s.close());
 

@@ -6,13 +6,13 @@ import { expect } from 'chai';
 import { randomBytes } from 'node:crypto';
 import { INTAKE_PATHS } from '../../src/http/intake-routes.ts';
 import { boundTestResponse, TEST_RESPONSE_MAX_BYTES } from '../../src/http/bound-response.ts';
-import { startTestServer, type TestServer } from '../helpers/test-server.ts';
+import { startTestApp, type TestApp } from '../helpers/test-app.ts';
 import { checkout, SETTINGS } from '../delivery/delivery-fixture.ts';
 
 describe('http: the test endpoint answer is bounded', function () {
   this.timeout(20_000);
-  let s: TestServer;
-  before(async () => (s = await startTestServer()));
+  let s: TestApp;
+  before(async () => (s = await startTestApp()));
   after(async () => s.close());
 
   async function accountWithFourDestinations() {

@@ -2,15 +2,15 @@
 // endpoints 1–3; every invalid case refused on endpoint 3 with its code and field, and
 // reported as a string on endpoint 2; every warning case accepted with its warning.
 import { expect } from 'chai';
-import { startTestServer, type TestServer, type TestAccount } from '../helpers/test-server.ts';
+import { startTestApp, type TestApp, type TestAccount } from '../helpers/test-app.ts';
 import { INTAKE_PATHS } from '../../src/http/intake-routes.ts';
 import { VALID_PAYLOADS, INVALID_CASES, WARNING_CASES, ACCEPTED_EDGE_CASES } from '../schema/fixtures.ts';
 
 describe('validation over HTTP', () => {
-  let s: TestServer;
+  let s: TestApp;
   let a: TestAccount;
   before(async () => {
-    s = await startTestServer();
+    s = await startTestApp();
     a = await s.account({ host: 'https://shop.example', taxRate: 19, country: 'RO' });
   });
   after(() => s.close());
