@@ -5,7 +5,7 @@ import { expect } from 'chai';
 import { createHash, createHmac } from 'node:crypto';
 import { rmSync } from 'node:fs';
 import { SignJWT, exportSPKI, generateKeyPair, type CryptoKey } from 'jose';
-import { startTestServer, type TestAccount, type TestServer } from '../helpers/test-server.ts';
+import { startTestApp, type TestAccount, type TestApp } from '../helpers/test-app.ts';
 import { ipAllowed, parseCidr } from '../../src/customers/auth/ip-allow-list.ts';
 import { customersRoot, writeEndpoint } from './fixtures.ts';
 
@@ -20,7 +20,7 @@ const AUD = 'tracklane:test';
 
 describe('custom endpoints: extra authentication', () => {
   let root: string;
-  let s: TestServer;
+  let s: TestApp;
   let a: TestAccount;
   let rsPrivate: CryptoKey;
   let otherPrivate: CryptoKey;
@@ -52,7 +52,7 @@ describe('custom endpoints: extra authentication', () => {
     ]);
     ep('office', [{ type: 'ip_allow', cidrs: ['10.1.2.0/24'] }]);
     // This server sits behind a proxy on loopback: X-Forwarded-For is read from the right.
-    s = await startTestServer({ CUSTOMERS_DIR: root, TRUST_PROXY: '127.0.0.1' });
+    s = await startTestApp({ CUSTOMERS_DIR: root, TRUST_PROXY: '127.0.0.1' });
     a = await s.account({ tier: 'CUSTOM' });
     await s.accounts.update(a.scriptId, { customer: 'sec' });
   });
@@ -231,13 +231,13 @@ describe('custom endpoints: extra authentication', () => {
 
 describe('custom endpoints: ip_allow without TRUST_PROXY', () => {
   let root: string;
-  let s: TestServer;
+  let s: TestApp;
   let a: TestAccount;
   before(async () => {
     root = customersRoot();
     writeEndpoint(root, 'sec', 'office', { config: { description: 'office', auth: [{ type: 'ip_allow', cidrs: ['10.1.2.0/24'] }] } });
     writeEndpoint(root, 'sec', 'local', { config: { description: 'local', auth: [{ type: 'ip_allow', cidrs: ['127.0.0.1'] }] } });
-    s = await startTestServer({ CUSTOMERS_DIR: root });
+    s = await startTestApp({ CUSTOMERS_DIR: root });
     a = await s.account({ tier: 'CUSTOM' });
     await s.accounts.update(a.scriptId, { customer: 'sec' });
   });

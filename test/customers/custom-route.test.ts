@@ -6,7 +6,7 @@ import { createHash } from 'node:crypto';
 import { rmSync } from 'node:fs';
 import Database from 'better-sqlite3';
 import { pathToFileURL } from 'node:url';
-import { startTestServer, type TestAccount, type TestServer } from '../helpers/test-server.ts';
+import { startTestApp, type TestAccount, type TestApp } from '../helpers/test-app.ts';
 import { sqliteFile } from '../../src/store/open-store.ts';
 import { openCustomRecordStore } from '../../src/store/sqlite/custom-records.ts';
 import { customersRoot, writeEndpoint } from './fixtures.ts';
@@ -16,7 +16,7 @@ const API_KEY = 'k-route-test-0123456789';
 
 describe('custom endpoints: the route', () => {
   let root: string;
-  let s: TestServer;
+  let s: TestApp;
   let acme: TestAccount;
 
   before(async () => {
@@ -55,7 +55,7 @@ export default (body: { n: number }) => {
 });`,
     });
     writeEndpoint(root, 'other', 'only-other');
-    s = await startTestServer({ CUSTOMERS_DIR: root });
+    s = await startTestApp({ CUSTOMERS_DIR: root });
     acme = await account('CUSTOM', 'acme');
   });
   after(async () => {
@@ -350,12 +350,12 @@ export default (body: { n: number }) => {
 
 describe('custom endpoints: store failure', () => {
   let root: string;
-  let s: TestServer;
+  let s: TestApp;
   let a: TestAccount;
   before(async () => {
     root = customersRoot();
     writeEndpoint(root, 'acme', 'leads');
-    s = await startTestServer({ CUSTOMERS_DIR: root }, { busyTimeoutMs: 50 });
+    s = await startTestApp({ CUSTOMERS_DIR: root }, { busyTimeoutMs: 50 });
     a = await s.account({ tier: 'CUSTOM' });
     await s.accounts.update(a.scriptId, { customer: 'acme' });
   });
