@@ -5,6 +5,7 @@ import { expect } from 'chai';
 import { adminCall, auth, lead, TOKEN } from './admin-client.ts';
 import { randomBytes } from 'node:crypto';
 import { startTestServer, waitFor, type TestServer, type TestAccount } from '../helpers/test-server.ts';
+import { startTestApp, type TestApp } from '../helpers/test-app.ts';
 import { startDestinationDouble, type DestinationDouble } from '../helpers/destination-double.ts';
 import { INTAKE_PATHS } from '../../src/http/intake-routes.ts';
 import { SETTINGS } from '../delivery/delivery-fixture.ts';
@@ -16,28 +17,22 @@ import { manageRouter } from '../../src/admin/manage-routes.ts';
 
 
 
+/** A GET with the admin token (or `headers`): the status and parsed JSON body. */
+async function getJson(base: string, path: string, headers: Record<string, string> = auth): Promise<{ status: number; body: any }> {
+  const r = await fetch(`${base}${path}`, { headers });
+  return { status: r.status, body: (await r.json()) as any };
+}
+
 describe('admin API', () => {
-  let s: TestServer;
+  let s: TestApp;
   let shop: TestAccount;
-  let hook: DestinationDouble;
-  let destId: string;
-  const get = async (path: string, headers: Record<string, string> = auth) => {
-    const r = await fetch(`${s.url}${path}`, { headers });
-    return { status: r.status, body: (await r.json()) as any };
-  };
-  const post = (path: string, body?: unknown) => adminCall(s.url, 'POST', path, body);
+  const get = (path: string, headers?: Record<string, string>) => getJson(s.url, path, headers);
 
   before(async () => {
-    s = await startTestServer({ ADMIN_TOKEN: TOKEN, ALLOW_PRIVATE_DESTINATIONS: '1' });
+    s = await startTestApp({ ADMIN_TOKEN: TOKEN });
     shop = await s.account();
-    hook = await startDestinationDouble();
-    destId = `dst_${randomBytes(8).toString('hex')}`;
-    await s.running.store.destinations.add({ id: destId, scriptId: shop.scriptId, type: 'webhook', name: 'hook', enabled: true, settings: SETTINGS.webhook(hook.url) });
   });
-  after(async () => {
-    await s.close();
-    await hook.close();
-  });
+  after(() => s.close());
 
   it('refuses a missing or wrong token with 401 in the plain error shape', async () => {
     const none = await get('/admin/events', {});
@@ -89,6 +84,37 @@ describe('admin API', () => {
     expect(messages[0].acked_at).to.be.at.least(messages[0].received_at);
     ctrl.abort();
     await read;
+  });
+
+  it('overview and accounts hold no secrets', async () => {
+    const o = await get('/admin/overview');
+    expect(o.body.accounts).to.be.at.least(1);
+    expect(o.body.rules.valid).to.equal(true);
+    const a = await get('/admin/accounts');
+    expect(a.body.items.map((x: any) => x.script_id)).to.include(shop.scriptId);
+    expect(JSON.stringify(a.body)).not.to.contain(shop.token);
+  });
+});
+
+describe('admin API: traces, deliveries and destination health', () => {
+  let s: TestServer;
+  let shop: TestAccount;
+  let hook: DestinationDouble;
+  let destId: string;
+  const get = (path: string, headers?: Record<string, string>) => getJson(s.url, path, headers);
+  const post = (path: string, body?: unknown) => adminCall(s.url, 'POST', path, body);
+
+  before(async () => {
+    // A full server: these follow events through delivery to a webhook double.
+    s = await startTestServer({ ADMIN_TOKEN: TOKEN, ALLOW_PRIVATE_DESTINATIONS: '1' });
+    shop = await s.account();
+    hook = await startDestinationDouble();
+    destId = `dst_${randomBytes(8).toString('hex')}`;
+    await s.running.store.destinations.add({ id: destId, scriptId: shop.scriptId, type: 'webhook', name: 'hook', enabled: true, settings: SETTINGS.webhook(hook.url) });
+  });
+  after(async () => {
+    await s.close();
+    await hook.close();
   });
 
   it('traces an event to the request the double received, secrets masked, with the attempt', async () => {
@@ -168,21 +194,12 @@ describe('admin API', () => {
     expect(r.body).to.include({ was_paused: false });
     expect((await post('/admin/destinations/dst_0000000000000000/resume')).status).to.equal(404);
   });
-
-  it('overview and accounts hold no secrets', async () => {
-    const o = await get('/admin/overview');
-    expect(o.body.accounts).to.be.at.least(1);
-    expect(o.body.rules.valid).to.equal(true);
-    const a = await get('/admin/accounts');
-    expect(a.body.items.map((x: any) => x.script_id)).to.include(shop.scriptId);
-    expect(JSON.stringify(a.body)).not.to.contain(shop.token);
-  });
 });
 
 describe('admin API without ADMIN_TOKEN', () => {
-  let s: TestServer;
+  let s: TestApp;
   before(async () => {
-    s = await startTestServer();
+    s = await startTestApp();
   });
   after(() => s.close());
 

@@ -6,24 +6,17 @@ import { adminCall, auth, lead, TOKEN } from './admin-client.ts';
 import { Writable } from 'node:stream';
 import pino from 'pino';
 import { startTestServer, waitFor, type TestServer } from '../helpers/test-server.ts';
+import { startTestApp, type TestApp } from '../helpers/test-app.ts';
 import { startDestinationDouble, type DestinationDouble } from '../helpers/destination-double.ts';
 import { INTAKE_PATHS } from '../../src/http/intake-routes.ts';
 import { SETTINGS, WEBHOOK_SECRET } from '../delivery/delivery-fixture.ts';
 
 
-describe('admin API: accounts, destinations, deliveries', () => {
-  let s: TestServer;
-  let hook: DestinationDouble;
+describe('admin API: accounts', () => {
+  let s: TestApp;
   const call = (method: string, path: string, body?: unknown) => adminCall(s.url, method, path, body);
-
-  before(async () => {
-    s = await startTestServer({ ADMIN_TOKEN: TOKEN, ALLOW_PRIVATE_DESTINATIONS: '1' });
-    hook = await startDestinationDouble();
-  });
-  after(async () => {
-    await s.close();
-    await hook.close();
-  });
+  before(async () => (s = await startTestApp({ ADMIN_TOKEN: TOKEN })));
+  after(() => s.close());
 
   it('creates an account whose token works on endpoint 1, updates it, rotates the token', async () => {
     const created = await call('POST', '/admin/accounts', { name: 'Console shop', tier: 'FLEX', addon: true, country: 'RO' });
@@ -41,6 +34,22 @@ describe('admin API: accounts, destinations, deliveries', () => {
     expect(rotated.body.access_token).to.be.a('string').and.not.equal(acc.token);
     expect((await s.post(INTAKE_PATHS.event, lead('A-2'), { account: { ...acc, token: rotated.body.access_token } })).status).to.equal(200);
     expect((await call('POST', '/admin/accounts', { tier: 'FLEX' })).status).to.equal(400);
+  });
+});
+
+describe('admin API: destinations and deliveries', () => {
+  let s: TestServer;
+  let hook: DestinationDouble;
+  const call = (method: string, path: string, body?: unknown) => adminCall(s.url, method, path, body);
+
+  before(async () => {
+    // A full server: these check changes through what delivery sends to a webhook double.
+    s = await startTestServer({ ADMIN_TOKEN: TOKEN, ALLOW_PRIVATE_DESTINATIONS: '1' });
+    hook = await startDestinationDouble();
+  });
+  after(async () => {
+    await s.close();
+    await hook.close();
   });
 
   it('adds, merge-patches and removes a destination; answers mask secrets', async () => {
@@ -93,7 +102,7 @@ describe('admin API: every change is logged', () => {
   it('writes an `admin change` line naming the action and target, never the token', async () => {
     const lines: any[] = [];
     const sink = new Writable({ write(chunk, _enc, cb) { for (const l of String(chunk).split('\n').filter(Boolean)) lines.push(JSON.parse(l)); cb(); } });
-    const s = await startTestServer({ ADMIN_TOKEN: TOKEN }, { logger: pino({ level: 'info' }, sink) as never });
+    const s = await startTestApp({ ADMIN_TOKEN: TOKEN }, { logger: pino({ level: 'info' }, sink) as never });
     try {
       const r = await fetch(`${s.url}/admin/accounts`, { method: 'POST', headers: { ...auth, 'content-type': 'application/json' }, body: JSON.stringify({ name: 'Logged' }) });
       const { script_id: scriptId } = (await r.json()) as { script_id: string };
