@@ -4,7 +4,7 @@
 // at intake with a coded error.
 import { expect } from 'chai';
 import { INTAKE_PATHS } from '../../src/http/intake-routes.ts';
-import { startTestServer } from '../helpers/test-server.ts';
+import { startTestApp } from '../helpers/test-app.ts';
 import { checkout, useFixtureWithDouble } from './delivery-fixture.ts';
 
 const IDS = ['订单-1', `ORD-${'9'.repeat(124)}`];
@@ -31,7 +31,7 @@ describe('delivery: awkward event ids', function () {
   });
 
   it('a 300-character id is refused at intake with a coded error, never stored as accepted', async () => {
-    const s = await startTestServer();
+    const s = await startTestApp();
     try {
       const account = await s.account();
       const r = await s.post('/service/standard/event', checkout('x'.repeat(300)), { account });

@@ -9,7 +9,7 @@ import { openSqliteStore } from '../../src/store/sqlite/sqlite-store.ts';
 import { MIGRATIONS, migrate } from '../../src/store/sqlite/migrations.ts';
 import type { EventRecord, Store } from '../../src/store/types.ts';
 import { INTAKE_PATHS } from '../../src/http/intake-routes.ts';
-import { startTestServer, tempDir, type TestServer } from '../helpers/test-server.ts';
+import { startTestApp, tempDir, type TestApp } from '../helpers/test-app.ts';
 import { checkout, useFixtureWithDouble } from './delivery-fixture.ts';
 
 const row = (i: number, environment: 'prod' | 'dev' | undefined, eventId = 'ORD-9'): EventRecord => ({
@@ -79,8 +79,8 @@ describe('dev then prod through intake, delivery and the test endpoint', functio
 });
 
 describe('the test endpoint claims no dedup key', function () {
-  let s: TestServer;
-  before(async () => (s = await startTestServer()));
+  let s: TestApp;
+  before(async () => (s = await startTestApp()));
   after(async () => s.close());
 
   it('an order tried on the test endpoint (prod or dev) is still accepted on endpoint 1, and dev keys only warn dev tests', async () => {

@@ -10,7 +10,7 @@ import { evaluate, EVALUATION_BUDGET, RuleBudgetError } from '../../src/rules/js
 import { checkExpression } from '../../src/rules/check-expression.ts';
 import { INTAKE_PATHS } from '../../src/http/intake-routes.ts';
 import { createDestinationService } from '../../src/destinations/destination-service.ts';
-import { startTestServer, tempDir, waitFor, type TestServer } from '../helpers/test-server.ts';
+import { startTestApp, tempDir, waitFor, type TestApp } from '../helpers/test-app.ts';
 import { ROOT } from '../helpers/spawn-server.ts';
 import { checkout } from '../delivery/delivery-fixture.ts';
 
@@ -54,12 +54,12 @@ describe('rules: evaluation budget', function () {
   });
 
   describe('through the test endpoint', () => {
-    let s: TestServer;
+    let s: TestApp;
     let rulesDir: string;
     before(async () => {
       rulesDir = tempDir('tl-budget-rules-');
       cpSync(join(ROOT, 'rules'), rulesDir, { recursive: true });
-      s = await startTestServer({ RULES_DIR: rulesDir });
+      s = await startTestApp({ RULES_DIR: rulesDir }, { watchRules: true });
     });
     after(async () => {
       await s.close();
