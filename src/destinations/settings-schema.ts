@@ -35,3 +35,29 @@ export const COMMON_SETTINGS_PROPERTIES = {
 export function baseUrl(endpoint: string | undefined, platformDefault: string): string {
   return (endpoint ?? platformDefault).replace(/\/+$/, '');
 }
+
+// ---- the settings type, derived from the schema ----------------------------------------
+// A plugin writes its settings schema once (`as const`) and takes its type from it:
+// `export type PinterestSettings = SettingsOf<typeof settingsSchema>`. Covers what settings
+// schemas use: string, number/integer, boolean, enum, anyOf, arrays, objects with
+// properties/required or additionalProperties. Keys in `required` are required, the rest optional.
+
+type Required<S> = S extends { required: readonly (infer R)[] } ? R : never;
+
+/** The TypeScript type one property schema describes. */
+export type ValueOf<P> =
+  P extends { enum: readonly (infer E)[] } ? E
+  : P extends { anyOf: readonly (infer A)[] } ? ValueOf<A>
+  : P extends { type: 'string' } ? string
+  : P extends { type: 'integer' | 'number' } ? number
+  : P extends { type: 'boolean' } ? boolean
+  : P extends { type: 'array'; items: infer I } ? ValueOf<I>[]
+  : P extends { type: 'object'; properties: object } ? SettingsOf<P>
+  : P extends { type: 'object'; additionalProperties: infer A } ? Record<string, ValueOf<A>>
+  : unknown;
+
+/** The object type of a schema with `properties` (and `required`). */
+export type SettingsOf<S> = S extends { properties: infer P }
+  ? { -readonly [K in keyof P as K extends Required<S> ? K : never]: ValueOf<P[K]> }
+    & { -readonly [K in keyof P as K extends Required<S> ? never : K]?: ValueOf<P[K]> }
+  : never;

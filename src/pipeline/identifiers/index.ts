@@ -12,5 +12,5 @@ export { normalisePostalCode } from './postal-code.ts';
 export { normaliseCountry, resolveCountry } from './country.ts';
 export { normaliseExternalId } from './external-id.ts';
 export { NORMALISERS, type Normaliser, type NormaliserName } from './normalisers.ts';
-export { checkIdentifierSpec, sourceFields, type IdentifierRule, type IdentifierSpec, type IdentifierTable } from './spec.ts';
+export { checkIdentifierSpec, hashedContactTable, sourceFields, type IdentifierRule, type IdentifierSpec, type IdentifierTable } from './spec.ts';
 export { hashIdentifiers, type HashIdentifiersOptions, type HashedIdentifiers } from './hash-identifiers.ts';

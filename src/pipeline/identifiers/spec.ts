@@ -59,3 +59,24 @@ export function checkIdentifierSpec(spec: unknown): string[] {
   if (s.forms !== undefined && (typeof s.forms !== 'object' || s.forms === null)) problems.push('identifiers.forms must be an object');
   return problems;
 }
+
+/**
+ * The customer-information fields several ad platforms name alike (em, ph, fn, ln, ct, st,
+ * zp, country, external_id), all hashed, under `prefix`: a table a plugin may use as it is
+ * or extend. E-mails and phones keep up to `max` values.
+ * @example hashedContactTable('user_data', 5)['user_data.em'] // { from: 'email', normalise: 'email', hash: true, max: 5 }
+ */
+export function hashedContactTable(prefix: string, max: number): IdentifierTable {
+  const at = (name: string) => `${prefix}.${name}`;
+  return {
+    [at('em')]: { from: 'email', normalise: 'email', hash: true, max },
+    [at('ph')]: { from: 'phone', normalise: 'phone', hash: true, max },
+    [at('fn')]: { from: 'first_name', normalise: 'name', hash: true },
+    [at('ln')]: { from: 'last_name', normalise: 'name', hash: true },
+    [at('ct')]: { from: 'city', normalise: 'city', hash: true },
+    [at('st')]: { from: 'region', normalise: 'region', hash: true },
+    [at('zp')]: { from: 'postal_code', normalise: 'postalCode', hash: true },
+    [at('country')]: { from: 'country', normalise: 'country', hash: true },
+    [at('external_id')]: { from: ['external_id', 'id'], normalise: 'externalId', hash: true },
+  };
+}
