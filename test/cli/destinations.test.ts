@@ -66,7 +66,7 @@ describe('cli: destinations', () => {
       cli.run('destinations', 'remove', id, 'dst_0000000000000000', '--json'),
     ]);
     expectFailure(runs[0], 1, /^tracklane: invalid meta-capi config: config: must have required property 'access_token'\n$/);
-    expectFailure(runs[1], 1, /^tracklane: unknown destination type "nope" \(plugins: ga4, google-ads, meta-capi, tiktok, webhook\)\n$/);
+    expectFailure(runs[1], 1, /^tracklane: unknown destination type "nope" \(plugins: ga4, google-ads, meta-capi, pinterest, tiktok, webhook\)\n$/);
     expectFailure(runs[2], 1, 'no account with script id "ZZZZZZZZ"');
     expectFailure(runs[3], 1, '--config must be a JSON object or @file holding one');
     expectFailure(runs[4], 1, `account ${id} has no destination "dst_0000000000000000"`);
@@ -78,9 +78,9 @@ describe('cli: destinations', () => {
     }
   });
 
-  it('plugins list names the five plugins', async () => {
+  it('plugins list names the six plugins', async () => {
     const list = await cli.json<any[]>('plugins', 'list');
-    expect(list.map((p) => p.name)).to.deep.equal(['ga4', 'google-ads', 'meta-capi', 'tiktok', 'webhook']);
+    expect(list.map((p) => p.name)).to.deep.equal(['ga4', 'google-ads', 'meta-capi', 'pinterest', 'tiktok', 'webhook']);
   });
 
   it('rules preview prints what each destination would receive', async () => {

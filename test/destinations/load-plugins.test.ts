@@ -30,9 +30,9 @@ describe('plugin loader', () => {
     return join(dir, name);
   }
 
-  it('loads the five shipped plugins', async () => {
+  it('loads the six shipped plugins', async () => {
     const reg = await loadPlugins(PLUGINS);
-    expect([...reg.keys()]).to.have.members(['ga4', 'google-ads', 'meta-capi', 'tiktok', 'webhook']);
+    expect([...reg.keys()]).to.have.members(['ga4', 'google-ads', 'meta-capi', 'pinterest', 'tiktok', 'webhook']);
     expect(reg.get('ga4')!.plugin.category).to.equal('analytics');
     expect(reg.get('meta-capi')!.plugin.category).to.equal('advertising');
   });

@@ -1,5 +1,5 @@
 // The golden harness every plugin's golden.test.ts runs: payload → validateEvent → the rules
-// in rules/ → mapEventForDestination, exactly as the pipeline does, then assertions on the
+// in rules/ (over each plugin's own rules.json) → mapEventForDestination, exactly as the pipeline does, then assertions on the
 // request that comes out. The expected requests stay literals in each plugin's test.
 import { fileURLToPath } from 'node:url';
 import { expect } from 'chai';
@@ -11,6 +11,7 @@ import type { RuleSpec } from '../../src/rules/types.ts';
 import { validateEvent } from '../../src/schema/validate-event.ts';
 
 const RULES_DIR = fileURLToPath(new URL('../../rules', import.meta.url));
+const PLUGINS_DIR = fileURLToPath(new URL('../../plugins', import.meta.url));
 
 export interface GoldenSetup {
   plugin: DestinationPlugin;
@@ -60,9 +61,9 @@ export function goldenHarness(setup: GoldenSetup): GoldenHarness {
   };
 }
 
-/** The rules of the real rules/ directory for one account and destination type. */
+/** The rules in force for one account and destination type: rules/ over the plugins' own rules.json. */
 function accountRules(scriptId: string, destinationType: string): readonly RuleSpec[] {
-  const loaded = loadRules(RULES_DIR);
+  const loaded = loadRules(RULES_DIR, { pluginsDir: PLUGINS_DIR });
   if (!loaded.ok) throw new Error(`rules/ does not load:\n${loaded.errors.map(formatRuleError).join('\n')}`);
   return loaded.ruleSet.rulesFor(scriptId, destinationType);
 }
