@@ -4,6 +4,7 @@ import type { DestinationPlugin } from '../../src/destinations/types.ts';
 import { GA4_ATTRIBUTION } from './attribution.ts';
 import { buildRequests, limitWarnings, MAX_EVENTS } from './build-requests.ts';
 import { classifyResponse } from './classify-response.ts';
+import { nativeSchema } from './native-schema.ts';
 import { GA4_IDENTIFIERS } from './identifiers.ts';
 import { settingsSchema, type Ga4Settings } from './settings.ts';
 
@@ -18,6 +19,7 @@ const ga4: DestinationPlugin<Ga4Settings> = {
   // user_id plus user_data.* (e-mail, phone, address), in Google's normal forms.
   identifiers: GA4_IDENTIFIERS,
   attribution: GA4_ATTRIBUTION,
+  nativeSchema,
   batch: { maxEvents: MAX_EVENTS },
   buildRequests,
   classifyResponse,

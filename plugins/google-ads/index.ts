@@ -6,6 +6,7 @@ import type { DestinationPlugin } from '../../src/destinations/types.ts';
 import { GOOGLE_ADS_ATTRIBUTION } from './attribution.ts';
 import { buildRequests, MAX_EVENTS } from './build-requests.ts';
 import { classifyResponse } from './classify-response.ts';
+import { nativeSchema } from './native-schema.ts';
 import { settingsSchema, type GoogleAdsSettings } from './settings.ts';
 
 const googleAds: DestinationPlugin<GoogleAdsSettings> = {
@@ -27,6 +28,7 @@ const googleAds: DestinationPlugin<GoogleAdsSettings> = {
     forms: { email: { removeSpaces: true, dropGmailDots: true }, phone: 'e164' },
   },
   attribution: GOOGLE_ADS_ATTRIBUTION,
+  nativeSchema,
   batch: { maxEvents: MAX_EVENTS },
   buildRequests,
   classifyResponse,

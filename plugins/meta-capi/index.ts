@@ -3,6 +3,7 @@
 import type { DestinationPlugin } from '../../src/destinations/types.ts';
 import { buildRequests, MAX_EVENTS } from './build-requests.ts';
 import { classifyResponse } from './classify-response.ts';
+import { nativeSchema } from './native-schema.ts';
 import { META_ATTRIBUTION } from './meta-cookies.ts';
 import { META_IDENTIFIERS } from './identifiers.ts';
 import { settingsSchema, type MetaCapiSettings } from './settings.ts';
@@ -19,6 +20,7 @@ const metaCapi: DestinationPlugin<MetaCapiSettings> = {
   identifiers: META_IDENTIFIERS,
   attribution: META_ATTRIBUTION,
   matchKeys: ['fbp', 'fbc'],
+  nativeSchema,
   batch: { maxEvents: MAX_EVENTS },
   buildRequests,
   classifyResponse,

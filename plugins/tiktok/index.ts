@@ -4,6 +4,7 @@ import type { DestinationPlugin } from '../../src/destinations/types.ts';
 import { TIKTOK_ATTRIBUTION } from './attribution.ts';
 import { buildRequests, MAX_EVENTS } from './build-requests.ts';
 import { classifyResponse } from './classify-response.ts';
+import { nativeSchema } from './native-schema.ts';
 import { TIKTOK_IDENTIFIERS } from './identifiers.ts';
 import { settingsSchema, type TiktokSettings } from './settings.ts';
 
@@ -18,6 +19,7 @@ const tiktok: DestinationPlugin<TiktokSettings> = {
   identifiers: TIKTOK_IDENTIFIERS,
   attribution: TIKTOK_ATTRIBUTION,
   matchKeys: ['ttp', 'ttclid'],
+  nativeSchema,
   batch: { maxEvents: MAX_EVENTS },
   buildRequests,
   classifyResponse,

@@ -3,6 +3,7 @@
 import type { DestinationPlugin } from '../../src/destinations/types.ts';
 import { buildRequests } from './build-requests.ts';
 import { classifyResponse } from './classify-response.ts';
+import { nativeSchema } from './native-schema.ts';
 import { settingsSchema, type WebhookSettings } from './settings.ts';
 import { WEBHOOK_IDENTIFIERS } from './identifiers.ts';
 
@@ -19,6 +20,7 @@ const webhook: DestinationPlugin<WebhookSettings> = {
   secretHeaders: ['webhook-signature'],
   // Identifiers are hashed by default, even for the customer's own system (see identifiers.ts).
   identifiers: { table: WEBHOOK_IDENTIFIERS },
+  nativeSchema,
   batch: { maxEvents: 1 },
   buildRequests,
   classifyResponse,
