@@ -1,23 +1,6 @@
-// Settings of the meta-capi destination: the type operators write and the draft-07 schema
-// `destinations add --config` is checked against (docs/api.md, "Destinations").
-import { COMMON_SETTINGS_PROPERTIES, type CommonSettings } from '../../src/destinations/settings-schema.ts';
-
-export interface MetaCapiSettings extends CommonSettings {
-  /** Pixel (dataset) id, digits only. */
-  pixel_id: string;
-  /** Events Manager / system-user access token. Secret. */
-  access_token: string;
-  /** Graph API version, e.g. `v25.0`. */
-  api_version?: string;
-  /** Base URL replacing `https://graph.facebook.com` (sandboxes, test doubles). */
-  endpoint?: string;
-  /** Events Manager test code. Meta still records test events: remove it in production. */
-  test_event_code?: string;
-  /** CRM name sent as `custom_data.lead_event_source` on CRM lead stages (rules read it). */
-  lead_event_source?: string;
-  /** Hash external_id with its case kept (default: lower-cased first, as Meta's SDK does). */
-  external_id_case_sensitive?: boolean;
-}
+// Settings of the meta-capi destination: the draft-07 schema `destinations add --config` is
+// checked against (docs/api.md, "Destinations"), and the type derived from it.
+import { COMMON_SETTINGS_PROPERTIES, type SettingsOf } from '../../src/destinations/settings-schema.ts';
 
 export const DEFAULT_ENDPOINT = 'https://graph.facebook.com';
 export const DEFAULT_API_VERSION = 'v25.0';
@@ -36,3 +19,6 @@ export const settingsSchema = {
     lead_event_source: { type: 'string', minLength: 1, maxLength: 100 },
   },
 } as const;
+
+/** The settings as plugin code reads them: derived from the schema above, so the two cannot drift apart. */
+export type MetaCapiSettings = SettingsOf<typeof settingsSchema>;

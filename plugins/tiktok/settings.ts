@@ -1,24 +1,6 @@
-// Settings of the tiktok destination: the type operators write and the draft-07 schema
-// `destinations add --config` is checked against (docs/api.md, "Destinations").
-import { COMMON_SETTINGS_PROPERTIES, type CommonSettings } from '../../src/destinations/settings-schema.ts';
-
-export interface TiktokSettings extends CommonSettings {
-  /** Pixel code, sent as `event_source_id` of web events. */
-  pixel_code: string;
-  /** Events API access token, sent in the `Access-Token` header. Secret. */
-  access_token: string;
-  /** Base URL replacing `https://business-api.tiktok.com` (sandboxes, test doubles). */
-  endpoint?: string;
-  /** Events Manager test code; TikTok keeps test events out of production data. */
-  test_event_code?: string;
-  /**
-   * CRM event set id. When set, the rules' CRM lead stages go as `event_source: "crm"` to
-   * this event set (with their `lead` object); otherwise they go as web events to the pixel.
-   */
-  crm_event_set_id?: string;
-  /** CRM name sent as `lead.lead_event_source` on CRM lead stages (rules read it). */
-  lead_event_source?: string;
-}
+// Settings of the tiktok destination: the draft-07 schema `destinations add --config` is
+// checked against (docs/api.md, "Destinations"), and the type derived from it.
+import { COMMON_SETTINGS_PROPERTIES, type SettingsOf } from '../../src/destinations/settings-schema.ts';
 
 export const DEFAULT_ENDPOINT = 'https://business-api.tiktok.com';
 
@@ -35,3 +17,6 @@ export const settingsSchema = {
     lead_event_source: { type: 'string', minLength: 1, maxLength: 100 },
   },
 } as const;
+
+/** The settings as plugin code reads them: derived from the schema above, so the two cannot drift apart. */
+export type TiktokSettings = SettingsOf<typeof settingsSchema>;

@@ -1,30 +1,6 @@
-// Settings of the webhook destination: the type operators write and the draft-07 schema
-// `destinations add --config` is checked against (docs/api.md, "Destinations").
-import { COMMON_SETTINGS_PROPERTIES, type CommonSettings } from '../../src/destinations/settings-schema.ts';
-
-export interface WebhookSettings extends CommonSettings {
-  /** Where every event is POSTed (http or https). */
-  url: string;
-  /** Standard Webhooks signing secret: `whsec_` + base64 of 24–64 random bytes. Secret. */
-  secret: string;
-  /**
-   * During a secret rotation: the old secret and when it stops being used (ISO 8601).
-   * Until then every request carries both signatures, so the receiver can switch at will.
-   */
-  previous_secret?: string;
-  previous_secret_expires_at?: string;
-  /** Base URL replacing the scheme, host and port of `url` (sandboxes, test doubles). */
-  endpoint?: string;
-  /** Copied into the body as `test_event_code`, so the receiver can tell test traffic apart. */
-  test_event_code?: string;
-  /**
-   * Send `user` as the customer sent it instead of hashed identifiers. Never for an event
-   * whose consent.marketing is false: that one gets the hashed form.
-   */
-  send_plaintext_identifiers?: boolean;
-  /** Unset: sent regardless of consent. */
-  consent_category?: 'analytics' | 'marketing';
-}
+// Settings of the webhook destination: the draft-07 schema `destinations add --config` is
+// checked against (docs/api.md, "Destinations"), and the type derived from it.
+import { COMMON_SETTINGS_PROPERTIES, type SettingsOf } from '../../src/destinations/settings-schema.ts';
 
 /**
  * `whsec_` then standard base64 (padded) of 24 to 64 bytes. The lookahead bounds the size:
@@ -49,3 +25,6 @@ export const settingsSchema = {
     ...COMMON_SETTINGS_PROPERTIES,
   },
 } as const;
+
+/** The settings as plugin code reads them: derived from the schema above, so the two cannot drift apart. */
+export type WebhookSettings = SettingsOf<typeof settingsSchema>;
