@@ -1,14 +1,21 @@
 // `tracklane rules check`, run as an operator would: the real CLI with RULES_DIR set.
 import { expect } from 'chai';
 import { execFile } from 'node:child_process';
+import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 
 const ROOT = fileURLToPath(new URL('../../', import.meta.url));
 const FIXTURES = join(ROOT, 'test/rules/fixtures');
 
+/** The CLI on `rulesDir`; PLUGINS_DIR names no folder unless given, so only the fixture's files count. */
 function run(rulesDir: string, ...args: string[]): Promise<{ code: number; stdout: string; stderr: string }> {
-  const env = { ...process.env, RULES_DIR: rulesDir, DATABASE_URL: '', PORT: '', PUBLIC_BASE_URL: '' };
+  return runWith({ RULES_DIR: rulesDir, PLUGINS_DIR: join(FIXTURES, 'no-plugins-here') }, ...args);
+}
+
+function runWith(vars: Record<string, string>, ...args: string[]): Promise<{ code: number; stdout: string; stderr: string }> {
+  const env = { ...process.env, ...vars, DATABASE_URL: '', PORT: '', PUBLIC_BASE_URL: '' };
   return new Promise((resolve) => {
     execFile(process.execPath, [join(ROOT, 'src/cli/bin.mjs'), 'rules', ...args], { cwd: ROOT, env, encoding: 'utf8' }, (err, stdout, stderr) => {
       resolve({ code: err ? (typeof err.code === 'number' ? err.code : -1) : 0, stdout, stderr });
@@ -29,6 +36,22 @@ describe('cli: rules check', function () {
     expect(JSON.parse(json.stdout)).to.deep.equal({ ok: true, dir: join(FIXTURES, 'valid'), files: 4, rules: 8, errors: [] });
     expect(text.code).to.equal(0);
     expect(text.stdout).to.equal(`OK: 4 files, 8 rules (overrides for 2 accounts) in ${join(FIXTURES, 'valid')}\n`);
+  });
+
+  it('counts and checks the plugins\' own rules.json under RULES_DIR', async () => {
+    const plugins = mkdtempSync(join(tmpdir(), 'tl-cli-plugins-'));
+    try {
+      mkdirSync(join(plugins, 'acme'));
+      writeFileSync(join(plugins, 'acme', 'rules.json'), JSON.stringify({ destination: 'acme', rules: [{ id: 'acme.a', event: '*', output: { name: 'a' } }] }));
+      const ok = await runWith({ RULES_DIR: 'test/rules/fixtures/valid', PLUGINS_DIR: plugins }, 'check', '--json');
+      expect(JSON.parse(ok.stdout)).to.include({ ok: true, files: 5, rules: 9 });
+      writeFileSync(join(plugins, 'acme', 'rules.json'), JSON.stringify({ destination: 'acme', rules: [{ id: 'acme.a', event: '*', output: { name: { frobnicate: [] } } }] }));
+      const bad = await runWith({ RULES_DIR: 'test/rules/fixtures/valid', PLUGINS_DIR: plugins }, 'check', '--json');
+      expect(bad.code).to.equal(1);
+      expect(JSON.parse(bad.stdout).errors).to.deep.equal([{ file: join(plugins, 'acme', 'rules.json'), path: '/rules/0/output/name', message: 'unknown operation "frobnicate"' }]);
+    } finally {
+      rmSync(plugins, { recursive: true, force: true });
+    }
   });
 
   it('invalid rules: exit 1 naming file and path, --json on stdout', async () => {
