@@ -142,11 +142,11 @@ async function guarded<T>(store: RuleVersionStore, attempt: (revision: number, l
   }
 }
 
-/** What serves one (scope, destination): a live store version, or else the rule file. */
+/** What serves one (scope, destination): a live store version, else a RULES_DIR file, else the plugin's own rules.json. */
 export interface LiveDocument {
   scope: string;
   destination: string;
-  source: 'store' | 'file';
+  source: 'store' | 'file' | 'plugin';
   /** The store version; null for a file. */
   version: number | null;
   /** The file relative to RULES_DIR; null for a store version. */
@@ -161,7 +161,7 @@ export async function liveDocuments(dir: string, store: Pick<RuleVersionStore, '
   const out = new Map<string, LiveDocument>();
   for (const f of readRuleFiles(dir, [], pluginsDirFor(dir))) {
     out.set(documentKey(f.scriptId, f.destination),
-      { scope: scopeOf(f.scriptId), destination: f.destination, source: 'file', version: null, file: f.file, document: f.parsed ?? null });
+      { scope: scopeOf(f.scriptId), destination: f.destination, source: f.plugin === true ? 'plugin' : 'file', version: null, file: f.file, document: f.parsed ?? null });
   }
   for (const v of live) {
     out.set(documentKey(scriptIdOf(v.scope), v.destination),

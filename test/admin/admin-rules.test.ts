@@ -48,6 +48,8 @@ describe('admin API: rules', () => {
     expect(r.body.valid).to.equal(true);
     const webhook = r.body.items.find((i: any) => i.destination === 'webhook');
     expect(webhook).to.include({ scope: 'default', source: 'file', version: null, rules: 1 });
+    // A destination whose defaults ship only in its plugin folder.
+    expect(r.body.items.find((i: any) => i.destination === 'pinterest')).to.include({ scope: 'default', source: 'plugin', version: null });
     const doc = await call('GET', '/admin/rules/webhook');
     expect(doc.body.document).to.deep.equal(fileRules);
   });

@@ -42,7 +42,7 @@ async function loadList() {
       },
       h('strong', {}, it.destination), ' ',
       h('span', { class: 'muted' }, it.scope), ' ',
-      h('span', { class: `tag tag-${it.source}` }, it.source === 'store' ? `store v${it.version}` : `file ${shortFile(it.file)}`), ' ',
+      h('span', { class: `tag tag-${it.source}` }, it.source === 'store' ? `store v${it.version}` : it.source === 'plugin' ? `plugin default` : `file ${shortFile(it.file)}`), ' ',
       h('span', { class: 'muted' }, `${it.rules ?? '?'} rule${it.rules === 1 ? '' : 's'}`)))));
   } catch (err) {
     report(err);
