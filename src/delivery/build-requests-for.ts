@@ -4,6 +4,7 @@
 // out in order to the requests that carry them. Anything that cannot be sent is returned
 // with the reason, to be recorded as failed.
 import type { DestinationPlugin, OutboundRequest, OutgoingItem } from '../destinations/types.ts';
+import { batchesFor } from '../destinations/chunk.ts';
 import { invalidHeader, messageId } from '../destinations/message-id.ts';
 import type { ClaimedDelivery } from './types.ts';
 
@@ -36,9 +37,7 @@ export function buildRequestsFor(
   const gone = claimed.filter((d) => d.item === null);
   if (gone.length > 0) unsendable.push({ deliveries: gone, message: 'the event is no longer stored; nothing to send' });
   const sendable = claimed.filter((d) => d.item !== null);
-  const size = Math.max(1, plugin.batch.maxEvents);
-  for (let i = 0; i < sendable.length; i += size) {
-    const chunk = sendable.slice(i, i + size);
+  for (const chunk of batchesFor(plugin, sendable)) {
     let requests: OutboundRequest[];
     try {
       requests = plugin.buildRequests({ settings, items: chunk.map(withMessageId), now });

@@ -10,3 +10,11 @@ export function chunk<T>(list: readonly T[], size: number): T[][] {
   for (let i = 0; i < list.length; i += size) out.push(list.slice(i, i + size));
   return out;
 }
+
+/**
+ * `list` cut into the batches one buildRequests call may take: at most the plugin's
+ * `batch.maxEvents` each. The core's one place for it (preview builds, the send lane).
+ */
+export function batchesFor<T>(plugin: { batch: { maxEvents: number } }, list: readonly T[]): T[][] {
+  return chunk(list, Math.max(1, Math.floor(plugin.batch.maxEvents) || 1));
+}

@@ -1,6 +1,7 @@
 // One event → the requests for one destination, or the reason it gets nothing. Pure and
 // shared by `rules preview` and the delivery dispatcher: gating (enabled, environment,
 // allow-list, consent), attribution, identifiers, rules, then the plugin's requests.
+import { batchesFor } from '../destinations/chunk.ts';
 import { messageId } from '../destinations/message-id.ts';
 import { nativeProblems, NativeSchemaError } from '../destinations/native-schema.ts';
 import type { Account } from '../accounts/types.ts';
@@ -169,11 +170,10 @@ export function mapEventForDestination(input: MapEventInput): MapResult {
     receivedAt: input.receivedAt,
   }));
   if (input.build === false) return { status: 'ready', requests: [], items, warnings: [...new Set(warnings)] };
-  const size = Math.max(1, Math.floor(plugin.batch.maxEvents) || 1);
   const requests: OutboundRequest[] = [];
-  for (let i = 0; i < items.length; i += size) {
+  for (const part of batchesFor(plugin, items)) {
     try {
-      requests.push(...plugin.buildRequests({ settings, items: items.slice(i, i + size), now }));
+      requests.push(...plugin.buildRequests({ settings, items: part, now }));
     } catch (err) {
       throw new BuildRequestsError(type, err);
     }
