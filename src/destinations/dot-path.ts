@@ -1,36 +1,70 @@
-// Flat dot-path keys → nested objects, for plugins that merge a rule's output
-// (`{"custom_data.value": 12}`) and the pipeline's identifiers (`user_data.em`) into a body.
-// Key order is first appearance, so the bytes of a body built with it are stable.
+// Flat dot-path keys → nested objects, the one implementation: rule outputs and the
+// `object` operation (`"user_data.em": …`, because a literal one-key object is a json-logic
+// operation) set them strictly; plugins merge a rule's output and the pipeline's
+// identifiers into a body leniently. Key order is first appearance, so the bytes of a body
+// built with it are stable.
 
 type Json = Record<string, unknown>;
 
-/** Segments that would reach an object's prototype; such keys are ignored, never set. */
+/** Segments that would reach an object's prototype. */
 const UNSAFE = new Set(['__proto__', 'prototype', 'constructor']);
 
-function isPlainObject(v: unknown): v is Json {
+/** Why `key` is not a usable dot path, or null when it is. */
+export function dotPathProblem(key: string): string | null {
+  if (key === '') return 'a key must not be empty';
+  const segments = key.split('.');
+  if (segments.some((s) => s === '')) return `key "${key}" has an empty segment`;
+  const bad = segments.find((s) => UNSAFE.has(s));
+  if (bad !== undefined) return `key "${key}" uses the reserved name "${bad}"`;
+  return null;
+}
+
+export function isPlainObject(v: unknown): v is Json {
   if (v === null || typeof v !== 'object' || Array.isArray(v)) return false;
   const proto = Object.getPrototypeOf(v);
   return proto === Object.prototype || proto === null;
 }
 
 /**
- * Sets `value` at `path` inside `target`, creating plain objects on the way; a non-object in
- * the way is replaced. A plain-object value is merged into what is already there, so
- * `a.b = {c: 1}` and then `a = {d: 2}` give `{a: {b: {c: 1}, d: 2}}`. Arrays are values.
- *
- * @example
- * const o = {}; setPath(o, 'user_data.em', 'ab12…'); // → { user_data: { em: 'ab12…' } }
+ * How setPath treats what is in its way:
+ * - `strict` (rule outputs): a bad key or a non-object on the path throws, naming the
+ *   conflict; the value is set as given (a later key wins over an earlier leaf).
+ * - `merge` (plugin bodies): a bad key is ignored, a non-object on the path is replaced,
+ *   and a plain-object value is merged into the object already there.
  */
-export function setPath(target: Json, path: string, value: unknown): void {
-  const segments = path.split('.');
-  if (segments.some((s) => s === '' || UNSAFE.has(s))) return;
+export type SetMode = 'strict' | 'merge';
+
+/**
+ * Sets `value` at the dot path `key` inside `target`, creating plain objects on the way.
+ * @example setPath(o, 'params.value', 5, 'strict') // o.params.value === 5
+ * @example setPath(o, 'user_data', { em: 'ab12…' }, 'merge') // merged into o.user_data
+ */
+export function setPath(target: Json, key: string, value: unknown, mode: SetMode): void {
+  const problem = dotPathProblem(key);
+  if (problem !== null) {
+    if (mode === 'strict') throw new Error(problem);
+    return;
+  }
+  const segments = key.split('.');
   let node = target;
-  for (const segment of segments.slice(0, -1)) {
-    const next = node[segment];
-    if (isPlainObject(next)) node = next;
-    else node = node[segment] = {};
+  for (let i = 0; i < segments.length - 1; i++) {
+    const s = segments[i];
+    const next = Object.hasOwn(node, s) ? node[s] : undefined;
+    if (isPlainObject(next)) {
+      node = next;
+    } else if (next === undefined || mode === 'merge') {
+      const child: Json = {};
+      node[s] = child;
+      node = child;
+    } else {
+      throw new Error(`key "${key}" conflicts with "${segments.slice(0, i + 1).join('.')}", which is not an object`);
+    }
   }
   const last = segments[segments.length - 1];
+  if (mode === 'strict') {
+    node[last] = value;
+    return;
+  }
   const current = node[last];
   if (isPlainObject(value) && isPlainObject(current)) mergeDotPaths(current, value);
   else node[last] = isPlainObject(value) ? mergeDotPaths({}, value) : value;
@@ -43,7 +77,7 @@ export function setPath(target: Json, path: string, value: unknown): void {
  */
 export function mergeDotPaths(target: Json, source: Json): Json {
   for (const [key, value] of Object.entries(source)) {
-    if (value !== undefined) setPath(target, key, value);
+    if (value !== undefined) setPath(target, key, value, 'merge');
   }
   return target;
 }

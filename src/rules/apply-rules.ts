@@ -1,7 +1,7 @@
 // Runs a destination's rules over one event's RuleData (pure). A rule that fails to
 // evaluate produces no event and a warning; it never takes the other rules down with it.
 import { isAbsent } from './custom-ops.ts';
-import { isPlainObject, setPath } from './dot-path.ts';
+import { isPlainObject, setPath } from '../destinations/dot-path.ts';
 import { evaluate, RuleBudgetError, truthy } from './json-logic.ts';
 import type { NativeEvent, RuleData, RuleSpec } from './types.ts';
 
@@ -67,7 +67,7 @@ function buildOutput(rule: RuleSpec, data: RuleData, warnings: string[], overBud
       }
       value = toJsonData(raw, 0);
       if (isAbsent(value)) continue;
-      setPath(fields, key, value);
+      setPath(fields, key, value, 'strict');
     } catch (err) {
       if (err instanceof RuleBudgetError) overBudget.push(rule.id);
       warnings.push(`rule ${rule.id}: output "${key}" failed (${messageOf(err)}); no event from this rule`);

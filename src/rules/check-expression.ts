@@ -4,7 +4,7 @@
 // most RULE_LIMITS.depth levels of nesting (the walk stops there, so no depth can overflow
 // the stack), RULE_LIMITS.nodes values per expression and RULE_LIMITS.literalArray
 // elements per literal array. Evaluation never sees a rule that failed this.
-import { dotPathProblem } from './dot-path.ts';
+import { dotPathProblem } from '../destinations/dot-path.ts';
 import { childPointer } from './json-pointer.ts';
 import { OPERATIONS, REMOVED_OPERATIONS } from './json-logic.ts';
 

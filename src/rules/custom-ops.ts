@@ -3,7 +3,7 @@
 // itself is malformed (odd `object` pairs, an unknown `iso_datetime` format, a bad key).
 // json-logic evaluates every argument against the current data before calling these.
 import { cookieJar, type CookieInput } from '../pipeline/attribution/cookie-jar.ts';
-import { isPlainObject, setPath } from './dot-path.ts';
+import { isPlainObject, setPath } from '../destinations/dot-path.ts';
 
 type Operation = (this: unknown, ...args: unknown[]) => unknown;
 
@@ -61,7 +61,7 @@ export const CUSTOM_OPERATIONS: Readonly<Record<string, Operation>> = {
       if (isAbsent(pairs[i + 1])) continue;
       // Keys may be computed from event data, so the message must not quote them.
       try {
-        setPath(out, key, pairs[i + 1]);
+        setPath(out, key, pairs[i + 1], 'strict');
       } catch {
         throw new Error(`object: key ${i / 2 + 1} is not a usable dot path or conflicts with an earlier key`);
       }

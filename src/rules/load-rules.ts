@@ -5,7 +5,7 @@
 // the result is the list of errors (file, JSON Pointer, message), never a partial rule set.
 import { isAbsolute, relative } from 'node:path';
 import { checkExpression } from './check-expression.ts';
-import { dotPathProblem } from './dot-path.ts';
+import { dotPathProblem } from '../destinations/dot-path.ts';
 import { childPointer } from './json-pointer.ts';
 import { checkRuleFileSchema } from './rule-schema.ts';
 import { createRuleSet, type LoadedRuleFile, type RuleSet } from './rule-set.ts';

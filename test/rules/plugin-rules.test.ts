@@ -97,14 +97,14 @@ describe('plugin default rules', () => {
       expect(names(set.rulesFor('AB12CD34', 'acme'))).to.deep.equal(['from-store']);
     });
 
-    it('import never turns a plugin default into a version, and live documents list it as the file in force', async () => {
+    it('import never turns a plugin default into a version, and live documents list it as the plugin default in force', async () => {
       write(rules, 'accounts/AB12CD34/acme.json', acme(off('acme.b')));
       const r = await importRules({ store: store.rules, dir: rules }, { author: 't', message: 'm' }, 1);
       if (!r.ok) throw new Error(JSON.stringify(r.errors));
       expect(r.imported.map((v) => `${v.scope}/${v.destination}`)).to.deep.equal(['AB12CD34/acme']);
       const docs = await liveDocuments(rules, store.rules);
       expect(docs.map((d) => [d.scope, d.destination, d.source, d.file])).to.deep.equal([
-        ['default', 'acme', 'file', join('..', 'plugins', 'acme', 'rules.json')],
+        ['default', 'acme', 'plugin', join('..', 'plugins', 'acme', 'rules.json')],
         ['AB12CD34', 'acme', 'store', null],
       ]);
     });
