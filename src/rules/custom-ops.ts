@@ -2,7 +2,7 @@
 // mistyped input gives null (left out of the output), never an exception, unless the rule
 // itself is malformed (odd `object` pairs, an unknown `iso_datetime` format, a bad key).
 // json-logic evaluates every argument against the current data before calling these.
-import { cookieJar, type CookieInput } from '../pipeline/attribution/cookie-jar.ts';
+import { cookieJar, type CookieInput } from '../schema/cookie-jar.ts';
 import { isPlainObject, setPath } from '../destinations/dot-path.ts';
 
 type Operation = (this: unknown, ...args: unknown[]) => unknown;

@@ -1,4 +1,5 @@
-// Cookie lookup over the payload's `cookies` array (or a plain name → value map).
+// Cookie lookup over the payload's `cookies` array (or a plain name → value map), shared by
+// attribution and the rules' `cookie` operation.
 // Values are trimmed and, when percent-encoded, decoded; a bad encoding keeps the raw text.
 
 export type CookieInput =
