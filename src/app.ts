@@ -21,7 +21,7 @@ import type { PreviewDeps } from './pipeline/preview-event.ts';
 import type { DestinationCache } from './destinations/destination-cache.ts';
 import { customRouter } from './customers/custom-routes.ts';
 import type { CustomerRegistry } from './customers/types.ts';
-import type { CustomRecordStore } from './customers/custom-record-store.ts';
+import type { CustomRecordStore } from './store/custom-record-contract.ts';
 import type { HandlerPool } from './customers/handler-pool.ts';
 import type { RateLimiter } from './customers/rate-limiter.ts';
 import { createIntakeFeed, tapWriter, type IntakeFeed } from './intake/intake-feed.ts';

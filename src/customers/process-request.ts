@@ -11,7 +11,7 @@ import type { DestinationPreview } from '../pipeline/preview-event.ts';
 import { testFeedback } from '../pipeline/test-feedback.ts';
 import { issueString } from '../schema/issue-text.ts';
 import type { AppContext } from '../http/types.ts';
-import type { StoredCustomRecord } from './custom-record-store.ts';
+import type { StoredCustomRecord } from '../store/custom-record-contract.ts';
 
 /** What running a request needs (the route's deps include these). */
 export interface ProcessDeps {
@@ -31,7 +31,7 @@ import type { PreviewDeps } from '../pipeline/preview-event.ts';
 import type { DestinationCache } from '../destinations/destination-cache.ts';
 import type { Metrics } from '../http/metrics.ts';
 import type { HandlerPool } from './handler-pool.ts';
-import type { CustomRecordStore } from './custom-record-store.ts';
+import type { CustomRecordStore } from '../store/custom-record-contract.ts';
 import { defaultHandlerPool, runHandler } from './run-handler.ts';
 import type { CustomEnv, CustomRecord, HandlerContext, LoadedEndpoint, StandardEventPayload } from './types.ts';
 

@@ -3,22 +3,12 @@
 // rated per minute. Per process; on PostgreSQL the server uses the shared buckets instead
 // (src/store/postgres/rate-buckets.ts), so the limit holds across instances.
 import { createTokenBuckets } from '../http/rate-limit.ts';
+import type { RateDecision, RateLimit, RateLimiter } from '../store/rate-limit-contract.ts';
 
-export interface RateLimit {
-  perMinute: number;
-  /** Bucket size: requests allowed at once after a quiet spell. */
-  burst: number;
-}
+export type { RateDecision, RateLimit, RateLimiter };
 
 /** The documented test limit, 1,000 requests per minute, unless endpoint.json says otherwise. */
 export const TEST_RATE_DEFAULT: RateLimit = { perMinute: 1000, burst: 1000 };
-
-export type RateDecision = { ok: true } | { ok: false; retryAfterSeconds: number };
-
-export interface RateLimiter {
-  /** Takes one token from `key`'s bucket if it has one. */
-  take(key: string, limit: RateLimit): RateDecision | Promise<RateDecision>;
-}
 
 /** Buckets kept before full ones are swept (and, past it, all). */
 const MAX_BUCKETS = 50_000;

@@ -6,16 +6,9 @@ import type { Next } from 'koa';
 import { AppError, unavailable } from '../errors.ts';
 import type { AppContext } from './types.ts';
 
-export interface TokenBucketLimiter {
-  /**
-   * Takes `count` tokens (default 1) from `key`'s bucket, refilled at `perSecond` up to
-   * `capacity` (default `perSecond` × the limiter's burst seconds); returns 0 when allowed,
-   * else the whole seconds until they are free (at least 1). A count above the capacity
-   * passes on a full bucket and leaves it in debt, so a batch larger than the burst is
-   * slowed, never refused forever.
-   */
-  take(key: string, perSecond: number, count?: number, capacity?: number): number | Promise<number>;
-}
+import type { TokenBucketLimiter } from '../store/rate-limit-contract.ts';
+
+export type { TokenBucketLimiter };
 
 /** In memory, the answer is immediate. */
 export interface MemoryTokenBuckets extends TokenBucketLimiter {

@@ -4,7 +4,7 @@
 import type { NormalizedEvent } from '../schema/types.ts';
 import type {
   AttemptView, ClaimedDelivery, DeliveryStatus, DeliveryView, DestinationHealth, DestinationStats, StoredItem,
-} from '../delivery/types.ts';
+} from './delivery-contract.ts';
 
 export interface ClaimRow {
   id: number; event_seq: number; script_id: string; destination_id: string; destination_type: string;

@@ -1,7 +1,7 @@
 // Rule versions as both stores keep them (rule_versions, rule_live, rule_changes; see
 // migration 008 and PostgreSQL migration 2): the shared SELECTs and the row conversions.
 // A row's `live` is joined from rule_live (SQLite answers 0/1, PostgreSQL a boolean).
-import type { RuleFile } from '../rules/types.ts';
+import type { RuleFile } from '../domain/rule-documents.ts';
 import type { RuleChange, RuleVersion } from './types.ts';
 
 export interface RuleVersionRow {

@@ -2,8 +2,8 @@
 // (src/store/postgres/): every method is async and takes plain data. The records it
 // stores are the domain's (src/domain/records.ts), re-exported here.
 import type { Account, AccountPatch, NewAccount, TokenRecord } from '../accounts/types.ts';
-import type { DeliveryStore } from '../delivery/types.ts';
-import type { RuleFile } from '../rules/types.ts';
+import type { DeliveryStore } from './delivery-contract.ts';
+import type { RuleFile } from '../domain/rule-documents.ts';
 
 export type { DedupEnvironment, DestinationRecord, EventRecord, EventStatus } from '../domain/records.ts';
 import type { DedupEnvironment, DestinationRecord, EventRecord, EventStatus } from '../domain/records.ts';
@@ -149,7 +149,7 @@ export interface Store {
   readonly accounts: AccountStore;
   readonly events: EventStore;
   readonly destinations: DestinationStore;
-  /** Fan-out queue, deliveries, attempts and destination health (src/delivery/types.ts). */
+  /** Fan-out queue, deliveries, attempts and destination health (store/delivery-contract.ts). */
   readonly deliveries: DeliveryStore;
   /** Versioned mapping rules (see RuleVersionStore). */
   readonly rules: RuleVersionStore;

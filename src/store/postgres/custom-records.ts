@@ -2,7 +2,7 @@
 // one transaction, acknowledged after COMMIT; a keyed record replaces the stored one with
 // the same (account, endpoint, type, key), so a retried request does not double anything.
 import type pg from 'pg';
-import type { CustomRecordStore, StoredCustomRecord } from '../../customers/custom-record-store.ts';
+import type { CustomRecordStore, StoredCustomRecord } from '../custom-record-contract.ts';
 
 interface Row {
   script_id: string; customer: string; endpoint: string; type: string; record_key: string | null;

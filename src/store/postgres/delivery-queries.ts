@@ -7,8 +7,8 @@ import {
 } from '../delivery-rows.ts';
 import type {
   DeliveryStatus, DeliveryStore, QueueSnapshot,
-} from '../../delivery/types.ts';
-import { EXPIRED_MESSAGE, REMOVED_MESSAGE } from '../../delivery/types.ts';
+} from '../delivery-contract.ts';
+import { EXPIRED_MESSAGE, REMOVED_MESSAGE } from '../delivery-contract.ts';
 import { tx } from './connection.ts';
 import { WORK_CHANNEL } from './notify.ts';
 

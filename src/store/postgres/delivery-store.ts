@@ -1,5 +1,5 @@
 // PostgreSQL deliveries: the dispatch queue, claims with leases fenced by claim id, attempt
-// records and destination health (the contract and its model: src/delivery/types.ts and the
+// records and destination health (the contract and its model: store/delivery-contract.ts and the
 // SQLite twin). Claims take rows with FOR UPDATE SKIP LOCKED, so instances claiming at the
 // same moment split the work instead of queueing behind each other; every later write is
 // conditional on the row still carrying the claim id, so an instance whose lease lapsed and
@@ -10,8 +10,8 @@ import type pg from 'pg';
 import { toClaimed, truncateBytes, type ClaimRow } from '../delivery-rows.ts';
 import type {
   ActiveDestination, AttemptRecord, DeliveryStore, DispatchEvent, RecordResult,
-} from '../../delivery/types.ts';
-import { MAX_RESPONSE_BYTES } from '../../delivery/types.ts';
+} from '../delivery-contract.ts';
+import { MAX_RESPONSE_BYTES } from '../delivery-contract.ts';
 import { tx } from './connection.ts';
 import { toPgEvent, type PgEventRow } from './rows.ts';
 import { WORK_CHANNEL } from './notify.ts';

@@ -3,7 +3,7 @@
 import type pg from 'pg';
 import type { DestinationRecord, DestinationStore } from '../types.ts';
 import { tx } from './connection.ts';
-import { REMOVED_MESSAGE } from '../../delivery/types.ts';
+import { REMOVED_MESSAGE } from '../delivery-contract.ts';
 
 interface Row {
   id: string; script_id: string; type: string; name: string; enabled: boolean; settings: string;

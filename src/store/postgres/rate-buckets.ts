@@ -8,8 +8,7 @@
 // from the database, exactly. Same bucket semantics as the in-memory one: a burst of two
 // seconds of rate; a take larger than the burst passes on a full bucket and leaves it in debt.
 import type pg from 'pg';
-import type { TokenBucketLimiter } from '../../http/rate-limit.ts';
-import type { RateLimiter } from '../../customers/rate-limiter.ts';
+import type { RateLimiter, TokenBucketLimiter } from '../rate-limit-contract.ts';
 
 const BURST_SECONDS = 2;
 /** A chunk is this much of a second's rate. */

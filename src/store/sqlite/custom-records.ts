@@ -3,7 +3,7 @@
 // through the store's group commit: rows of concurrent requests share a transaction, and
 // each request's promise settles once its rows are committed (or the commit failed).
 import type Database from 'better-sqlite3';
-import type { CustomRecordStore, StoredCustomRecord } from '../../customers/custom-record-store.ts';
+import type { CustomRecordStore, StoredCustomRecord } from '../custom-record-contract.ts';
 import { createGroupCommit } from '../group-commit.ts';
 import { openConnection } from './connection.ts';
 

@@ -4,11 +4,11 @@
 // (`skipped`, reason `expired`), and `retryNow` makes waiting retries due at once. A
 // delivery under an unexpired lease is left to its holder; a later sweep takes it.
 import type Database from 'better-sqlite3';
-import type { DeliveryStore } from '../../delivery/types.ts';
+import type { DeliveryStore } from '../delivery-contract.ts';
 
 type Maintenance = Pick<DeliveryStore, 'retryNow' | 'expireStranded'>;
 
-import { EXPIRED_MESSAGE, REMOVED_MESSAGE } from '../../delivery/types.ts';
+import { EXPIRED_MESSAGE, REMOVED_MESSAGE } from '../delivery-contract.ts';
 
 
 /** The UPDATE that cancels the free pending deliveries of one removed destination (used by the destination store's remove). */

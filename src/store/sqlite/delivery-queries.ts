@@ -6,7 +6,7 @@ import {
 } from '../delivery-rows.ts';
 import type {
   DeliveryStatus, DeliveryStore, QueueSnapshot,
-} from '../../delivery/types.ts';
+} from '../delivery-contract.ts';
 
 type Queries = Pick<DeliveryStore,
   'list' | 'attempts' | 'replay' | 'stats' | 'health' | 'dispatchBacklog' | 'queueSnapshot' | 'purge' | 'purgeDedupKeys'>;

@@ -8,11 +8,11 @@
 // undoing bookkeeping only repeats work: a fan-out is redone identically, a claim lapses, a
 // recorded attempt is sent again (at-least-once). It cuts an fsync from every claim and record.
 import type Database from 'better-sqlite3';
-import { MAX_RESPONSE_BYTES } from '../../delivery/types.ts';
+import { MAX_RESPONSE_BYTES } from '../delivery-contract.ts';
 import { toClaimed, truncateBytes, type ClaimRow } from '../delivery-rows.ts';
 import type {
   ActiveDestination, AttemptRecord, DeliveryStore, DispatchEvent, RecordResult,
-} from '../../delivery/types.ts';
+} from '../delivery-contract.ts';
 import type { EventRecord } from '../types.ts';
 import { sqliteDeliveryQueries } from './delivery-queries.ts';
 import { sqliteDeliveryMaintenance } from './delivery-maintenance.ts';

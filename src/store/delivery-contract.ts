@@ -1,0 +1,274 @@
+// The delivery store contract, next to the store that fulfils it: fan-out claims, delivery
+// claims with leases fenced by a claim id, attempt records, destination health, and the
+// operator queries. SQLite (sqlite/delivery-store.ts) and PostgreSQL
+// (postgres/delivery-store.ts) implement it; every method is async and takes plain data.
+// Delivery (src/delivery/) uses it through src/delivery/types.ts.
+import type { OutgoingItem } from '../destinations/types.ts';
+import type { DestinationRecord, EventRecord } from '../domain/records.ts';
+
+export type DeliveryStatus = 'pending' | 'delivered' | 'failed' | 'dead' | 'skipped';
+export const DELIVERY_STATUSES: readonly DeliveryStatus[] = ['pending', 'delivered', 'failed', 'dead', 'skipped'];
+
+/** What a delivery keeps to rebuild its request at send time; the event itself is joined from `events`. */
+/** What a delivery row keeps of an item; the event comes from its row, the message id is recomputed. */
+export type StoredItem = Omit<OutgoingItem, 'event' | 'messageId'>;
+
+/** An accepted event claimed for fan-out. */
+export interface DispatchEvent {
+  /** events.seq, the event row id. */
+  seq: number;
+  event: EventRecord;
+}
+
+/** One row fan-out creates for an (event, destination, native event). */
+export interface NewDelivery {
+  destinationId: string;
+  destinationType: string;
+  /** `pending` to send; `skipped` (nothing to send, with the reason); `failed` (the request could not be built). */
+  status: 'pending' | 'skipped' | 'failed';
+  /** Null when nothing can be sent. */
+  item: StoredItem | null;
+  /** Skip reason code (SkipReason, `plugin_missing`). */
+  reason?: string;
+  /** What an operator reads in `last_error`. */
+  message?: string;
+}
+
+export interface FanOutResult {
+  seq: number;
+  scriptId: string;
+  /** The customer's event.id. */
+  eventId: string | null;
+  receivedAt: number;
+  deliveries: NewDelivery[];
+}
+
+export interface FanOutCommit {
+  /** Events whose fan-out was committed (their lease was still ours). */
+  events: number;
+  /** New pending deliveries per destination id, to wake the send lanes. */
+  pendingByDestination: Map<string, number>;
+}
+
+/** A pending delivery claimed for sending. */
+export interface ClaimedDelivery {
+  id: number;
+  eventSeq: number;
+  scriptId: string;
+  destinationId: string;
+  destinationType: string;
+  /** The customer's event.id. */
+  eventId: string | null;
+  /** Attempts made before this claim. */
+  attempts: number;
+  /** When the event was acknowledged. */
+  receivedAt: number;
+  /** The item with its event joined back; null when the event row is gone. */
+  item: Omit<OutgoingItem, 'messageId'> | null;
+}
+
+/** The state a delivery moves to after an attempt (or a decision without one). */
+export interface DeliveryUpdate {
+  id: number;
+  status: 'pending' | 'delivered' | 'failed' | 'dead';
+  /** Attempts made, this one included. */
+  attempts: number;
+  nextAttemptAt: number | null;
+}
+
+/** One HTTP request as it went out and came back. */
+export interface HttpAttempt {
+  statusCode: number | null;
+  latencyMs: number;
+  /** Truncated to 20 000 bytes by the store. */
+  responseBody: string | null;
+  errorClass: string | null;
+  outcome: 'success' | 'retryable' | 'permanent';
+}
+
+export interface AttemptRecord {
+  /** The claim the deliveries were taken with: an update is applied only while the claim still holds them. */
+  claimId: string;
+  destinationId: string;
+  at: number;
+  /** Null when no request went out (e.g. the request could not be built). */
+  http: HttpAttempt | null;
+  message: string;
+  updates: DeliveryUpdate[];
+  /** Pause the destination once it has been failing this long with no success; 0 never. */
+  pauseAfterMs: number;
+  /** Pause the destination now, with this reason (a receiver answered 410 Gone). */
+  pauseNow?: string;
+}
+
+export interface RecordResult {
+  /** Ids whose update was applied; the others were no longer held by the claim (fenced). */
+  applied: number[];
+  /** The destination is paused (now or already). */
+  paused: boolean;
+}
+
+/** A destination that may have deliveries sent: not removed. */
+export interface ActiveDestination extends DestinationRecord {
+  pausedAt: number | null;
+  /** The destination's updatedAt when it was paused: a later change resumes it. */
+  pausedDestinationUpdatedAt: number | null;
+}
+
+export interface DestinationHealth {
+  destinationId: string;
+  lastSuccessAt: number | null;
+  lastFailureAt: number | null;
+  failingSince: number | null;
+  pausedAt: number | null;
+  pauseReason: string | null;
+}
+
+export interface DeliveryFilter {
+  id?: number;
+  /** Only deliveries with a smaller id (the next page of a listing, newest first). */
+  beforeId?: number;
+  /** The deliveries of one stored event, by its tracklane id (events.id). */
+  eventRowId?: string;
+  scriptId?: string;
+  status?: DeliveryStatus;
+  eventId?: string;
+  destinationId?: string;
+  limit?: number;
+}
+
+export interface DeliveryView {
+  id: number;
+  scriptId: string;
+  eventId: string | null;
+  destinationId: string;
+  destinationType: string;
+  status: DeliveryStatus;
+  skipReason: string | null;
+  attempts: number;
+  lastStatusCode: number | null;
+  lastError: string | null;
+  nextAttemptAt: number | null;
+  receivedAt: number;
+  createdAt: number;
+  updatedAt: number;
+  deliveredAt: number | null;
+  /** The destination is paused. */
+  paused: boolean;
+  /** The mapped native event it sends (the event itself is joined from its row); null when nothing can be sent. */
+  item: StoredItem | null;
+}
+
+export interface AttemptView {
+  id: number;
+  attemptedAt: number;
+  statusCode: number | null;
+  latencyMs: number;
+  responseBody: string | null;
+  errorClass: string | null;
+  outcome: HttpAttempt['outcome'];
+  message: string | null;
+  /** Deliveries the request carried. */
+  events: number;
+}
+
+export interface ReplayFilter {
+  /** One delivery by its id. */
+  deliveryId?: number;
+  scriptId?: string;
+  destinationId?: string;
+  eventId?: string;
+  /** Which statuses to re-queue; `delivered` only when the operator forces it. */
+  statuses: readonly ('failed' | 'dead' | 'delivered')[];
+  /** Only deliveries created at or after this time. */
+  since?: number;
+}
+
+export interface DestinationStats {
+  destinationId: string;
+  scriptId: string;
+  type: string;
+  name: string;
+  enabled: boolean;
+  removed: boolean;
+  counts: Record<DeliveryStatus, number>;
+  /** Acknowledgement time of the oldest pending delivery. */
+  oldestPendingAt: number | null;
+  health: DestinationHealth | null;
+}
+
+export interface QueueSnapshot {
+  /** Accepted events not yet fanned out. */
+  dispatchBacklog: number;
+  byType: { destinationType: string; pending: number; oldestPendingAt: number | null }[];
+  pausedDestinations: number;
+}
+
+export interface PurgeResult {
+  events: number;
+  deliveries: number;
+  attempts: number;
+}
+
+/** Response bytes an attempt record keeps (as Svix). */
+export const MAX_RESPONSE_BYTES = 20_000;
+/** `last_error` of a pending delivery canceled because its destination was removed. */
+export const REMOVED_MESSAGE = 'canceled: the destination was removed';
+/** `last_error` of a pending delivery expired because its destination stayed disabled or paused. */
+export const EXPIRED_MESSAGE = 'expired: the destination stayed disabled or paused for longer than the retention period';
+
+export interface DeliveryStore {
+  /**
+   * Leases up to `limit` accepted events awaiting fan-out (oldest first) to `claimId` until
+   * `now + leaseMs`. Events still leased to `claimId` itself are taken again: a process fans
+   * out one batch at a time, so its own earlier lease belongs to a batch whose completion
+   * failed (a store error), and waiting for that lease to lapse would only delay it.
+   */
+  claimEvents(claimId: string, now: number, leaseMs: number, limit: number): Promise<DispatchEvent[]>;
+  /**
+   * In one transaction, for each event still leased to `claimId`: inserts its deliveries and
+   * removes it from the dispatch queue. An event whose lease was lost is left to its new holder.
+   */
+  completeFanOut(claimId: string, now: number, results: readonly FanOutResult[]): Promise<FanOutCommit>;
+  /** Leases up to `limit` due pending deliveries of a destination, oldest due first. */
+  claimDeliveries(destinationId: string, claimId: string, now: number, leaseUntil: number, limit: number): Promise<ClaimedDelivery[]>;
+  /** When the destination's next pending delivery is due (a leased one: when its lease ends); null if none. */
+  nextDue(destinationId: string): Promise<number | null>;
+  /** Records attempts and applies each update only where `claimId` still holds the delivery; one transaction. */
+  recordAttempts(records: readonly AttemptRecord[]): Promise<RecordResult[]>;
+  /** Hands back the deliveries among `ids` that `claimId` still holds, due at `now`. */
+  release(claimId: string, now: number, ids: readonly number[]): Promise<number>;
+  /** Hands back every lease (events and deliveries) of a process owner id. */
+  releaseOwner(owner: string, now: number): Promise<number>;
+  /** Claim ids currently holding a lease, expired or not. */
+  leaseHolders(): Promise<string[]>;
+  /** Clears leases that have expired, so they show as unclaimed; they are due either way. */
+  recoverExpiredLeases(now: number): Promise<number>;
+  /** Every destination not removed, with its pause state. */
+  activeDestinations(): Promise<ActiveDestination[]>;
+  health(destinationId: string): Promise<DestinationHealth | null>;
+  /** Clears the pause and the failure clock, and makes its pending deliveries due at `now`. */
+  resume(destinationId: string, now: number): Promise<{ wasPaused: boolean; due: number }>;
+  list(filter: DeliveryFilter): Promise<DeliveryView[]>;
+  attempts(deliveryId: number): Promise<AttemptView[]>;
+  /** Re-queues matching deliveries (pending, attempts 0, due at `now`); returns how many. */
+  replay(filter: ReplayFilter, now: number): Promise<number>;
+  stats(scriptId?: string): Promise<DestinationStats[]>;
+  dispatchBacklog(): Promise<number>;
+  queueSnapshot(): Promise<QueueSnapshot>;
+  /** Deletes events, finished deliveries and attempts older than `before`; pending work and its events stay. */
+  purge(before: number): Promise<PurgeResult>;
+  /** Deletes dedup keys first seen before `before`. */
+  purgeDedupKeys(before: number): Promise<number>;
+  /**
+   * Makes pending deliveries that wait for a retry due at `now` (all, one account's, or one
+   * destination's); leased ones are left alone. Returns how many.
+   */
+  retryNow(filter: { scriptId?: string; destinationId?: string }, now: number): Promise<number>;
+  /**
+   * Cancels pending deliveries nothing will send: those of removed destinations (skip reason
+   * `destination_removed`) and those created before `before` for a destination that is
+   * disabled or paused (skip reason `expired`). Retention then purges them and their events.
+   */
+  expireStranded(now: number, before: number): Promise<{ removed: number; expired: number }>;
+}
