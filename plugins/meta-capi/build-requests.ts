@@ -1,6 +1,6 @@
 // Meta CAPI requests: one POST per ≤ 1,000 server events. The rule gives event_name and
 // custom_data; this module adds time, ids, action_source, page URLs and user_data.
-import { isSha256Hex, sha256Hex } from '../../src/pipeline/identifiers/index.ts';
+import { isSha256Hex, sha256Hex } from '../../src/identifiers/index.ts';
 import { chunk } from '../../src/destinations/chunk.ts';
 import { expandBranch, mergeDotPaths } from '../../src/destinations/dot-path.ts';
 import { baseUrl } from '../../src/destinations/settings-schema.ts';

@@ -3,7 +3,7 @@
 // generic one (the normalisers' default forms: e-mail trimmed and lower-cased, phone in
 // E.164 with its `+`, names trimmed and lower-cased). City, region and country go in
 // plain text (they identify no one), and `id` is the customer's own customer id.
-import type { IdentifierTable } from '../../src/pipeline/identifiers/index.ts';
+import type { IdentifierTable } from '../../src/identifiers/index.ts';
 import type { OutgoingItem } from '../../src/destinations/types.ts';
 import type { WebhookSettings } from './settings.ts';
 

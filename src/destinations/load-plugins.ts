@@ -7,8 +7,8 @@ import { pathToFileURL } from 'node:url';
 import type { ValidateFunction } from 'ajv';
 import { ajv07 } from '../schema/ajv-draft07.ts';
 import { nativeValidator } from './native-schema.ts';
-import { checkIdentifierSpec } from '../pipeline/identifiers/index.ts';
-import type { AttributionSpec, NamedAttributionSpec } from '../pipeline/attribution/index.ts';
+import { checkIdentifierSpec } from '../identifiers/index.ts';
+import type { AttributionSpec, NamedAttributionSpec } from '../attribution/index.ts';
 import type { DestinationPlugin } from './types.ts';
 
 export class PluginLoadError extends Error {

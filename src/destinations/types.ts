@@ -3,8 +3,8 @@
 // Definitions are data plus two pure functions: build the requests, classify the reply.
 // Everything platform-specific lives in the plugin: which identifiers in which normal form,
 // which cookies and click ids, marketer warnings, consent gating. The core applies it.
-import type { IdentifierSpec } from '../pipeline/identifiers/index.ts';
-import type { AttributionIds, AttributionSpec } from '../pipeline/attribution/index.ts';
+import type { IdentifierSpec } from '../identifiers/index.ts';
+import type { AttributionIds, AttributionSpec } from '../attribution/index.ts';
 import type { NormalizedEvent } from '../schema/types.ts';
 import type { NativeEvent } from '../rules/types.ts';
 
@@ -43,13 +43,13 @@ export interface DestinationPlugin<S = any> {
    * (dot path) to the user field it reads, the generic normaliser (email, phone, name,
    * street, city, region, postalCode, country, externalId) and whether it is hashed;
    * `forms` picks each normaliser's normal form for this destination (see
-   * src/pipeline/identifiers/forms.ts). The results reach buildRequests as item.identifiers.
+   * src/identifiers/forms.ts). The results reach buildRequests as item.identifiers.
    * Null: the plugin sends no identifiers.
    */
   identifiers: IdentifierSpec | null;
   /**
    * Which attribution ids it reads (cookies, landing-page click ids) and an optional pure
-   * refine step (see src/pipeline/attribution/spec.ts). The core reads every loaded plugin's
+   * refine step (see src/attribution/spec.ts). The core reads every loaded plugin's
    * ids for every event, so rules see them all under `attribution`; warnings about a cookie
    * reach only the plugins that read it. Absent: it reads none.
    */

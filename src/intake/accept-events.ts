@@ -11,7 +11,12 @@ import { validateEvent } from '../schema/validate-event.ts';
 import type { Issue, ValidationContext, ValidationResult } from '../schema/types.ts';
 import type { EventRecord, EventStatus } from '../store/types.ts';
 import type { EventWriter } from '../store/event-writer.ts';
-import type { Metrics } from '../http/metrics.ts';
+
+/** The counters intake moves (a prom-client Counter fits; http/metrics.ts registers them). */
+export interface IntakeCounters {
+  validationFailures: { inc(labels: { code: string }): void };
+  eventsStored: { inc(labels: { status: string }): void };
+}
 
 /** Validation context per account object; the authenticator hands out a new object when the account changes. */
 const contexts = new WeakMap<Account, ValidationContext>();
@@ -25,7 +30,7 @@ export function validationContext(a: Account): ValidationContext {
 }
 
 /** Validates one event payload for `account`, counting each error by code. */
-export function validateFor(account: Account, body: unknown, metrics: Pick<Metrics, 'validationFailures'>): ValidationResult {
+export function validateFor(account: Account, body: unknown, metrics: Pick<IntakeCounters, 'validationFailures'>): ValidationResult {
   const result = validateEvent(body, validationContext(account));
   for (const e of result.errors) metrics.validationFailures.inc({ code: e.code });
   return result;
@@ -83,7 +88,7 @@ export function eventRow(input: AcceptInput, body: unknown, result: ValidationRe
 
 export interface AcceptDeps {
   writer: Pick<EventWriter, 'writeMany'>;
-  metrics: Pick<Metrics, 'validationFailures' | 'eventsStored'>;
+  metrics: IntakeCounters;
 }
 
 /**

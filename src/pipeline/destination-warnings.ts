@@ -4,8 +4,8 @@
 // every destination that reads click ids from URLs. They name fields, never values:
 // warnings reach logs and previews.
 import type { DestinationPlugin } from '../destinations/types.ts';
-import { readsParams, type AttributionIds, type TaggedAttributionWarning } from './attribution/index.ts';
-import type { PipelineWarning } from './identifiers/index.ts';
+import { readsParams, type AttributionIds, type TaggedAttributionWarning } from '../attribution/index.ts';
+import type { PipelineWarning } from '../identifiers/index.ts';
 
 function attributionSentence(w: TaggedAttributionWarning): string {
   if (w.sentence !== undefined) return w.sentence;

@@ -9,9 +9,9 @@ import type { ConsentGate, DestinationPlugin, OutboundRequest, OutgoingItem } fr
 import { applyRules } from '../rules/apply-rules.ts';
 import type { RuleSpec } from '../rules/types.ts';
 import type { Consent, NormalizedEvent } from '../schema/types.ts';
-import { extractAttribution, type NamedAttributionSpec } from './attribution/index.ts';
+import { extractAttribution, type NamedAttributionSpec } from '../attribution/index.ts';
 import { attributionWarnings, identifierWarnings, matchKeyWarning } from './destination-warnings.ts';
-import { hashIdentifiers, type HashedIdentifiers } from './identifiers/index.ts';
+import { hashIdentifiers, type HashedIdentifiers } from '../identifiers/index.ts';
 import { buildRuleData, publicSettings } from './rule-data.ts';
 
 export { maskRequest, MASK } from './mask-request.ts';

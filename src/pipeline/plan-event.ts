@@ -13,7 +13,7 @@ import type { RuleSet } from '../rules/rule-set.ts';
 import type { NormalizedEvent } from '../schema/types.ts';
 import type { HashPool } from '../workers/pool.ts';
 import type { HashItem } from '../workers/hash-worker.ts';
-import type { HashedIdentifiers } from './identifiers/index.ts';
+import type { HashedIdentifiers } from '../identifiers/index.ts';
 import { mapEventForDestination, type SkipReason } from './map-event.ts';
 
 /** One event and the destinations it is planned for. */

@@ -2,7 +2,7 @@
 // attribution ids, the account, and the destination's settings with every secret removed.
 import type { Account } from '../accounts/types.ts';
 import type { DestinationPlugin } from '../destinations/types.ts';
-import type { AttributionIds } from './attribution/index.ts';
+import type { AttributionIds } from '../attribution/index.ts';
 import type { RuleData } from '../rules/types.ts';
 import type { NormalizedEvent } from '../schema/types.ts';
 

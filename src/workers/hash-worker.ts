@@ -4,7 +4,7 @@
 // On Node 20 this module and its imports are loaded through tsx's require hook (see
 // pool.ts), so they must stay free of top-level await.
 import { isMainThread, threadId } from 'node:worker_threads';
-import { hashIdentifiers, type HashedIdentifiers, type IdentifierSpec, type IdentifierUser } from '../pipeline/identifiers/index.ts';
+import { hashIdentifiers, type HashedIdentifiers, type IdentifierSpec, type IdentifierUser } from '../identifiers/index.ts';
 
 /** One user to hash for one destination (its identifier spec, plain data), with the account's default country. */
 export interface HashItem {

@@ -3,9 +3,9 @@
 import { availableParallelism } from 'node:os';
 import { fileURLToPath } from 'node:url';
 import { Piscina } from 'piscina';
-import { sourceFields } from '../pipeline/identifiers/spec.ts';
-import type { HashedIdentifiers } from '../pipeline/identifiers/hash-identifiers.ts';
-import type { IdentifierUser } from '../pipeline/identifiers/types.ts';
+import { sourceFields } from '../identifiers/spec.ts';
+import type { HashedIdentifiers } from '../identifiers/hash-identifiers.ts';
+import type { IdentifierUser } from '../identifiers/types.ts';
 import * as handlers from './hash-worker.ts';
 import type { HashItem } from './hash-worker.ts';
 

@@ -6,7 +6,7 @@ import googleAds from '../../plugins/google-ads/index.ts';
 import metaCapi from '../../plugins/meta-capi/index.ts';
 import tiktok from '../../plugins/tiktok/index.ts';
 import type { ConsentGate, DestinationPlugin, OutboundRequest } from '../../src/destinations/types.ts';
-import { sha256Hex } from '../../src/pipeline/identifiers/index.ts';
+import { sha256Hex } from '../../src/identifiers/index.ts';
 import { maskedSettings } from '../../src/pipeline/mask-request.ts';
 import {
   BuildRequestsError,

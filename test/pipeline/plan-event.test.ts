@@ -10,7 +10,7 @@ import type { NormalizedEvent } from '../../src/schema/types.ts';
 import type { DestinationRecord } from '../../src/store/types.ts';
 import type { HashPool } from '../../src/workers/pool.ts';
 import type { HashItem } from '../../src/workers/hash-worker.ts';
-import { hashIdentifiers, type IdentifierSpec } from '../../src/pipeline/identifiers/index.ts';
+import { hashIdentifiers, type IdentifierSpec } from '../../src/identifiers/index.ts';
 
 const NOW = 1_700_000_000_000;
 const IDS: IdentifierSpec = { table: { em: { from: 'email', normalise: 'email', hash: true } } };

@@ -4,8 +4,8 @@ import ga4 from '../../plugins/ga4/index.ts';
 import googleAds from '../../plugins/google-ads/index.ts';
 import metaCapi from '../../plugins/meta-capi/index.ts';
 import tiktok from '../../plugins/tiktok/index.ts';
-import type { NamedAttributionSpec } from '../../src/pipeline/attribution/index.ts';
-import type { IdentifierSpec } from '../../src/pipeline/identifiers/index.ts';
+import type { NamedAttributionSpec } from '../../src/attribution/index.ts';
+import type { IdentifierSpec } from '../../src/identifiers/index.ts';
 
 export type Family = 'google' | 'meta' | 'tiktok';
 

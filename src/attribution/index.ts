@@ -2,4 +2,4 @@
 export { extractAttribution, readsParams, type AttributionInput, type AttributionResult, type TaggedAttributionWarning } from './extract-attribution.ts';
 export type { AttributionIds, AttributionSource, AttributionSpec, AttributionValue, AttributionWarning, NamedAttributionSpec, RefineContext } from './spec.ts';
 export { queryParams, cleanClickId } from './click-ids.ts';
-export { cookieJar, type CookieInput, type CookieJar } from '../../schema/cookie-jar.ts';
+export { cookieJar, type CookieInput, type CookieJar } from '../schema/cookie-jar.ts';

@@ -3,7 +3,7 @@
 // after reading for what data cannot say (derive an id from the user, pick one of several
 // cookies by a setting, drop one of two conflicting click ids).
 import type { PipelineWarning } from '../identifiers/types.ts';
-import type { CookieJar } from '../../schema/cookie-jar.ts';
+import type { CookieJar } from '../schema/cookie-jar.ts';
 
 /** A value under `attribution` (rule data, OutgoingItem): an id, or ids by key. Never hashed. */
 export type AttributionValue = string | Readonly<Record<string, string>>;

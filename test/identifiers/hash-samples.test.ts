@@ -2,8 +2,8 @@
 // by hand, never from the code under test.
 import { createHash } from 'node:crypto';
 import { expect } from 'chai';
-import { hashIdentifiers, type IdentifierUser } from '../../../src/pipeline/identifiers/index.ts';
-import { SPECS, type Family } from '../plugin-specs.ts';
+import { hashIdentifiers, type IdentifierUser } from '../../src/identifiers/index.ts';
+import { SPECS, type Family } from '../pipeline/plugin-specs.ts';
 
 const sha = (s: string) => createHash('sha256').update(s, 'utf8').digest('hex');
 

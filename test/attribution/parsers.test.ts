@@ -1,10 +1,10 @@
 import { expect } from 'chai';
-import { deriveClientId } from '../../../plugins/ga4/derived-client-id.ts';
-import { parseGaClientId, parseGaSessionId } from '../../../plugins/ga4/ga-cookies.ts';
-import { parseGclAw } from '../../../plugins/google-ads/attribution.ts';
-import { buildFbc, parseFbc, parseFbp } from '../../../plugins/meta-capi/meta-cookies.ts';
-import { parseTtp } from '../../../plugins/tiktok/attribution.ts';
-import { cookieJar } from '../../../src/pipeline/attribution/index.ts';
+import { deriveClientId } from '../../plugins/ga4/derived-client-id.ts';
+import { parseGaClientId, parseGaSessionId } from '../../plugins/ga4/ga-cookies.ts';
+import { parseGclAw } from '../../plugins/google-ads/attribution.ts';
+import { buildFbc, parseFbc, parseFbp } from '../../plugins/meta-capi/meta-cookies.ts';
+import { parseTtp } from '../../plugins/tiktok/attribution.ts';
+import { cookieJar } from '../../src/attribution/index.ts';
 
 describe('attribution parsers', () => {
   describe('_ga → client_id', () => {

@@ -3,7 +3,7 @@
 // never throws: the id is left out and a warning names the cookie or URL, tagged with the
 // destination whose spec read it, so each destination hears only its own.
 import { cleanClickId, queryParams } from './click-ids.ts';
-import { cookieJar, type CookieInput } from '../../schema/cookie-jar.ts';
+import { cookieJar, type CookieInput } from '../schema/cookie-jar.ts';
 import type { AttributionIds, AttributionWarning, NamedAttributionSpec } from './spec.ts';
 
 export interface AttributionInput {

@@ -6,9 +6,9 @@ import {
   sourceFields,
   isSha256Hex,
   sha256Hex,
-} from '../../../src/pipeline/identifiers/index.ts';
-import type { User } from '../../../src/schema/types.ts';
-import { SPECS } from '../plugin-specs.ts';
+} from '../../src/identifiers/index.ts';
+import type { User } from '../../src/schema/types.ts';
+import { SPECS } from '../pipeline/plugin-specs.ts';
 
 const sha = (s: string) => createHash('sha256').update(s, 'utf8').digest('hex');
 

@@ -1,7 +1,7 @@
 import { expect } from 'chai';
-import { deriveClientId } from '../../../plugins/ga4/derived-client-id.ts';
-import { extractAttribution as extract, type AttributionInput } from '../../../src/pipeline/attribution/index.ts';
-import { ATTRIBUTION_SPECS } from '../plugin-specs.ts';
+import { deriveClientId } from '../../plugins/ga4/derived-client-id.ts';
+import { extractAttribution as extract, type AttributionInput } from '../../src/attribution/index.ts';
+import { ATTRIBUTION_SPECS } from '../pipeline/plugin-specs.ts';
 
 /** The extractor with every real plugin's spec, as the service runs it. */
 const extractAttribution = (input: Omit<AttributionInput, 'specs'>) => extract({ ...input, specs: ATTRIBUTION_SPECS });

@@ -11,8 +11,8 @@ import {
   normaliseStreet,
   resolveCountry,
   toE164,
-} from '../../../src/pipeline/identifiers/index.ts';
-import { SPECS } from '../plugin-specs.ts';
+} from '../../src/identifiers/index.ts';
+import { SPECS } from '../pipeline/plugin-specs.ts';
 
 const form = (family: keyof typeof SPECS) => SPECS[family].forms ?? {};
 
