@@ -2,7 +2,7 @@
 // reason naming the variable, so a typo never runs with a silent default.
 import { resolve } from 'node:path';
 import { availableParallelism } from 'node:os';
-import { parseTrustProxy, type TrustProxy } from './http/client-ip.ts';
+import { parseTrustProxy, type TrustProxy } from './client-ip.ts';
 
 export interface Config {
   port: number;

@@ -6,7 +6,9 @@
 import type { IdentifierSpec } from '../identifiers/index.ts';
 import type { AttributionIds, AttributionSpec } from '../attribution/index.ts';
 import type { NormalizedEvent } from '../schema/types.ts';
-import type { NativeEvent } from '../rules/types.ts';
+import type { OutgoingItem } from '../domain/records.ts';
+
+export type { OutgoingItem };
 
 /** What kind of destination it is, for listings: `analytics`, `advertising`, `webhook`, … (lowercase word). */
 export type DestinationCategory = string;
@@ -83,26 +85,6 @@ export interface DestinationPlugin<S = any> {
   warnings?(input: BuildInput<S>): string[];
 }
 
-/** One event on its way to one destination. */
-export interface OutgoingItem {
-  /** What the rule produced (fields built from the rule's output mapping). */
-  native: NativeEvent;
-  /** Stable dedup key: the customer's event.id, or tracklane's own event id. */
-  eventId: string;
-  /**
-   * tracklane's own id for this native event to this destination (`msg_` + 32 hex): unique
-   * per (account, event name, event.id, destination, rule), stable across retries, safe in
-   * headers. Use it wherever the platform wants a message id that is not customer-controlled.
-   */
-  messageId: string;
-  /** The validated event it came from. */
-  event: NormalizedEvent;
-  /** Hashed/normalised identifiers as native dot path → value (see identifiers). */
-  identifiers: Record<string, string | string[]>;
-  attribution: AttributionIds;
-  /** ms since epoch when tracklane received the event. */
-  receivedAt: number;
-}
 
 export interface BuildInput<S> {
   settings: S;

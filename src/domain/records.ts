@@ -1,6 +1,8 @@
 // The domain records at the bottom of the layers: what an event and a destination are,
 // as intake stores them and delivery reads them. Types only; every layer may import them.
-import type { Issue } from '../schema/types.ts';
+import type { Issue, NormalizedEvent } from '../schema/types.ts';
+import type { AttributionIds } from '../attribution/index.ts';
+import type { NativeEvent } from './rule-documents.ts';
 
 export type EventStatus = 'accepted' | 'rejected' | 'duplicate';
 /** Dedup keys are kept apart per environment: dev events never use up a production key. */
@@ -39,4 +41,25 @@ export interface DestinationRecord {
   settings: Record<string, unknown>;
   createdAt: number;
   updatedAt: number;
+}
+
+/** One event on its way to one destination. */
+export interface OutgoingItem {
+  /** What the rule produced (fields built from the rule's output mapping). */
+  native: NativeEvent;
+  /** Stable dedup key: the customer's event.id, or tracklane's own event id. */
+  eventId: string;
+  /**
+   * tracklane's own id for this native event to this destination (`msg_` + 32 hex): unique
+   * per (account, event name, event.id, destination, rule), stable across retries, safe in
+   * headers. Use it wherever the platform wants a message id that is not customer-controlled.
+   */
+  messageId: string;
+  /** The validated event it came from. */
+  event: NormalizedEvent;
+  /** Hashed/normalised identifiers as native dot path → value (see identifiers). */
+  identifiers: Record<string, string | string[]>;
+  attribution: AttributionIds;
+  /** ms since epoch when tracklane received the event. */
+  receivedAt: number;
 }

@@ -39,3 +39,9 @@ export interface RuleFile {
   destination: string;
   rules: RuleSpec[];
 }
+
+/** One native event a rule produced. */
+export interface NativeEvent {
+  ruleId: string;
+  fields: Record<string, unknown>;
+}

@@ -3,7 +3,7 @@ import { randomUUID } from 'node:crypto';
 import type { Next } from 'koa';
 import type { Logger } from '../logger.ts';
 import type { Metrics } from './metrics.ts';
-import { clientIp, type TrustProxy } from './client-ip.ts';
+import { clientIp, type TrustProxy } from '../client-ip.ts';
 import type { AppContext, ResponseFamily } from './types.ts';
 
 const INCOMING_ID = /^[A-Za-z0-9._-]{8,128}$/;

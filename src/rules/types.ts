@@ -1,7 +1,7 @@
 // The mapping-rule contract. Rule files are JSON under RULES_DIR, loaded at runtime
 // and hot-reloaded; each rule turns one standard event into one native event.
 
-export type { JsonLogic, RuleFile, RuleSpec } from '../domain/rule-documents.ts';
+export type { JsonLogic, NativeEvent, RuleFile, RuleSpec } from '../domain/rule-documents.ts';
 
 /**
  * What rules read: the normalised event plus what the pipeline derived. Rules never see
@@ -26,8 +26,3 @@ export interface RuleData {
   received_at: number;
 }
 
-/** One native event a rule produced. */
-export interface NativeEvent {
-  ruleId: string;
-  fields: Record<string, unknown>;
-}

@@ -3,7 +3,7 @@
 // operator queries. SQLite (sqlite/delivery-store.ts) and PostgreSQL
 // (postgres/delivery-store.ts) implement it; every method is async and takes plain data.
 // Delivery (src/delivery/) uses it through src/delivery/types.ts.
-import type { OutgoingItem } from '../destinations/types.ts';
+import type { OutgoingItem } from '../domain/records.ts';
 import type { DestinationRecord, EventRecord } from '../domain/records.ts';
 
 export type DeliveryStatus = 'pending' | 'delivered' | 'failed' | 'dead' | 'skipped';

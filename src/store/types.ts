@@ -1,7 +1,7 @@
 // The store interface, fulfilled by SQLite (src/store/sqlite/) and PostgreSQL
 // (src/store/postgres/): every method is async and takes plain data. The records it
 // stores are the domain's (src/domain/records.ts), re-exported here.
-import type { Account, AccountPatch, NewAccount, TokenRecord } from '../accounts/types.ts';
+import type { Account, AccountPatch, NewAccount, TokenRecord } from '../domain/accounts.ts';
 import type { DeliveryStore } from './delivery-contract.ts';
 import type { RuleFile } from '../domain/rule-documents.ts';
 

@@ -1,6 +1,6 @@
 // TRUST_PROXY and the client address: X-Forwarded-For is believed only as far as configured.
 import { expect } from 'chai';
-import { clientIp, parseTrustProxy, UNKNOWN_CLIENT } from '../../src/http/client-ip.ts';
+import { clientIp, parseTrustProxy, UNKNOWN_CLIENT } from '../../src/client-ip.ts';
 import { loadConfig } from '../../src/config.ts';
 
 describe('http: client address (TRUST_PROXY)', () => {

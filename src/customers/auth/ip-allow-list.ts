@@ -1,5 +1,5 @@
 // IP allow-list over IPv4 and IPv6 CIDRs (ipaddr.js). IPv4-mapped IPv6 addresses count as
-// IPv4. The address is the client address (src/http/client-ip.ts): the socket address, or
+// IPv4. The address is the client address (src/client-ip.ts): the socket address, or
 // with TRUST_PROXY set, the one the trusted proxies put in X-Forwarded-For.
 import { isIP } from 'node:net';
 import ipaddr from 'ipaddr.js';

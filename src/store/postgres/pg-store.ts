@@ -5,7 +5,7 @@
 // by the primary key of dedup_keys inside that transaction, so two instances storing the
 // same event at the same moment store one `accepted` and one `duplicate`.
 import type pg from 'pg';
-import type { Account, AccountPatch, TokenRecord } from '../../accounts/types.ts';
+import type { Account, AccountPatch, TokenRecord } from '../../domain/accounts.ts';
 import type { AccountStore, EventFilter, EventRecord, EventStatus, EventStore, Store } from '../types.ts';
 import { DEFAULT_DEDUP_WINDOW_MS, prepareRow, type PreparedRow } from '../prepare-row.ts';
 import { createPool, tx } from './connection.ts';

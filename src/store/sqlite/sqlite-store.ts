@@ -2,7 +2,7 @@
 // survives power loss), busy timeout, and BEGIN IMMEDIATE for every write transaction.
 // Event appends run either on this connection or, with `writerThread`, on a writer thread
 // with its own connection (writer-thread.ts); both run append-events.ts.
-import type { Account, AccountPatch, NewAccount, TokenRecord } from '../../accounts/types.ts';
+import type { Account, AccountPatch, NewAccount, TokenRecord } from '../../domain/accounts.ts';
 import type { AccountStore, DedupEnvironment, EventFilter, EventRecord, EventStatus, EventStore, Store } from '../types.ts';
 import { createAppender } from './append-events.ts';
 import { DEFAULT_DEDUP_WINDOW_MS, prepareRow, type PreparedRow } from '../prepare-row.ts';
