@@ -4,9 +4,9 @@
 import { CustomValidationError } from './custom-validation-error.ts';
 import { unavailable } from '../errors.ts';
 import type { Account } from '../accounts/types.ts';
-import { eventRow, validateFor } from '../intake/accept-events.ts';
+import { acceptEvents, validateFor } from '../intake/accept-events.ts';
 import type { ValidationResult } from '../schema/types.ts';
-import type { EventRecord, EventStatus } from '../store/types.ts';
+import type { EventStatus } from '../store/types.ts';
 import type { DestinationPreview } from '../pipeline/preview-event.ts';
 import { testFeedback } from '../pipeline/test-feedback.ts';
 import { issueString } from '../schema/issue-text.ts';
@@ -172,7 +172,7 @@ async function testReport(
   }));
 }
 
-/** env=production: every produced event through the group-commit writer (as endpoint 1), then the records; resolves after both commit. */
+/** env=production: every produced event through the one accept path (as endpoint 1), then the records; resolves after both commit. */
 async function commit(
   deps: ProcessDeps,
   ctx: AppContext,
@@ -182,8 +182,7 @@ async function commit(
   now: number,
 ): Promise<EventStatus[]> {
   const { account, requestId, log } = ctx.state;
-  const input = { account: account!, requestId, source: `custom:${endpoint.name}`, log };
-  const rows: EventRecord[] = produced.map((p) => eventRow(input, p.payload, p.result, now));
+  const input = { account: account!, requestId, source: `custom:${endpoint.name}`, log, receivedAt: now };
   const recordRows: StoredCustomRecord[] = records.map((r) => ({
     scriptId: account!.scriptId,
     customer: endpoint.customer,
@@ -194,17 +193,16 @@ async function commit(
     receivedAt: now,
     data: r.data,
   }));
-  let statuses: EventStatus[];
+  // Events first (their commit failing answers 503 with nothing stored): records are written
+  // only once the events are durable, so a failure never leaves records without their
+  // events. A retry is harmless either way: events with an event.id deduplicate, keyed
+  // records replace.
+  const accepted = await acceptEvents(deps, input, produced.map((p) => ({ body: p.payload, result: p.result })));
   try {
-    // Events first: records are written only once the events are durable, so a failure
-    // never leaves records without their events. A retry is harmless either way: events
-    // with an event.id deduplicate, keyed records replace.
-    statuses = await deps.writer.writeMany(rows);
     await deps.records.write(recordRows);
   } catch (err) {
-    ctx.state.log.error({ err }, 'custom endpoint commit failed');
+    ctx.state.log.error({ err }, 'custom records commit failed');
     throw unavailable(err);
   }
-  for (const s of statuses) deps.metrics.eventsStored.inc({ status: s });
-  return statuses;
+  return accepted.map((a) => a.status);
 }
