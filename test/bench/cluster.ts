@@ -4,7 +4,6 @@
 // destinations (ga4, meta-capi, tiktok, webhook) on loopback doubles, unique event ids, and
 // BENCH_CONNECTIONS (50) connections split evenly over its instances.
 import autocannon from 'autocannon';
-import { spawn, type ChildProcess } from 'node:child_process';
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -14,7 +13,7 @@ import { createAccountService } from '../../src/accounts/account-service.ts';
 import type { DestinationDouble } from '../helpers/destination-double.ts';
 import { createTestDatabase, type TestDatabase } from '../helpers/postgres.ts';
 import { SETTINGS } from '../delivery/delivery-fixture.ts';
-import { checkout, nativeEvents, startDoubles, stop } from './payloads.ts';
+import { checkout, nativeEvents, startDoubles, startServer, stop } from './payloads.ts';
 
 const TYPES = ['ga4', 'meta-capi', 'tiktok', 'webhook'];
 const DURATION = Number(process.env.BENCH_SECONDS ?? 10);
@@ -23,22 +22,6 @@ const CONNECTIONS = Number(process.env.BENCH_CONNECTIONS ?? 50);
 interface Result { name: string; instances: number; accepted: number; rps: number; p50: number; p99: number; e2eSeconds: number; e2eEventsPerSecond: number }
 
 
-function startServer(env: NodeJS.ProcessEnv): Promise<{ child: ChildProcess; port: number }> {
-  const child = spawn(process.execPath, ['--import', 'tsx', 'src/index.ts'], { env, stdio: ['ignore', 'pipe', 'inherit'] });
-  return new Promise((resolve, reject) => {
-    let buf = '';
-    child.stdout!.on('data', (d: Buffer) => {
-      buf += d;
-      const m = buf.match(/"url":"http:\/\/[^:]+:(\d+)".*tracklane listening/);
-      if (m) {
-        child.stdout!.removeAllListeners('data');
-        child.stdout!.resume();
-        resolve({ child, port: Number(m[1]) });
-      }
-    });
-    child.once('exit', (code) => reject(new Error(`server exited with ${code}: ${buf}`)));
-  });
-}
 
 
 async function measure(name: string, instances: number, pg: boolean): Promise<Result> {

@@ -1,6 +1,6 @@
 // What every bench run shares: the ~1 KB checkout_completed body (its own event id each
-// time) and the count of native events a destination double received.
-import type { ChildProcess } from 'node:child_process';
+// time), the count of native events a destination double received, and starting the server.
+import { spawn, type ChildProcess } from 'node:child_process';
 import { startDestinationDouble, type DestinationDouble } from '../helpers/destination-double.ts';
 
 export const checkout = (id: string) => ({
@@ -51,4 +51,22 @@ export async function startDoubles(types: readonly string[]): Promise<Map<string
     doubles.set(t, d);
   }
   return doubles;
+}
+
+/** Spawns `src/index.ts` with `env` (PORT 0, LOG_LEVEL info) and resolves with the port it listens on. */
+export function startServer(env: NodeJS.ProcessEnv): Promise<{ child: ChildProcess; port: number }> {
+  const child = spawn(process.execPath, ['--import', 'tsx', 'src/index.ts'], { env, stdio: ['ignore', 'pipe', 'inherit'] });
+  return new Promise((resolve, reject) => {
+    let buf = '';
+    child.stdout!.on('data', (d: Buffer) => {
+      buf += d;
+      const m = buf.match(/"url":"http:\/\/[^:]+:(\d+)".*tracklane listening/);
+      if (m) {
+        child.stdout!.removeAllListeners('data');
+        child.stdout!.resume();
+        resolve({ child, port: Number(m[1]) });
+      }
+    });
+    child.once('exit', (code) => reject(new Error(`server exited with ${code}: ${buf}`)));
+  });
 }

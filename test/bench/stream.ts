@@ -5,7 +5,6 @@
 // any overflow notices, and the delay from each event's commit (acked_at) to its arrival
 // at the client: p50, p99, max.
 import autocannon from 'autocannon';
-import { spawn, type ChildProcess } from 'node:child_process';
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -13,29 +12,13 @@ import { loadConfig } from '../../src/config.ts';
 import { openStore } from '../../src/store/open-store.ts';
 import { createAccountService } from '../../src/accounts/account-service.ts';
 import { SETTINGS } from '../delivery/delivery-fixture.ts';
-import { checkout, startDoubles, stop } from './payloads.ts';
+import { checkout, startDoubles, startServer, stop } from './payloads.ts';
 
 const TYPES = ['ga4', 'meta-capi', 'tiktok', 'webhook'];
 const DURATION = Number(process.env.BENCH_SECONDS ?? 10);
 const CONNECTIONS = Number(process.env.BENCH_CONNECTIONS ?? 50);
 const TOKEN = 'bench-admin-token-0123456789abcdef';
 
-function startServer(env: NodeJS.ProcessEnv): Promise<{ child: ChildProcess; port: number }> {
-  const child = spawn(process.execPath, ['--import', 'tsx', 'src/index.ts'], { env, stdio: ['ignore', 'pipe', 'inherit'] });
-  return new Promise((resolve, reject) => {
-    let buf = '';
-    child.stdout!.on('data', (d: Buffer) => {
-      buf += d;
-      const m = buf.match(/"url":"http:\/\/[^:]+:(\d+)".*tracklane listening/);
-      if (m) {
-        child.stdout!.removeAllListeners('data');
-        child.stdout!.resume();
-        resolve({ child, port: Number(m[1]) });
-      }
-    });
-    child.once('exit', (code) => reject(new Error(`server exited with ${code}: ${buf}`)));
-  });
-}
 
 const pct = (sorted: number[], p: number): number => sorted.length === 0 ? NaN : sorted[Math.min(sorted.length - 1, Math.floor(p * sorted.length))];
 
