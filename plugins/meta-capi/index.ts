@@ -1,5 +1,5 @@
 // Meta (Facebook) Conversions API destination: server events to a pixel's /events edge.
-// Rules (rules/meta-capi.json) name the event and fill custom_data; see README.md.
+// Default rules (rules.json here) name the event and fill custom_data; see README.md.
 import type { DestinationPlugin } from '../../src/destinations/types.ts';
 import { buildRequests, MAX_EVENTS } from './build-requests.ts';
 import { classifyResponse } from './classify-response.ts';

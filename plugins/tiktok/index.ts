@@ -1,5 +1,5 @@
 // TikTok Events API 2.0 destination: web events to a pixel (and, optionally, CRM lead
-// stages to a CRM event set). Rules (rules/tiktok.json) name the event and fill properties.
+// stages to a CRM event set). Default rules (rules.json here) name the event and fill properties.
 import type { DestinationPlugin } from '../../src/destinations/types.ts';
 import { TIKTOK_ATTRIBUTION } from './attribution.ts';
 import { buildRequests, MAX_EVENTS } from './build-requests.ts';

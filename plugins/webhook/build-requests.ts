@@ -1,4 +1,4 @@
-// Webhook requests: one signed POST per event. The rule (rules/webhook.json) picks what goes
+// Webhook requests: one signed POST per event. The rule (rules.json here) picks what goes
 // in `data`; this module wraps it as {type, id, timestamp, data} and signs the exact bytes.
 import { mergeDotPaths } from '../../src/destinations/dot-path.ts';
 import type { BuildInput, OutboundRequest, OutgoingItem } from '../../src/destinations/types.ts';

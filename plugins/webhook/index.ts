@@ -1,5 +1,5 @@
 // Generic webhook destination: each event POSTed as JSON to the operator's URL, signed per
-// Standard Webhooks. Rules (rules/webhook.json) choose the body's `data`; see README.md.
+// Standard Webhooks. Default rules (rules.json here) choose the body's `data`; see README.md.
 import type { DestinationPlugin } from '../../src/destinations/types.ts';
 import { buildRequests } from './build-requests.ts';
 import { classifyResponse } from './classify-response.ts';

@@ -12,7 +12,7 @@ import { ROOT } from '../helpers/spawn-server.ts';
 import { INTAKE_PATHS } from '../../src/http/intake-routes.ts';
 import { SETTINGS } from '../delivery/delivery-fixture.ts';
 
-const fileRules = JSON.parse(readFileSync(join(ROOT, 'rules/webhook.json'), 'utf8'));
+const fileRules = JSON.parse(readFileSync(join(ROOT, 'plugins/webhook/rules.json'), 'utf8'));
 /** The shipped webhook rules with one more output key. */
 const withNote = (note: string) => {
   const doc = structuredClone(fileRules);
@@ -43,11 +43,11 @@ describe('admin API: rules', () => {
     await hook.close();
   });
 
-  it('lists every place with its source: the shipped files before anything is published', async () => {
+  it('lists every place with its source: the plugins\' own defaults before anything is published', async () => {
     const r = await call('GET', '/admin/rules');
     expect(r.body.valid).to.equal(true);
     const webhook = r.body.items.find((i: any) => i.destination === 'webhook');
-    expect(webhook).to.include({ scope: 'default', source: 'file', version: null, rules: 1 });
+    expect(webhook).to.include({ scope: 'default', source: 'plugin', version: null, rules: 1 });
     // A destination whose defaults ship only in its plugin folder.
     expect(r.body.items.find((i: any) => i.destination === 'pinterest')).to.include({ scope: 'default', source: 'plugin', version: null });
     const doc = await call('GET', '/admin/rules/webhook');

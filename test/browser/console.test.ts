@@ -22,7 +22,7 @@ const ADMIN_TOKEN = `console-test-${randomBytes(12).toString('hex')}`;
 const SHOTS = process.env.TRACKLANE_SCREENSHOTS === '1'
   ? fileURLToPath(new URL('../../docs/console/', import.meta.url))
   : `${mkdtempSync(join(tmpdir(), 'tl-console-shots-'))}/`;
-const RULES_FILE = fileURLToPath(new URL('../../rules/webhook.json', import.meta.url));
+const RULES_FILE = fileURLToPath(new URL('../../plugins/webhook/rules.json', import.meta.url));
 const XSS = '<img src=x onerror="window.__xss=1"><script>window.__xss=1</script>';
 const WAIT = 15_000;
 
@@ -324,7 +324,7 @@ describe('console in a browser: live, trace, destinations, rules, custom endpoin
     await send(checkout('ORD-R3'));
     expect((await receivedOnce('ORD-R3')).data.console_marker).to.equal('v1');
     expect(v1).to.be.lessThan(v2);
-    expect(readFileSync(RULES_FILE, 'utf8'), 'rules/webhook.json is untouched').to.equal(rulesFileBefore);
+    expect(readFileSync(RULES_FILE, 'utf8'), 'plugins/webhook/rules.json is untouched').to.equal(rulesFileBefore);
 
     // For the screenshot: the history, and a next draft diffed and previewed side by side.
     await page.fill('#rules-editor', withMarker(await page.inputValue('#rules-editor'), 'v3'));
