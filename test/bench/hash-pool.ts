@@ -1,15 +1,15 @@
-// Benchmark of identifier hashing: inline vs the piscina pool with 1 and ~100 items per task.
-// Run: node --import tsx test/bench/hash-pool.ts [items]
+// Benchmark of identifier hashing: inline vs the piscina pool with 1, 10 and 100 users per
+// task. Part of `npm run bench`; alone: node --import tsx test/bench/hash-pool.ts [items]
 // An "item" is one user hashed for one platform (~9 fields, ~7 of them SHA-256).
 import { availableParallelism } from 'node:os';
+import { pathToFileURL } from 'node:url';
 import { SPECS } from '../pipeline/plugin-specs.ts';
 import { hashBatch, type HashItem } from '../../src/workers/hash-worker.ts';
 import { createHashPool } from '../../src/workers/pool.ts';
 
-const N = Number(process.argv[2] ?? 20_000);
 const FAMILIES = [SPECS.google, SPECS.meta, SPECS.tiktok];
 
-const items: HashItem[] = Array.from({ length: N }, (_, i) => ({
+const makeItems = (n: number): HashItem[] => Array.from({ length: n }, (_, i) => ({
   spec: FAMILIES[i % 3],
   defaultCountry: 'RO',
   user: {
@@ -25,9 +25,9 @@ const items: HashItem[] = Array.from({ length: N }, (_, i) => ({
   },
 }));
 
-interface Row { mode: string; items: number; ms: number; fields: number }
+export interface HashRow { mode: string; items: number; ms: number; fields: number }
 
-async function time(mode: string, run: () => Promise<ReturnType<typeof hashBatch>>): Promise<Row> {
+async function time(mode: string, run: () => Promise<ReturnType<typeof hashBatch>>): Promise<HashRow> {
   await run(); // warm-up: JIT, worker start-up, lazy country index
   const t0 = performance.now();
   const out = await run();
@@ -41,19 +41,32 @@ function chunks<T>(list: readonly T[], size: number): T[][] {
   return out;
 }
 
-const threads = availableParallelism();
-const pool = createHashPool({ threads, inlineBelow: 0, itemsPerTask: 100 });
-const rows: Row[] = [];
-rows.push(await time('inline (main thread)', async () => hashBatch(items)));
-rows.push(await time('pool, 1 item/task', async () => (await Promise.all(items.map((item) => pool.run('hashBatch', [item])))).flat()));
-rows.push(await time('pool, 100 items/task', async () => (await Promise.all(chunks(items, 100).map((c) => pool.run('hashBatch', c)))).flat()));
-rows.push(await time('pool.hashBatch (auto split)', () => pool.hashBatch(items)));
-await pool.close();
+/** Inline vs the pool at 1, 10 and 100 users per task, and the pool's own split, over `n` items. */
+export async function hashingRows(n: number): Promise<HashRow[]> {
+  const items = makeItems(n);
+  const pool = createHashPool({ threads: availableParallelism(), inlineBelow: 0, itemsPerTask: 100 });
+  const rows: HashRow[] = [];
+  rows.push(await time('inline (main thread)', async () => hashBatch(items)));
+  for (const size of [1, 10, 100]) {
+    rows.push(await time(`pool, ${size} user${size === 1 ? '' : 's'}/task`, async () => (await Promise.all(chunks(items, size).map((c) => pool.run('hashBatch', c)))).flat()));
+  }
+  rows.push(await time('pool.hashBatch (auto split)', () => pool.hashBatch(items)));
+  await pool.close();
+  return rows;
+}
 
-console.log(`node ${process.version}, ${threads} threads, ${N} items, ${(rows[0].fields / rows[0].items).toFixed(1)} fields/item\n`);
-console.log('| mode | µs/item (wall) | µs/field (wall) | items/s |');
-console.log('|---|---:|---:|---:|');
-for (const r of rows) {
-  const us = (r.ms * 1000) / r.items;
-  console.log(`| ${r.mode} | ${us.toFixed(1)} | ${((r.ms * 1000) / r.fields).toFixed(2)} | ${Math.round(r.items / (r.ms / 1000)).toLocaleString('en-US')} |`);
+/** The Markdown table `npm run bench` prints. */
+export function hashingTable(rows: readonly HashRow[]): string {
+  const lines = ['| hashing | µs/user (wall) | µs/field (wall) | users/s |', '|---|---:|---:|---:|'];
+  for (const r of rows) {
+    lines.push(`| ${r.mode} | ${((r.ms * 1000) / r.items).toFixed(1)} | ${((r.ms * 1000) / r.fields).toFixed(2)} | ${Math.round(r.items / (r.ms / 1000)).toLocaleString('en-US')} |`);
+  }
+  return lines.join('\n');
+}
+
+if (process.argv[1] && import.meta.url === pathToFileURL(process.argv[1]).href) {
+  const n = Number(process.argv[2] ?? 20_000);
+  const rows = await hashingRows(n);
+  console.log(`node ${process.version}, ${availableParallelism()} threads, ${n} items, ${(rows[0].fields / rows[0].items).toFixed(1)} fields/item\n`);
+  console.log(hashingTable(rows));
 }

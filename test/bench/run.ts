@@ -3,6 +3,7 @@
 // carries a unique event id, so each one is stored, claims its dedup key and fans out.
 // Endpoint 1 runs against an account with four destinations on loopback doubles, with
 // delivery running, and the end-to-end rate counts native events the doubles received.
+import { hashingRows, hashingTable } from './hash-pool.ts';
 import autocannon from 'autocannon';
 import { spawn, type ChildProcess } from 'node:child_process';
 import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
@@ -18,6 +19,8 @@ import { randomUUID } from 'node:crypto';
 import { SPEC_EVENT_NAMES } from '../../src/accounts/types.ts';
 import { validateEvent } from '../../src/schema/validate-event.ts';
 
+/** Users hashed in the hashing rows (`BENCH_HASH_USERS`). */
+const HASH_USERS = Number(process.env.BENCH_HASH_USERS ?? 10_000);
 const TYPES = ['ga4', 'meta-capi', 'tiktok', 'webhook'];
 const DURATION = Number(process.env.BENCH_SECONDS ?? 10);
 const CONNECTIONS = Number(process.env.BENCH_CONNECTIONS ?? 50);
@@ -212,6 +215,7 @@ async function main(): Promise<void> {
   for (const d of doubles.values()) await d.close();
   rmSync(dataDir, { recursive: true, force: true });
   const drained = await drainBacklog(DRAIN_EVENTS);
+  const hashing = await hashingRows(HASH_USERS);
 
   const bareRow = rows[0];
   const single = rows.filter((r) => r.perRequest === 1);
@@ -233,6 +237,8 @@ async function main(): Promise<void> {
   console.log(`Backlog drain: ${drained.events} stored events (x ${TYPES.length} destinations) delivered in ${drained.seconds} s from the server's start: ` +
     `${drained.events_per_second} events/s, ${drained.native_per_second} native events/s; peak RSS ${drained.peak_rss_mb} MB` +
     `${drained.native < drained.events * TYPES.length ? ` (INCOMPLETE: ${drained.native} native events)` : ''}.`);
+  console.log(`\nIdentifier hashing, ${HASH_USERS} users (~9 fields each), inline vs the worker pool:\n`);
+  console.log(hashingTable(hashing));
   const jsonAt = process.argv.indexOf('--json');
   if (jsonAt !== -1 && process.argv[jsonAt + 1]) {
     const figures = {
@@ -246,6 +252,7 @@ async function main(): Promise<void> {
       end_to_end: endToEnd,
       intake_peak_rss_mb: intakePeakRss,
       drain: drained,
+      hashing: hashing.map((h) => ({ mode: h.mode, users: h.items, us_per_user: Math.round((h.ms * 10_000) / h.items) / 10 })),
     };
     writeFileSync(process.argv[jsonAt + 1], `${JSON.stringify(figures, null, 2)}\n`);
     console.log(`\nfigures written to ${process.argv[jsonAt + 1]}`);
