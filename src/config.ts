@@ -28,6 +28,8 @@ export interface Config {
   /** Batch intake: events per request and bytes per body, at most. */
   maxBatchEvents: number;
   maxBatchBytes: number;
+  /** Events waiting for the intake commit, at most; past it intake answers 503 + Retry-After at once. */
+  intakeMaxPending: number;
   /** Base URL printed for new accounts; defaults to http://localhost:PORT. */
   publicBaseUrl: string;
   /** An (account, event name, event.id) seen within this many days is a duplicate. */
@@ -131,6 +133,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env, cwd = process.c
     maxBodyBytes: int(env, 'MAX_BODY_BYTES', 524288, 1024, 64 * 1024 * 1024),
     maxBatchEvents: int(env, 'MAX_BATCH_EVENTS', 1000, 1, 100_000),
     maxBatchBytes: int(env, 'MAX_BATCH_BYTES', 4 * 1024 * 1024, 1024, 256 * 1024 * 1024),
+    intakeMaxPending: int(env, 'INTAKE_MAX_PENDING', 20_000, 1, 10_000_000),
     publicBaseUrl: publicBaseUrl.replace(/\/+$/, ''),
     dedupWindowDays: int(env, 'DEDUP_WINDOW_DAYS', 7, 0, 365),
     retentionDays: int(env, 'RETENTION_DAYS', 30, 1, 3650),

@@ -86,6 +86,7 @@ export async function startServer(config: Config, opts: StartOptions = {}): Prom
   // PostgreSQL commits several intake transactions at once (SQLite has one writer).
   const writer = createEventWriter(store.events, {
     onBatch: (n) => { metrics.commitBatch.observe(n); wakeDelivery(); }, concurrency: store.kind === 'postgres' ? PG_INTAKE_COMMITS : 1,
+    maxPending: config.intakeMaxPending,
   });
   const authenticator = createAuthenticator(store);
   const pool = createHashPool({ threads: config.workers });

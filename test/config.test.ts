@@ -11,6 +11,8 @@ describe('config', () => {
     expect(c.allowPrivateDestinations).to.equal(false);
     expect(c.publicBaseUrl).to.equal('http://localhost:8080');
     expect(c.workers).to.be.greaterThan(0);
+    expect(c.intakeMaxPending).to.equal(20_000);
+    expect(loadConfig({ INTAKE_MAX_PENDING: '64' }).intakeMaxPending).to.equal(64);
   });
 
   const bad: [Record<string, string>, RegExp][] = [
@@ -22,6 +24,7 @@ describe('config', () => {
     [{ ALLOW_PRIVATE_DESTINATIONS: 'yes' }, /^ALLOW_PRIVATE_DESTINATIONS/],
     [{ ADMIN_TOKEN: 'short' }, /^ADMIN_TOKEN/],
     [{ WORKERS: '0' }, /^WORKERS/],
+    [{ INTAKE_MAX_PENDING: '0' }, /^INTAKE_MAX_PENDING/],
     [{ PUBLIC_BASE_URL: 'ftp://x' }, /^PUBLIC_BASE_URL/],
   ];
   for (const [env, re] of bad) {
