@@ -4,6 +4,8 @@
 // Endpoint 1 runs against an account with four destinations on loopback doubles, with
 // delivery running, and the end-to-end rate counts native events the doubles received.
 import { hashingRows, hashingTable } from './hash-pool.ts';
+import Database from 'better-sqlite3';
+import { sqliteFile } from '../../src/store/open-store.ts';
 import autocannon from 'autocannon';
 import { spawn, type ChildProcess } from 'node:child_process';
 import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
@@ -21,6 +23,9 @@ import { validateEvent } from '../../src/schema/validate-event.ts';
 
 /** Users hashed in the hashing rows (`BENCH_HASH_USERS`). */
 const HASH_USERS = Number(process.env.BENCH_HASH_USERS ?? 10_000);
+/** The overload row: the pending bound and the requests sent at once. */
+const OVERLOAD_BOUND = 100;
+const OVERLOAD_REQUESTS = 1_000;
 const TYPES = ['ga4', 'meta-capi', 'tiktok', 'webhook'];
 const DURATION = Number(process.env.BENCH_SECONDS ?? 10);
 const CONNECTIONS = Number(process.env.BENCH_CONNECTIONS ?? 50);
@@ -139,6 +144,52 @@ async function load(name: string, url: string, headers: Record<string, string>, 
 
 
 
+interface Overload { bound: number; requests: number; refused: number; refused_with_retry_after: number; refused_p50_ms: number; refused_p99_ms: number; refused_max_ms: number; stored_after: number }
+
+/**
+ * Back-pressure: a server with INTAKE_MAX_PENDING=`bound` whose database write lock is held
+ * by another connection (so no commit can finish) receives `requests` endpoint-1 events at
+ * once. Those past the bound must be answered 503 + Retry-After without waiting for the lock;
+ * the lock is then released and the queued ones are stored.
+ */
+async function overload(bound: number, requests: number): Promise<Overload> {
+  const dir = mkdtempSync(join(tmpdir(), 'tl-overload-'));
+  const env = { ...process.env, DATA_DIR: dir, PORT: '0', HOST: '127.0.0.1', LOG_LEVEL: 'info', INTAKE_MAX_PENDING: String(bound), MAX_CONNECTIONS_PER_ADDRESS: String(requests * 2), MAX_CONNECTIONS: String(requests * 4) };
+  const config = loadConfig(env);
+  const store = await openStore(config);
+  const { account, accessToken } = await createAccountService(store).create({ name: 'Overload', tier: 'PRO', addon: true });
+  await createAccountService(store).update(account.scriptId, { rateLimit: 1_000_000 });
+  await store.close();
+  const server = spawn(process.execPath, ['--import', 'tsx', 'src/index.ts'], { env, stdio: ['ignore', 'pipe', 'inherit'] });
+  const port = await waitListening(server, /"url":"http:\/\/[^:]+:(\d+)"/);
+  server.stdout!.resume();
+  const locker = new Database(sqliteFile(config));
+  locker.exec('BEGIN IMMEDIATE');
+  const answers: { status: number; ms: number; retryAfter: boolean }[] = [];
+  const sent = Array.from({ length: requests }, async (_, i) => {
+    const t0 = performance.now();
+    const r = await fetch(`http://127.0.0.1:${port}/webhooks/service/event?id=${account.scriptId}`, {
+      method: 'POST', headers: { 'content-type': 'application/json', 'x-service-access-token': accessToken }, body: JSON.stringify(checkout(`OVER-${i}`)),
+    });
+    await r.arrayBuffer();
+    answers.push({ status: r.status, ms: performance.now() - t0, retryAfter: r.headers.get('retry-after') !== null });
+  });
+  const deadline = Date.now() + 20_000;
+  while (answers.filter((a) => a.status === 503).length < requests - bound - 1 && Date.now() < deadline) await new Promise((r) => setTimeout(r, 20));
+  locker.exec('ROLLBACK');
+  locker.close();
+  await Promise.all(sent);
+  await stop(server);
+  rmSync(dir, { recursive: true, force: true });
+  const refused = answers.filter((a) => a.status === 503).map((a) => a.ms).sort((x, y) => x - y);
+  const at = (p: number) => Math.round(refused[Math.min(refused.length - 1, Math.floor(p * refused.length))] ?? NaN);
+  return {
+    bound, requests, refused: refused.length, refused_with_retry_after: answers.filter((a) => a.status === 503 && a.retryAfter).length,
+    refused_p50_ms: at(0.5), refused_p99_ms: at(0.99), refused_max_ms: Math.round(refused[refused.length - 1] ?? NaN),
+    stored_after: answers.filter((a) => a.status === 200).length,
+  };
+}
+
 async function main(): Promise<void> {
   const dataDir = mkdtempSync(join(tmpdir(), 'tl-bench-'));
   const env = { ...process.env, DATA_DIR: dataDir, PORT: '0', HOST: '127.0.0.1', LOG_LEVEL: 'warn', ALLOW_PRIVATE_DESTINATIONS: '1' };
@@ -216,6 +267,7 @@ async function main(): Promise<void> {
   rmSync(dataDir, { recursive: true, force: true });
   const drained = await drainBacklog(DRAIN_EVENTS);
   const hashing = await hashingRows(HASH_USERS);
+  const over = await overload(OVERLOAD_BOUND, OVERLOAD_REQUESTS);
 
   const bareRow = rows[0];
   const single = rows.filter((r) => r.perRequest === 1);
@@ -237,6 +289,10 @@ async function main(): Promise<void> {
   console.log(`Backlog drain: ${drained.events} stored events (x ${TYPES.length} destinations) delivered in ${drained.seconds} s from the server's start: ` +
     `${drained.events_per_second} events/s, ${drained.native_per_second} native events/s; peak RSS ${drained.peak_rss_mb} MB` +
     `${drained.native < drained.events * TYPES.length ? ` (INCOMPLETE: ${drained.native} native events)` : ''}.`);
+  console.log(`\nOverload (back-pressure): INTAKE_MAX_PENDING=${over.bound}, the write lock held, ${over.requests} endpoint-1 requests at once:\n`);
+  console.log('| refused 503 | with Retry-After | p50 ms | p99 ms | max ms | stored once the lock went |');
+  console.log('|---:|---:|---:|---:|---:|---:|');
+  console.log(`| ${over.refused} | ${over.refused_with_retry_after} | ${over.refused_p50_ms} | ${over.refused_p99_ms} | ${over.refused_max_ms} | ${over.stored_after} |`);
   console.log(`\nIdentifier hashing, ${HASH_USERS} users (~9 fields each), inline vs the worker pool:\n`);
   console.log(hashingTable(hashing));
   const jsonAt = process.argv.indexOf('--json');
@@ -252,6 +308,7 @@ async function main(): Promise<void> {
       end_to_end: endToEnd,
       intake_peak_rss_mb: intakePeakRss,
       drain: drained,
+      overload: over,
       hashing: hashing.map((h) => ({ mode: h.mode, users: h.items, us_per_user: Math.round((h.ms * 10_000) / h.items) / 10 })),
     };
     writeFileSync(process.argv[jsonAt + 1], `${JSON.stringify(figures, null, 2)}\n`);
