@@ -127,8 +127,7 @@ export function adminRouter(deps: AdminDeps): Router<AppState> {
 
   router.post('/destinations/:id/resume', async function adminResume(ctx: AppContext) {
     const id = (ctx as AppContext & { params: { id: string } }).params.id;
-    const known = (await store.deliveries.stats()).find((s) => s.destinationId === id && !s.removed);
-    if (!known) throw new AppError('NOT_FOUND', 404, `No destination with id ${id.slice(0, 64)}`);
+    if (!(await store.destinations.find(id))) throw new AppError('NOT_FOUND', 404, `No destination with id ${id.slice(0, 64)}`);
     const r = await store.deliveries.resume(id, Date.now());
     adminLog(ctx, 'destination.resume', id, r);
     ctx.body = { was_paused: r.wasPaused, due: r.due };

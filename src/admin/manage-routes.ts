@@ -141,8 +141,7 @@ export function manageRouter(deps: ManageDeps): Router<AppState> {
 
   /** A destination by id alone (the admin sees every account). */
   async function ownerOf(destinationId: string) {
-    const s = (await store.deliveries.stats()).find((x) => x.destinationId === destinationId && !x.removed);
-    const d = s ? await store.destinations.get(s.scriptId, destinationId) : null;
+    const d = await store.destinations.find(destinationId);
     if (!d) throw new AppError('NOT_FOUND', 404, `No destination with id ${destinationId.slice(0, 64)}`);
     return d;
   }

@@ -62,6 +62,8 @@ export interface DestinationStore {
   /** The account's destinations that were not removed, oldest first. */
   list(scriptId: string): Promise<DestinationRecord[]>;
   get(scriptId: string, id: string): Promise<DestinationRecord | null>;
+  /** A destination that was not removed, by its id alone (operators' tools see every account). */
+  find(id: string): Promise<DestinationRecord | null>;
   update(scriptId: string, id: string, patch: DestinationPatch): Promise<DestinationRecord | null>;
   /**
    * Removes it from the account (kept on record for past deliveries) and, in the same

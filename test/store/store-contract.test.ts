@@ -62,15 +62,17 @@ for (const kind of STORE_KINDS) describe(`store contract (${STORE_LABEL[kind]})`
     expect((await store.events.list({ status: 'rejected' })).map((e) => e.eventId)).to.deep.equal([null, 'O-3']);
   });
 
-  it('destinations: add, list, update, remove', async () => {
+  it('destinations: add, list, find, update, remove', async () => {
     await store.destinations.add({ id: 'dst_a', scriptId: 'ACCT0001', type: 'webhook', name: 'hook', enabled: true, settings: { url: 'https://x.example', secret: 's' } });
     const u = await store.destinations.update('ACCT0001', 'dst_a', { enabled: false, settings: { url: 'https://y.example' } });
     expect(u).to.include({ enabled: false, name: 'hook' });
     expect(u!.settings).to.deep.equal({ url: 'https://y.example' });
     expect(await store.destinations.update('ACCT0001', 'dst_none', { enabled: true })).to.equal(null);
     expect((await store.destinations.list('ACCT0001')).map((d) => d.id)).to.deep.equal(['dst_a']);
+    expect(await store.destinations.find('dst_a')).to.include({ scriptId: 'ACCT0001', name: 'hook' });
     expect(await store.destinations.remove('ACCT0001', 'dst_a')).to.deep.equal({ removed: true, canceled: 0 });
     expect(await store.destinations.get('ACCT0001', 'dst_a')).to.equal(null);
+    expect(await store.destinations.find('dst_a'), 'a removed destination is not found').to.equal(null);
     expect(await store.destinations.list('ACCT0001')).to.deep.equal([]);
   });
 });

@@ -33,6 +33,10 @@ export function pgDestinationStore(pool: pg.Pool): DestinationStore {
       const r = await get(scriptId, id);
       return r ? toRecord(r) : null;
     },
+    async find(id) {
+      const r = (await pool.query<Row>('SELECT * FROM destinations WHERE id = $1 AND removed_at IS NULL', [id])).rows[0];
+      return r ? toRecord(r) : null;
+    },
     async update(scriptId, id, patch) {
       const r = await pool.query<Row>(`UPDATE destinations SET name = COALESCE($3, name), enabled = COALESCE($4, enabled),
           settings = COALESCE($5, settings), updated_at = $6

@@ -20,6 +20,7 @@ export function sqliteDestinationStore(db: Database.Database): DestinationStore 
     insert: db.prepare(`INSERT INTO destinations (id, script_id, type, name, enabled, settings, created_at, updated_at)
       VALUES (@id, @script_id, @type, @name, @enabled, @settings, @now, @now)`),
     get: db.prepare<[string, string], Row>('SELECT * FROM destinations WHERE script_id = ? AND id = ? AND removed_at IS NULL'),
+    find: db.prepare<[string], Row>('SELECT * FROM destinations WHERE id = ? AND removed_at IS NULL'),
     list: db.prepare<[string], Row>('SELECT * FROM destinations WHERE script_id = ? AND removed_at IS NULL ORDER BY created_at, id'),
     update: db.prepare(`UPDATE destinations SET name = @name, enabled = @enabled, settings = @settings, updated_at = @now
       WHERE script_id = @script_id AND id = @id AND removed_at IS NULL`),
@@ -40,6 +41,10 @@ export function sqliteDestinationStore(db: Database.Database): DestinationStore 
     },
     async get(scriptId, id) {
       const r = q.get.get(scriptId, id);
+      return r ? toRecord(r) : null;
+    },
+    async find(id) {
+      const r = q.find.get(id);
       return r ? toRecord(r) : null;
     },
     async update(scriptId, id, patch) {
