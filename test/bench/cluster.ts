@@ -9,20 +9,15 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { loadConfig } from '../../src/config.ts';
 import { openStore } from '../../src/store/open-store.ts';
-import { createAccountService } from '../../src/accounts/account-service.ts';
 import type { DestinationDouble } from '../helpers/destination-double.ts';
 import { createTestDatabase, type TestDatabase } from '../helpers/postgres.ts';
-import { SETTINGS } from '../delivery/delivery-fixture.ts';
-import { checkout, nativeEvents, startDoubles, startServer, stop } from './payloads.ts';
+import { benchAccount, checkout, nativeEvents, startDoubles, startServer, stop } from './payloads.ts';
 
 const TYPES = ['ga4', 'meta-capi', 'tiktok', 'webhook'];
 const DURATION = Number(process.env.BENCH_SECONDS ?? 10);
 const CONNECTIONS = Number(process.env.BENCH_CONNECTIONS ?? 50);
 
 interface Result { name: string; instances: number; accepted: number; rps: number; p50: number; p99: number; e2eSeconds: number; e2eEventsPerSecond: number }
-
-
-
 
 async function measure(name: string, instances: number, pg: boolean): Promise<Result> {
   const dataDir = mkdtempSync(join(tmpdir(), 'tl-cluster-'));
@@ -31,18 +26,14 @@ async function measure(name: string, instances: number, pg: boolean): Promise<Re
   const env: NodeJS.ProcessEnv = { ...process.env, DATA_DIR: dataDir, PORT: '0', HOST: '127.0.0.1', LOG_LEVEL: 'info', ALLOW_PRIVATE_DESTINATIONS: '1', DATABASE_URL: db?.url ?? '' };
   const doubles = await startDoubles(TYPES);
   const store = await openStore(loadConfig(env));
-  const { account, accessToken } = await createAccountService(store).create({ name: 'Bench', tier: 'PRO', addon: true, country: 'RO' });
-  await createAccountService(store).update(account.scriptId, { rateLimit: 1_000_000 });
-  for (const t of TYPES) {
-    await store.destinations.add({ id: `dst_bench${t.replace('-', '')}`.padEnd(20, '0').slice(0, 20), scriptId: account.scriptId, type: t, name: t, enabled: true, settings: SETTINGS[t](doubles.get(t)!.url) });
-  }
+  const { scriptId, accessToken } = await benchAccount(store, 'Bench', { doubles, country: 'RO' });
   await store.close();
   const servers = [];
   for (let i = 0; i < instances; i++) servers.push(await startServer(env));
   let seq = 0;
   const started = performance.now();
   const runs = await Promise.all(servers.map((s) => autocannon({
-    url: `http://127.0.0.1:${s.port}/webhooks/service/event?id=${account.scriptId}`,
+    url: `http://127.0.0.1:${s.port}/webhooks/service/event?id=${scriptId}`,
     connections: Math.max(1, Math.floor(CONNECTIONS / instances)), duration: DURATION,
     requests: [{ method: 'POST', headers: { 'content-type': 'application/json', 'x-service-access-token': accessToken }, setupRequest: (req) => ({ ...req, body: JSON.stringify(checkout(`${name}-${++seq}`)) }) }],
   })));

@@ -1,7 +1,11 @@
 // What every bench run shares: the ~1 KB checkout_completed body (its own event id each
 // time), the count of native events a destination double received, and starting the server.
 import { spawn, type ChildProcess } from 'node:child_process';
+import { randomBytes } from 'node:crypto';
 import { startDestinationDouble, type DestinationDouble } from '../helpers/destination-double.ts';
+import { createAccountService } from '../../src/accounts/account-service.ts';
+import type { Store } from '../../src/store/types.ts';
+import { SETTINGS } from '../delivery/delivery-fixture.ts';
 
 export const checkout = (id: string) => ({
   event: { name: 'checkout_completed', id, value: 149.9, currency: 'EUR', properties: { channel: 'web' } },
@@ -69,4 +73,23 @@ export function startServer(env: NodeJS.ProcessEnv): Promise<{ child: ChildProce
     });
     child.once('exit', (code) => reject(new Error(`server exited with ${code}: ${buf}`)));
   });
+}
+
+/**
+ * An account for a bench run on an open store: PRO with the add-on, its rate limit out of
+ * the way (the bench measures throughput, not the limit), and one destination per double
+ * given, of that double's type.
+ */
+export async function benchAccount(
+  store: Store, name: string, opts: { doubles?: ReadonlyMap<string, DestinationDouble>; country?: string } = {},
+): Promise<{ scriptId: string; accessToken: string }> {
+  const accounts = createAccountService(store);
+  const { account, accessToken } = await accounts.create({ name, tier: 'PRO', addon: true, country: opts.country ?? null });
+  await accounts.update(account.scriptId, { rateLimit: 1_000_000 });
+  for (const [type, double] of opts.doubles ?? []) {
+    await store.destinations.add({
+      id: `dst_${randomBytes(8).toString('hex')}`, scriptId: account.scriptId, type, name: type, enabled: true, settings: SETTINGS[type](double.url),
+    });
+  }
+  return { scriptId: account.scriptId, accessToken };
 }

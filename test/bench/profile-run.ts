@@ -10,10 +10,7 @@ import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { loadConfig } from '../../src/config.ts';
 import { openStore } from '../../src/store/open-store.ts';
-import { createAccountService } from '../../src/accounts/account-service.ts';
-import { startDestinationDouble, type DestinationDouble } from '../helpers/destination-double.ts';
-import { SETTINGS } from '../delivery/delivery-fixture.ts';
-import { checkout } from './payloads.ts';
+import { benchAccount, checkout, startDoubles } from './payloads.ts';
 
 const TYPES = ['ga4', 'meta-capi', 'tiktok', 'webhook'];
 const run = process.argv[2] ?? 'batch100';
@@ -40,17 +37,10 @@ async function main(): Promise<void> {
   const profDir = resolve('profiles');
   mkdirSync(profDir, { recursive: true });
   const env = { ...process.env, DATA_DIR: dataDir, PORT: '0', HOST: '127.0.0.1', LOG_LEVEL: 'info', ALLOW_PRIVATE_DESTINATIONS: '1' };
-  const doubles: DestinationDouble[] = [];
+  const doubles = await startDoubles(TYPES);
   const store = await openStore(loadConfig(env));
-  const accounts = createAccountService(store);
-  const { account, accessToken } = await accounts.create({ name: 'Profile', tier: 'PRO', addon: true, country: 'RO' });
-  await accounts.update(account.scriptId, { rateLimit: 1_000_000 });
-  for (const t of TYPES) {
-    const d = await startDestinationDouble();
-    d.otherwise(t === 'tiktok' ? { status: 200, body: { code: 0, message: 'OK' } } : { status: 200, body: {} });
-    doubles.push(d);
-    await store.destinations.add({ id: `dst_prof${t.replace('-', '')}`.padEnd(20, '0').slice(0, 20), scriptId: account.scriptId, type: t, name: t, enabled: true, settings: SETTINGS[t](d.url) });
-  }
+  const account = await benchAccount(store, 'Profile', { doubles, country: 'RO' });
+  const { accessToken } = account;
   await store.close();
   const before = new Set(readdirSync(profDir));
   const server: ChildProcess = spawn(process.execPath, ['--cpu-prof', `--cpu-prof-dir=${profDir}`, '--import', 'tsx', 'src/index.ts'], { env, stdio: ['ignore', 'pipe', 'inherit'] });
@@ -77,7 +67,7 @@ async function main(): Promise<void> {
   const exited = new Promise((res) => server.once('exit', res));
   server.kill('SIGTERM');
   await exited;
-  for (const d of doubles) await d.close();
+  for (const d of doubles.values()) await d.close();
   rmSync(dataDir, { recursive: true, force: true });
   // One profile per thread: the main (HTTP) thread, the delivery thread, pool threads.
   const files = readdirSync(profDir).filter((f) => !before.has(f) && f.endsWith('.cpuprofile'));

@@ -13,10 +13,8 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { loadConfig } from '../../src/config.ts';
 import { openStore } from '../../src/store/open-store.ts';
-import { createAccountService } from '../../src/accounts/account-service.ts';
 import type { DestinationDouble } from '../helpers/destination-double.ts';
-import { SETTINGS } from '../delivery/delivery-fixture.ts';
-import { checkout, nativeEvents, startDoubles, stop } from './payloads.ts';
+import { benchAccount, checkout, nativeEvents, startDoubles, stop } from './payloads.ts';
 import { randomUUID } from 'node:crypto';
 import { SPEC_EVENT_NAMES } from '../../src/accounts/types.ts';
 import { validateEvent } from '../../src/schema/validate-event.ts';
@@ -47,10 +45,7 @@ async function drainBacklog(n: number): Promise<Drain> {
   const env = { ...process.env, DATA_DIR: dir, PORT: '0', HOST: '127.0.0.1', LOG_LEVEL: 'info', ALLOW_PRIVATE_DESTINATIONS: '1' };
   const doubles = await startDoubles(TYPES);
   const store = await openStore(loadConfig(env));
-  const { account } = await createAccountService(store).create({ name: 'Drain', tier: 'PRO', addon: true, country: 'RO' });
-  for (const t of TYPES) {
-    await store.destinations.add({ id: `dst_drain${t.replace('-', '')}`.padEnd(20, '0').slice(0, 20), scriptId: account.scriptId, type: t, name: t, enabled: true, settings: SETTINGS[t](doubles.get(t)!.url) });
-  }
+  const account = await benchAccount(store, 'Drain', { doubles, country: 'RO' });
   const ctx = { approvedEvents: new Set(SPEC_EVENT_NAMES), defaultTaxRate: 19, host: null };
   for (let i = 0; i < n; i += 1_000) {
     const now = Date.now();
@@ -157,8 +152,7 @@ async function overload(bound: number, requests: number): Promise<Overload> {
   const env = { ...process.env, DATA_DIR: dir, PORT: '0', HOST: '127.0.0.1', LOG_LEVEL: 'info', INTAKE_MAX_PENDING: String(bound), MAX_CONNECTIONS_PER_ADDRESS: String(requests * 2), MAX_CONNECTIONS: String(requests * 4) };
   const config = loadConfig(env);
   const store = await openStore(config);
-  const { account, accessToken } = await createAccountService(store).create({ name: 'Overload', tier: 'PRO', addon: true });
-  await createAccountService(store).update(account.scriptId, { rateLimit: 1_000_000 });
+  const { scriptId, accessToken } = await benchAccount(store, 'Overload');
   await store.close();
   const server = spawn(process.execPath, ['--import', 'tsx', 'src/index.ts'], { env, stdio: ['ignore', 'pipe', 'inherit'] });
   const port = await waitListening(server, /"url":"http:\/\/[^:]+:(\d+)"/);
@@ -168,7 +162,7 @@ async function overload(bound: number, requests: number): Promise<Overload> {
   const answers: { status: number; ms: number; retryAfter: boolean }[] = [];
   const sent = Array.from({ length: requests }, async (_, i) => {
     const t0 = performance.now();
-    const r = await fetch(`http://127.0.0.1:${port}/webhooks/service/event?id=${account.scriptId}`, {
+    const r = await fetch(`http://127.0.0.1:${port}/webhooks/service/event?id=${scriptId}`, {
       method: 'POST', headers: { 'content-type': 'application/json', 'x-service-access-token': accessToken }, body: JSON.stringify(checkout(`OVER-${i}`)),
     });
     await r.arrayBuffer();
@@ -195,18 +189,8 @@ async function main(): Promise<void> {
   const env = { ...process.env, DATA_DIR: dataDir, PORT: '0', HOST: '127.0.0.1', LOG_LEVEL: 'warn', ALLOW_PRIVATE_DESTINATIONS: '1' };
   const doubles = await startDoubles(TYPES);
   const store = await openStore(loadConfig(env));
-  const accounts = createAccountService(store);
-  // The bench measures throughput, not the per-account intake limit.
-  const plain = await accounts.create({ name: 'Bench', tier: 'PRO', addon: true });
-  await accounts.update(plain.account.scriptId, { rateLimit: 1_000_000 });
-  const withDest = await accounts.create({ name: 'Bench 4 destinations', tier: 'PRO', addon: true, country: 'RO' });
-  await accounts.update(withDest.account.scriptId, { rateLimit: 1_000_000 });
-  for (const t of TYPES) {
-    await store.destinations.add({
-      id: `dst_bench${t.replace('-', '')}`.padEnd(20, '0').slice(0, 20), scriptId: withDest.account.scriptId,
-      type: t, name: t, enabled: true, settings: SETTINGS[t](doubles.get(t)!.url),
-    });
-  }
+  const plain = await benchAccount(store, 'Bench');
+  const withDest = await benchAccount(store, 'Bench 4 destinations', { doubles, country: 'RO' });
   await store.close();
 
   const rows: Row[] = [];
@@ -219,12 +203,12 @@ async function main(): Promise<void> {
   const port = await waitListening(server, /"url":"http:\/\/[^:]+:(\d+)"/);
   server.stdout!.resume();
   const base = `http://127.0.0.1:${port}/webhooks/service`;
-  rows.push(await load('endpoint 2, validation only (no destinations)', `${base}/event/test?id=${plain.account.scriptId}`,
+  rows.push(await load('endpoint 2, validation only (no destinations)', `${base}/event/test?id=${plain.scriptId}`,
     { 'x-service-access-token': plain.accessToken }, server.pid!));
 
   const started = performance.now();
   const acks = new Map<string, number>();
-  const e1 = await load('endpoint 1, durable ack, 4 destinations delivering', `${base}/event?id=${withDest.account.scriptId}`,
+  const e1 = await load('endpoint 1, durable ack, 4 destinations delivering', `${base}/event?id=${withDest.scriptId}`,
     { 'x-service-access-token': withDest.accessToken }, server.pid!, { acks });
   const accepted = e1.ok;
   const duringRun = TYPES.reduce((n, t) => n + nativeEvents(t, doubles.get(t)!), 0);
@@ -252,12 +236,12 @@ async function main(): Promise<void> {
     `${endToEnd.events_per_second} events/s end to end; ack → webhook receipt lag p50 ${pct(50)} ms, p99 ${pct(99)} ms (${lags.length} events)`;
   rows.push(e1);
 
-  rows.push(await load('endpoint 2 with 4 destinations (preview)', `${base}/event/test?id=${withDest.account.scriptId}`,
+  rows.push(await load('endpoint 2 with 4 destinations (preview)', `${base}/event/test?id=${withDest.scriptId}`,
     { 'x-service-access-token': withDest.accessToken }, server.pid!));
   // Batch intake into the same account, delivery running (the backlog is not waited for).
   const batchRows: Row[] = [];
   for (const size of BATCH_SIZES) {
-    batchRows.push(await load(`batch intake, ${size} events per request, 4 destinations delivering`, `${base}/events?id=${withDest.account.scriptId}`,
+    batchRows.push(await load(`batch intake, ${size} events per request, 4 destinations delivering`, `${base}/events?id=${withDest.scriptId}`,
       { 'x-service-access-token': withDest.accessToken }, server.pid!, { batch: size, connections: BATCH_CONNECTIONS }));
   }
   rows.push(...batchRows);

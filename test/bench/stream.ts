@@ -10,9 +10,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { loadConfig } from '../../src/config.ts';
 import { openStore } from '../../src/store/open-store.ts';
-import { createAccountService } from '../../src/accounts/account-service.ts';
-import { SETTINGS } from '../delivery/delivery-fixture.ts';
-import { checkout, startDoubles, startServer, stop } from './payloads.ts';
+import { benchAccount, checkout, startDoubles, startServer, stop } from './payloads.ts';
 
 const TYPES = ['ga4', 'meta-capi', 'tiktok', 'webhook'];
 const DURATION = Number(process.env.BENCH_SECONDS ?? 10);
@@ -28,11 +26,7 @@ async function main(): Promise<void> {
   const env: NodeJS.ProcessEnv = { ...process.env, DATA_DIR: dataDir, PORT: '0', HOST: '127.0.0.1', LOG_LEVEL: 'info', ALLOW_PRIVATE_DESTINATIONS: '1', ADMIN_TOKEN: TOKEN, DATABASE_URL: '' };
   const doubles = await startDoubles(TYPES);
   const store = await openStore(loadConfig(env));
-  const { account, accessToken } = await createAccountService(store).create({ name: 'Bench', tier: 'PRO', addon: true, country: 'RO' });
-  await createAccountService(store).update(account.scriptId, { rateLimit: 1_000_000 });
-  for (const t of TYPES) {
-    await store.destinations.add({ id: `dst_bench${t.replace('-', '')}`.padEnd(20, '0').slice(0, 20), scriptId: account.scriptId, type: t, name: t, enabled: true, settings: SETTINGS[t](doubles.get(t)!.url) });
-  }
+  const { scriptId, accessToken } = await benchAccount(store, 'Bench', { doubles, country: 'RO' });
   await store.close();
   const { child, port } = await startServer(env);
   const base = `http://127.0.0.1:${port}`;
@@ -41,7 +35,7 @@ async function main(): Promise<void> {
   let overflows = 0;
   let missed = 0;
   const ctrl = new AbortController();
-  const res = await fetch(`${base}/admin/stream?script_id=${account.scriptId}`, { headers: { authorization: `Bearer ${TOKEN}` }, signal: ctrl.signal });
+  const res = await fetch(`${base}/admin/stream?script_id=${scriptId}`, { headers: { authorization: `Bearer ${TOKEN}` }, signal: ctrl.signal });
   const reading = (async () => {
     const reader = res.body!.getReader();
     const decoder = new TextDecoder();
@@ -67,7 +61,7 @@ async function main(): Promise<void> {
 
   let seq = 0;
   const result = await autocannon({
-    url: `${base}/webhooks/service/event?id=${account.scriptId}`,
+    url: `${base}/webhooks/service/event?id=${scriptId}`,
     method: 'POST',
     connections: CONNECTIONS,
     duration: DURATION,
