@@ -20,7 +20,6 @@ export interface EventStreams {
   open(ctx: AppContext, filter: StreamFilter): void;
   /** Ends every open stream (shutdown). */
   closeAll(): void;
-  openCount(): number;
 }
 
 export function createEventStreams(feed: IntakeFeed, keepAliveMs = KEEP_ALIVE_MS): EventStreams {
@@ -72,6 +71,5 @@ export function createEventStreams(feed: IntakeFeed, keepAliveMs = KEEP_ALIVE_MS
     closeAll() {
       for (const end of [...open]) end();
     },
-    openCount: () => open.size,
   };
 }

@@ -24,7 +24,6 @@ export interface IntakeFeed {
   publish(rows: readonly EventRecord[], statuses: readonly EventStatus[]): void;
   /** Returns an unsubscribe function. A listener that throws is dropped. */
   subscribe(listener: (m: IntakeMessage) => void): () => void;
-  listeners(): number;
 }
 
 export function createIntakeFeed(now: () => number = Date.now): IntakeFeed {
@@ -51,7 +50,6 @@ export function createIntakeFeed(now: () => number = Date.now): IntakeFeed {
       listeners.add(listener);
       return () => listeners.delete(listener);
     },
-    listeners: () => listeners.size,
   };
 }
 
