@@ -3,8 +3,6 @@
 // health with resume, delivery replay, and the custom endpoints with a test-mode run.
 // Behind adminGate (admin-auth.ts); every POST is logged as an `admin change`.
 import Router from '@koa/router';
-import { readFileSync } from 'node:fs';
-import { join } from 'node:path';
 import { AppError } from '../errors.ts';
 import type { Store } from '../store/types.ts';
 import type { EventStatus } from '../domain/records.ts';
@@ -158,7 +156,7 @@ export function adminRouter(deps: AdminDeps): Router<AppState> {
       items: listEndpoints(registry).map((ep) => ({
         ...endpointJson(ep),
         accounts: accounts.filter((a) => a.customer === ep.customer).map((a) => a.scriptId),
-        example: readExample(ep.folder),
+        example: ep.example,
       })),
     };
   });
@@ -172,17 +170,9 @@ export function adminRouter(deps: AdminDeps): Router<AppState> {
     if (!account || account.customer !== customer) {
       throw new AppError('NOT_FOUND', 404, `script_id must name an account bound to customer ${customer.slice(0, 64)}`, { field: 'script_id' });
     }
-    const body = ctx.state.body?.body ?? readExample(ep.folder);
+    const body = ctx.state.body?.body ?? ep.example;
     await runEndpointTest(deps.customers.process, ctx, ep, account, body);
   });
 
   return router;
-}
-
-function readExample(folder: string): unknown {
-  try {
-    return JSON.parse(readFileSync(join(folder, 'example.json'), 'utf8'));
-  } catch {
-    return null;
-  }
 }

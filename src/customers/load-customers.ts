@@ -116,6 +116,7 @@ export async function loadEndpoint(
     folder,
     config: cfg,
     schema: schema as Record<string, unknown>,
+    example,
     validateBody,
     auth,
     handler: mod.default as CustomHandler<any>,

@@ -105,6 +105,8 @@ export interface LoadedEndpoint {
   config: EndpointConfig;
   /** The request body schema as written (for docs and `customers list`). */
   schema: Record<string, unknown>;
+  /** example.json as read and checked at load (the admin API's test run sends it). */
+  example: unknown;
   validateBody: BodyValidator;
   auth: EndpointAuth;
   handler: CustomHandler<any>;
