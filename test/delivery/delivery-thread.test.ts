@@ -36,8 +36,11 @@ describe('delivery thread', function () {
   });
 
   it('adds the thread\'s delivery metrics to /metrics', async () => {
-    const text = await (await fetch(`${s.url}/metrics`)).text();
-    expect(text).to.match(/tracklane_delivery_attempts_total\{destination_type="webhook",outcome="success"\} [1-9]/);
+    // The double has the request before the thread records the attempt: await the count.
+    const counted = /tracklane_delivery_attempts_total\{destination_type="webhook",outcome="success"\} [1-9]/;
+    let text = '';
+    await waitFor(async () => counted.test((text = await (await fetch(`${s.url}/metrics`)).text())), 5_000);
+    expect(text).to.match(counted);
     expect(text).to.contain('tracklane_http_requests_total');
   });
 
