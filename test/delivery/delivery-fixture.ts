@@ -8,6 +8,7 @@ import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { createAccountService } from '../../src/accounts/account-service.ts';
 import { SPEC_EVENT_NAMES } from '../../src/accounts/types.ts';
+import { usePluginRules } from '../../src/rules/plugin-rules.ts';
 import { createDispatcher, type Dispatcher, type DispatcherOptions } from '../../src/delivery/dispatcher.ts';
 import { createHttpSender, type HttpSender } from '../../src/delivery/http-sender.ts';
 import { createRetryPolicy } from '../../src/delivery/retry-policy.ts';
@@ -80,6 +81,9 @@ export async function createFixture(opts: { open?: () => Promise<Store> } = {}):
   const dir = tempDir('tl-dlv-');
   const store = opts.open ? await opts.open() : openSqliteStore({ file: join(dir, 'tracklane.db') });
   const plugins = await loadPlugins(join(ROOT, 'plugins'));
+  // The plugins' default rules under the operator's layer, as the server loads them (a file
+  // run alone must not depend on another file having registered them).
+  usePluginRules(join(ROOT, 'rules'), join(ROOT, 'plugins'));
   const loaded = loadRules(join(ROOT, 'rules'));
   if (!loaded.ok) throw new Error('rules failed to load');
   const ruleSet = loaded.ruleSet;
