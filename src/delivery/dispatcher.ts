@@ -95,6 +95,8 @@ export function createDispatcher(opts: DispatcherOptions): Dispatcher {
   };
   const fanOutDeps = {
     store, plugins, rules: opts.rules, pool: opts.pool, clock, claimId: `${owner}#fan-out`, leaseMs, batchSize: fanOutBatch,
+    // A running lane takes its new deliveries straight from the fan-out, leased to it: no claim query.
+    offer: (destinationId: string) => lanes.get(destinationId)?.offer() ?? null,
   };
   const lanes = new Map<string, Lane>();
   let running = false;
@@ -137,6 +139,7 @@ export function createDispatcher(opts: DispatcherOptions): Dispatcher {
 
   async function fanOut(): Promise<number> {
     const r = await fanOutOnce(fanOutDeps);
+    for (const [id, h] of r.handoffs) lanes.get(id)?.take(h.claimId, h.leaseUntil, h.deliveries);
     let unknown = false;
     for (const id of r.pendingByDestination.keys()) {
       const lane = lanes.get(id);

@@ -8,7 +8,22 @@ import type { RuleSet } from '../rules/rule-set.ts';
 import type { NormalizedEvent } from '../schema/types.ts';
 import type { DestinationRecord, Store } from '../store/types.ts';
 import type { HashPool } from '../workers/pool.ts';
-import type { FanOutCommit, FanOutResult, NewDelivery } from './types.ts';
+import type { ClaimedDelivery, FanOutCommit, FanOutResult, NewDelivery } from './types.ts';
+
+/** A send lane's offer to take new deliveries straight from the fan-out, already leased to its claim. */
+export interface HandoffOffer {
+  claimId: string;
+  leaseUntil: number;
+  /** How many deliveries it takes at most. */
+  room: number;
+}
+
+/** Deliveries handed to one lane: stored leased to `claimId`, so no claim query is needed. */
+export interface Handoff {
+  claimId: string;
+  leaseUntil: number;
+  deliveries: ClaimedDelivery[];
+}
 
 export interface FanOutDeps {
   store: Store;
@@ -21,6 +36,8 @@ export interface FanOutDeps {
   claimId: string;
   leaseMs: number;
   batchSize: number;
+  /** The running send lanes' offers (none: every delivery is claimed by its lane from the store). */
+  offer?: (destinationId: string) => HandoffOffer | null;
 }
 
 type AccountInfo = Pick<Account, 'scriptId' | 'country' | 'host'>;
@@ -34,10 +51,10 @@ interface Context {
 }
 
 /** One pass: claims up to batchSize events and fans them out. Resolves with what was committed. */
-export async function fanOutOnce(deps: FanOutDeps): Promise<FanOutCommit & { claimed: number }> {
+export async function fanOutOnce(deps: FanOutDeps): Promise<FanOutCommit & { claimed: number; handoffs: Map<string, Handoff> }> {
   const { store } = deps;
   const claimed = await store.deliveries.claimEvents(deps.claimId, deps.clock(), deps.leaseMs, deps.batchSize);
-  if (claimed.length === 0) return { claimed: 0, events: 0, pendingByDestination: new Map() };
+  if (claimed.length === 0) return { claimed: 0, events: 0, pendingByDestination: new Map(), leased: [], handoffs: new Map() };
 
   const contexts = new Map<string, Context | null>();
   for (const { event } of claimed) {
@@ -60,16 +77,58 @@ export async function fanOutOnce(deps: FanOutDeps): Promise<FanOutCommit & { cla
   // Mapping is CPU work: yield every few ms so the thread's other work is not held up.
   const plans = await planEvents({ plugins: deps.plugins, rules: deps.rules.current(), pool: deps.pool }, subjects,
     { now: deps.clock(), build: false, sliceMs: SLICE_MS });
+  const offers = new Map<string, HandoffOffer | null>();
+  const offerFor = (destinationId: string): HandoffOffer | null => {
+    if (!offers.has(destinationId)) offers.set(destinationId, deps.offer?.(destinationId) ?? null);
+    const o = offers.get(destinationId)!;
+    return o !== null && o.room > 0 ? o : null;
+  };
   const results: FanOutResult[] = claimed.map(({ seq, event: rec }, i) => ({
-    seq, scriptId: rec.scriptId, eventId: rec.eventId, receivedAt: rec.receivedAt, deliveries: plans[i].flatMap(toDeliveries),
+    seq, scriptId: rec.scriptId, eventId: rec.eventId, receivedAt: rec.receivedAt,
+    deliveries: plans[i].flatMap((p) => toDeliveries(p, offerFor)),
   }));
-  return { claimed: claimed.length, ...(await store.deliveries.completeFanOut(deps.claimId, deps.clock(), results)) };
+  const commit = await store.deliveries.completeFanOut(deps.claimId, deps.clock(), results);
+  return { claimed: claimed.length, ...commit, handoffs: handoffsOf(commit.leased, claimed, plans, results) };
+}
+
+/** The committed leased rows as each lane's claimed deliveries, with their items and events from memory. */
+function handoffsOf(
+  leased: FanOutCommit['leased'], claimed: readonly { seq: number }[], plans: readonly DestinationPlan[][], results: readonly FanOutResult[],
+): Map<string, Handoff> {
+  const handoffs = new Map<string, Handoff>();
+  if (leased.length === 0) return handoffs;
+  const at = new Map(claimed.map(({ seq }, i) => [seq, i]));
+  for (const { seq, index, id } of leased) {
+    const i = at.get(seq)!;
+    const r = results[i];
+    const d = r.deliveries[index];
+    const item = itemsOf(plans[i])[index];
+    let h = handoffs.get(d.destinationId);
+    if (!h) handoffs.set(d.destinationId, (h = { claimId: d.lease!.claimId, leaseUntil: d.lease!.leaseUntil, deliveries: [] }));
+    h.deliveries.push({
+      id, eventSeq: seq, scriptId: r.scriptId, destinationId: d.destinationId, destinationType: d.destinationType,
+      eventId: r.eventId, attempts: 0, receivedAt: r.receivedAt, item,
+    });
+  }
+  return handoffs;
+}
+
+/** A plan list's items in the order toDeliveries lists rows (null where a row carries none). */
+function itemsOf(plans: readonly DestinationPlan[]): (ClaimedDelivery['item'])[] {
+  return plans.flatMap((p) => (p.status === 'ready' ? p.items.map(({ messageId: _id, ...item }) => item) : [null]));
 }
 
 /** The rows of one plan: pending items, or one skipped/failed row saying why. */
-function toDeliveries(p: DestinationPlan): NewDelivery[] {
+function toDeliveries(p: DestinationPlan, offerFor: (destinationId: string) => HandoffOffer | null): NewDelivery[] {
   const base = { destinationId: p.destination.id, destinationType: p.destination.type };
-  if (p.status === 'ready') return p.items.map(({ event: _event, ...item }) => ({ ...base, status: 'pending' as const, item }));
+  if (p.status === 'ready') {
+    return p.items.map(({ event: _event, ...item }) => {
+      const offer = offerFor(p.destination.id);
+      if (offer === null) return { ...base, status: 'pending' as const, item };
+      offer.room--;
+      return { ...base, status: 'pending' as const, item, lease: { claimId: offer.claimId, leaseUntil: offer.leaseUntil } };
+    });
+  }
   // A mapping that failed (a plugin or rule bug) is recorded as failed so the operator sees
   // it, never retried; a request that cannot be built fails the same way in the send lane.
   return [{ ...base, status: p.status, item: null, reason: p.reason, message: p.message }];

@@ -53,12 +53,19 @@ export interface Lane {
   update(dest: ActiveDestination, plugin: LoadedPlugin | undefined): void;
   /** New deliveries were queued for this destination. */
   notify(): void;
+  /** How many new deliveries this lane takes straight from the fan-out, leased to a new claim (null: none now). */
+  offer(): { claimId: string; leaseUntil: number; room: number } | null;
+  /** Deliveries the fan-out stored leased to this lane's offered claim: queued for sending. */
+  take(claimId: string, leaseUntil: number, deliveries: ClaimedDelivery[]): void;
   start(): void;
   /** Claims and sends until nothing is due, waiting for each batch (tests, runOnce). */
   drainOnce(): Promise<void>;
   /** Stops claiming, hands queued work back, and resolves when nothing is in flight. */
   stop(): Promise<void>;
 }
+
+/** At most this many deliveries wait in a lane's memory after a handoff (a slow destination takes less). */
+const HANDOFF_CAP = 1_000;
 
 export function createLane(deps: LaneDeps, initial: ActiveDestination, initialPlugin: LoadedPlugin | undefined): Lane {
   let dest = initial;
@@ -83,6 +90,28 @@ export function createLane(deps: LaneDeps, initial: ActiveDestination, initialPl
   // One claim fills a platform batch, or (one event per request) a few rounds of the slots:
   // claims and their commits stay few whatever the request size.
   const claimLimit = () => Math.max(maxEvents(), 4 * deps.concurrency);
+  /** Deliveries queued (leased, not sent yet). A lane takes handed-off work only below its cap. */
+  const queuedDeliveries = () => queue.reduce((n, u) => n + u.deliveries.length, 0);
+  const handoffCap = () => Math.max(2 * claimLimit(), HANDOFF_CAP);
+  const lingers = () => deps.lingerMs > 0 && maxEvents() > 1;
+  /**
+   * Handed-off deliveries of a batching plugin, held for `lingerMs` under one claim so that
+   * events fanned out in quick succession share a request (offer() keeps offering this claim).
+   */
+  let hold: { claimId: string; leaseUntil: number; deliveries: ClaimedDelivery[]; timer: NodeJS.Timeout } | null = null;
+
+  function flushHold(): void {
+    if (hold === null) return;
+    const h = hold;
+    hold = null;
+    clearTimeout(h.timer);
+    if (!started || stopped || !active()) {
+      void release([{ claimId: h.claimId, deliveries: h.deliveries } as Unit]);
+      return;
+    }
+    queue.push(...build(h.deliveries, h.claimId, h.leaseUntil));
+    pump();
+  }
 
   function pump(): void {
     if (!started || stopped) return;
@@ -247,6 +276,7 @@ export function createLane(deps: LaneDeps, initial: ActiveDestination, initialPl
       dest = next;
       plugin = nextPlugin;
       if (!active()) {
+        flushHold(); // inactive now: hands the held deliveries back
         void release(queue.splice(0));
         clearTimeout(wakeTimer);
       } else if (!wasActive) {
@@ -269,6 +299,30 @@ export function createLane(deps: LaneDeps, initial: ActiveDestination, initialPl
       wantClaim = true;
       pump();
     },
+    offer() {
+      if (!started || !active() || claimFailures > 0) return null;
+      const room = handoffCap() - queuedDeliveries() - inflight * maxEvents() - (hold?.deliveries.length ?? 0);
+      if (room <= 0) return null;
+      if (hold !== null) return { claimId: hold.claimId, leaseUntil: hold.leaseUntil, room };
+      return { claimId: deps.nextClaimId(), leaseUntil: deps.clock() + deps.leaseMs, room };
+    },
+    take(claimId, leaseUntil, deliveries) {
+      if (deliveries.length === 0) return;
+      if (!started || stopped || !active()) {
+        // Stopped or paused while the fan-out committed: hand the lease back, due again at once.
+        void release([{ claimId, deliveries } as Unit]);
+        return;
+      }
+      if (!lingers()) {
+        queue.push(...build(deliveries, claimId, leaseUntil));
+        pump();
+        return;
+      }
+      if (hold !== null && hold.claimId !== claimId) flushHold();
+      if (hold === null) hold = { claimId, leaseUntil, deliveries: [], timer: setTimeout(flushHold, deps.lingerMs).unref() };
+      hold.deliveries.push(...deliveries);
+      if (hold.deliveries.length >= maxEvents()) flushHold();
+    },
     start() {
       started = true;
       wantClaim = true;
@@ -290,6 +344,7 @@ export function createLane(deps: LaneDeps, initial: ActiveDestination, initialPl
       stopped = true;
       clearTimeout(wakeTimer);
       clearTimeout(lingerTimer);
+      flushHold(); // stopped now: hands the held deliveries back
       await release(queue.splice(0));
       await idle();
     },

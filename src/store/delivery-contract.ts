@@ -32,6 +32,8 @@ export interface NewDelivery {
   reason?: string;
   /** What an operator reads in `last_error`. */
   message?: string;
+  /** A pending delivery a send lane takes straight from the fan-out: stored already leased to this claim. */
+  lease?: { claimId: string; leaseUntil: number };
 }
 
 export interface FanOutResult {
@@ -46,8 +48,10 @@ export interface FanOutResult {
 export interface FanOutCommit {
   /** Events whose fan-out was committed (their lease was still ours). */
   events: number;
-  /** New pending deliveries per destination id, to wake the send lanes. */
+  /** New pending deliveries per destination id, to wake the send lanes (those stored leased not counted). */
   pendingByDestination: Map<string, number>;
+  /** The deliveries stored leased: the result's seq, the delivery's index in its list, the new row id. */
+  leased: { seq: number; index: number; id: number }[];
 }
 
 /** A pending delivery claimed for sending. */

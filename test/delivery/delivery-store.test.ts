@@ -65,6 +65,33 @@ for (const kind of STORE_KINDS) describe(`delivery: ${STORE_LABEL[kind]} deliver
     expect(await store.deliveries.dispatchBacklog()).to.equal(0);
   });
 
+  it('fan-out can store pending deliveries already leased to a send lane\'s claim: their ids come back, and no claim takes them before the lease ends', async () => {
+    await store.events.append(['a', 'b'].map((id) => ({
+      id, scriptId: 'ACCT0001', name: 'lead_created', eventId: `L-${id}`, status: 'accepted' as const, source: 'event', requestId: 'r',
+      receivedAt: T0, errors: [], warnings: [], payload: {},
+    })));
+    const claimed = await store.deliveries.claimEvents('fan#f', T0, 1_000, 10);
+    const lease = { claimId: 'lane#1', leaseUntil: T0 + 5_000 };
+    const commit = await store.deliveries.completeFanOut('fan#f', T0, claimed.map((e, i) => ({
+      seq: e.seq, scriptId: 'ACCT0001', eventId: e.event.eventId, receivedAt: T0,
+      deliveries: [
+        { destinationId: DEST, destinationType: 'ga4', status: 'skipped' as const, item: null, reason: 'consent' },
+        { destinationId: DEST, destinationType: 'ga4', status: 'pending' as const, item: item(e.event.eventId!), ...(i === 0 ? { lease } : {}) },
+      ],
+    })));
+    expect(commit.pendingByDestination.get(DEST), 'only the unleased one wakes the lane').to.equal(1);
+    expect(commit.leased.map(({ seq, index }) => ({ seq, index }))).to.deep.equal([{ seq: claimed[0].seq, index: 1 }]);
+    const leasedRow = (await store.deliveries.list({})).find((d) => d.id === commit.leased[0].id);
+    expect(leasedRow, 'the returned id is the leased row').to.include({ eventId: 'L-a', status: 'pending', nextAttemptAt: T0 + 5_000 });
+    const taken = await store.deliveries.claimDeliveries(DEST, 'other#1', T0 + 1_000, T0 + 2_000, 10);
+    expect(taken.map((d) => d.eventId), 'the leased one is not claimable').to.deep.equal(['L-b']);
+    // The lane that holds it completes it under its claim, fenced like any claim.
+    const [rec] = await finish('lane#1', [commit.leased[0].id], 'delivered');
+    expect(rec.applied).to.deep.equal([commit.leased[0].id]);
+    const [stale] = await finish('other#9', [commit.leased[0].id], 'dead');
+    expect(stale.applied, 'another claim cannot complete it').to.deep.equal([]);
+  });
+
   it('lists one event row\'s deliveries, pages by id, and carries the stored item; events list by search, name, time and page', async () => {
     await seed(3);
     const all = await store.deliveries.list({});

@@ -9,7 +9,7 @@
 import type pg from 'pg';
 import { toClaimed, truncateBytes, type ClaimRow } from '../delivery-rows.ts';
 import type {
-  ActiveDestination, AttemptRecord, DeliveryStore, DispatchEvent, RecordResult,
+  ActiveDestination, AttemptRecord, DeliveryStore, DispatchEvent, FanOutCommit, RecordResult,
 } from '../delivery-contract.ts';
 import { MAX_RESPONSE_BYTES } from '../delivery-contract.ts';
 import { tx } from './connection.ts';
@@ -47,28 +47,44 @@ export function pgDeliveryStore(pool: pg.Pool): DeliveryStore {
         const { rows: held } = await c.query<{ event_seq: number }>(
           'DELETE FROM dispatch_queue WHERE event_seq = ANY($1::bigint[]) AND lease_owner = $2 RETURNING event_seq', [seqs, claimId]);
         const ours = new Set(held.map((h) => h.event_seq)); // the others' lease was lost: the new holder fans them out
-        const cols: unknown[][] = Array.from({ length: 10 }, () => []);
+        const cols: unknown[][] = Array.from({ length: 14 }, () => []);
         const pendingByDestination = new Map<string, number>();
+        const leased: FanOutCommit['leased'] = [];
+        const rows: unknown[][] = [];
         for (const r of results) {
           if (!ours.has(r.seq)) continue;
-          for (const d of r.deliveries) {
-            const row = [r.seq, r.scriptId, d.destinationId, d.destinationType, r.eventId, d.item === null ? null : JSON.stringify(d.item),
-              d.status, d.reason ?? null, d.status === 'pending' ? now : null, d.message ?? null];
-            row.forEach((v, i) => cols[i].push(v));
-            if (d.status === 'pending') pendingByDestination.set(d.destinationId, (pendingByDestination.get(d.destinationId) ?? 0) + 1);
-          }
+          r.deliveries.forEach((d, index) => {
+            const lease = d.status === 'pending' ? d.lease : undefined;
+            rows.push([r.seq, r.scriptId, d.destinationId, d.destinationType, r.eventId, d.item === null ? null : JSON.stringify(d.item),
+              d.status, d.reason ?? null, d.status !== 'pending' ? null : lease?.leaseUntil ?? now, d.message ?? null, r.receivedAt,
+              lease?.claimId ?? null, lease?.leaseUntil ?? null]);
+            if (lease) leased.push({ seq: r.seq, index, id: 0 });
+            else if (d.status === 'pending') pendingByDestination.set(d.destinationId, (pendingByDestination.get(d.destinationId) ?? 0) + 1);
+          });
         }
-        if (cols[0].length > 0) {
-          const receivedAt = new Map(results.map((r) => [r.seq, r.receivedAt]));
-          await c.query(`INSERT INTO deliveries (event_seq, script_id, destination_id, destination_type, event_id, item, status,
-              skip_reason, attempts, next_attempt_at, last_error, received_at, created_at, updated_at)
-            SELECT s, a, d, t, e, i, st, r, 0, n, m, rc, $11, $11
-            FROM unnest($1::bigint[], $2::text[], $3::text[], $4::text[], $5::text[], $6::text[], $7::text[], $8::text[], $9::bigint[], $10::text[], $12::bigint[])
-              AS u(s, a, d, t, e, i, st, r, n, m, rc)`,
-          [...cols, now, (cols[0] as number[]).map((s) => receivedAt.get(s))]);
+        if (rows.length > 0) {
+          // Ids are drawn first so the leased rows' ids are known without relying on RETURNING's order.
+          const { rows: ids } = await c.query<{ id: number }>(
+            "SELECT nextval(pg_get_serial_sequence('deliveries', 'id')) AS id FROM generate_series(1, $1)", [rows.length]);
+          let next = 0;
+          for (const row of rows) {
+            const id = ids[next++].id;
+            cols[0].push(id);
+            row.forEach((v, i) => cols[i + 1].push(v));
+          }
+          // leased follows the rows' order: the n-th leased row is the n-th row with a claim.
+          let l = 0;
+          rows.forEach((row, i) => { if (row[11] !== null) leased[l++].id = ids[i].id; });
+          await c.query(`INSERT INTO deliveries (id, event_seq, script_id, destination_id, destination_type, event_id, item, status,
+              skip_reason, attempts, next_attempt_at, last_error, received_at, lease_owner, lease_until, created_at, updated_at)
+            SELECT id, s, a, d, t, e, i, st, r, 0, n, m, rc, lo, lu, $15, $15
+            FROM unnest($1::bigint[], $2::bigint[], $3::text[], $4::text[], $5::text[], $6::text[], $7::text[], $8::text[], $9::text[],
+              $10::bigint[], $11::text[], $12::bigint[], $13::text[], $14::bigint[])
+              AS u(id, s, a, d, t, e, i, st, r, n, m, rc, lo, lu)`,
+          [...cols, now]);
         }
         if (pendingByDestination.size > 0) await c.query(`NOTIFY ${WORK_CHANNEL}`);
-        return { events: ours.size, pendingByDestination };
+        return { events: ours.size, pendingByDestination, leased };
       }, relaxed);
     },
 

@@ -11,7 +11,7 @@ import type Database from 'better-sqlite3';
 import { MAX_RESPONSE_BYTES } from '../delivery-contract.ts';
 import { toClaimed, truncateBytes, type ClaimRow } from '../delivery-rows.ts';
 import type {
-  ActiveDestination, AttemptRecord, DeliveryStore, DispatchEvent, RecordResult,
+  ActiveDestination, AttemptRecord, DeliveryStore, DispatchEvent, FanOutCommit, RecordResult,
 } from '../delivery-contract.ts';
 import type { EventRecord } from '../types.ts';
 import { sqliteDeliveryQueries } from './delivery-queries.ts';
@@ -45,9 +45,9 @@ export function sqliteDeliveryStore(db: Database.Database): DeliveryStore {
     event: db.prepare<[number], EventRow>('SELECT * FROM events WHERE seq = ?'),
     unqueue: db.prepare('DELETE FROM dispatch_queue WHERE event_seq = ? AND lease_owner = ?'),
     insert: db.prepare(`INSERT INTO deliveries (event_seq, script_id, destination_id, destination_type, event_id, item, status,
-        skip_reason, attempts, next_attempt_at, last_error, received_at, created_at, updated_at)
+        skip_reason, attempts, next_attempt_at, last_error, received_at, created_at, updated_at, lease_owner, lease_until)
       VALUES (@seq, @script_id, @destination_id, @destination_type, @event_id, @item, @status,
-        @reason, 0, @next, @message, @received_at, @now, @now)`),
+        @reason, 0, @next, @message, @received_at, @now, @now, @lease_owner, @lease_until)`),
     due: db.prepare<[string, number, number], ClaimRow>(`SELECT d.id, d.event_seq, d.script_id, d.destination_id,
         d.destination_type, d.event_id, d.attempts, d.received_at, d.item, e.payload
       FROM deliveries d LEFT JOIN events e ON e.seq = d.event_seq
@@ -59,10 +59,11 @@ export function sqliteDeliveryStore(db: Database.Database): DeliveryStore {
     insertAttempt: db.prepare(`INSERT INTO delivery_attempts (destination_id, attempted_at, status_code, latency_ms,
         response_body, error_class, outcome, message, events) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)`),
     linkAttempt: db.prepare('INSERT OR IGNORE INTO delivery_attempt_items (attempt_id, delivery_id) VALUES (?, ?)'),
-    update: db.prepare(`UPDATE deliveries SET status = @status, attempts = @attempts, next_attempt_at = @next,
-        lease_owner = NULL, lease_until = NULL, last_status_code = CASE WHEN @http = 1 THEN @code ELSE last_status_code END, last_error = @error,
-        updated_at = @now, delivered_at = CASE WHEN @status = 'delivered' THEN @now ELSE delivered_at END
-      WHERE id = @id AND lease_owner = @claim`),
+    // Positional: status, attempts, next, http (0/1), status code, error, now, delivered at (null unless delivered), id, claim.
+    update: db.prepare(`UPDATE deliveries SET status = ?, attempts = ?, next_attempt_at = ?,
+        lease_owner = NULL, lease_until = NULL, last_status_code = CASE WHEN ? = 1 THEN ? ELSE last_status_code END, last_error = ?,
+        updated_at = ?, delivered_at = coalesce(?, delivered_at)
+      WHERE id = ? AND lease_owner = ?`),
     healthOk: db.prepare(`INSERT INTO destination_health (destination_id, last_success_at) VALUES (?, ?)
       ON CONFLICT (destination_id) DO UPDATE SET last_success_at = excluded.last_success_at, failing_since = NULL`),
     healthFail: db.prepare(`INSERT INTO destination_health (destination_id, last_failure_at, failing_since) VALUES (?, ?, ?)
@@ -111,20 +112,23 @@ export function sqliteDeliveryStore(db: Database.Database): DeliveryStore {
   const completeTx = db.transaction((claimId: string, now: number, results: Parameters<DeliveryStore['completeFanOut']>[2]) => {
     let events = 0;
     const pendingByDestination = new Map<string, number>();
+    const leased: FanOutCommit['leased'] = [];
     for (const r of results) {
       if (q.unqueue.run(r.seq, claimId).changes === 0) continue; // lease lost: the new holder fans it out
       events++;
-      for (const d of r.deliveries) {
-        q.insert.run({
+      r.deliveries.forEach((d, index) => {
+        const lease = d.status === 'pending' ? d.lease : undefined;
+        const { lastInsertRowid } = q.insert.run({
           seq: r.seq, script_id: r.scriptId, destination_id: d.destinationId, destination_type: d.destinationType,
           event_id: r.eventId, item: d.item === null ? null : JSON.stringify(d.item), status: d.status,
-          reason: d.reason ?? null, next: d.status === 'pending' ? now : null, message: d.message ?? null,
-          received_at: r.receivedAt, now,
+          reason: d.reason ?? null, next: d.status !== 'pending' ? null : lease?.leaseUntil ?? now, message: d.message ?? null,
+          received_at: r.receivedAt, now, lease_owner: lease?.claimId ?? null, lease_until: lease?.leaseUntil ?? null,
         });
-        if (d.status === 'pending') pendingByDestination.set(d.destinationId, (pendingByDestination.get(d.destinationId) ?? 0) + 1);
-      }
+        if (lease) leased.push({ seq: r.seq, index, id: Number(lastInsertRowid) });
+        else if (d.status === 'pending') pendingByDestination.set(d.destinationId, (pendingByDestination.get(d.destinationId) ?? 0) + 1);
+      });
     }
-    return { events, pendingByDestination };
+    return { events, pendingByDestination, leased };
   });
 
   const claimTx = db.transaction((destinationId: string, claimId: string, now: number, leaseUntil: number, limit: number) => {
@@ -135,6 +139,20 @@ export function sqliteDeliveryStore(db: Database.Database): DeliveryStore {
 
   const recordTx = db.transaction((records: readonly AttemptRecord[]): RecordResult[] => {
     const results: RecordResult[] = [];
+    // A run of successes for one destination needs only its last health write, and its pause
+    // state read once: both are settled per destination before anything else touches it.
+    const lastOk = new Map<string, number>();
+    const paused = new Map<string, boolean>();
+    const settleOk = (destinationId: string) => {
+      const at = lastOk.get(destinationId);
+      if (at !== undefined) q.healthOk.run(destinationId, at);
+      lastOk.delete(destinationId);
+    };
+    const pausedNow = (destinationId: string) => {
+      let p = paused.get(destinationId);
+      if (p === undefined) paused.set(destinationId, (p = (q.pausedAt.get(destinationId)?.paused_at ?? null) !== null));
+      return p;
+    };
     for (const rec of records) {
       const { http } = rec;
       if (http !== null) {
@@ -143,17 +161,17 @@ export function sqliteDeliveryStore(db: Database.Database): DeliveryStore {
         for (const u of rec.updates) q.linkAttempt.run(attemptId, u.id);
       }
       const applied: number[] = [];
+      const error = rec.message;
       for (const u of rec.updates) {
-        const error = u.status === 'delivered' ? null : rec.message;
-        const changed = q.update.run({
-          status: u.status, attempts: u.attempts, next: u.nextAttemptAt, http: http === null ? 0 : 1, code: http?.statusCode ?? null, error,
-          now: rec.at, id: u.id, claim: rec.claimId,
-        }).changes;
+        const delivered = u.status === 'delivered';
+        const changed = q.update.run(u.status, u.attempts, u.nextAttemptAt, http === null ? 0 : 1, http?.statusCode ?? null,
+          delivered ? null : error, rec.at, delivered ? rec.at : null, u.id, rec.claimId).changes;
         if (changed > 0) applied.push(u.id);
       }
       if (http !== null) {
-        if (http.outcome === 'success') q.healthOk.run(rec.destinationId, rec.at);
+        if (http.outcome === 'success') lastOk.set(rec.destinationId, rec.at);
         else {
+          settleOk(rec.destinationId);
           q.healthFail.run(rec.destinationId, rec.at, rec.at);
           if (rec.pauseNow !== undefined) q.pause.run({ now: rec.at, reason: rec.pauseNow, id: rec.destinationId, since: rec.at });
           else if (rec.pauseAfterMs > 0) {
@@ -161,10 +179,12 @@ export function sqliteDeliveryStore(db: Database.Database): DeliveryStore {
             q.pause.run({ now: rec.at, reason: `failing with no success for ${hours} h; last error: ${rec.message}`.slice(0, 500),
               id: rec.destinationId, since: rec.at - rec.pauseAfterMs });
           }
+          paused.delete(rec.destinationId); // a pause may have been set just now
         }
       }
-      results.push({ applied, paused: (q.pausedAt.get(rec.destinationId)?.paused_at ?? null) !== null });
+      results.push({ applied, paused: pausedNow(rec.destinationId) });
     }
+    for (const id of [...lastOk.keys()]) settleOk(id);
     return results;
   });
 
