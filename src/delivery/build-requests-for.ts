@@ -21,6 +21,7 @@ export interface Unsendable {
 /** The stored item with its message id, computed from the delivery (older rows lack it). */
 function withMessageId(d: ClaimedDelivery): OutgoingItem {
   const item = d.item!;
+  if (item.messageId !== undefined) return item as OutgoingItem;
   return {
     ...item,
     messageId: messageId({

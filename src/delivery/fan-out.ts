@@ -115,7 +115,7 @@ function handoffsOf(
 
 /** A plan list's items in the order toDeliveries lists rows (null where a row carries none). */
 function itemsOf(plans: readonly DestinationPlan[]): (ClaimedDelivery['item'])[] {
-  return plans.flatMap((p) => (p.status === 'ready' ? p.items.map(({ messageId: _id, ...item }) => item) : [null]));
+  return plans.flatMap((p) => (p.status === 'ready' ? p.items : [null]));
 }
 
 /** The rows of one plan: pending items, or one skipped/failed row saying why. */

@@ -19,6 +19,20 @@ export function dotPathProblem(key: string): string | null {
   return null;
 }
 
+/** Keys seen so far → their segments, or why they are unusable: rule and plugin keys repeat for every event. */
+const parsedKeys = new Map<string, readonly string[] | string>();
+const MAX_PARSED_KEYS = 10_000;
+
+function parsedKey(key: string): readonly string[] | string {
+  let p = parsedKeys.get(key);
+  if (p === undefined) {
+    p = dotPathProblem(key) ?? key.split('.');
+    if (parsedKeys.size >= MAX_PARSED_KEYS) parsedKeys.clear(); // keys taken from event data must not grow it without bound
+    parsedKeys.set(key, p);
+  }
+  return p;
+}
+
 export function isPlainObject(v: unknown): v is Json {
   if (v === null || typeof v !== 'object' || Array.isArray(v)) return false;
   const proto = Object.getPrototypeOf(v);
@@ -40,12 +54,11 @@ export type SetMode = 'strict' | 'merge';
  * @example setPath(o, 'user_data', { em: 'ab12…' }, 'merge') // merged into o.user_data
  */
 export function setPath(target: Json, key: string, value: unknown, mode: SetMode): void {
-  const problem = dotPathProblem(key);
-  if (problem !== null) {
-    if (mode === 'strict') throw new Error(problem);
+  const segments = parsedKey(key);
+  if (typeof segments === 'string') {
+    if (mode === 'strict') throw new Error(segments);
     return;
   }
-  const segments = key.split('.');
   let node = target;
   for (let i = 0; i < segments.length - 1; i++) {
     const s = segments[i];
@@ -76,7 +89,8 @@ export function setPath(target: Json, key: string, value: unknown, mode: SetMode
  * are skipped.
  */
 export function mergeDotPaths(target: Json, source: Json): Json {
-  for (const [key, value] of Object.entries(source)) {
+  for (const key of Object.keys(source)) {
+    const value = source[key];
     if (value !== undefined) setPath(target, key, value, 'merge');
   }
   return target;

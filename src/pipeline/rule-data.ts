@@ -17,9 +17,17 @@ export interface RuleDataInput {
 
 /** `settings` without the keys the plugin declares secret. */
 export function publicSettings(plugin: Pick<DestinationPlugin, 'secretSettings'>, settings: Record<string, unknown>): Record<string, unknown> {
+  // Fan-out maps every event of a batch with the same settings object: strip it once.
+  const cached = stripped.get(settings);
+  if (cached !== undefined && cached.secret === plugin.secretSettings) return cached.value;
   const secret = new Set(plugin.secretSettings);
-  return Object.fromEntries(Object.entries(settings).filter(([k]) => !secret.has(k)));
+  const value = Object.fromEntries(Object.entries(settings).filter(([k]) => !secret.has(k)));
+  stripped.set(settings, { secret: plugin.secretSettings, value });
+  return value;
 }
+
+/** Settings object → its public part (rules only read it), for the plugin's list of secrets it was stripped with. */
+const stripped = new WeakMap<object, { secret: DestinationPlugin['secretSettings']; value: Record<string, unknown> }>();
 
 export function buildRuleData(input: RuleDataInput): RuleData {
   const { event } = input;

@@ -67,8 +67,8 @@ export interface ClaimedDelivery {
   attempts: number;
   /** When the event was acknowledged. */
   receivedAt: number;
-  /** The item with its event joined back; null when the event row is gone. */
-  item: Omit<OutgoingItem, 'messageId'> | null;
+  /** The item with its event joined back; null when the event row is gone. Handed off by the fan-out, it keeps its message id. */
+  item: (Omit<OutgoingItem, 'messageId'> & { messageId?: string }) | null;
 }
 
 /** The state a delivery moves to after an attempt (or a decision without one). */
