@@ -11,6 +11,7 @@ import type { Issue } from '../schema/types.ts';
 import { acceptEvents, type AcceptDeps, type AcceptItem } from '../intake/accept-events.ts';
 import { ack, type Level } from './responses.ts';
 import { intakeGuard } from './intake-guard.ts';
+import type { EventWriter } from '../store/event-writer.ts';
 import { authenticate } from './authenticate.ts';
 import type { AuthFailureLimiter } from './auth-failure-limit.ts';
 import { readJsonBody } from './read-json-body.ts';
@@ -21,6 +22,7 @@ import type { AppContext, AppState } from './types.ts';
 export const BATCH_PATH = '/webhooks/service/events';
 
 export interface BatchDeps extends AcceptDeps {
+  writer: Pick<EventWriter, 'writeMany' | 'full'>;
   authenticator: Authenticator;
   gate: (a: Account) => AppError | null;
   authFailures?: AuthFailureLimiter;
@@ -74,7 +76,7 @@ export function batchRouter(deps: BatchDeps): Router<AppState> {
   const router = new Router<AppState>();
   router.all(
     BATCH_PATH,
-    intakeGuard({ route: 'batch', maxBodyBytes: deps.maxBatchBytes }),
+    intakeGuard({ route: 'batch', maxBodyBytes: deps.maxBatchBytes, writer: deps.writer }),
     authenticate({ authenticator: deps.authenticator, gate: deps.gate, failures: deps.authFailures }),
     async function bodyNotJson(ctx: AppContext, next: Next) {
       // Batch intake answers every malformed body with INVALID_BODY, unparseable JSON included.

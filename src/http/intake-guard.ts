@@ -1,12 +1,15 @@
 // Cheap checks every intake request passes before credentials are looked at or a
-// byte of the body is read: method, content type, declared length.
+// byte of the body is read: method, content type, declared length, and (for the routes
+// that store) whether the intake queue is full.
 import type { Next } from 'koa';
-import { AppError } from '../errors.ts';
+import { AppError, unavailable } from '../errors.ts';
 import type { AppContext } from './types.ts';
 
 export interface IntakeGuardOptions {
   route: string;
   maxBodyBytes: number;
+  /** The intake writer of a route that stores: full, the request is refused 503 before any work is spent on it. */
+  writer?: { full(): boolean };
 }
 
 export function intakeGuard(opts: IntakeGuardOptions) {
@@ -22,6 +25,9 @@ export function intakeGuard(opts: IntakeGuardOptions) {
     if (declared !== '' && Number(declared) > opts.maxBodyBytes) {
       throw new AppError('PAYLOAD_TOO_LARGE', 413, `The body is larger than ${opts.maxBodyBytes} bytes`);
     }
+    // Back-pressure at the door: an overloaded server must refuse in microseconds, not after
+    // authenticating, reading and validating a request it cannot store.
+    if (opts.writer?.full() === true) throw unavailable();
     await next();
   };
 }

@@ -68,7 +68,7 @@ async function store(deps: IntakeDeps, ctx: AppContext, source: string, result: 
 export function intakeRouter(deps: IntakeDeps): Router<AppState> {
   const router = new Router<AppState>();
   const chain = (route: string) => [
-    intakeGuard({ route, maxBodyBytes: deps.maxBodyBytes }),
+    intakeGuard({ route, maxBodyBytes: deps.maxBodyBytes, ...(route === 'event_test' ? {} : { writer: deps.writer }) }),
     authenticate({ authenticator: deps.authenticator, gate: standardGate, failures: deps.authFailures }),
     rateLimit({ limiter: deps.limiter, defaultPerSecond: deps.rateLimitDefault }),
     readJsonBody({ maxBodyBytes: deps.maxBodyBytes }),

@@ -12,6 +12,8 @@ export interface EventWriter {
   writeMany(rows: readonly EventRecord[]): Promise<EventStatus[]>;
   /** Resolves when nothing is waiting to be written. */
   drain(): Promise<void>;
+  /** Whether INTAKE_MAX_PENDING events already wait: intake refuses at its door, before reading a request. */
+  full(): boolean;
 }
 
 /** Events waiting for a commit at most; past it intake answers 503 at once (back-pressure). */
@@ -24,5 +26,5 @@ export function createEventWriter(
   const group = createGroupCommit((rows: EventRecord[]) => store.append(rows), {
     maxBatch: opts.maxBatch ?? 512, onBatch: opts.onBatch, maxQueue: opts.maxPending ?? MAX_PENDING_EVENTS, concurrency: opts.concurrency,
   });
-  return { write: group.submit, writeMany: group.submitMany, drain: group.drain };
+  return { write: group.submit, writeMany: group.submitMany, drain: group.drain, full: group.full };
 }

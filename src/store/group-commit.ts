@@ -18,6 +18,8 @@ export interface GroupCommit<T, R> {
   submitMany(items: readonly T[]): Promise<R[]>;
   /** Resolves when nothing is waiting to be committed. */
   drain(): Promise<void>;
+  /** Whether as many items wait as the queue holds (a submit now would be refused). */
+  full(): boolean;
 }
 
 interface Waiting<T, R> {
@@ -105,6 +107,7 @@ export function createGroupCommit<T, R>(
   return {
     submitMany,
     submit: (item) => submitMany([item]).then((r) => r[0]),
+    full: () => queued >= maxQueue,
     drain() {
       if (!scheduled && active === 0 && queue.length === 0) return Promise.resolve();
       return new Promise<void>((r) => idle.push(r));

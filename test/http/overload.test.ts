@@ -1,7 +1,8 @@
 // Back-pressure through the server: with INTAKE_MAX_PENDING reached (the database's write
 // lock held by another connection, so the commit in flight cannot finish), further events
 // are answered 503 UNAVAILABLE with Retry-After without waiting for the lock; the waiting
-// ones are stored once the lock goes, and nothing refused is stored.
+// ones are stored once the lock goes, and nothing refused is stored. The refusal happens at
+// the door (before authentication and body), so it costs the overloaded server next to nothing.
 import { expect } from 'chai';
 import Database from 'better-sqlite3';
 import { startTestServer, type TestServer, type TestAccount } from '../helpers/test-server.ts';
@@ -34,6 +35,15 @@ describe('intake under overload', () => {
       const refused = answers.filter((x) => x.status === 503);
       expect(refused, JSON.stringify(answers)).to.have.length(4);
       for (const r of refused) expect(r.retryAfter).to.match(/^\d+$/);
+      // Refused at the door, before any work: a request with a wrong token learns only that
+      // the server is busy; the test endpoint, which stores nothing, still answers.
+      const stranger = await s.post(INTAKE_PATHS.event, lead('O-7'), { account: { ...a, token: 'not-the-token' } });
+      expect(stranger.status, 'refused before authentication').to.equal(503);
+      expect(stranger.headers.get('retry-after')).to.match(/^\d+$/);
+      const batch = await s.post('/webhooks/service/events', { batch: [lead('O-8')] }, { account: a });
+      expect(batch.status, 'batch intake too').to.equal(503);
+      const test = await s.post(INTAKE_PATHS.test, lead('O-9'), { account: a });
+      expect(test.status, 'endpoint 2 stores nothing and is not refused').to.equal(200);
       locker.exec('ROLLBACK');
       await Promise.all(sent);
       const stored = answers.filter((x) => x.status === 200).map((x) => x.id).sort();
