@@ -6,7 +6,9 @@ import Database from 'better-sqlite3';
 import { join } from 'node:path';
 import { rmSync } from 'node:fs';
 import type { StoredItem } from '../../src/delivery/types.ts';
-import { MIGRATIONS } from '../../src/store/sqlite/migrations.ts';
+import { MIGRATIONS, migrate } from '../../src/store/sqlite/migrations.ts';
+import { openConnection } from '../../src/store/sqlite/connection.ts';
+import { sqliteDeliveryStore } from '../../src/store/sqlite/delivery-store.ts';
 import { openSqliteStore } from '../../src/store/sqlite/sqlite-store.ts';
 import type { Store } from '../../src/store/types.ts';
 import { tempDir } from '../helpers/test-server.ts';
@@ -262,6 +264,29 @@ describe('delivery: SQLite migration 5', () => {
       expect(await upgraded.deliveries.dispatchBacklog()).to.equal(2);
     } finally {
       await upgraded.close();
+      rmSync(dir, { recursive: true, force: true });
+    }
+  });
+});
+
+describe('delivery: SQLite bookkeeping durability', () => {
+  it('bookkeeping (committed with synchronous=NORMAL) leaves the connection at FULL for everything else', async () => {
+    const dir = tempDir('tl-dstore-');
+    const file = join(dir, 'sync.db');
+    const store = openSqliteStore({ file });
+    try {
+      await store.accounts.create({ scriptId: 'ACCT0001', name: 'a', tier: 'FLEX', addon: true, host: null, country: null, taxRate: null }, 'h', 'p');
+      const db = openConnection(file);
+      migrate(db);
+      const deliveries = sqliteDeliveryStore(db);
+      await store.events.append([{ id: 'a', scriptId: 'ACCT0001', name: 'lead_created', eventId: 'L1', status: 'accepted', source: 'event', requestId: 'r', receivedAt: T0, errors: [], warnings: [], payload: {} }]);
+      expect(await deliveries.claimEvents('c#1', T0, 1_000, 10)).to.have.length(1);
+      expect(db.pragma('synchronous', { simple: true }), 'FULL again after the claim').to.equal(2);
+      await deliveries.release('c#1', T0, [1]);
+      expect(db.pragma('synchronous', { simple: true }), 'FULL again after a release').to.equal(2);
+      db.close();
+    } finally {
+      await store.close();
       rmSync(dir, { recursive: true, force: true });
     }
   });

@@ -28,13 +28,17 @@ interface DestinationRow {
 
 export function sqliteDeliveryStore(db: Database.Database): DeliveryStore {
   const level = db.pragma('synchronous', { simple: true }) as number;
+  // Prepared once: db.pragma() would compile the statement on every transaction.
+  const syncNormal = db.prepare('PRAGMA synchronous = NORMAL');
+  const syncBack = db.prepare(`PRAGMA synchronous = ${Number(level)}`);
   /** Runs a bookkeeping transaction without the per-commit fsync (see the header). */
   function relaxed<A extends unknown[], R>(tx: Database.Transaction<(...args: A) => R>, ...args: A): R {
-    db.pragma('synchronous = NORMAL');
+    if (level <= 1) return tx.immediate(...args); // already NORMAL (or OFF)
+    syncNormal.run();
     try {
       return tx.immediate(...args);
     } finally {
-      db.pragma(`synchronous = ${level}`);
+      syncBack.run();
     }
   }
   const q = {
