@@ -270,6 +270,30 @@ describe('delivery: SQLite migration 5', () => {
 });
 
 describe('delivery: SQLite bookkeeping durability', () => {
+  it('a queued event whose row was purged is dropped from the queue, and the others are claimed with their rows', async () => {
+    const dir = tempDir('tl-dstore-');
+    const file = join(dir, 'purged.db');
+    const store = openSqliteStore({ file });
+    try {
+      await store.accounts.create({ scriptId: 'ACCT0001', name: 'a', tier: 'FLEX', addon: true, host: null, country: null, taxRate: null }, 'h', 'p');
+      await store.events.append(['a', 'b', 'c'].map((id) => ({
+        id, scriptId: 'ACCT0001', name: 'lead_created', eventId: `L-${id}`, status: 'accepted' as const, source: 'event', requestId: 'r',
+        receivedAt: T0, errors: [], warnings: [], payload: { event: { name: 'lead_created', id } },
+      })));
+      const raw = new Database(file);
+      raw.prepare("DELETE FROM events WHERE id = 'b'").run();
+      raw.close();
+      const claimed = await store.deliveries.claimEvents('c#1', T0, 1_000, 10);
+      expect(claimed.map((c) => c.event.eventId)).to.deep.equal(['L-a', 'L-c']);
+      expect(claimed.map((c) => (c.event.payload as { event: { id: string } }).event.id)).to.deep.equal(['a', 'c']);
+      expect(await store.deliveries.dispatchBacklog(), 'the purged one left the queue').to.equal(2);
+    } finally {
+      await store.close();
+      rmSync(dir, { recursive: true, force: true });
+    }
+  });
+
+
   it('bookkeeping (committed with synchronous=NORMAL) leaves the connection at FULL for everything else', async () => {
     const dir = tempDir('tl-dstore-');
     const file = join(dir, 'sync.db');

@@ -28,4 +28,15 @@ describe('native schemas of the shipped plugins', () => {
       expect(nativeProblems(schema, c.bad)[0], name).to.match(new RegExp(`^${c.problem.replace(/[.*+?^${}()|[\]\\/]/g, '\\$&')}`));
     }
   });
+
+  it('nested output is checked as it stands, and a dot path nested anywhere is expanded first', async () => {
+    const registry = await loadPlugins(PLUGINS);
+    const tiktok = registry.get('tiktok')!.plugin.nativeSchema!;
+    expect(nativeProblems(tiktok, { event: 'Purchase', properties: { value: 1 } })).to.deep.equal([]);
+    expect(nativeProblems(tiktok, { event: 'Purchase', properties: 'x' })[0]).to.match(/^\/properties: must be object/);
+    const pinterest = registry.get('pinterest')!.plugin.nativeSchema!;
+    expect(nativeProblems(pinterest, { event_name: 'checkout', custom_data: { 'colour.shade': 'red' } })[0])
+      .to.equal('/custom_data: must NOT have additional properties "colour"');
+  });
 });
+

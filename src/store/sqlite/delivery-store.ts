@@ -42,11 +42,12 @@ export function sqliteDeliveryStore(db: Database.Database): DeliveryStore {
     }
   }
   const q = {
-    queueDue: db.prepare<[number, string, number], { event_seq: number }>(
-      'SELECT event_seq FROM dispatch_queue WHERE lease_until IS NULL OR lease_until <= ? OR lease_owner = ? ORDER BY event_seq LIMIT ?'),
+    // The due queue entries with their event rows in one statement (null columns: the event was purged).
+    queueDue: db.prepare<[number, string, number], EventRow & { queued_seq: number }>(
+      `SELECT q.event_seq AS queued_seq, e.* FROM dispatch_queue q LEFT JOIN events e ON e.seq = q.event_seq
+       WHERE q.lease_until IS NULL OR q.lease_until <= ? OR q.lease_owner = ? ORDER BY q.event_seq LIMIT ?`),
     leaseEvent: db.prepare('UPDATE dispatch_queue SET lease_owner = ?, lease_until = ? WHERE event_seq = ?'),
     dropQueued: db.prepare('DELETE FROM dispatch_queue WHERE event_seq = ?'),
-    event: db.prepare<[number], EventRow>('SELECT * FROM events WHERE seq = ?'),
     unqueue: db.prepare('DELETE FROM dispatch_queue WHERE event_seq = ? AND lease_owner = ?'),
     insert: db.prepare(`INSERT INTO deliveries (event_seq, script_id, destination_id, destination_type, event_id, item, status,
         skip_reason, attempts, next_attempt_at, last_error, received_at, created_at, updated_at, lease_owner, lease_until)
@@ -101,9 +102,9 @@ export function sqliteDeliveryStore(db: Database.Database): DeliveryStore {
 
   const claimEventsTx = db.transaction((claimId: string, now: number, leaseMs: number, limit: number): DispatchEvent[] => {
     const out: DispatchEvent[] = [];
-    for (const { event_seq: seq } of q.queueDue.all(now, claimId, limit)) {
-      const row = q.event.get(seq);
-      if (!row) {
+    for (const row of q.queueDue.all(now, claimId, limit)) {
+      const seq = row.queued_seq;
+      if (row.seq === null) {
         q.dropQueued.run(seq); // the event was purged: nothing left to deliver
         continue;
       }
