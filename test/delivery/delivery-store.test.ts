@@ -269,17 +269,27 @@ describe('delivery: SQLite migration 5', () => {
   });
 });
 
-describe('delivery: SQLite bookkeeping durability', () => {
-  it('a queued event whose row was purged is dropped from the queue, and the others are claimed with their rows', async () => {
+describe('delivery: SQLite claims and bookkeeping', () => {
+  /** A store on a temp file with one account and these accepted events; removed afterwards. */
+  async function withStore(ids: string[], run: (store: Store, file: string) => Promise<void>): Promise<void> {
     const dir = tempDir('tl-dstore-');
-    const file = join(dir, 'purged.db');
+    const file = join(dir, 'tracklane.db');
     const store = openSqliteStore({ file });
     try {
       await store.accounts.create({ scriptId: 'ACCT0001', name: 'a', tier: 'FLEX', addon: true, host: null, country: null, taxRate: null }, 'h', 'p');
-      await store.events.append(['a', 'b', 'c'].map((id) => ({
+      await store.events.append(ids.map((id) => ({
         id, scriptId: 'ACCT0001', name: 'lead_created', eventId: `L-${id}`, status: 'accepted' as const, source: 'event', requestId: 'r',
         receivedAt: T0, errors: [], warnings: [], payload: { event: { name: 'lead_created', id } },
       })));
+      await run(store, file);
+    } finally {
+      await store.close();
+      rmSync(dir, { recursive: true, force: true });
+    }
+  }
+
+  it('a queued event whose row was purged is dropped from the queue, and the others are claimed with their rows', () =>
+    withStore(['a', 'b', 'c'], async (store, file) => {
       const raw = new Database(file);
       raw.prepare("DELETE FROM events WHERE id = 'b'").run();
       raw.close();
@@ -287,31 +297,20 @@ describe('delivery: SQLite bookkeeping durability', () => {
       expect(claimed.map((c) => c.event.eventId)).to.deep.equal(['L-a', 'L-c']);
       expect(claimed.map((c) => (c.event.payload as { event: { id: string } }).event.id)).to.deep.equal(['a', 'c']);
       expect(await store.deliveries.dispatchBacklog(), 'the purged one left the queue').to.equal(2);
-    } finally {
-      await store.close();
-      rmSync(dir, { recursive: true, force: true });
-    }
-  });
+    }));
 
-
-  it('bookkeeping (committed with synchronous=NORMAL) leaves the connection at FULL for everything else', async () => {
-    const dir = tempDir('tl-dstore-');
-    const file = join(dir, 'sync.db');
-    const store = openSqliteStore({ file });
-    try {
-      await store.accounts.create({ scriptId: 'ACCT0001', name: 'a', tier: 'FLEX', addon: true, host: null, country: null, taxRate: null }, 'h', 'p');
+  it('bookkeeping (committed with synchronous=NORMAL) leaves the connection at FULL for everything else', () =>
+    withStore(['a'], async (_store, file) => {
       const db = openConnection(file);
-      migrate(db);
-      const deliveries = sqliteDeliveryStore(db);
-      await store.events.append([{ id: 'a', scriptId: 'ACCT0001', name: 'lead_created', eventId: 'L1', status: 'accepted', source: 'event', requestId: 'r', receivedAt: T0, errors: [], warnings: [], payload: {} }]);
-      expect(await deliveries.claimEvents('c#1', T0, 1_000, 10)).to.have.length(1);
-      expect(db.pragma('synchronous', { simple: true }), 'FULL again after the claim').to.equal(2);
-      await deliveries.release('c#1', T0, [1]);
-      expect(db.pragma('synchronous', { simple: true }), 'FULL again after a release').to.equal(2);
-      db.close();
-    } finally {
-      await store.close();
-      rmSync(dir, { recursive: true, force: true });
-    }
-  });
+      try {
+        migrate(db);
+        const deliveries = sqliteDeliveryStore(db);
+        expect(await deliveries.claimEvents('c#1', T0, 1_000, 10)).to.have.length(1);
+        expect(db.pragma('synchronous', { simple: true }), 'FULL again after the claim').to.equal(2);
+        await deliveries.release('c#1', T0, [1]);
+        expect(db.pragma('synchronous', { simple: true }), 'FULL again after a release').to.equal(2);
+      } finally {
+        db.close();
+      }
+    }));
 });
