@@ -9,7 +9,19 @@ import type { IdentifierUser, NormaliseContext, PipelineWarning, UserField } fro
 export interface HashIdentifiersOptions {
   /** The account's default country (alpha-2), for phone numbers written nationally. */
   defaultCountry?: string;
+  /**
+   * Normalised (and hashed) values already computed for other destinations of the same
+   * batch: one user → one normalisation and one hash per normal form, whichever
+   * destinations want it (createNormalMemo()).
+   */
+  memo?: NormalMemo;
 }
+
+/** Normalised values by (normaliser, its form, countries, hashed or not, raw value); null: not usable. */
+export type NormalMemo = Map<string, string | null>;
+
+/** A memo for one batch; entries are only ever reused within it. */
+export const createNormalMemo = (): NormalMemo => new Map();
 
 export interface HashedIdentifiers {
   /**
@@ -51,7 +63,7 @@ export function hashIdentifiers(
     const max = rule.max ?? 1;
     const out: string[] = [];
     for (const raw of values) {
-      const value = normaliseOne(raw, rule, ctx, `user.${source}`, target, warnings);
+      const value = normaliseOne(raw, rule, ctx, `user.${source}`, target, warnings, opts.memo);
       if (value !== null && !out.includes(value)) out.push(value);
       if (out.length === max) break;
     }
@@ -67,6 +79,7 @@ function normaliseOne(
   field: string,
   target: string,
   warnings: PipelineWarning[],
+  memo: NormalMemo | undefined,
 ): string | null {
   if (isSha256Hex(raw)) {
     if (rule.hash) return raw.trim().toLowerCase();
@@ -77,8 +90,14 @@ function normaliseOne(
     });
     return null;
   }
-  const normalised = NORMALISERS[rule.normalise](raw, ctx);
-  if (normalised === null) {
+  const key = memo === undefined ? '' : memoKey(raw, rule, ctx);
+  let value = memo?.get(key);
+  if (value === undefined) {
+    const normalised = NORMALISERS[rule.normalise](raw, ctx);
+    value = normalised === null ? null : rule.hash ? sha256Hex(normalised) : normalised;
+    memo?.set(key, value);
+  }
+  if (value === null) {
     warnings.push({
       field,
       code: 'IDENTIFIER_INVALID',
@@ -86,8 +105,24 @@ function normaliseOne(
     });
     return null;
   }
-  return rule.hash ? sha256Hex(normalised) : normalised;
+  return value;
 }
+
+/** What a normalised value depends on: the normaliser and its form, the countries, hashing, the raw value. */
+function memoKey(raw: string, rule: IdentifierRule, ctx: NormaliseContext): string {
+  return `${rule.normalise}\u0000${formOf(ctx.forms, rule.normalise)}\u0000${ctx.defaultCountry ?? ''}\u0000${ctx.country ?? ''}\u0000${rule.hash ? 1 : 0}\u0000${raw}`;
+}
+
+/** A destination's form for one normaliser, as text (computed once per forms object). */
+function formOf(forms: NormaliseContext['forms'], name: string): string {
+  let byName = formText.get(forms);
+  if (byName === undefined) formText.set(forms, (byName = new Map()));
+  let text = byName.get(name);
+  if (text === undefined) byName.set(name, (text = JSON.stringify((forms as Record<string, unknown>)[name] ?? null)));
+  return text;
+}
+
+const formText = new WeakMap<object, Map<string, string>>();
 
 function readRule(user: IdentifierUser, rule: IdentifierRule): { source: UserField; values: string[] } {
   const sources = typeof rule.from === 'string' ? [rule.from] : rule.from;

@@ -13,4 +13,4 @@ export { normaliseCountry, resolveCountry } from './country.ts';
 export { normaliseExternalId } from './external-id.ts';
 export { NORMALISERS, type Normaliser, type NormaliserName } from './normalisers.ts';
 export { checkIdentifierSpec, hashedContactTable, sourceFields, type IdentifierRule, type IdentifierSpec, type IdentifierTable } from './spec.ts';
-export { hashIdentifiers, type HashIdentifiersOptions, type HashedIdentifiers } from './hash-identifiers.ts';
+export { createNormalMemo, hashIdentifiers, type HashIdentifiersOptions, type HashedIdentifiers, type NormalMemo } from './hash-identifiers.ts';

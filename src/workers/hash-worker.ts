@@ -4,7 +4,7 @@
 // On Node 20 this module and its imports are loaded through tsx's require hook (see
 // pool.ts), so they must stay free of top-level await.
 import { isMainThread, threadId } from 'node:worker_threads';
-import { hashIdentifiers, type HashedIdentifiers, type IdentifierSpec, type IdentifierUser } from '../identifiers/index.ts';
+import { createNormalMemo, hashIdentifiers, type HashedIdentifiers, type IdentifierSpec, type IdentifierUser } from '../identifiers/index.ts';
 
 /** One user to hash for one destination (its identifier spec, plain data), with the account's default country. */
 export interface HashItem {
@@ -15,7 +15,9 @@ export interface HashItem {
 
 /** Hashes every item; result `i` belongs to item `i`. */
 export function hashBatch(items: readonly HashItem[]): HashedIdentifiers[] {
-  return items.map((item) => hashIdentifiers(item.user, item.spec, { defaultCountry: item.defaultCountry }));
+  // The same user is usually hashed for several destinations: each normal form once.
+  const memo = createNormalMemo();
+  return items.map((item) => hashIdentifiers(item.user, item.spec, { defaultCountry: item.defaultCountry, memo }));
 }
 
 /** Which thread ran the task; lets tests and health checks see that the pool is really used. */

@@ -1,7 +1,9 @@
 import { createHash } from 'node:crypto';
 import { expect } from 'chai';
+import { hashBatch } from '../../src/workers/hash-worker.ts';
 import {
   NORMALISERS,
+  createNormalMemo,
   hashIdentifiers,
   sourceFields,
   isSha256Hex,
@@ -114,5 +116,30 @@ describe('sha256Hex / isSha256Hex', () => {
     expect(isSha256Hex('A'.repeat(64))).to.equal(true);
     expect(isSha256Hex('a'.repeat(63))).to.equal(false);
     expect(isSha256Hex('g'.repeat(64))).to.equal(false);
+  });
+});
+
+describe('hashBatch: one normalisation and hash per normal form', () => {
+  const users = [
+    { id: 'C-1', email: ' Ana@Example.com ', phone: '0722 123 456', first_name: 'Ana', last_name: 'Pop', city: 'Iași', region: 'Iași', postal_code: '700001', country: 'Romania' },
+    { id: 'C-2', email: 'not-an-email', phone: '12', country: 'DE' },
+    { email: sha256Hex('b@c.com'), phone: '+49 30 1234567' },
+  ];
+  const specs = Object.values(SPECS);
+
+  it('gives every destination exactly what it gets hashed on its own, warnings included', () => {
+    const items = users.flatMap((user) => specs.map((spec) => ({ user: user as never, spec, defaultCountry: 'RO' })));
+    const batched = hashBatch(items);
+    items.forEach((it, i) => expect(batched[i], `item ${i}`).to.deep.equal(hashIdentifiers(it.user, it.spec, { defaultCountry: 'RO' })));
+  });
+
+  it('reuses a value across destinations that want the same form, and keeps forms apart', () => {
+    const memo = createNormalMemo();
+    for (const spec of specs) hashIdentifiers(users[0] as never, spec, { defaultCountry: 'RO', memo });
+    const once = memo.size;
+    for (const spec of specs) hashIdentifiers(users[0] as never, spec, { defaultCountry: 'RO', memo });
+    expect(memo.size, 'nothing new the second time').to.equal(once);
+    const fields = specs.reduce((n, spec) => n + Object.keys(hashIdentifiers(users[0] as never, spec, { defaultCountry: 'RO' }).fields).length, 0);
+    expect(once, 'fewer normalisations than fields sent').to.be.below(fields);
   });
 });
