@@ -42,6 +42,23 @@ export interface AttributionResult {
  * // → { ids: { fbp: 'fb.1.1700000000000.42', gclid: 'Cj0KCQiA', … }, warnings: [] }
  */
 export function extractAttribution(input: AttributionInput): AttributionResult {
+  return refineAttribution(readAttribution(input), input);
+}
+
+/** The part of extraction that does not depend on the destination being mapped: one per event. */
+export interface AttributionReading {
+  /** Ids read from cookies and URL parameters, before any refine step. */
+  ids: AttributionIds;
+  warnings: TaggedAttributionWarning[];
+  jar: ReturnType<typeof cookieJar>;
+}
+
+/**
+ * Reads every spec's cookies and URL parameters. The same for every destination of an event
+ * (settings play no part), so an event mapped for several destinations is read once and
+ * refined per destination (refineAttribution).
+ */
+export function readAttribution(input: Omit<AttributionInput, 'settings'>): AttributionReading {
   const warnings: TaggedAttributionWarning[] = [];
   const jar = cookieJar(input.cookies);
   const params: URLSearchParams[] = [];
@@ -80,6 +97,14 @@ export function extractAttribution(input: AttributionInput): AttributionResult {
       }
     }
   }
+  return { ids, warnings, jar };
+}
+
+/** A reading finished for one destination: each spec's refine step with that destination's settings. */
+export function refineAttribution(reading: AttributionReading, input: AttributionInput): AttributionResult {
+  const ids: AttributionIds = { ...reading.ids };
+  const warnings: TaggedAttributionWarning[] = [...reading.warnings];
+  const jar = reading.jar;
   for (const { name: destination, spec } of input.specs) {
     spec.refine?.({
       ids,

@@ -9,7 +9,7 @@ import type { ConsentGate, DestinationPlugin, OutboundRequest, OutgoingItem } fr
 import { applyRules } from '../rules/apply-rules.ts';
 import type { RuleSpec } from '../rules/types.ts';
 import type { Consent, NormalizedEvent } from '../schema/types.ts';
-import { extractAttribution, type NamedAttributionSpec } from '../attribution/index.ts';
+import { extractAttribution, refineAttribution, type AttributionReading, type NamedAttributionSpec } from '../attribution/index.ts';
 import { attributionWarnings, identifierWarnings, matchKeyWarning } from './destination-warnings.ts';
 import { hashIdentifiers, type HashedIdentifiers } from '../identifiers/index.ts';
 import { buildRuleData, publicSettings } from './rule-data.ts';
@@ -55,6 +55,12 @@ export interface MapEventInput {
    * id under `attribution`. Absent: this plugin's own spec only.
    */
   attributionSpecs?: readonly NamedAttributionSpec[];
+  /**
+   * The event's cookies and URLs already read with exactly `attributionSpecs`
+   * (readAttribution), when the event is mapped for several destinations; refined here
+   * with this destination's settings.
+   */
+  attributionReading?: AttributionReading;
   /**
    * Identifiers already hashed for this plugin (by the worker pool, in a batch);
    * computed inline when absent.
@@ -108,7 +114,8 @@ export function mapEventForDestination(input: MapEventInput): MapResult {
   }
 
   const warnings: string[] = [];
-  const attribution = extractAttribution({
+  const specs = specsWith(plugin, input.attributionSpecs);
+  const attributionInput = {
     cookies: event.cookies,
     url: event.context.url,
     landingUrl: event.context.landing_url,
@@ -116,8 +123,11 @@ export function mapEventForDestination(input: MapEventInput): MapResult {
     now,
     settings,
     salt: account.scriptId,
-    specs: specsWith(plugin, input.attributionSpecs),
-  });
+    specs,
+  };
+  const attribution = input.attributionReading !== undefined && specs === input.attributionSpecs
+    ? refineAttribution(input.attributionReading, attributionInput)
+    : extractAttribution(attributionInput);
   warnings.push(...attributionWarnings(type, plugin, attribution.warnings));
 
   let identifiers: Record<string, string | string[]> = {};

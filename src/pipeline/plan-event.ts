@@ -14,6 +14,7 @@ import type { NormalizedEvent } from '../schema/types.ts';
 import type { HashPool } from '../workers/pool.ts';
 import type { HashItem } from '../workers/hash-worker.ts';
 import type { HashedIdentifiers } from '../identifiers/index.ts';
+import { readAttribution, type AttributionReading } from '../attribution/index.ts';
 import { mapEventForDestination, type SkipReason } from './map-event.ts';
 
 /** One event and the destinations it is planned for. */
@@ -55,7 +56,12 @@ export async function planEvents(deps: PlanDeps, subjects: readonly PlanSubject[
   const out: DestinationPlan[][] = [];
   let slice = performance.now();
   for (const [i, s] of subjects.entries()) {
-    out.push(s.destinations.map((d) => planOne(deps, s, d, opts, specs, hashed.get(`${i}|${d.type}`))));
+    // Cookies and URLs are read once per event; each destination refines the reading.
+    const reading = s.destinations.length > 1 && s.event?.context !== undefined ? readAttribution({
+      cookies: s.event.cookies, url: s.event.context.url, landingUrl: s.event.context.landing_url,
+      user: s.event.user ?? null, now: opts.now, salt: s.account.scriptId, specs,
+    }) : undefined;
+    out.push(s.destinations.map((d) => planOne(deps, s, d, opts, specs, hashed.get(`${i}|${d.type}`), reading)));
     if (opts.sliceMs !== undefined && performance.now() - slice > opts.sliceMs) {
       await new Promise((r) => setImmediate(r));
       slice = performance.now();
@@ -66,7 +72,7 @@ export async function planEvents(deps: PlanDeps, subjects: readonly PlanSubject[
 
 function planOne(
   deps: PlanDeps, s: PlanSubject, d: DestinationRecord, opts: PlanOptions,
-  specs: ReturnType<typeof attributionSpecsOf>, hashed: HashedIdentifiers | undefined,
+  specs: ReturnType<typeof attributionSpecsOf>, hashed: HashedIdentifiers | undefined, reading: AttributionReading | undefined,
 ): DestinationPlan {
   const loaded = deps.plugins.get(d.type);
   if (!loaded) return { destination: d, status: 'skipped', reason: 'plugin_missing', message: `${d.type}: no plugin of this type is loaded`, warnings: [] };
@@ -75,7 +81,7 @@ function planOne(
       plugin: loaded.plugin,
       destination: opts.settingsFor ? { ...d, settings: opts.settingsFor(d, loaded.plugin) } : d,
       event: s.event, eventId: s.eventId, receivedAt: s.receivedAt, account: s.account,
-      rules: deps.rules.rulesFor(s.account.scriptId, d.type), now: opts.now, hashed, build: opts.build, attributionSpecs: specs,
+      rules: deps.rules.rulesFor(s.account.scriptId, d.type), now: opts.now, hashed, build: opts.build, attributionSpecs: specs, attributionReading: reading,
     });
     if (r.status === 'skipped') return { destination: d, status: 'skipped', reason: r.reason, message: r.message, warnings: r.warnings };
     return { destination: d, status: 'ready', plugin: loaded.plugin, items: r.items, requests: r.requests, warnings: r.warnings };

@@ -1,6 +1,6 @@
 import { expect } from 'chai';
 import { deriveClientId } from '../../plugins/ga4/derived-client-id.ts';
-import { extractAttribution as extract, type AttributionInput } from '../../src/attribution/index.ts';
+import { extractAttribution as extract, readAttribution, refineAttribution, type AttributionInput } from '../../src/attribution/index.ts';
 import { ATTRIBUTION_SPECS } from '../pipeline/plugin-specs.ts';
 
 /** The extractor with every real plugin's spec, as the service runs it. */
@@ -154,5 +154,26 @@ describe('extractAttribution', () => {
   it('decodes a percent-encoded GS2 cookie', () => {
     const out = extractAttribution({ cookies: [{ name: '_ga', value: 'GA1.1.1.2' }, { name: '_ga_X', value: 'GS2.1.s1700000000%24o3%24g1' }], now: NOW });
     expect(out.ids.session_id).to.equal('1700000000');
+  });
+});
+
+describe('readAttribution + refineAttribution (one reading per event, refined per destination)', () => {
+  it('one reading refined for each destination gives what extracting for it alone gives, and is not changed by refining', () => {
+    const base = {
+      cookies: [
+        { name: '_ga', value: 'GA1.1.123.456' },
+        { name: '_ga_ABC123', value: 'GS2.1.s1700000000$o3' },
+        { name: '_ga_OLD999', value: 'GS1.1.1690000000.7.1' },
+        { name: '_fbp', value: 'not-a-fbp' },
+      ],
+      url: 'https://shop.example/?gclid=Cj0KCQiA_url&fbclid=IwAR-url', landingUrl: 'not a url',
+      user: { id: 'C-1' }, now: NOW, salt: 'ACCT0001', specs: ATTRIBUTION_SPECS,
+    };
+    const reading = readAttribution(base);
+    const before = JSON.stringify(reading.ids);
+    for (const settings of [{ measurement_id: 'G-OLD999' }, { measurement_id: 'G-ABC123' }, {}, { pixel_id: '1' }]) {
+      expect(refineAttribution(reading, { ...base, settings }), JSON.stringify(settings)).to.deep.equal(extract({ ...base, settings }));
+    }
+    expect(JSON.stringify(reading.ids), 'the reading is left as it was').to.equal(before);
   });
 });
