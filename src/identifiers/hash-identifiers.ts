@@ -56,7 +56,7 @@ export function hashIdentifiers(
   if (user == null) return { fields, warnings };
 
   const country = valuesOf(user, 'country').map(resolveCountry).find((c) => c !== null) ?? undefined;
-  const ctx: NormaliseContext = { forms: spec.forms ?? {}, defaultCountry: opts.defaultCountry, country };
+  const ctx: NormaliseContext = { forms: spec.forms ?? {}, defaultCountry: opts.defaultCountry, country, shared: opts.memo };
 
   for (const [target, rule] of Object.entries(spec.table)) {
     const { source, values } = readRule(user, rule);

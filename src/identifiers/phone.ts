@@ -44,9 +44,15 @@ export function toE164(raw: string, ctx: Pick<NormaliseContext, 'defaultCountry'
 export function normalisePhone(
   raw: string,
   form: PhoneForm = 'e164',
-  ctx: Pick<NormaliseContext, 'defaultCountry' | 'country'> = {},
+  ctx: Pick<NormaliseContext, 'defaultCountry' | 'country' | 'shared'> = {},
 ): string | null {
-  const e164 = toE164(raw, ctx);
+  // Parsing is the expensive part and the same for every form: once per batch.
+  const key = `e164\u0000${ctx.country ?? ''}\u0000${ctx.defaultCountry ?? ''}\u0000${raw}`;
+  let e164 = ctx.shared?.get(key);
+  if (e164 === undefined) {
+    e164 = toE164(raw, ctx);
+    ctx.shared?.set(key, e164);
+  }
   if (e164 === null) return null;
   return form === 'digits' ? e164.slice(1) : e164;
 }

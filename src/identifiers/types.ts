@@ -51,4 +51,6 @@ export interface NormaliseContext {
   defaultCountry?: string;
   /** The user's own country, already resolved to lowercase alpha-2. */
   country?: string;
+  /** Work shared by the normalisations of one batch (e.g. a phone number parsed once for every form); never kept past it. */
+  shared?: Map<string, string | null>;
 }
