@@ -17,6 +17,16 @@ type TestBody = Record<string, unknown> & { preview?: PreviewLike[]; warnings?: 
 const size = (v: unknown): number => Buffer.byteLength(JSON.stringify(v));
 const marker = (what: string, bytes: number) => `[elided: ${what}, ${bytes} bytes; the test answer is limited to ${TEST_RESPONSE_MAX_BYTES} bytes]`;
 
+/**
+ * The answer as the JSON text sent: serialised once (the size check and the response share
+ * it), elided as boundTestResponse says when it does not fit.
+ */
+export function boundTestResponseText(body: TestBody, maxBytes = TEST_RESPONSE_MAX_BYTES): string {
+  const text = JSON.stringify(body);
+  if (text.length * 3 <= maxBytes || Buffer.byteLength(text) <= maxBytes) return text;
+  return JSON.stringify(boundTestResponse(body, maxBytes));
+}
+
 /** Returns `body` itself when it fits in `maxBytes`, else a copy with parts elided (see above). */
 export function boundTestResponse<T extends TestBody>(body: T, maxBytes = TEST_RESPONSE_MAX_BYTES): T {
   if (size(body) <= maxBytes) return body;

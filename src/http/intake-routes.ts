@@ -17,7 +17,7 @@ import type { Metrics } from './metrics.ts';
 import { ack, type Level } from './responses.ts';
 import { issueString } from '../schema/issue-text.ts';
 import { intakeGuard } from './intake-guard.ts';
-import { boundTestResponse } from './bound-response.ts';
+import { boundTestResponseText } from './bound-response.ts';
 import { authenticate } from './authenticate.ts';
 import type { AuthFailureLimiter } from './auth-failure-limit.ts';
 import { readJsonBody } from './read-json-body.ts';
@@ -101,7 +101,9 @@ export function intakeRouter(deps: IntakeDeps): Router<AppState> {
     }
     const failed = result.errors.length > 0;
     const level: Level = failed ? 2 : warnings.length > 0 ? 1 : 0;
-    ctx.body = boundTestResponse(ack(failed ? 'Event processing failed: see errors' : 'Event received and processed', level, {
+    // Serialised here once: the size bound and the response share the text.
+    ctx.type = 'application/json';
+    ctx.body = boundTestResponseText(ack(failed ? 'Event processing failed: see errors' : 'Event received and processed', level, {
       errors: result.errors.map(issueString),
       warnings,
       data_received: ctx.state.body,

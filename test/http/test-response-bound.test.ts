@@ -5,7 +5,7 @@
 import { expect } from 'chai';
 import { randomBytes } from 'node:crypto';
 import { INTAKE_PATHS } from '../../src/http/intake-routes.ts';
-import { boundTestResponse, TEST_RESPONSE_MAX_BYTES } from '../../src/http/bound-response.ts';
+import { boundTestResponse, boundTestResponseText, TEST_RESPONSE_MAX_BYTES } from '../../src/http/bound-response.ts';
 import { startTestApp, type TestApp } from '../helpers/test-app.ts';
 import { checkout, SETTINGS } from '../delivery/delivery-fixture.ts';
 
@@ -76,4 +76,14 @@ describe('http: the test endpoint answer is bounded', function () {
     expect(tight.preview[0].requests[0].raw_body.length).to.be.below(9_000);
     expect(tight.data_normalized).to.match(/^\[elided: the normalised event/);
   });
+
+  it('the text sent is the answer serialised once: the same bytes when it fits, the elided answer when not', () => {
+    const small = { level: 0, warnings: [], data_received: { a: 'é' }, preview: [] };
+    expect(boundTestResponseText(small)).to.equal(JSON.stringify(small));
+    const big = 'x'.repeat(50_000);
+    const body = { level: 0, warnings: [], data_received: { big }, data_normalized: { big }, preview: [] };
+    expect(boundTestResponseText(body, 60_000)).to.equal(JSON.stringify(boundTestResponse(body, 60_000)));
+    expect(JSON.parse(boundTestResponseText(body, 60_000)).data_received).to.match(/^\[elided: the body as received/);
+  });
 });
+
