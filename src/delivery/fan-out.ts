@@ -98,11 +98,14 @@ function handoffsOf(
   const handoffs = new Map<string, Handoff>();
   if (leased.length === 0) return handoffs;
   const at = new Map(claimed.map(({ seq }, i) => [seq, i]));
+  const items = new Map<number, ClaimedDelivery['item'][]>();
   for (const { seq, index, id } of leased) {
     const i = at.get(seq)!;
     const r = results[i];
     const d = r.deliveries[index];
-    const item = itemsOf(plans[i])[index];
+    let list = items.get(i);
+    if (list === undefined) items.set(i, (list = itemsOf(plans[i])));
+    const item = list[index];
     let h = handoffs.get(d.destinationId);
     if (!h) handoffs.set(d.destinationId, (h = { claimId: d.lease!.claimId, leaseUntil: d.lease!.leaseUntil, deliveries: [] }));
     h.deliveries.push({

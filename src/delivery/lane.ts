@@ -106,7 +106,7 @@ export function createLane(deps: LaneDeps, initial: ActiveDestination, initialPl
     hold = null;
     clearTimeout(h.timer);
     if (!started || stopped || !active()) {
-      void release([{ claimId: h.claimId, deliveries: h.deliveries } as Unit]);
+      void release([{ claimId: h.claimId, deliveries: h.deliveries }]);
       return;
     }
     queue.push(...build(h.deliveries, h.claimId, h.leaseUntil));
@@ -188,7 +188,7 @@ export function createLane(deps: LaneDeps, initial: ActiveDestination, initialPl
       .catch((err) => deps.logger.error({ ...log, err }, 'recording failed deliveries failed'));
   }
 
-  async function release(units: Unit[]): Promise<void> {
+  async function release(units: readonly Pick<Unit, 'claimId' | 'deliveries'>[]): Promise<void> {
     for (const u of units) {
       await deps.store.release(u.claimId, deps.clock(), u.deliveries.map((d) => d.id))
         .catch((err) => deps.logger.error({ ...log, err }, 'releasing deliveries failed'));
@@ -310,7 +310,7 @@ export function createLane(deps: LaneDeps, initial: ActiveDestination, initialPl
       if (deliveries.length === 0) return;
       if (!started || stopped || !active()) {
         // Stopped or paused while the fan-out committed: hand the lease back, due again at once.
-        void release([{ claimId, deliveries } as Unit]);
+        void release([{ claimId, deliveries }]);
         return;
       }
       if (!lingers()) {
