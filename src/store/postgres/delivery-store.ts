@@ -63,21 +63,20 @@ export function pgDeliveryStore(pool: pg.Pool): DeliveryStore {
           });
         }
         if (rows.length > 0) {
-          // Ids are drawn first so the leased rows' ids are known without relying on RETURNING's order.
-          const { rows: ids } = await c.query<{ id: number }>(
-            "SELECT nextval(pg_get_serial_sequence('deliveries', 'id')) AS id FROM generate_series(1, $1)", [rows.length]);
-          let next = 0;
-          for (const row of rows) {
-            const id = ids[next++].id;
-            cols[0].push(id);
-            row.forEach((v, i) => cols[i + 1].push(v));
-          }
+          // With rows handed to a lane, ids are drawn first so theirs are known without relying
+          // on RETURNING's order; otherwise the column default draws them in the insert.
+          const ids = leased.length === 0 ? null : (await c.query<{ id: number }>(
+            "SELECT nextval(pg_get_serial_sequence('deliveries', 'id')) AS id FROM generate_series(1, $1)", [rows.length])).rows;
+          rows.forEach((row, i) => {
+            cols[0].push(ids?.[i].id ?? null);
+            row.forEach((v, k) => cols[k + 1].push(v));
+          });
           // leased follows the rows' order: the n-th leased row is the n-th row with a claim.
           let l = 0;
-          rows.forEach((row, i) => { if (row[11] !== null) leased[l++].id = ids[i].id; });
+          if (ids !== null) rows.forEach((row, i) => { if (row[11] !== null) leased[l++].id = ids[i].id; });
           await c.query(`INSERT INTO deliveries (id, event_seq, script_id, destination_id, destination_type, event_id, item, status,
               skip_reason, attempts, next_attempt_at, last_error, received_at, lease_owner, lease_until, created_at, updated_at)
-            SELECT id, s, a, d, t, e, i, st, r, 0, n, m, rc, lo, lu, $15, $15
+            SELECT coalesce(id, nextval(pg_get_serial_sequence('deliveries', 'id'))), s, a, d, t, e, i, st, r, 0, n, m, rc, lo, lu, $15, $15
             FROM unnest($1::bigint[], $2::bigint[], $3::text[], $4::text[], $5::text[], $6::text[], $7::text[], $8::text[], $9::text[],
               $10::bigint[], $11::text[], $12::bigint[], $13::text[], $14::bigint[])
               AS u(id, s, a, d, t, e, i, st, r, n, m, rc, lo, lu)`,
