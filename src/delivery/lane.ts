@@ -1,6 +1,7 @@
 // One destination's send lane: its own queue, concurrency and timers, so a slow or dead
-// destination never holds up another. Claims due deliveries with a lease (lingering briefly
-// to fill batches), rebuilds the requests at send time (signatures use `now`), sends, and
+// destination never holds up another. Takes new deliveries straight from the fan-out
+// (leased to it there) and claims due ones with a lease (lingering briefly to fill
+// batches), builds the requests as it queues them (signatures use that time), sends, and
 // records each request's attempt through the shared group-commit recorder.
 import type { LoadedPlugin } from '../destinations/load-plugins.ts';
 import type { OutboundRequest } from '../destinations/types.ts';
