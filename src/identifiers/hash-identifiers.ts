@@ -4,7 +4,9 @@ import { resolveCountry } from './country.ts';
 import { NORMALISERS } from './normalisers.ts';
 import { isSha256Hex, sha256Hex } from './sha256.ts';
 import type { IdentifierRule, IdentifierSpec } from './spec.ts';
-import type { IdentifierUser, NormaliseContext, PipelineWarning, UserField } from './types.ts';
+import type { IdentifierUser, NormaliseContext, NormalMemo, PipelineWarning, UserField } from './types.ts';
+
+export type { NormalMemo } from './types.ts';
 
 export interface HashIdentifiersOptions {
   /** The account's default country (alpha-2), for phone numbers written nationally. */
@@ -16,9 +18,6 @@ export interface HashIdentifiersOptions {
    */
   memo?: NormalMemo;
 }
-
-/** Normalised values by (normaliser, its form, countries, hashed or not, raw value); null: not usable. */
-export type NormalMemo = Map<string, string | null>;
 
 /** A memo for one batch; entries are only ever reused within it. */
 export const createNormalMemo = (): NormalMemo => new Map();
@@ -63,7 +62,7 @@ export function hashIdentifiers(
     const max = rule.max ?? 1;
     const out: string[] = [];
     for (const raw of values) {
-      const value = normaliseOne(raw, rule, ctx, `user.${source}`, target, warnings, opts.memo);
+      const value = normaliseOne(raw, rule, ctx, `user.${source}`, target, warnings);
       if (value !== null && !out.includes(value)) out.push(value);
       if (out.length === max) break;
     }
@@ -79,7 +78,6 @@ function normaliseOne(
   field: string,
   target: string,
   warnings: PipelineWarning[],
-  memo: NormalMemo | undefined,
 ): string | null {
   if (isSha256Hex(raw)) {
     if (rule.hash) return raw.trim().toLowerCase();
@@ -90,6 +88,7 @@ function normaliseOne(
     });
     return null;
   }
+  const memo = ctx.shared;
   const key = memo === undefined ? '' : memoKey(raw, rule, ctx);
   let value = memo?.get(key);
   if (value === undefined) {

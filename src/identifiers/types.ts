@@ -51,6 +51,12 @@ export interface NormaliseContext {
   defaultCountry?: string;
   /** The user's own country, already resolved to lowercase alpha-2. */
   country?: string;
-  /** Work shared by the normalisations of one batch (e.g. a phone number parsed once for every form); never kept past it. */
-  shared?: Map<string, string | null>;
+  /**
+   * Work shared by the normalisations of one batch: each value normalised (and hashed) once
+   * per normal form, a phone number parsed once for every form. Never kept past the batch.
+   */
+  shared?: NormalMemo;
 }
+
+/** Normalised values of one batch by what they depend on; null: not usable. */
+export type NormalMemo = Map<string, string | null>;
