@@ -102,6 +102,25 @@ export function expandDotPaths(flat: Json): Json {
 }
 
 /**
+ * What expandDotPaths(flat) would give, for reading only: `flat` itself when expanding
+ * would change nothing (rule outputs arrive expanded), else the expanded copy.
+ */
+export function asExpanded(flat: Json): Json {
+  return needsExpanding(flat, 0) ? expandDotPaths(flat) : flat;
+}
+
+/** Whether expanding `o` would change it: a dot-path or unusable key, or an undefined member, at any depth of plain objects. */
+function needsExpanding(o: Json, depth: number): boolean {
+  if (depth > 32) return true;
+  for (const k of Object.keys(o)) {
+    const v = o[k];
+    if (typeof parsedKey(k) === 'string' || k.includes('.') || v === undefined) return true;
+    if (isPlainObject(v) && needsExpanding(v, depth + 1)) return true;
+  }
+  return false;
+}
+
+/**
  * The object at `key` once `flat` is expanded: always a fresh object, `{}` when no path
  * starts with `key.`; paths elsewhere are dropped. For a body section built from the
  * pipeline's identifiers (`user_data.em` → `user_data`).

@@ -6,7 +6,7 @@
 import type { ErrorObject, ValidateFunction } from 'ajv';
 import { ajv } from '../schema/ajv.ts';
 import { ajv07 } from '../schema/ajv-draft07.ts';
-import { dotPathProblem, expandDotPaths, isPlainObject } from './dot-path.ts';
+import { asExpanded } from './dot-path.ts';
 
 const DRAFT_2020 = 'https://json-schema.org/draft/2020-12/schema';
 const compiled = new WeakMap<object, ValidateFunction>();
@@ -41,8 +41,7 @@ export class NativeSchemaError extends Error {
  */
 export function nativeProblems(schema: Record<string, unknown>, fields: Record<string, unknown>): string[] {
   const validate = nativeValidator(schema);
-  // Rule outputs arrive expanded already; the copy is made only when a key still needs it.
-  if (validate(needsExpanding(fields) ? expandDotPaths(fields) : fields)) return [];
+  if (validate(asExpanded(fields))) return [];
   return (validate.errors ?? []).map(describe);
 }
 
@@ -52,15 +51,4 @@ function describe(e: ErrorObject): string {
   const extra = e.keyword === 'additionalProperties' ? ` "${params.additionalProperty}"`
     : e.keyword === 'enum' ? `: ${JSON.stringify(params.allowedValues)}` : '';
   return `${where}: ${e.message}${extra}`;
-}
-
-/** Whether expandDotPaths would change `o`: a key (in any nested plain object) that is a dot path or unusable, or an undefined member. */
-function needsExpanding(o: Record<string, unknown>, depth = 0): boolean {
-  if (depth > 32) return true;
-  for (const k of Object.keys(o)) {
-    if (k.includes('.') || dotPathProblem(k) !== null) return true;
-    const v = o[k];
-    if (v === undefined || (isPlainObject(v) && needsExpanding(v, depth + 1))) return true;
-  }
-  return false;
 }
