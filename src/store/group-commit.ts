@@ -90,9 +90,12 @@ export function createGroupCommit<T, R>(
     setImmediate(flush);
   }
 
+  /** Past the bound a group is refused; one larger than the bound is taken only into an empty queue. */
+  const refuses = (n: number) => queued > 0 && queued + n > maxQueue;
+
   function submitMany(items: readonly T[]): Promise<R[]> {
     if (items.length === 0) return Promise.resolve([]);
-    if (queued > 0 && queued + items.length > maxQueue) {
+    if (refuses(items.length)) {
       return Promise.reject(new QueueFullError(`${queued} items are already waiting for a commit`));
     }
     return new Promise<R[]>((resolve, reject) => {
@@ -107,7 +110,7 @@ export function createGroupCommit<T, R>(
   return {
     submitMany,
     submit: (item) => submitMany([item]).then((r) => r[0]),
-    full: () => queued >= maxQueue,
+    full: () => refuses(1),
     drain() {
       if (!scheduled && active === 0 && queue.length === 0) return Promise.resolve();
       return new Promise<void>((r) => idle.push(r));
