@@ -9,7 +9,9 @@ import type { ConsentGate, DestinationPlugin, OutboundRequest, OutgoingItem } fr
 import { applyRules } from '../rules/apply-rules.ts';
 import type { RuleSpec } from '../rules/types.ts';
 import type { Consent, NormalizedEvent } from '../schema/types.ts';
-import { extractAttribution, refineAttribution, type AttributionReading, type NamedAttributionSpec } from '../attribution/index.ts';
+import {
+  extractAttribution, refineAttribution, type AttributionInput, type AttributionReading, type NamedAttributionSpec,
+} from '../attribution/index.ts';
 import { attributionWarnings, identifierWarnings, matchKeyWarning } from './destination-warnings.ts';
 import { hashIdentifiers, type HashedIdentifiers } from '../identifiers/index.ts';
 import { buildRuleData, publicSettings } from './rule-data.ts';
@@ -115,16 +117,7 @@ export function mapEventForDestination(input: MapEventInput): MapResult {
 
   const warnings: string[] = [];
   const specs = specsWith(plugin, input.attributionSpecs);
-  const attributionInput = {
-    cookies: event.cookies,
-    url: event.context.url,
-    landingUrl: event.context.landing_url,
-    user: event.user ?? null,
-    now,
-    settings,
-    salt: account.scriptId,
-    specs,
-  };
+  const attributionInput = { ...attributionSources(event, account, now, specs), settings };
   const attribution = input.attributionReading !== undefined && specs === input.attributionSpecs
     ? refineAttribution(input.attributionReading, attributionInput)
     : extractAttribution(attributionInput);
@@ -190,6 +183,16 @@ export function mapEventForDestination(input: MapEventInput): MapResult {
   }
   if (plugin.warnings) warnings.push(...plugin.warnings({ settings, items, now }).map((w) => `${type}: ${w}`));
   return { status: 'ready', requests, items, warnings: [...new Set(warnings)] };
+}
+
+/** What attribution is read from for one event (everything but the destination's settings). */
+export function attributionSources(
+  event: NormalizedEvent, account: Pick<Account, 'scriptId'>, now: number, specs: readonly NamedAttributionSpec[],
+): Omit<AttributionInput, 'settings'> {
+  return {
+    cookies: event.cookies, url: event.context.url, landingUrl: event.context.landing_url, user: event.user ?? null,
+    now, salt: account.scriptId, specs,
+  };
 }
 
 type Gate = { kind: 'none' } | { kind: 'gated'; key: keyof Consent } | { kind: 'invalid'; value: string };

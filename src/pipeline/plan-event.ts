@@ -15,7 +15,7 @@ import type { HashPool } from '../workers/pool.ts';
 import type { HashItem } from '../workers/hash-worker.ts';
 import type { HashedIdentifiers } from '../identifiers/index.ts';
 import { readAttribution, type AttributionReading } from '../attribution/index.ts';
-import { mapEventForDestination, type SkipReason } from './map-event.ts';
+import { attributionSources, mapEventForDestination, type SkipReason } from './map-event.ts';
 
 /** One event and the destinations it is planned for. */
 export interface PlanSubject {
@@ -57,10 +57,8 @@ export async function planEvents(deps: PlanDeps, subjects: readonly PlanSubject[
   let slice = performance.now();
   for (const [i, s] of subjects.entries()) {
     // Cookies and URLs are read once per event; each destination refines the reading.
-    const reading = s.destinations.length > 1 && s.event?.context !== undefined ? readAttribution({
-      cookies: s.event.cookies, url: s.event.context.url, landingUrl: s.event.context.landing_url,
-      user: s.event.user ?? null, now: opts.now, salt: s.account.scriptId, specs,
-    }) : undefined;
+    const reading = s.destinations.length > 1 && s.event?.context !== undefined
+      ? readAttribution(attributionSources(s.event, s.account, opts.now, specs)) : undefined;
     out.push(s.destinations.map((d) => planOne(deps, s, d, opts, specs, hashed.get(`${i}|${d.type}`), reading)));
     if (opts.sliceMs !== undefined && performance.now() - slice > opts.sliceMs) {
       await new Promise((r) => setImmediate(r));
