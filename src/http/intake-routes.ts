@@ -67,15 +67,16 @@ async function store(deps: IntakeDeps, ctx: AppContext, source: string, result: 
 
 export function intakeRouter(deps: IntakeDeps): Router<AppState> {
   const router = new Router<AppState>();
-  const chain = (route: string) => [
-    intakeGuard({ route, maxBodyBytes: deps.maxBodyBytes, ...(route === 'event_test' ? {} : { writer: deps.writer }) }),
+  /** `stores`: the route writes events, so a full intake queue refuses it at the door. */
+  const chain = (route: string, stores: boolean) => [
+    intakeGuard({ route, maxBodyBytes: deps.maxBodyBytes, writer: stores ? deps.writer : undefined }),
     authenticate({ authenticator: deps.authenticator, gate: standardGate, failures: deps.authFailures }),
     rateLimit({ limiter: deps.limiter, defaultPerSecond: deps.rateLimitDefault }),
     readJsonBody({ maxBodyBytes: deps.maxBodyBytes }),
   ];
 
   // 1: acknowledge after commit, valid or not; invalid events are kept as `rejected`.
-  router.all(INTAKE_PATHS.event, ...chain('event'), async function acceptEvent(ctx: AppContext, _next: Next) {
+  router.all(INTAKE_PATHS.event, ...chain('event', true), async function acceptEvent(ctx: AppContext, _next: Next) {
     const result = evaluate(ctx, deps.metrics);
     await store(deps, ctx, 'event', result);
     ctx.body = ack('Event received', 0);
@@ -83,7 +84,7 @@ export function intakeRouter(deps: IntakeDeps): Router<AppState> {
 
   // 2: synchronous feedback, nothing stored, nothing sent: validation, the funnel check,
   // and per destination the exact requests it would get.
-  router.all(INTAKE_PATHS.test, ...chain('event_test'), async function testEvent(ctx: AppContext, _next: Next) {
+  router.all(INTAKE_PATHS.test, ...chain('event_test', false), async function testEvent(ctx: AppContext, _next: Next) {
     const result = evaluate(ctx, deps.metrics);
     const warnings = result.warnings.map(issueString);
     let preview: DestinationPreview[] = [];
@@ -113,7 +114,7 @@ export function intakeRouter(deps: IntakeDeps): Router<AppState> {
   });
 
   // 3: the Event Create path: 400 with coded errors, or stored and 200.
-  router.all(INTAKE_PATHS.standard, ...chain('standard'), async function createEvent(ctx: AppContext, _next: Next) {
+  router.all(INTAKE_PATHS.standard, ...chain('standard', true), async function createEvent(ctx: AppContext, _next: Next) {
     const result = evaluate(ctx, deps.metrics);
     if (result.errors.length > 0) {
       ctx.status = 400;
