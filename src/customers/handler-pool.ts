@@ -6,6 +6,7 @@ import { availableParallelism } from 'node:os';
 import { fileURLToPath } from 'node:url';
 import { Piscina } from 'piscina';
 import type { HandlerTask, HandlerTaskResult } from './handler-worker.ts';
+import { workerExecArgv } from '../workers/worker-options.ts';
 
 export interface HandlerPoolOptions {
   /** Heap limit of each worker, MiB (old generation). Default 128. */
@@ -26,10 +27,6 @@ export class HandlerStopped extends Error {
 
 const WORKER_FILE = fileURLToPath(new URL('./handler-worker.ts', import.meta.url));
 
-function execArgv(): string[] {
-  const inherited = process.execArgv;
-  return inherited.some((arg) => arg.includes('tsx')) ? inherited : [...inherited, '--import', import.meta.resolve('tsx')];
-}
 
 export function createHandlerPool(opts: HandlerPoolOptions = {}): HandlerPool {
   const memoryMb = opts.memoryMb ?? 128;
@@ -41,7 +38,7 @@ export function createHandlerPool(opts: HandlerPoolOptions = {}): HandlerPool {
     maxThreads: opts.threads ?? Math.max(2, availableParallelism()),
     idleTimeout: 30_000,
     resourceLimits: { maxOldGenerationSizeMb: memoryMb, maxYoungGenerationSizeMb: Math.min(32, memoryMb), stackSizeMb: 4 },
-    execArgv: execArgv(),
+    execArgv: workerExecArgv(WORKER_FILE),
   }));
   return {
     async run(task, timeoutMs) {

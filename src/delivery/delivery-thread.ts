@@ -10,6 +10,7 @@ import { fileURLToPath } from 'node:url';
 import type { Config } from '../config.ts';
 import type { Logger } from '../logger.ts';
 import type { DeliveryWorkerData, FromDeliveryWorker, ToDeliveryWorker } from './delivery-worker.ts';
+import { workerResourceLimits } from '../workers/worker-options.ts';
 
 const ENTRY = fileURLToPath(new URL('./delivery-worker.cjs', import.meta.url));
 const RESTART_DELAY_MS = 1_000;
@@ -52,7 +53,7 @@ export function startDeliveryThread(opts: { config: Config; logger: Logger; onDi
   function spawn(): void {
     starts++;
     const data: DeliveryWorkerData = { config: opts.config };
-    worker = new Worker(ENTRY, { workerData: data, stdout: false, stderr: false });
+    worker = new Worker(ENTRY, { workerData: data, stdout: false, stderr: false, resourceLimits: workerResourceLimits() });
     worker.on('message', (m: FromDeliveryWorker) => {
       if (m.t === 'ready') readyResolve();
       else if (m.t === 'owner') owner = m.owner;

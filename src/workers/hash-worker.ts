@@ -3,7 +3,7 @@
 // same functions for its inline fast path, so both paths give identical results.
 // On Node 20 this module and its imports are loaded through tsx's require hook (see
 // pool.ts), so they must stay free of top-level await.
-import { isMainThread, threadId } from 'node:worker_threads';
+import { isMainThread, resourceLimits, threadId, type ResourceLimits } from 'node:worker_threads';
 import { createNormalMemo, hashIdentifiers, type HashedIdentifiers, type IdentifierSpec, type IdentifierUser } from '../identifiers/index.ts';
 
 /** One user to hash for one destination (its identifier spec, plain data), with the account's default country. */
@@ -20,7 +20,7 @@ export function hashBatch(items: readonly HashItem[]): HashedIdentifiers[] {
   return items.map((item) => hashIdentifiers(item.user, item.spec, { defaultCountry: item.defaultCountry, memo }));
 }
 
-/** Which thread ran the task; lets tests and health checks see that the pool is really used. */
-export function threadInfo(): { threadId: number; isMainThread: boolean } {
-  return { threadId, isMainThread };
+/** Which thread ran the task, and its heap limits; lets tests and health checks see that the pool is really used. */
+export function threadInfo(): { threadId: number; isMainThread: boolean; resourceLimits: ResourceLimits } {
+  return { threadId, isMainThread, resourceLimits };
 }

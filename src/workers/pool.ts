@@ -8,6 +8,7 @@ import type { HashedIdentifiers } from '../identifiers/hash-identifiers.ts';
 import type { IdentifierUser } from '../identifiers/types.ts';
 import * as handlers from './hash-worker.ts';
 import type { HashItem } from './hash-worker.ts';
+import { workerExecArgv, workerResourceLimits } from './worker-options.ts';
 
 type Handlers = typeof handlers;
 export type HashHandlerName = keyof Handlers;
@@ -19,7 +20,7 @@ export interface HashPoolOptions {
   inlineBelow?: number;
   /** Largest number of items per pool task; a batch is split evenly over the threads up to this. Default 100. */
   itemsPerTask?: number;
-  /** Node flags for the workers. Default: this process's flags, plus the tsx loader when they lack it. */
+  /** Node flags for the workers. Default: this thread's flags without heap sizing, plus the tsx loader when they lack it. */
   execArgv?: string[];
 }
 
@@ -56,6 +57,7 @@ export function createHashPool(opts: HashPoolOptions = {}): HashPool {
       minThreads: threads,
       maxThreads: threads,
       execArgv: opts.execArgv ?? workerExecArgv(WORKER_FILE),
+      resourceLimits: workerResourceLimits(),
     }));
   let closing: Promise<void> | undefined;
   const ensureOpen = () => {
@@ -94,12 +96,6 @@ export function createHashPool(opts: HashPoolOptions = {}): HashPool {
  * installs only its require hook in worker threads, so the worker module is loaded through
  * piscina's `require` path (tried before `import()`), as CommonJS-transpiled TS.
  */
-function workerExecArgv(workerFile: string): string[] {
-  const inherited = process.execArgv;
-  if (!workerFile.endsWith('.ts') || inherited.some((arg) => arg.includes('tsx'))) return inherited;
-  return [...inherited, '--import', import.meta.resolve('tsx')];
-}
-
 /** Only the user fields the item's own table reads cross the thread boundary. */
 function slim(item: HashItem): HashItem {
   if (item.user == null) return item;

@@ -12,6 +12,7 @@ import { fileURLToPath } from 'node:url';
 import { SignJWT } from 'jose';
 import { loadConfig } from '../../src/config.ts';
 import { openStore } from '../../src/store/open-store.ts';
+import { SERVER_ARGS } from './payloads.ts';
 import { createAccountService } from '../../src/accounts/account-service.ts';
 
 const ROOT = fileURLToPath(new URL('../..', import.meta.url));
@@ -85,7 +86,7 @@ async function main(): Promise<void> {
   await accounts.update(account.scriptId, { customer: 'demo', approveEvents: ['order_delivered'] });
   await store.close();
 
-  const server = spawn(process.execPath, ['--import', 'tsx', 'src/index.ts'], { cwd: ROOT, env: { ...env, LOG_LEVEL: 'info' }, stdio: ['ignore', 'pipe', 'inherit'] });
+  const server = spawn(process.execPath, [...SERVER_ARGS], { cwd: ROOT, env: { ...env, LOG_LEVEL: 'info' }, stdio: ['ignore', 'pipe', 'inherit'] });
   const rows: Row[] = [];
   try {
     const port = await waitListening(server);

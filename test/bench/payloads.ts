@@ -2,10 +2,22 @@
 // time), the count of native events a destination double received, and starting the server.
 import { spawn, type ChildProcess } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
+import { readFileSync } from 'node:fs';
 import { startDestinationDouble, type DestinationDouble } from '../helpers/destination-double.ts';
 import { createAccountService } from '../../src/accounts/account-service.ts';
 import type { Store } from '../../src/store/types.ts';
 import { SETTINGS } from '../delivery/delivery-fixture.ts';
+
+/**
+ * The node arguments of `npm start` (package.json's start script without `node`), so the
+ * benches run the server exactly as users do, flags included.
+ */
+export const SERVER_ARGS: readonly string[] = (() => {
+  const pkg = JSON.parse(readFileSync(new URL('../../package.json', import.meta.url), 'utf8')) as { scripts: { start: string } };
+  const [node, ...args] = pkg.scripts.start.split(/\s+/);
+  if (node !== 'node' || args[args.length - 1] !== 'src/index.ts') throw new Error(`unexpected start script: ${pkg.scripts.start}`);
+  return args;
+})();
 
 export const checkout = (id: string) => ({
   event: { name: 'checkout_completed', id, value: 149.9, currency: 'EUR', properties: { channel: 'web' } },
@@ -59,7 +71,7 @@ export async function startDoubles(types: readonly string[]): Promise<Map<string
 
 /** Spawns `src/index.ts` with `env` (PORT 0, LOG_LEVEL info) and resolves with the port it listens on. */
 export function startServer(env: NodeJS.ProcessEnv): Promise<{ child: ChildProcess; port: number }> {
-  const child = spawn(process.execPath, ['--import', 'tsx', 'src/index.ts'], { env, stdio: ['ignore', 'pipe', 'inherit'] });
+  const child = spawn(process.execPath, [...SERVER_ARGS], { env, stdio: ['ignore', 'pipe', 'inherit'] });
   return new Promise((resolve, reject) => {
     let buf = '';
     child.stdout!.on('data', (d: Buffer) => {

@@ -10,7 +10,7 @@ import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { loadConfig } from '../../src/config.ts';
 import { openStore } from '../../src/store/open-store.ts';
-import { benchAccount, checkout, startDoubles } from './payloads.ts';
+import { benchAccount, checkout, SERVER_ARGS, startDoubles } from './payloads.ts';
 
 const TYPES = ['ga4', 'meta-capi', 'tiktok', 'webhook'];
 const run = process.argv[2] ?? 'batch100';
@@ -43,7 +43,7 @@ async function main(): Promise<void> {
   const { accessToken } = account;
   await store.close();
   const before = new Set(readdirSync(profDir));
-  const server: ChildProcess = spawn(process.execPath, ['--cpu-prof', `--cpu-prof-dir=${profDir}`, '--import', 'tsx', 'src/index.ts'], { env, stdio: ['ignore', 'pipe', 'inherit'] });
+  const server: ChildProcess = spawn(process.execPath, ['--cpu-prof', `--cpu-prof-dir=${profDir}`, ...SERVER_ARGS], { env, stdio: ['ignore', 'pipe', 'inherit'] });
   const port = await new Promise<number>((res) => {
     let buf = '';
     server.stdout!.on('data', (d: Buffer) => {

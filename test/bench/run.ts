@@ -15,7 +15,7 @@ import { join } from 'node:path';
 import { loadConfig } from '../../src/config.ts';
 import { openStore } from '../../src/store/open-store.ts';
 import type { DestinationDouble } from '../helpers/destination-double.ts';
-import { benchAccount, checkout, nativeEvents, startDoubles, stop } from './payloads.ts';
+import { benchAccount, checkout, nativeEvents, SERVER_ARGS, startDoubles, stop } from './payloads.ts';
 import { randomUUID } from 'node:crypto';
 import { SPEC_EVENT_NAMES } from '../../src/accounts/types.ts';
 import { validateEvent } from '../../src/schema/validate-event.ts';
@@ -58,7 +58,7 @@ async function drainBacklog(n: number): Promise<Drain> {
   }
   await store.close();
   const started = performance.now();
-  const server = spawn(process.execPath, ['--import', 'tsx', 'src/index.ts'], { env, stdio: ['ignore', 'pipe', 'inherit'] });
+  const server = spawn(process.execPath, [...SERVER_ARGS], { env, stdio: ['ignore', 'pipe', 'inherit'] });
   await waitListening(server, /"url":"http:\/\/[^:]+:(\d+)"/);
   server.stdout!.resume();
   const expected = n * TYPES.length;
@@ -160,7 +160,7 @@ async function overload(bound: number, windowMs: number): Promise<Overload> {
   const store = await openStore(config);
   const { scriptId, accessToken } = await benchAccount(store, 'Overload');
   await store.close();
-  const server = spawn(process.execPath, ['--import', 'tsx', 'src/index.ts'], { env, stdio: ['ignore', 'pipe', 'inherit'] });
+  const server = spawn(process.execPath, [...SERVER_ARGS], { env, stdio: ['ignore', 'pipe', 'inherit'] });
   const port = await waitListening(server, /"url":"http:\/\/[^:]+:(\d+)"/);
   server.stdout!.resume();
   const origin = `http://127.0.0.1:${port}`;
@@ -229,7 +229,7 @@ async function main(): Promise<void> {
   rows.push(await load('bare Koa (baseline)', `http://127.0.0.1:${barePort}/`, {}, bare.pid!));
   await stop(bare);
 
-  const server = spawn(process.execPath, ['--import', 'tsx', 'src/index.ts'], { env: { ...env, LOG_LEVEL: 'info' }, stdio: ['ignore', 'pipe', 'inherit'] });
+  const server = spawn(process.execPath, [...SERVER_ARGS], { env: { ...env, LOG_LEVEL: 'info' }, stdio: ['ignore', 'pipe', 'inherit'] });
   const port = await waitListening(server, /"url":"http:\/\/[^:]+:(\d+)"/);
   server.stdout!.resume();
   const base = `http://127.0.0.1:${port}/webhooks/service`;

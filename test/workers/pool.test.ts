@@ -1,8 +1,20 @@
+import { execFile } from 'node:child_process';
+import { createHash } from 'node:crypto';
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { fileURLToPath, pathToFileURL } from 'node:url';
+import { promisify } from 'node:util';
 import { threadId } from 'node:worker_threads';
 import { expect } from 'chai';
 import { SPECS } from '../pipeline/plugin-specs.ts';
 import { hashBatch, type HashItem } from '../../src/workers/hash-worker.ts';
 import { createHashPool, type HashPool } from '../../src/workers/pool.ts';
+import { WORKER_YOUNG_GENERATION_MB, withoutHeapSizing } from '../../src/workers/worker-options.ts';
+
+const ROOT = fileURLToPath(new URL('../../', import.meta.url));
+const execFileAsync = promisify(execFile);
+const sha256Hex = (s: string) => createHash('sha256').update(s).digest('hex');
 
 const FAMILIES = [SPECS.google, SPECS.meta, SPECS.tiktok];
 
@@ -41,6 +53,27 @@ describe('hash pool', () => {
     const info = await pool.run('threadInfo', undefined);
     expect(info.isMainThread).to.equal(false);
     expect(info.threadId).to.not.equal(threadId);
+    expect(info.resourceLimits.maxYoungGenerationSizeMb).to.equal(WORKER_YOUNG_GENERATION_MB);
+  });
+
+  it('starts its threads in a process run with heap-sizing node flags (as `npm start` is)', async () => {
+    // Worker refuses such flags in execArgv; inherited as they were, no pool thread started.
+    const script = `
+      const { createHashPool } = await import(${JSON.stringify(pathToFileURL(join(ROOT, 'src/workers/pool.ts')).href)});
+      const pool = createHashPool({ threads: 1, inlineBelow: 0 });
+      const out = await pool.hashBatch([{ user: { email: 'A@b.com' }, spec: ${JSON.stringify(SPECS.meta)} }]);
+      const info = await pool.run('threadInfo', undefined);
+      await pool.close();
+      console.log(JSON.stringify({ em: out[0].fields['user_data.em'], main: info.isMainThread }));`;
+    const dir = mkdtempSync(join(tmpdir(), 'tl-pool-flags-'));
+    try {
+      writeFileSync(join(dir, 'run.mjs'), script);
+      const { stdout } = await execFileAsync(process.execPath,
+        ['--max-semi-space-size=4', '--max-old-space-size=512', '--import', 'tsx', join(dir, 'run.mjs')], { cwd: ROOT });
+      expect(JSON.parse(stdout)).to.deep.equal({ em: sha256Hex('a@b.com'), main: false });
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
+    }
   });
 
   it('spreads concurrent tasks over at most `threads` workers', async () => {
@@ -86,3 +119,11 @@ describe('hash pool', () => {
     expect((error as Error).message).to.equal('hash pool is closed');
   });
 });
+
+describe('worker flags', () => {
+  it('drops heap-sizing flags (either spelling) and keeps the rest', () => {
+    expect(withoutHeapSizing(['--max-semi-space-size=4', '--import', 'tsx', '--max_old_space_size=64', '--initial-heap-size=8',
+      '--enable-source-maps', '--cpu-prof', '--max-http-header-size=65536'])).to.deep.equal(['--import', 'tsx', '--enable-source-maps', '--cpu-prof', '--max-http-header-size=65536']);
+  });
+});
+

@@ -21,6 +21,7 @@ import { fileURLToPath } from 'node:url';
 import type { EventStatus } from '../types.ts';
 import type { PreparedRow } from '../prepare-row.ts';
 import type { FromWriter, ToWriter, WireError, WriterWorkerData } from './writer-worker.ts';
+import { workerResourceLimits } from '../../workers/worker-options.ts';
 
 export interface WriterThreadOptions {
   file: string;
@@ -87,7 +88,7 @@ export function startWriterThread(opts: WriterThreadOptions): WriterThread {
   function spawn(): Slot {
     // No flags: the entry registers tsx itself, and flags valid for the process (such as
     // --max-old-space-size) are refused by Worker when passed explicitly.
-    const worker = new Worker(ENTRY, { workerData, execArgv: [], name: 'tracklane event writer' });
+    const worker = new Worker(ENTRY, { workerData, execArgv: [], name: 'tracklane event writer', resourceLimits: workerResourceLimits() });
     starts++;
     let exited!: () => void;
     const slot: Slot = { worker, pending: new Map(), ready: false, ended: false, exited: new Promise((r) => (exited = r)) };
