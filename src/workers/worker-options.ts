@@ -15,23 +15,29 @@ export const WORKER_YOUNG_GENERATION_MB = 12;
 /** `resourceLimits` for `new Worker()` / piscina. The old generation stays unbounded (an out-of-memory limit would kill a busy thread). */
 export const workerResourceLimits = (): { maxYoungGenerationSizeMb: number } => ({ maxYoungGenerationSizeMb: WORKER_YOUNG_GENERATION_MB });
 
-/**
- * Heap-sizing flags (`--max-old-space-size=512`, `--max-semi-space-size=4`, …) size the
- * whole process; `new Worker()` refuses them in `execArgv` (ERR_WORKER_INVALID_EXEC_ARGV),
- * so a thread inheriting them from the command line would never start.
- */
-const HEAP_SIZE_FLAG = /^--(max|min|initial)[-_][\w-]*(space|heap)[-_]size=/;
+/** Node flags a worker thread accepts and needs: module loading, warnings, source maps, profiling. */
+const WITH_VALUE = new Set(['--import', '--require', '-r', '--loader', '--experimental-loader', '--conditions', '-C']);
+const KEPT = /^(--(import|require|loader|experimental-loader|conditions)=|--(enable-source-maps|no-warnings|no-deprecation|trace-warnings|trace-uncaught|pending-deprecation)$|--(cpu|heap)-prof(-[a-z]+)?(=|$)|--(no-)?experimental-)/;
 
 /**
- * The node flags for a worker that runs `file`: this thread's own flags without the
- * heap-sizing ones (resourceLimits size a thread), plus the tsx loader when `file` is
- * TypeScript and the flags lack it.
+ * The node flags for a worker that runs `file`: of this thread's flags, those a worker
+ * accepts and needs (above), plus the tsx loader when `file` is TypeScript and they lack it.
+ * `new Worker()` refuses V8 and per-process flags in `execArgv` (`--max-old-space-size`,
+ * `--max-semi-space-size`, `--stack-size`, `--expose-gc`, `--title`, …:
+ * ERR_WORKER_INVALID_EXEC_ARGV), so a thread inheriting an operator's command line as it
+ * stands would never start; resourceLimits size a thread's heap instead.
  */
 export function workerExecArgv(file: string): string[] {
-  const inherited = withoutHeapSizing(process.execArgv);
+  const inherited = workerFlags(process.execArgv);
   if (!file.endsWith('.ts') || inherited.some((arg) => arg.includes('tsx'))) return inherited;
   return [...inherited, '--import', import.meta.resolve('tsx')];
 }
 
-/** V8 takes these flags only in the `--flag=value` form, so each is one argument. */
-export const withoutHeapSizing = (flags: readonly string[]): string[] => flags.filter((flag) => !HEAP_SIZE_FLAG.test(flag));
+export function workerFlags(flags: readonly string[]): string[] {
+  const kept: string[] = [];
+  for (let i = 0; i < flags.length; i++) {
+    if (WITH_VALUE.has(flags[i]) && i + 1 < flags.length) kept.push(flags[i], flags[++i]);
+    else if (KEPT.test(flags[i])) kept.push(flags[i]);
+  }
+  return kept;
+}

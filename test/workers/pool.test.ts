@@ -10,7 +10,7 @@ import { expect } from 'chai';
 import { SPECS } from '../pipeline/plugin-specs.ts';
 import { hashBatch, type HashItem } from '../../src/workers/hash-worker.ts';
 import { createHashPool, type HashPool } from '../../src/workers/pool.ts';
-import { WORKER_YOUNG_GENERATION_MB, withoutHeapSizing } from '../../src/workers/worker-options.ts';
+import { WORKER_YOUNG_GENERATION_MB, workerFlags } from '../../src/workers/worker-options.ts';
 
 const ROOT = fileURLToPath(new URL('../../', import.meta.url));
 const execFileAsync = promisify(execFile);
@@ -56,8 +56,8 @@ describe('hash pool', () => {
     expect(info.resourceLimits.maxYoungGenerationSizeMb).to.equal(WORKER_YOUNG_GENERATION_MB);
   });
 
-  it('starts its threads in a process run with heap-sizing node flags (as `npm start` is)', async () => {
-    // Worker refuses such flags in execArgv; inherited as they were, no pool thread started.
+  it('starts its threads in a process run with V8 flags (as `npm start` is)', async () => {
+    // Worker refuses V8 flags in execArgv; inherited as they were, no pool thread started.
     const script = `
       const { createHashPool } = await import(${JSON.stringify(pathToFileURL(join(ROOT, 'src/workers/pool.ts')).href)});
       const pool = createHashPool({ threads: 1, inlineBelow: 0 });
@@ -69,7 +69,7 @@ describe('hash pool', () => {
     try {
       writeFileSync(join(dir, 'run.mjs'), script);
       const { stdout } = await execFileAsync(process.execPath,
-        ['--max-semi-space-size=4', '--max-old-space-size=512', '--import', 'tsx', join(dir, 'run.mjs')], { cwd: ROOT });
+        ['--max-semi-space-size=4', '--max-old-space-size=512', '--expose-gc', '--import', 'tsx', join(dir, 'run.mjs')], { cwd: ROOT });
       expect(JSON.parse(stdout)).to.deep.equal({ em: sha256Hex('a@b.com'), main: false });
     } finally {
       rmSync(dir, { recursive: true, force: true });
@@ -121,9 +121,11 @@ describe('hash pool', () => {
 });
 
 describe('worker flags', () => {
-  it('drops heap-sizing flags (either spelling) and keeps the rest', () => {
-    expect(withoutHeapSizing(['--max-semi-space-size=4', '--import', 'tsx', '--max_old_space_size=64', '--initial-heap-size=8',
-      '--enable-source-maps', '--cpu-prof', '--max-http-header-size=65536'])).to.deep.equal(['--import', 'tsx', '--enable-source-maps', '--cpu-prof', '--max-http-header-size=65536']);
+  it('keeps the loader, warning, source-map and profiling flags and drops V8 and per-process ones', () => {
+    expect(workerFlags(['--max-semi-space-size=4', '--import', 'tsx', '--max_old_space_size=64', '-r', './a.cjs', '--stack-size=2000',
+      '--enable-source-maps', '--expose-gc', '--cpu-prof', '--cpu-prof-dir=/tmp/p', '--title=tl', '--import=./b.mjs', '--no-warnings',
+      '--conditions', 'dev', '--experimental-vm-modules'])).to.deep.equal(['--import', 'tsx', '-r', './a.cjs', '--enable-source-maps', '--cpu-prof',
+      '--cpu-prof-dir=/tmp/p', '--import=./b.mjs', '--no-warnings', '--conditions', 'dev', '--experimental-vm-modules']);
   });
 });
 
