@@ -1,7 +1,8 @@
 // `node --import tsx test/bench/profile-run.ts <run> [seconds]`: starts the real server
 // under `node --cpu-prof` (profile written to ./profiles/), loads it with one of the
 // bench's runs, stops it, and prints the hottest functions by self time. Runs: `event`
-// (endpoint 1), `test` (endpoint 2 with four destinations), `batch20`, `batch100`.
+// (endpoint 1), `test` (endpoint 2 with four destinations), `plain` (endpoint 2, an account
+// without destinations: validation only), `batch20`, `batch100`.
 // Four loopback destinations are connected and delivering in every run.
 import autocannon from 'autocannon';
 import { spawn, type ChildProcess } from 'node:child_process';
@@ -39,7 +40,7 @@ async function main(): Promise<void> {
   const env = { ...process.env, DATA_DIR: dataDir, PORT: '0', HOST: '127.0.0.1', LOG_LEVEL: 'info', ALLOW_PRIVATE_DESTINATIONS: '1' };
   const doubles = await startDoubles(TYPES);
   const store = await openStore(loadConfig(env));
-  const account = await benchAccount(store, 'Profile', { doubles, country: 'RO' });
+  const account = run === 'plain' ? await benchAccount(store, 'Profile') : await benchAccount(store, 'Profile', { doubles, country: 'RO' });
   const { accessToken } = account;
   await store.close();
   const before = new Set(readdirSync(profDir));
@@ -53,7 +54,7 @@ async function main(): Promise<void> {
     });
   });
   const batch = run.startsWith('batch') ? Number(run.slice(5)) : 0;
-  const path = batch ? 'events' : run === 'test' ? 'event/test' : 'event';
+  const path = batch ? 'events' : run === 'test' || run === 'plain' ? 'event/test' : 'event';
   let seq = 0;
   const r = await autocannon({
     url: `http://127.0.0.1:${port}/webhooks/service/${path}?id=${account.scriptId}`,
