@@ -20,9 +20,20 @@ export interface HashPoolOptions {
   inlineBelow?: number;
   /** Largest number of items per pool task; a batch is split evenly over the threads up to this. Default 100. */
   itemsPerTask?: number;
-  /** Node flags for the workers. Default: this thread's flags without heap sizing, plus the tsx loader when they lack it. */
+  /** Node flags for the workers. Default: what a worker takes of this thread's flags, plus the tsx loader (see worker-options.ts). */
   execArgv?: string[];
+  /**
+   * Called when the pool fails a batch (its threads cannot start, or a task failed): the
+   * batch is then hashed inline, with identical results, and the pool is left alone for
+   * POOL_RETRY_MS, so delivery never stalls on the pool. Default: nothing.
+   */
+  onPoolError?: (err: unknown, retryInMs: number) => void;
+  /** Tests: the clock for the retry pause. */
+  now?: () => number;
 }
+
+/** After a pool failure, batches are hashed inline for this long before the pool is tried again. */
+export const POOL_RETRY_MS = 60_000;
 
 export interface HashPool {
   /** Hashes a batch; result `i` belongs to item `i`, whichever path ran it. */
@@ -60,6 +71,9 @@ export function createHashPool(opts: HashPoolOptions = {}): HashPool {
       resourceLimits: workerResourceLimits(),
     }));
   let closing: Promise<void> | undefined;
+  const now = opts.now ?? Date.now;
+  /** While set and in the future, batches skip the pool (it failed). */
+  let poolRestsUntil = 0;
   const ensureOpen = () => {
     if (closing !== undefined) throw new Error('hash pool is closed');
   };
@@ -74,13 +88,26 @@ export function createHashPool(opts: HashPoolOptions = {}): HashPool {
     run,
     async hashBatch(items) {
       ensureOpen();
-      if (items.length < inlineBelow) return handlers.hashBatch(items);
+      if (items.length < inlineBelow || now() < poolRestsUntil) return handlers.hashBatch(items);
       const size = Math.min(itemsPerTask, Math.ceil(items.length / threads));
       const tasks: Promise<HashedIdentifiers[]>[] = [];
       for (let i = 0; i < items.length; i += size) {
         tasks.push(run('hashBatch', items.slice(i, i + size).map(slim)));
       }
-      return (await Promise.all(tasks)).flat();
+      try {
+        return (await Promise.all(tasks)).flat();
+      } catch (err) {
+        ensureOpen();
+        // Hashing is pure: the same function inline gives the same answer. A pool that could
+        // not start its threads (refused flags, no memory for a thread) is dropped, so the
+        // next try after the pause builds a new one.
+        poolRestsUntil = now() + POOL_RETRY_MS;
+        const broken = piscina;
+        piscina = undefined;
+        void broken?.close().catch(() => undefined);
+        opts.onPoolError?.(err, POOL_RETRY_MS);
+        return handlers.hashBatch(items);
+      }
     },
     close() {
       closing ??= piscina ? piscina.close() : Promise.resolve();
@@ -89,13 +116,10 @@ export function createHashPool(opts: HashPoolOptions = {}): HashPool {
   };
 }
 
-/**
- * Workers inherit the parent's flags, which carry tsx when started with `node --import tsx`
- * or the tsx CLI. When tsx was registered some other way (its `register()` API), add it,
- * resolved from here so the worker finds it whatever the working directory. On Node 20 tsx
- * installs only its require hook in worker threads, so the worker module is loaded through
- * piscina's `require` path (tried before `import()`), as CommonJS-transpiled TS.
- */
+/** The `onPoolError` of a server: one error line per failure (at most one a minute, as the pool rests in between). */
+export const hashPoolFailed = (logger: { error(obj: object, msg: string): void }) => (err: unknown, retryInMs: number): void =>
+  logger.error({ err, retry_in_ms: retryInMs }, 'hash pool failed; hashing inline until it is tried again');
+
 /** Only the user fields the item's own table reads cross the thread boundary. */
 function slim(item: HashItem): HashItem {
   if (item.user == null) return item;

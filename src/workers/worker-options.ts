@@ -25,7 +25,10 @@ const KEPT = /^(--(import|require|loader|experimental-loader|conditions)=|--(ena
  * `new Worker()` refuses V8 and per-process flags in `execArgv` (`--max-old-space-size`,
  * `--max-semi-space-size`, `--stack-size`, `--expose-gc`, `--title`, …:
  * ERR_WORKER_INVALID_EXEC_ARGV), so a thread inheriting an operator's command line as it
- * stands would never start; resourceLimits size a thread's heap instead.
+ * stands would never start; resourceLimits size a thread's heap instead. tsx is added,
+ * resolved from here, when it was registered some other way (its `register()` API); on
+ * Node 20 tsx installs only its require hook in worker threads, so a worker's TypeScript
+ * module is loaded through `require`, as CommonJS-transpiled TS.
  */
 export function workerExecArgv(file: string): string[] {
   const inherited = workerFlags(process.execArgv);

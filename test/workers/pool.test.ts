@@ -9,7 +9,7 @@ import { threadId } from 'node:worker_threads';
 import { expect } from 'chai';
 import { SPECS } from '../pipeline/plugin-specs.ts';
 import { hashBatch, type HashItem } from '../../src/workers/hash-worker.ts';
-import { createHashPool, type HashPool } from '../../src/workers/pool.ts';
+import { createHashPool, POOL_RETRY_MS, type HashPool } from '../../src/workers/pool.ts';
 import { WORKER_YOUNG_GENERATION_MB, workerFlags } from '../../src/workers/worker-options.ts';
 
 const ROOT = fileURLToPath(new URL('../../', import.meta.url));
@@ -99,6 +99,31 @@ describe('hash pool', () => {
       expect(await inlinePool.hashBatch([])).to.deep.equal([]);
     } finally {
       await inlinePool.close();
+    }
+  });
+
+  it('hashes inline when its threads cannot start, reports it, and tries the pool again after a pause', async () => {
+    // A flag Worker refuses: no thread of this pool can start.
+    let clock = 1_000;
+    const errors: { err: unknown; retryInMs: number }[] = [];
+    const broken = createHashPool({ threads: 1, inlineBelow: 0, execArgv: ['--expose-gc'], now: () => clock,
+      onPoolError: (err, retryInMs) => errors.push({ err, retryInMs }) });
+    try {
+      const items = sampleBatch(10);
+      expect(await broken.hashBatch(items)).to.deep.equal(hashBatch(items));
+      expect(errors).to.have.length(1);
+      expect(String(errors[0].err)).to.match(/execArgv/);
+      expect(errors[0].retryInMs).to.equal(POOL_RETRY_MS);
+      // Resting: inline, no new attempt.
+      clock += POOL_RETRY_MS - 1;
+      expect(await broken.hashBatch(items)).to.deep.equal(hashBatch(items));
+      expect(errors).to.have.length(1);
+      // The pause over: the pool is tried again (and fails again here).
+      clock += 1;
+      expect(await broken.hashBatch(items)).to.deep.equal(hashBatch(items));
+      expect(errors).to.have.length(2);
+    } finally {
+      await broken.close();
     }
   });
 
