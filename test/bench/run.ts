@@ -1,5 +1,7 @@
 // `npm run bench`: autocannon against the real server (spawned as its own process, real
-// SQLite file) and a bare-Koa baseline in the same run; prints ratios. Every request
+// SQLite file) and a bare-Koa baseline in the same run, alternating: a bare-Koa round runs
+// just before each single-event run, and that run's ratios are to its own round, so the
+// machine's swings from minute to minute cancel out of the ratios. Every request
 // carries a unique event id, so each one is stored, claims its dedup key and fans out.
 // Endpoint 1 runs against an account with four destinations on loopback doubles, with
 // delivery running, and the end-to-end rate counts native events the doubles received.
@@ -100,6 +102,8 @@ interface Row {
   name: string; ok: number; rps: number; p50: number; p99: number; p999: number; errors: number; non2xx: number; rssMb: number;
   /** Events per request (1 but for batch intake) and the events per second that makes. */
   perRequest: number; eps: number; connections: number; note?: string;
+  /** The bare-Koa round run just before this one (single-event runs): the ratios' baseline. */
+  bare?: Row;
 }
 
 let sequence = 0;
@@ -226,20 +230,30 @@ async function main(): Promise<void> {
   const rows: Row[] = [];
   const bare = spawn(process.execPath, ['--import', 'tsx', 'test/bench/bare-koa.ts'], { env, stdio: ['ignore', 'pipe', 'inherit'] });
   const barePort = await waitListening(bare, /listening (\d+)/);
-  rows.push(await load('bare Koa (baseline)', `http://127.0.0.1:${barePort}/`, {}, bare.pid!));
-  await stop(bare);
+  const bareRounds: Row[] = [];
+  /** A bare-Koa round, then the run it is the baseline of. */
+  const againstBare = async (run: () => Promise<Row>): Promise<Row> => {
+    const round = await load('bare Koa (baseline)', `http://127.0.0.1:${barePort}/`, {}, bare.pid!);
+    bareRounds.push(round);
+    const row = await run();
+    row.bare = round;
+    return row;
+  };
 
   const server = spawn(process.execPath, [...SERVER_ARGS], { env: { ...env, LOG_LEVEL: 'info' }, stdio: ['ignore', 'pipe', 'inherit'] });
   const port = await waitListening(server, /"url":"http:\/\/[^:]+:(\d+)"/);
   server.stdout!.resume();
   const base = `http://127.0.0.1:${port}/webhooks/service`;
-  rows.push(await load('endpoint 2, validation only (no destinations)', `${base}/event/test?id=${plain.scriptId}`,
-    { 'x-service-access-token': plain.accessToken }, server.pid!));
+  rows.push(await againstBare(() => load('endpoint 2, validation only (no destinations)', `${base}/event/test?id=${plain.scriptId}`,
+    { 'x-service-access-token': plain.accessToken }, server.pid!)));
 
-  const started = performance.now();
+  let started = 0;
   const acks = new Map<string, number>();
-  const e1 = await load('endpoint 1, durable ack, 4 destinations delivering', `${base}/event?id=${withDest.scriptId}`,
-    { 'x-service-access-token': withDest.accessToken }, server.pid!, { acks });
+  const e1 = await againstBare(() => {
+    started = performance.now(); // the end-to-end clock starts with endpoint 1's first request, after the bare round
+    return load('endpoint 1, durable ack, 4 destinations delivering', `${base}/event?id=${withDest.scriptId}`,
+      { 'x-service-access-token': withDest.accessToken }, server.pid!, { acks });
+  });
   const accepted = e1.ok;
   const duringRun = TYPES.reduce((n, t) => n + nativeEvents(t, doubles.get(t)!), 0);
   // Wait for delivery to catch up with everything acknowledged (each event → 4 native events).
@@ -266,8 +280,9 @@ async function main(): Promise<void> {
     `${endToEnd.events_per_second} events/s end to end; ack → webhook receipt lag p50 ${pct(50)} ms, p99 ${pct(99)} ms (${lags.length} events)`;
   rows.push(e1);
 
-  rows.push(await load('endpoint 2 with 4 destinations (preview)', `${base}/event/test?id=${withDest.scriptId}`,
-    { 'x-service-access-token': withDest.accessToken }, server.pid!));
+  rows.push(await againstBare(() => load('endpoint 2 with 4 destinations (preview)', `${base}/event/test?id=${withDest.scriptId}`,
+    { 'x-service-access-token': withDest.accessToken }, server.pid!)));
+  await stop(bare);
   // Batch intake into the same account, delivery running (the backlog is not waited for).
   const batchRows: Row[] = [];
   for (const size of BATCH_SIZES) {
@@ -283,14 +298,18 @@ async function main(): Promise<void> {
   const hashing = await hashingRows(HASH_USERS);
   const over = await overload(OVERLOAD_BOUND, OVERLOAD_WINDOW_MS);
 
-  const bareRow = rows[0];
-  const single = rows.filter((r) => r.perRequest === 1);
-  console.log(`\n${DURATION} s per run, ${CONNECTIONS} connections, ~${JSON.stringify(checkout('x')).length} B checkout_completed body, unique event ids\n`);
-  console.log('| run | req/s | ratio to bare | p50 ms | p99 ms | p99.9 ms | p99 ratio | errors | non-2xx | RSS MB |');
-  console.log('|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|');
+  const single = rows.filter((r) => r.bare !== undefined);
+  const ratio = (r: Row) => r.rps / r.bare!.rps;
+  const p99Ratio = (r: Row) => r.p99 / Math.max(r.bare!.p99, 1);
+  console.log(`\n${DURATION} s per run, ${CONNECTIONS} connections, ~${JSON.stringify(checkout('x')).length} B checkout_completed body, unique event ids; ` +
+    'each run follows its own bare-Koa round, and its ratios are to that round\n');
+  console.log('| run | req/s | bare Koa round req/s | ratio to bare | p50 ms | p99 ms | p99.9 ms | bare p99 ms | p99 ratio | errors | non-2xx | RSS MB |');
+  console.log('|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|');
   for (const r of single) {
-    console.log(`| ${r.name} | ${Math.round(r.rps)} | ${(r.rps / bareRow.rps).toFixed(2)} | ${r.p50} | ${r.p99} | ${r.p999} | ${(r.p99 / Math.max(bareRow.p99, 1)).toFixed(2)} | ${r.errors} | ${r.non2xx} | ${r.rssMb} |`);
+    console.log(`| ${r.name} | ${Math.round(r.rps)} | ${Math.round(r.bare!.rps)} | ${ratio(r).toFixed(2)} | ${r.p50} | ${r.p99} | ${r.p999} | ${r.bare!.p99} | ` +
+      `${p99Ratio(r).toFixed(2)} | ${r.errors} | ${r.non2xx} | ${r.rssMb} |`);
   }
+  console.log(`\nBare Koa rounds: ${bareRounds.map((b) => Math.round(b.rps)).join(', ')} req/s (p99 ${bareRounds.map((b) => b.p99).join(', ')} ms; RSS ${bareRounds.map((b) => b.rssMb).join(', ')} MB).`);
   for (const r of rows) if (r.note) console.log(`\n${r.name}: ${r.note}`);
   const e1Eps = e1.eps;
   console.log(`\nIntake, events stored per second (durable commit, delivery running; batch runs with ${BATCH_CONNECTIONS} clients):\n`);
@@ -315,8 +334,10 @@ async function main(): Promise<void> {
   if (jsonAt !== -1 && process.argv[jsonAt + 1]) {
     const figures = {
       duration_s: DURATION, connections: CONNECTIONS,
+      bare_rounds: bareRounds.map((b) => ({ rps: Math.round(b.rps), p50_ms: b.p50, p99_ms: b.p99, p999_ms: b.p999, rss_mb: b.rssMb })),
       runs: rows.map((r) => ({
-        name: r.name, rps: Math.round(r.rps), ratio_to_bare: Math.round((r.rps / bareRow.rps) * 100) / 100,
+        name: r.name, rps: Math.round(r.rps),
+        ...(r.bare ? { bare_rps: Math.round(r.bare.rps), ratio_to_bare: Math.round(ratio(r) * 100) / 100, p99_ratio_to_bare: Math.round(p99Ratio(r) * 100) / 100 } : {}),
         events_per_request: r.perRequest, connections: r.connections, events_per_second: Math.round(r.eps),
         events_ratio_to_endpoint_1: Math.round((r.eps / e1Eps) * 100) / 100,
         p50_ms: r.p50, p99_ms: r.p99, p999_ms: r.p999, errors: r.errors, non_2xx: r.non2xx, rss_mb: r.rssMb,
