@@ -27,7 +27,6 @@ export class HandlerStopped extends Error {
 
 const WORKER_FILE = fileURLToPath(new URL('./handler-worker.ts', import.meta.url));
 
-
 export function createHandlerPool(opts: HandlerPoolOptions = {}): HandlerPool {
   const memoryMb = opts.memoryMb ?? 128;
   let piscina: Piscina | undefined;
