@@ -2,7 +2,7 @@
 // `piscina.run(input, { name })`. Plain data in and out; the main thread imports the
 // same functions for its inline fast path, so both paths give identical results.
 // On Node 20 this module and its imports are loaded through tsx's require hook (see
-// pool.ts), so they must stay free of top-level await.
+// worker-options.ts), so they must stay free of top-level await.
 import { isMainThread, resourceLimits, threadId, type ResourceLimits } from 'node:worker_threads';
 import { createNormalMemo, hashIdentifiers, type HashedIdentifiers, type IdentifierSpec, type IdentifierUser } from '../identifiers/index.ts';
 

@@ -230,11 +230,9 @@ async function main(): Promise<void> {
   const rows: Row[] = [];
   const bare = spawn(process.execPath, ['--import', 'tsx', 'test/bench/bare-koa.ts'], { env, stdio: ['ignore', 'pipe', 'inherit'] });
   const barePort = await waitListening(bare, /listening (\d+)/);
-  const bareRounds: Row[] = [];
   /** A bare-Koa round, then the run it is the baseline of. */
   const againstBare = async (run: () => Promise<Row>): Promise<Row> => {
     const round = await load('bare Koa (baseline)', `http://127.0.0.1:${barePort}/`, {}, bare.pid!);
-    bareRounds.push(round);
     const row = await run();
     row.bare = round;
     return row;
@@ -299,6 +297,7 @@ async function main(): Promise<void> {
   const over = await overload(OVERLOAD_BOUND, OVERLOAD_WINDOW_MS);
 
   const single = rows.filter((r) => r.bare !== undefined);
+  const bareRounds = single.map((r) => r.bare!);
   const ratio = (r: Row) => r.rps / r.bare!.rps;
   const p99Ratio = (r: Row) => r.p99 / Math.max(r.bare!.p99, 1);
   console.log(`\n${DURATION} s per run, ${CONNECTIONS} connections, ~${JSON.stringify(checkout('x')).length} B checkout_completed body, unique event ids; ` +
