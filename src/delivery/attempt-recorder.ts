@@ -1,4 +1,4 @@
-// Group commit for attempt results: every result that arrives in the same event-loop turn
+// Group commit for attempt results: every result that arrives within a few milliseconds
 // is written in one transaction, so many concurrent sends cost one commit, not one each.
 // A commit that fails (the database restarting or unreachable) is tried again with the
 // store-error backoff for about half a minute: the request already went out, and
@@ -15,13 +15,20 @@ export interface AttemptRecorder {
   drain(): Promise<void>;
 }
 
+/**
+ * How long a batch of results waits for more before it commits. A send slot is free before its
+ * result is recorded, so nothing waits on this but the lease (a minute): commits of ~25 results
+ * instead of ~7 cost a third less per result (measured with the 20,000-event drain).
+ */
+export const RECORD_LINGER_MS = 3;
+
 /** Tries per batch: 250 ms doubling to 5 s between them, about 28 s in all. */
 export const RECORD_TRIES = 10;
 
 export function createAttemptRecorder(
   store: Pick<DeliveryStore, 'recordAttempts'>,
   maxBatch = 256,
-  opts: { tries?: number; wait?: (ms: number) => Promise<void> } = {},
+  opts: { tries?: number; wait?: (ms: number) => Promise<void>; lingerMs?: number } = {},
 ): AttemptRecorder {
   const tries = opts.tries ?? RECORD_TRIES;
   const wait = opts.wait ?? ((ms: number) => new Promise<void>((r) => setTimeout(r, ms)));
@@ -35,6 +42,6 @@ export function createAttemptRecorder(
       }
     }
   };
-  const group = createGroupCommit(commit, { maxBatch });
+  const group = createGroupCommit(commit, { maxBatch, lingerMs: opts.lingerMs ?? RECORD_LINGER_MS });
   return { record: group.submit, drain: group.drain };
 }

@@ -5,7 +5,9 @@
 // is bounded: past `maxQueue` waiting items a submit is refused at once (QueueFullError),
 // so an overloaded or stuck store answers 503 now rather than after a long timeout.
 // A group submitted with submitMany is never split: its items share one transaction,
-// so they are all stored or none is.
+// so they are all stored or none is. With `lingerMs`, a batch waits that long for more
+// items (or until it is full) before it commits: fewer, larger transactions for callers
+// that do not wait on the commit to answer anyone.
 
 export class QueueFullError extends Error {
   override name = 'QueueFullError';
@@ -37,7 +39,7 @@ interface Waiting<T, R> {
  */
 export function createGroupCommit<T, R>(
   commit: (items: T[]) => Promise<R[]>,
-  opts: { maxBatch: number; onBatch?: (n: number) => void; maxQueue?: number; concurrency?: number },
+  opts: { maxBatch: number; onBatch?: (n: number) => void; maxQueue?: number; concurrency?: number; lingerMs?: number },
 ): GroupCommit<T, R> {
   const maxQueue = opts.maxQueue ?? Infinity;
   // Transactions in flight at once: 1 for SQLite (one writer); a server database such as
@@ -46,6 +48,8 @@ export function createGroupCommit<T, R>(
   let queue: Waiting<T, R>[] = [];
   let queued = 0;
   let scheduled = false;
+  /** The linger timer of a scheduled committer (undefined: it runs on the next turn). */
+  let lingering: NodeJS.Timeout | undefined;
   let active = 0;
   const idle: (() => void)[] = [];
 
@@ -60,6 +64,8 @@ export function createGroupCommit<T, R>(
 
   async function flush(): Promise<void> {
     scheduled = false;
+    clearTimeout(lingering);
+    lingering = undefined;
     active++;
     try {
       while (queue.length > 0) {
@@ -85,9 +91,18 @@ export function createGroupCommit<T, R>(
 
   /** Starts a committer on the next turn (so the whole turn's items join it) if one may start. */
   function kick(): void {
-    if (scheduled || active >= concurrency) return;
+    if (active >= concurrency) return;
+    const linger = (opts.lingerMs ?? 0) > 0 && queued < opts.maxBatch;
+    if (scheduled) {
+      if (lingering === undefined || linger) return;
+      clearTimeout(lingering); // the batch is full: no reason to wait longer
+      lingering = undefined;
+      setImmediate(flush);
+      return;
+    }
     scheduled = true;
-    setImmediate(flush);
+    if (linger) lingering = setTimeout(flush, opts.lingerMs);
+    else setImmediate(flush);
   }
 
   /** Past the bound a group is refused; one larger than the bound is taken only into an empty queue. */

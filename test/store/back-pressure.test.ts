@@ -108,3 +108,38 @@ describe('store: group commit with concurrent transactions', () => {
     expect(most).to.equal(2);
   });
 });
+
+describe('store: group commit with a linger', () => {
+  const turn = () => new Promise((r) => setImmediate(r));
+
+  it('holds a batch across turns until it is full, then commits it at once', async () => {
+    const committed: number[][] = [];
+    const group = createGroupCommit(async (items: number[]) => {
+      committed.push(items);
+      return items.map((i) => i * 10);
+    }, { maxBatch: 3, lingerMs: 60_000 });
+    const a = group.submit(1);
+    await turn();
+    const b = group.submit(2);
+    await turn();
+    await turn();
+    expect(committed).to.deep.equal([]); // a minute's linger: still waiting for more
+    const c = group.submit(3); // full
+    expect(await Promise.all([a, b, c])).to.deep.equal([10, 20, 30]);
+    expect(committed).to.deep.equal([[1, 2, 3]]);
+    await group.drain();
+  });
+
+  it('commits what it holds when the linger ends, and drain waits for it', async () => {
+    const committed: number[][] = [];
+    const group = createGroupCommit(async (items: number[]) => {
+      committed.push(items);
+      return items;
+    }, { maxBatch: 100, lingerMs: 5 });
+    void group.submit(1);
+    await turn();
+    void group.submit(2);
+    await group.drain();
+    expect(committed).to.deep.equal([[1, 2]]);
+  });
+});
