@@ -43,6 +43,10 @@ export interface DispatcherOptions {
   pauseAfterMs?: number;
   /** Events per fan-out batch; default 200. */
   fanOutBatch?: number;
+  /** Deliveries each lane takes from the fan-out into memory at most; default 1,000. */
+  handoffCap?: number;
+  /** How long the fan-out waits for a lane without room for a batch; default PACE_PATIENCE_MS. */
+  pacePatienceMs?: number;
   /** Fan-out poll interval when the queue is empty; default 50 ms. */
   pollMs?: number;
   /** How often destinations are re-read and idle lanes look for work; default 1 s. */
@@ -64,6 +68,18 @@ export interface Dispatcher {
 
 const sleep = (ms: number) => new Promise<void>((r) => setTimeout(r, ms).unref());
 
+/**
+ * The fan-out waits (polling every PACE_POLL_MS) while a running lane has no room for a whole
+ * batch, up to PACE_PATIENCE_MS per lane. When intake outruns sending, events then wait in
+ * the dispatch queue and reach their lanes by handoff, instead of being stored as unleased
+ * deliveries that each lane must claim back (a second write and a re-read of every item and
+ * event). A lane short of room for longer is slow (a destination timing out, or
+ * rate-limited), and the fan-out goes on without it: the other destinations never wait for
+ * a slow one.
+ */
+export const PACE_PATIENCE_MS = 1_000;
+const PACE_POLL_MS = 2;
+
 export function createDispatcher(opts: DispatcherOptions): Dispatcher {
   const { store, plugins, logger } = opts;
   const clock = opts.clock ?? Date.now;
@@ -72,6 +88,7 @@ export function createDispatcher(opts: DispatcherOptions): Dispatcher {
   const fanOutBatch = opts.fanOutBatch ?? 200;
   const pollMs = opts.pollMs ?? 50;
   const refreshMs = opts.refreshMs ?? 1_000;
+  const pacePatienceMs = opts.pacePatienceMs ?? PACE_PATIENCE_MS;
   const abort = new AbortController();
   setMaxListeners(0, abort.signal); // every in-flight send listens to it
   const recorder = createAttemptRecorder(store.deliveries);
@@ -91,6 +108,7 @@ export function createDispatcher(opts: DispatcherOptions): Dispatcher {
     concurrency: Math.max(1, opts.perDestinationConcurrency ?? 8),
     pauseAfterMs: opts.pauseAfterMs ?? 24 * 3_600_000,
     idlePollMs: refreshMs,
+    handoffCap: opts.handoffCap,
     abort: abort.signal,
   };
   const fanOutDeps = {
@@ -150,11 +168,24 @@ export function createDispatcher(opts: DispatcherOptions): Dispatcher {
     return r.claimed;
   }
 
+  /** Waits while a running lane cannot take a whole batch (see PACE_PATIENCE_MS). */
+  async function paceFanOut(): Promise<void> {
+    for (;;) {
+      let wait = false;
+      // Every lane is asked, so each one's short-of-room clock is kept.
+      for (const lane of lanes.values()) if (lane.saturated(fanOutBatch, performance.now(), pacePatienceMs)) wait = true;
+      if (!wait || !running) return;
+      await sleep(PACE_POLL_MS);
+    }
+  }
+
   async function runFanOut(): Promise<void> {
     let failures = 0;
     while (running) {
       let claimed = 0;
       try {
+        await paceFanOut();
+        if (!running) return;
         claimed = await fanOut();
         failures = 0;
       } catch (err) {

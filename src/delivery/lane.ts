@@ -33,6 +33,8 @@ export interface LaneDeps {
   pauseAfterMs: number;
   /** Longest sleep while idle, so work queued by another process (a replay) is noticed. */
   idlePollMs: number;
+  /** Handed-off deliveries a lane holds in memory at most (at least two claims' worth); default HANDOFF_CAP. */
+  handoffCap?: number;
   /** Aborted when shutdown runs out of grace. */
   abort: AbortSignal;
   /** [0, 1), for the jitter of the store-error backoff. */
@@ -56,6 +58,13 @@ export interface Lane {
   notify(): void;
   /** How many new deliveries this lane takes straight from the fan-out, leased to a new claim (null: none now). */
   offer(): { claimId: string; leaseUntil: number; room: number } | null;
+  /**
+   * Whether the fan-out should wait for this lane: it is running, has room for fewer than
+   * `need` handed-off deliveries, and has been short of room for less than `patienceMs` (real
+   * time, `nowMs` from performance.now()). A lane short for longer is slow: the fan-out goes
+   * on without waiting, and this lane claims what is stored for it when it gets to it.
+   */
+  saturated(need: number, nowMs: number, patienceMs: number): boolean;
   /** Deliveries the fan-out stored leased to this lane's offered claim: queued for sending. */
   take(claimId: string, leaseUntil: number, deliveries: ClaimedDelivery[]): void;
   start(): void;
@@ -66,7 +75,7 @@ export interface Lane {
 }
 
 /** At most this many deliveries wait in a lane's memory after a handoff (a slow destination takes less). */
-const HANDOFF_CAP = 1_000;
+export const HANDOFF_CAP = 1_000;
 
 export function createLane(deps: LaneDeps, initial: ActiveDestination, initialPlugin: LoadedPlugin | undefined): Lane {
   let dest = initial;
@@ -85,6 +94,8 @@ export function createLane(deps: LaneDeps, initial: ActiveDestination, initialPl
   const log = { destination_id: dest.id, destination_type: dest.type };
   /** Claims that failed in a row (the store is in trouble: disk full, locked); 0 after a success. */
   let claimFailures = 0;
+  /** When saturated() first saw this lane short of room (null: it has room). */
+  let shortSince: number | null = null;
 
   const active = () => !stopped && dest.enabled && dest.pausedAt === null && plugin !== undefined;
   const maxEvents = () => Math.max(1, plugin?.plugin.batch.maxEvents ?? 1);
@@ -93,7 +104,9 @@ export function createLane(deps: LaneDeps, initial: ActiveDestination, initialPl
   const claimLimit = () => Math.max(maxEvents(), 4 * deps.concurrency);
   /** Deliveries queued (leased, not sent yet). A lane takes handed-off work only below its cap. */
   const queuedDeliveries = () => queue.reduce((n, u) => n + u.deliveries.length, 0);
-  const handoffCap = () => Math.max(2 * claimLimit(), HANDOFF_CAP);
+  const handoffCap = () => Math.max(2 * claimLimit(), deps.handoffCap ?? HANDOFF_CAP);
+  /** Handed-off deliveries this lane takes now: its cap less what it queues, sends and holds. */
+  const room = () => handoffCap() - queuedDeliveries() - inflight * maxEvents() - (hold?.deliveries.length ?? 0);
   const lingers = () => deps.lingerMs > 0 && maxEvents() > 1;
   /**
    * Handed-off deliveries of a batching plugin, held for `lingerMs` under one claim so that
@@ -302,10 +315,18 @@ export function createLane(deps: LaneDeps, initial: ActiveDestination, initialPl
     },
     offer() {
       if (!started || !active() || claimFailures > 0) return null;
-      const room = handoffCap() - queuedDeliveries() - inflight * maxEvents() - (hold?.deliveries.length ?? 0);
-      if (room <= 0) return null;
-      if (hold !== null) return { claimId: hold.claimId, leaseUntil: hold.leaseUntil, room };
-      return { claimId: deps.nextClaimId(), leaseUntil: deps.clock() + deps.leaseMs, room };
+      const r = room();
+      if (r <= 0) return null;
+      if (hold !== null) return { claimId: hold.claimId, leaseUntil: hold.leaseUntil, room: r };
+      return { claimId: deps.nextClaimId(), leaseUntil: deps.clock() + deps.leaseMs, room: r };
+    },
+    saturated(need, nowMs, patienceMs) {
+      if (!started || stopped || !active() || claimFailures > 0 || room() >= need) {
+        shortSince = null;
+        return false;
+      }
+      shortSince ??= nowMs;
+      return nowMs - shortSince < patienceMs;
     },
     take(claimId, leaseUntil, deliveries) {
       if (deliveries.length === 0) return;

@@ -2,6 +2,7 @@
 // the new event at once; an unwoken one waits for its poll.
 import { expect } from 'chai';
 import { waitFor } from '../helpers/test-server.ts';
+import { startDestinationDouble } from '../helpers/destination-double.ts';
 import { checkout, useFixtureWithDouble } from './delivery-fixture.ts';
 
 describe('delivery: wake on commit', function () {
@@ -39,5 +40,56 @@ describe('delivery: wake on commit', function () {
     expect(t.dbl.requests).to.have.length(10);
     expect(claimedByQuery, 'deliveries claimed by query').to.equal(0);
     await d.stop(1_000);
+  });
+});
+
+describe('delivery: the fan-out paces itself to its lanes', function () {
+  this.timeout(30_000);
+  const t = useFixtureWithDouble();
+
+  /** The store with claimDeliveries counting the rows it hands out (deliveries that did not come by handoff). */
+  const countingClaims = (real: typeof t.f.store.deliveries) => {
+    const counter = { rows: 0 };
+    const deliveries = { ...real, claimDeliveries: async (...a: Parameters<typeof real.claimDeliveries>) => {
+      const rows = await real.claimDeliveries(...a);
+      counter.rows += rows.length;
+      return rows;
+    } };
+    return { counter, store: { ...t.f.store, deliveries } };
+  };
+
+  it('waits while a lane has no room for a batch: events stay queued and every delivery goes by handoff', async () => {
+    const scriptId = await t.f.account();
+    await t.f.destination(scriptId, 'webhook', t.dbl.url);
+    t.dbl.otherwise({ status: 200, body: {}, delayMs: 15 }); // slower than the fan-out
+    for (let i = 0; i < 120; i++) await t.f.ingest(scriptId, checkout(`ORD-PACE-${i}`));
+    const { counter, store } = countingClaims(t.f.store.deliveries);
+    // Room for 32 handed-off deliveries, batches of 20: the fan-out must wait for the lane again and again.
+    const d = t.f.dispatcher({ clock: Date.now, store, fanOutBatch: 20, handoffCap: 32, pacePatienceMs: 60_000 });
+    await d.start();
+    await t.dbl.waitFor(() => t.dbl.requests.length >= 4, 10_000, 'the first sends');
+    expect(await t.f.store.deliveries.dispatchBacklog(), 'events still waiting in the dispatch queue').to.be.greaterThan(0);
+    await t.dbl.waitFor(() => t.dbl.requests.length === 120, 20_000, 'all 120 sent');
+    expect(await waitFor(async () => (await t.f.store.deliveries.list({ status: 'delivered', limit: 200 })).length === 120, 5_000)).to.equal(true);
+    expect(counter.rows, 'deliveries claimed back by query instead of handed off').to.equal(0);
+    await d.stop(1_000);
+  });
+
+  it('does not wait for a lane that stays full: a hung destination never holds up another', async () => {
+    const scriptId = await t.f.account();
+    const hung = await startDestinationDouble();
+    try {
+      hung.otherwise({ hang: true });
+      await t.f.destination(scriptId, 'webhook', hung.url);
+      await t.f.destination(scriptId, 'webhook', t.dbl.url);
+      for (let i = 0; i < 120; i++) await t.f.ingest(scriptId, checkout(`ORD-SLOW-${i}`));
+      const d = t.f.dispatcher({ clock: Date.now, fanOutBatch: 20, handoffCap: 32, pacePatienceMs: 100 });
+      await d.start();
+      await t.dbl.waitFor(() => t.dbl.requests.length === 120, 20_000, 'all 120 sent to the healthy destination');
+      expect(await t.f.store.deliveries.dispatchBacklog(), 'every event fanned out').to.equal(0);
+      await d.stop(200);
+    } finally {
+      await hung.close();
+    }
   });
 });
