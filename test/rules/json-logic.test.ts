@@ -3,6 +3,26 @@ import { checkExpression } from '../../src/rules/check-expression.ts';
 import { CUSTOM_OPERATION_NAMES, OPERATIONS, evaluate, truthy } from '../../src/rules/json-logic.ts';
 
 describe('json-logic setup', () => {
+  it('a {"var": path} answers as json-logic\'s own var, inside other operations too', () => {
+    // {"var": [path]} takes json-logic's generic path; {"var": path} the lookup of split paths.
+    const data = {
+      event: { id: 'E-1', value: 0, empty: '', none: null, flag: false, list: [{ name: 'a' }, null], text: 'abc' },
+      products: [{ id: 'P1', price: 5 }, { id: 'P2' }],
+    };
+    const paths = ['event.id', 'event.value', 'event.empty', 'event.none', 'event.none.deeper', 'event.flag', 'event.list.0.name',
+      'event.list.1.name', 'event.list.5', 'event.text.length', 'event.text.0', 'event.value.toFixed', 'event.missing', 'missing.deeper',
+      'products', 'products.1.price', 'event..id', 'event.constructor', 'event'];
+    for (const p of paths) {
+      expect(evaluate({ var: p }, data), p).to.deep.equal(evaluate({ var: [p] }, data));
+      expect(evaluate({ var: p }, null), `${p} of null`).to.deep.equal(evaluate({ var: [p] }, null));
+    }
+    const scoped = { map: [{ var: 'products' }, { cat: [{ var: 'id' }, ':', { var: 'price' }] }] };
+    expect(evaluate(scoped, data)).to.deep.equal(['P1:5', 'P2:']);
+    const rule = { var: 'event.id' };
+    expect(evaluate(rule, data)).to.equal('E-1');
+    expect(evaluate(rule, { event: { id: 'E-2' } }), 'the same expression object with other data').to.equal('E-2');
+  });
+
   describe('removed operations', () => {
     it('method throws instead of calling a method on the data', () => {
       expect(() => evaluate({ method: [{ var: 'name' }, 'toUpperCase'] }, { name: 'abc' })).to.throw(/Unrecognized operation method/);
