@@ -1,11 +1,13 @@
 // Sends one OutboundRequest over a shared undici Agent (keep-alive pools per origin) and
-// reports a response or a classified error; it never throws for a remote outcome.
+// reports a response or a classified error; it never throws for a remote outcome. It uses
+// undici's dispatch API with its own handler: the response body is collected straight from
+// the socket up to the byte cap, without the stream and async iterator of undici's
+// request() (a tenth of the delivery thread's sending cost in the 20,000-event drain).
 // SSRF: the URL is checked before dispatch — this also
 // covers IP-literal hosts, for which undici skips `lookup` (undici#2019) — and every
 // hostname is checked after DNS, on the addresses actually dialled. Redirects are never
 // followed (no redirect interceptor), and body bytes and total time are capped (F 40–41).
-import { Agent, request } from 'undici';
-import type { Readable } from 'node:stream';
+import { Agent, errors, type Dispatcher } from 'undici';
 import type { OutboundRequest, PlatformResponse } from '../destinations/types.ts';
 import { checkDestinationUrl } from './ssrf-guard.ts';
 import { createGuardedLookup, systemResolver, type Resolver } from './net/guarded-lookup.ts';
@@ -38,24 +40,101 @@ export interface HttpSender {
   close(): Promise<void>;
 }
 
-/** Reads at most `max` bytes, then destroys the stream so the rest is never received. */
-async function readCapped(body: Readable, max: number): Promise<string> {
+interface Exchange {
+  /** Settles with the response (body cut at the cap) or the error that ended the attempt. */
+  done: Promise<{ status: number; headers: Record<string, string | string[] | undefined>; body: string }>;
+  /** Ends the attempt now: `done` rejects at once, and the request is dropped (before it starts, when it would start). */
+  abort(): void;
+}
+
+/**
+ * One request through `agent`: the body is kept up to `maxBytes`; past that the attempt
+ * ends as a response with the bytes kept, and the connection is dropped so the rest is
+ * never received.
+ */
+function exchange(agent: Agent, target: Target, req: OutboundRequest, maxBytes: number): Exchange {
+  let controller: Dispatcher.DispatchController | null = null;
+  let aborted = false;
+  let settled = false;
+  let status = 0;
+  let headers: Record<string, string | string[] | undefined> = {};
   const chunks: Buffer[] = [];
   let size = 0;
-  try {
-    for await (const chunk of body as AsyncIterable<Buffer>) {
-      const room = max - size;
+  let resolve!: (r: Awaited<Exchange['done']>) => void;
+  let reject!: (e: unknown) => void;
+  const done = new Promise<Awaited<Exchange['done']>>((res, rej) => {
+    resolve = res;
+    reject = rej;
+  });
+  const finish = () => {
+    if (settled) return;
+    settled = true;
+    resolve({ status, headers, body: Buffer.concat(chunks, size).toString('utf8') });
+  };
+  const fail = (err: unknown) => {
+    if (settled) return;
+    settled = true;
+    reject(err);
+  };
+  const handler: Dispatcher.DispatchHandler = {
+    onRequestStart(c) {
+      controller = c;
+      if (aborted) c.abort(new errors.RequestAbortedError());
+    },
+    onResponseStart(_c, statusCode, h) {
+      // Called again after a 1xx informational answer: the last one is the response.
+      status = statusCode;
+      headers = h;
+    },
+    onResponseData(c, chunk) {
+      if (settled) return;
+      const room = maxBytes - size;
       if (chunk.length > room) {
         chunks.push(chunk.subarray(0, room));
-        break; // leaving the loop destroys the stream (and its socket)
+        size = maxBytes;
+        finish();
+        c.abort(new errors.RequestAbortedError('response body over the byte cap'));
+        return;
       }
       chunks.push(chunk);
       size += chunk.length;
-    }
-  } finally {
-    if (!body.readableEnded) body.destroy();
+    },
+    onResponseEnd() {
+      finish();
+    },
+    onResponseError(_c, err) {
+      fail(err);
+    },
+  };
+  agent.dispatch({ origin: target.origin, path: target.path, method: req.method, headers: req.headers, body: req.body }, handler);
+  return {
+    done,
+    abort() {
+      if (aborted) return;
+      aborted = true;
+      fail(new errors.RequestAbortedError());
+      controller?.abort(new errors.RequestAbortedError());
+    },
+  };
+}
+
+interface Target {
+  origin: string;
+  /** Path and query. */
+  path: string;
+}
+
+/** Destination URLs repeat (one per destination): each is parsed once. */
+const targets = new Map<string, Target>();
+function targetOf(url: string): Target {
+  let t = targets.get(url);
+  if (t === undefined) {
+    const u = new URL(url);
+    t = { origin: u.origin, path: `${u.pathname}${u.search}` };
+    if (targets.size >= 1_000) targets.clear();
+    targets.set(url, t);
   }
-  return Buffer.concat(chunks).toString('utf8');
+  return t;
 }
 
 function plainHeaders(raw: Record<string, string | string[] | undefined>): Record<string, string> {
@@ -93,28 +172,20 @@ export function createHttpSender(opts: HttpSenderOptions): HttpSender {
     if (refused) return { kind: 'error', errorClass: 'blocked', message: `destination not allowed: ${refused}`, latencyMs: latencyMs() };
     if (signal?.aborted) return { kind: 'error', errorClass: 'other', message: 'request aborted', latencyMs: latencyMs() };
 
-    const abort = new AbortController();
     let deadlineExceeded = false;
+    const attempt = exchange(agent, targetOf(req.url), req, maxResponseBytes);
     const timer = setTimeout(() => {
       deadlineExceeded = true;
-      abort.abort();
+      attempt.abort();
     }, totalTimeoutMs);
-    const onCallerAbort = () => abort.abort();
+    const onCallerAbort = () => attempt.abort();
     signal?.addEventListener('abort', onCallerAbort, { once: true });
     try {
-      const res = await request(req.url, {
-        dispatcher: agent,
-        method: req.method,
-        headers: req.headers,
-        body: req.body,
-        signal: abort.signal,
-      });
-      const body = await readCapped(res.body, maxResponseBytes);
-      const result: SendResult = { kind: 'response', response: { status: res.statusCode, headers: plainHeaders(res.headers), body }, latencyMs: latencyMs() };
-      // undici hands a kept-alive socket back to its pool one event-loop turn after the
-      // body ends; waiting that turn lets the next send to this origin reuse it.
-      if (res.body.readableEnded) await new Promise(setImmediate);
-      return result;
+      const res = await attempt.done;
+      // undici hands a kept-alive socket back to its pool after the turn that ends the
+      // response; waiting that turn lets the next send to this origin reuse it.
+      await new Promise(setImmediate);
+      return { kind: 'response', response: { status: res.status, headers: plainHeaders(res.headers), body: res.body }, latencyMs: latencyMs() };
     } catch (err) {
       const callerAborted = !deadlineExceeded && signal?.aborted === true;
       return { kind: 'error', ...classifySendError(err, { deadlineExceeded, callerAborted }), latencyMs: latencyMs() };
