@@ -129,8 +129,10 @@ describe('demo/transaction-analytics', () => {
       expect(replay.body.custom_data.events[0]).to.include({ event_id: 'TX-REPLAY', status: 'duplicate' });
       await hook.waitFor(() => hook.requests.length >= 1, 10_000, 'the payment reaches the webhook');
       expect(await waitFor(async () => (await h.server.running.store.deliveries.dispatchBacklog()) === 0, 10_000)).to.equal(true);
-      const rows = await h.server.running.store.deliveries.list({ scriptId: account.scriptId, eventId: 'TX-REPLAY' });
-      expect(rows.map((r) => r.status), 'one delivery for the event, not two').to.deep.equal(['delivered']);
+      // The webhook's answer is recorded a few milliseconds after it is received.
+      const list = () => h.server.running.store.deliveries.list({ scriptId: account.scriptId, eventId: 'TX-REPLAY' });
+      expect(await waitFor(async () => (await list()).every((r) => r.status !== 'pending'), 10_000), 'the attempt recorded').to.equal(true);
+      expect((await list()).map((r) => r.status), 'one delivery for the event, not two').to.deep.equal(['delivered']);
       expect(hook.requests.filter((r) => r.body.includes('TX-REPLAY'))).to.have.length(1);
     } finally {
       await hook.close();
