@@ -76,7 +76,7 @@ export async function fanOutOnce(deps: FanOutDeps): Promise<FanOutCommit & { cla
   });
   // Mapping is CPU work: yield every few ms so the thread's other work is not held up.
   const plans = await planEvents({ plugins: deps.plugins, rules: deps.rules.current(), pool: deps.pool }, subjects,
-    { now: deps.clock(), build: false, sliceMs: SLICE_MS });
+    { now: deps.clock(), build: false, warnings: false, sliceMs: SLICE_MS });
   const offers = new Map<string, HandoffOffer | null>();
   const offerFor = (destinationId: string): HandoffOffer | null => {
     if (!offers.has(destinationId)) offers.set(destinationId, deps.offer?.(destinationId) ?? null);

@@ -73,6 +73,8 @@ export interface MapEventInput {
    * the send lane builds each request once, when it sends (with the batch it sends).
    */
   build?: boolean;
+  /** Collect warnings for the rule author (default). Fan-out passes false: it stores none. */
+  warnings?: boolean;
 }
 
 /** plugin.buildRequests threw: a bug in the plugin or settings it cannot use. Never retried. */
@@ -116,18 +118,19 @@ export function mapEventForDestination(input: MapEventInput): MapResult {
   }
 
   const warnings: string[] = [];
+  const wantWarnings = input.warnings !== false;
   const specs = specsWith(plugin, input.attributionSpecs);
   const attributionInput = { ...attributionSources(event, account, now, specs), settings };
   const attribution = input.attributionReading !== undefined && specs === input.attributionSpecs
     ? refineAttribution(input.attributionReading, attributionInput)
     : extractAttribution(attributionInput);
-  warnings.push(...attributionWarnings(type, plugin, attribution.warnings));
+  if (wantWarnings) warnings.push(...attributionWarnings(type, plugin, attribution.warnings));
 
   let identifiers: Record<string, string | string[]> = {};
   if (plugin.identifiers !== null) {
     const hashed = input.hashed ?? hashIdentifiers(event.user, plugin.identifiers, { defaultCountry: account.country ?? undefined });
     identifiers = hashed.fields;
-    warnings.push(...identifierWarnings(type, hashed.warnings));
+    if (wantWarnings) warnings.push(...identifierWarnings(type, hashed.warnings));
   }
 
   const data = buildRuleData({
@@ -138,7 +141,7 @@ export function mapEventForDestination(input: MapEventInput): MapResult {
     receivedAt: input.receivedAt,
   });
   const applied = applyRules(input.rules, data);
-  warnings.push(...applied.warnings.map((w) => `${type}: ${w}`));
+  if (wantWarnings) warnings.push(...applied.warnings.map((w) => `${type}: ${w}`));
   if (applied.events.length === 0) {
     if (applied.considered.length === 0) {
       return skip('no_matching_rule', `no rule is written for ${event.event.name}; nothing sent`, warnings);
@@ -158,7 +161,7 @@ export function mapEventForDestination(input: MapEventInput): MapResult {
     if (problems.length > 0) throw new NativeSchemaError(type, native.ruleId, problems);
   }
 
-  const matchWarning = matchKeyWarning(type, plugin, identifiers, attribution.ids);
+  const matchWarning = wantWarnings ? matchKeyWarning(type, plugin, identifiers, attribution.ids) : null;
   if (matchWarning !== null) warnings.push(matchWarning);
 
   const items: OutgoingItem[] = applied.events.map((native) => ({

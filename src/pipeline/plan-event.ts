@@ -47,6 +47,8 @@ export interface PlanOptions {
   settingsFor?: (d: DestinationRecord, plugin: DestinationPlugin) => Record<string, unknown>;
   /** Yield to the event loop after this many ms of mapping (fan-out on a busy thread); default never. */
   sliceMs?: number;
+  /** Collect warnings (default); fan-out passes false, as it stores none. */
+  warnings?: boolean;
 }
 
 /** One plan per destination of each subject, in order. */
@@ -79,7 +81,7 @@ function planOne(
       plugin: loaded.plugin,
       destination: opts.settingsFor ? { ...d, settings: opts.settingsFor(d, loaded.plugin) } : d,
       event: s.event, eventId: s.eventId, receivedAt: s.receivedAt, account: s.account,
-      rules: deps.rules.rulesFor(s.account.scriptId, d.type), now: opts.now, hashed, build: opts.build, attributionSpecs: specs, attributionReading: reading,
+      rules: deps.rules.rulesFor(s.account.scriptId, d.type), now: opts.now, hashed, build: opts.build, warnings: opts.warnings, attributionSpecs: specs, attributionReading: reading,
     });
     if (r.status === 'skipped') return { destination: d, status: 'skipped', reason: r.reason, message: r.message, warnings: r.warnings };
     return { destination: d, status: 'ready', plugin: loaded.plugin, items: r.items, requests: r.requests, warnings: r.warnings };

@@ -69,4 +69,19 @@ describe('planEvents: one planner for preview and fan-out', () => {
     expect(built.requests).to.have.length(1);
     expect(JSON.parse(built.requests[0].body)).to.deep.equal([{ name: 'lead' }]);
   });
+
+  it('collects warnings unless asked not to (fan-out stores none), with the same items either way', async () => {
+    // A rule output that fails to evaluate is a warning for the rule author.
+    const warned = createRuleSet('', [{ file: 'alpha.json', destination: 'alpha', scriptId: null, disabled: [], rules: [
+      { id: 'alpha.lead', event: 'lead_created', output: { name: 'lead' } },
+      { id: 'alpha.broken', event: 'lead_created', output: { name: { nope: [] } } },
+    ] }]);
+    const subject = { account, destinations: [dest('a1', 'alpha')], event: event('L-4'), eventId: 'L-4', receivedAt: NOW };
+    const [[full]] = await planEvents({ plugins, rules: warned, pool: null }, [subject], { now: NOW, build: false });
+    const [[quiet]] = await planEvents({ plugins, rules: warned, pool: null }, [subject], { now: NOW, build: false, warnings: false });
+    if (full.status !== 'ready' || quiet.status !== 'ready') throw new Error('expected ready plans');
+    expect(full.warnings.some((w) => w.includes('alpha.broken'))).to.equal(true);
+    expect(quiet.warnings).to.deep.equal([]);
+    expect(quiet.items).to.deep.equal(full.items);
+  });
 });
