@@ -2,7 +2,7 @@
 // `messageId`: one native event of one event for one destination — unique per (account,
 // event name, event.id, destination, rule), the same on every retry and replay, and made
 // of [0-9a-f] only, so it is safe in any header (the webhook's `webhook-id`).
-import { createHash } from 'node:crypto';
+import { hash } from 'node:crypto';
 
 export interface MessageIdParts {
   scriptId: string;
@@ -13,9 +13,9 @@ export interface MessageIdParts {
 }
 
 export function messageId(p: MessageIdParts): string {
-  const h = createHash('sha256');
-  for (const part of [p.scriptId, p.eventName, p.eventId, p.destinationId, p.ruleId]) h.update(part).update('\u0000');
-  return `msg_${h.digest('hex').slice(0, 32)}`;
+  // One-shot hash of the parts, each ended by NUL (a third of the cost of a Hash object per id).
+  const input = `${p.scriptId}\u0000${p.eventName}\u0000${p.eventId}\u0000${p.destinationId}\u0000${p.ruleId}\u0000`;
+  return `msg_${hash('sha256', input, 'hex').slice(0, 32)}`;
 }
 
 /** Header values HTTP allows: visible ASCII, space, tab and obs-text bytes; nothing else. */
