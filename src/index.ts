@@ -1,6 +1,6 @@
 // The process entry, the only module with side effects: config → server → signals.
 import { loadConfig, ConfigError } from './config.ts';
-import { createLogger } from './logger.ts';
+import { createLogger, serverLogDestination } from './logger.ts';
 import { startServer } from './server.ts';
 import { EnvFileError, loadEnvFile } from './env-file.ts';
 import { describeDatabase } from './store/open-store.ts';
@@ -18,12 +18,13 @@ async function main(): Promise<void> {
     }
     throw e;
   }
-  const logger = createLogger(config.logLevel);
+  const logger = createLogger(config.logLevel, serverLogDestination());
   const running = await startServer(config, { logger });
   logger.info({
     url: running.url, store: running.store.kind, dataDir: config.dataDir,
     database: describeDatabase(config), envFile: envFile.file,
   }, 'tracklane listening');
+  logger.flush(); // now, not at the next periodic flush: supervisors and scripts wait for this line
 
   let stopping = false;
   const stop = (signal: string) => {
