@@ -30,39 +30,59 @@ export interface JsonProblem {
 const child = (path: string, key: string | number): string =>
   typeof key === 'number' ? `${path}[${key}]` : path === '' ? key : `${path}.${key}`;
 
+/** A value still to check: where it is, as its parent and its key (the path is spelled out only for a problem). */
+interface Node {
+  v: unknown;
+  parent: Node | null;
+  key: string | number;
+  depth: number;
+}
+
+function pathOf(n: Node): string {
+  return n.parent === null ? '' : child(pathOf(n.parent), n.key);
+}
+
 /** Returns the first problem found, or null when the value is safe to process. */
 export function checkJsonSafety(value: unknown, limits: JsonLimits = DEFAULT_JSON_LIMITS): JsonProblem | null {
-  const stack: { v: unknown; path: string; depth: number }[] = [{ v: value, path: '', depth: 0 }];
+  const stack: Node[] = [{ v: value, parent: null, key: '', depth: 0 }];
   while (stack.length > 0) {
-    const { v, path, depth } = stack.pop()!;
+    const node = stack.pop()!;
+    const { v, depth } = node;
     if (typeof v === 'number') {
-      if (!Number.isFinite(v)) return { field: path, message: `${path || 'value'} is not a finite number` };
-      continue;
+      if (Number.isFinite(v)) continue;
+      const path = pathOf(node);
+      return { field: path, message: `${path || 'value'} is not a finite number` };
     }
     if (typeof v === 'string') {
       if (v.length > limits.maxStringLength) {
+        const path = pathOf(node);
         return { field: path, message: `${path || 'value'} is longer than ${limits.maxStringLength} characters` };
       }
       continue;
     }
     if (v === null || typeof v !== 'object') continue;
-    if (depth >= limits.maxDepth) return { field: path, message: `the body is nested deeper than ${limits.maxDepth} levels` };
+    if (depth >= limits.maxDepth) return { field: pathOf(node), message: `the body is nested deeper than ${limits.maxDepth} levels` };
     if (Array.isArray(v)) {
       if (v.length > limits.maxArrayLength) {
+        const path = pathOf(node);
         return { field: path, message: `${path || 'body'} has more than ${limits.maxArrayLength} elements` };
       }
-      for (let i = 0; i < v.length; i++) stack.push({ v: v[i], path: child(path, i), depth: depth + 1 });
+      for (let i = 0; i < v.length; i++) stack.push({ v: v[i], parent: node, key: i, depth: depth + 1 });
       continue;
     }
     const keys = Object.keys(v);
-    if (keys.length > limits.maxKeys) return { field: path, message: `${path || 'body'} has more than ${limits.maxKeys} keys` };
+    if (keys.length > limits.maxKeys) {
+      const path = pathOf(node);
+      return { field: path, message: `${path || 'body'} has more than ${limits.maxKeys} keys` };
+    }
     for (const k of keys) {
-      if (FORBIDDEN_KEYS.has(k)) return { field: child(path, k), message: `the key "${k}" is not allowed` };
+      if (FORBIDDEN_KEYS.has(k)) return { field: child(pathOf(node), k), message: `the key "${k}" is not allowed` };
       if (k.length > limits.maxKeyLength) {
         // The path names the parent and the key's start: quoting 400,000 characters back helps no one.
+        const path = pathOf(node);
         return { field: child(path, `${k.slice(0, 32)}…`), message: `${path || 'body'} has a key longer than ${limits.maxKeyLength} characters` };
       }
-      stack.push({ v: (v as Record<string, unknown>)[k], path: child(path, k), depth: depth + 1 });
+      stack.push({ v: (v as Record<string, unknown>)[k], parent: node, key: k, depth: depth + 1 });
     }
   }
   return null;

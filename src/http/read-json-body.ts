@@ -33,12 +33,17 @@ function translate(err: ParserError): AppError {
 
 /** `limits: false` leaves the safety walk to the route (batch intake walks each event on its own). */
 export function readJsonBody(opts: { maxBodyBytes: number; limits?: JsonLimits | false }) {
-  const parse = bodyParser({
+  const limits = opts.limits ?? DEFAULT_JSON_LIMITS;
+  // onProtoPoisoning goes through to co-body, the parser underneath (not in koa-bodyparser's types).
+  const parse = bodyParser(<bodyParser.Options & { onProtoPoisoning: 'error' | 'ignore' }>{
     enableTypes: ['json'],
     jsonLimit: `${opts.maxBodyBytes}b`,
     strict: false,
+    // JSON.parse keeps a "__proto__" key as a plain own property, and the safety walk below
+    // refuses it (with constructor and prototype) before anything else touches the body, so
+    // the parser's own second scan of the text for it is skipped; without the walk it stays.
+    onProtoPoisoning: limits === false ? 'error' : 'ignore',
   });
-  const limits = opts.limits ?? DEFAULT_JSON_LIMITS;
   return async function readJsonBodyMiddleware(ctx: AppContext, next: Next): Promise<void> {
     try {
       await parse(ctx, async () => {});

@@ -80,6 +80,7 @@ describe('request body handling', () => {
     ['a deep array', '{"a":' + '['.repeat(5000) + ']'.repeat(5000) + '}', 'INVALID_BODY'],
     ['__proto__ at the top', '{"__proto__":{"polluted":1},"event":{"name":"lead_created"}}', 'INVALID_BODY'],
     ['__proto__ nested', '{"event":{"name":"lead_created","properties":{"__proto__":{"polluted":1}}}}', 'INVALID_BODY'],
+    ['__proto__ spelled with escapes', '{"event":{"name":"lead_created"},"user":{"\\u005f\\u005fproto__":{"polluted":1}}}', 'INVALID_BODY'],
     ['constructor.prototype', '{"event":{"name":"lead_created","constructor":{"prototype":{"polluted":1}}}}', 'INVALID_BODY'],
     ['a "prototype" key', '{"user":{"prototype":1},"event":{"name":"lead_created"}}', 'INVALID_BODY'],
     ['1e400', '{"event":{"name":"checkout_completed","value":1e400}}', 'INVALID_BODY'],
