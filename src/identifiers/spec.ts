@@ -29,10 +29,16 @@ export interface IdentifierSpec {
   forms?: NormaliseForms;
 }
 
-/** The user fields a table reads; what crosses a thread boundary is cut down to these. */
-export function sourceFields(table: IdentifierTable): UserField[] {
-  return [...new Set(Object.values(table).flatMap((rule) => (typeof rule.from === 'string' ? [rule.from] : [...rule.from])))];
+/** The user fields a table reads; what crosses a thread boundary is cut down to these. Computed once per table object. */
+export function sourceFields(table: IdentifierTable): readonly UserField[] {
+  let fields = SOURCE_FIELDS.get(table);
+  if (fields === undefined) {
+    fields = Object.freeze([...new Set(Object.values(table).flatMap((rule) => (typeof rule.from === 'string' ? [rule.from] : [...rule.from])))]);
+    SOURCE_FIELDS.set(table, fields);
+  }
+  return fields;
 }
+const SOURCE_FIELDS = new WeakMap<IdentifierTable, readonly UserField[]>();
 
 const USER_FIELDS: readonly UserField[] = [
   'id', 'external_id', 'email', 'phone', 'first_name', 'last_name', 'street', 'city', 'region', 'postal_code', 'country',
