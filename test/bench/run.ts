@@ -4,7 +4,9 @@
 // machine's swings from minute to minute cancel out of the ratios. Every request
 // carries a unique event id, so each one is stored, claims its dedup key and fans out.
 // Endpoint 1 runs against an account with four destinations on loopback doubles, with
-// delivery running, and the end-to-end rate counts native events the doubles received.
+// delivery running, and the end-to-end rate counts native events the doubles received;
+// then endpoint 1 again at a fixed offered rate (BENCH_E2E_RATE), for the ack → receipt
+// lag at a load below saturation.
 import { hashingRows, hashingTable } from './hash-pool.ts';
 import Database from 'better-sqlite3';
 import { sqliteFile } from '../../src/store/open-store.ts';
@@ -33,8 +35,25 @@ const CONNECTIONS = Number(process.env.BENCH_CONNECTIONS ?? 50);
 /** Batch intake runs: events per request, and the concurrent clients a queueing backend library would use. */
 const BATCH_SIZES = [20, 100];
 const BATCH_CONNECTIONS = Number(process.env.BENCH_BATCH_CONNECTIONS ?? 4);
+/**
+ * The fixed-rate end-to-end run: endpoint 1 offered this many events per second (open loop,
+ * spread over the connections) for DURATION, after the closed-loop run's backlog is delivered;
+ * it reports the ack → receipt lag at a load the server is not saturated by.
+ */
+const E2E_RATE = Number(process.env.BENCH_E2E_RATE ?? 1_500);
 /** Backlog drain: events stored before the server starts (the issue's figure is 100,000; 20,000 keeps the bench under 3 minutes). */
 const DRAIN_EVENTS = Number(process.env.BENCH_DRAIN_EVENTS ?? 20_000);
+
+/** Ack → receipt lag of each event in `acks` at the webhook double (one request per event, carrying the event id), sorted. */
+function lagsOf(webhook: DestinationDouble, acks: ReadonlyMap<string, number>): number[] {
+  return webhook.requests.flatMap((q) => {
+    const ack = acks.get(q.json<{ id: string }>().id);
+    return ack === undefined ? [] : [Math.max(0, q.at - ack)];
+  }).sort((a, b) => a - b);
+}
+
+const percentile = (sorted: readonly number[], p: number): number | null =>
+  sorted.length === 0 ? null : sorted[Math.min(sorted.length - 1, Math.floor((p / 100) * sorted.length))];
 
 interface Drain { events: number; native: number; seconds: number; events_per_second: number; native_per_second: number; peak_rss_mb: number }
 
@@ -112,13 +131,13 @@ let sequence = 0;
  * flight per connection, so the connection's context carries the id it sent).
  */
 async function load(name: string, url: string, headers: Record<string, string>, pid: number,
-  opts: { batch?: number; connections?: number; acks?: Map<string, number> } = {}): Promise<Row> {
+  opts: { batch?: number; connections?: number; acks?: Map<string, number>; rate?: number } = {}): Promise<Row> {
   const prefix = name.replace(/\W+/g, '-');
   const connections = opts.connections ?? CONNECTIONS;
   const batch = opts.batch;
   const acks = opts.acks;
   const r = await autocannon({
-    url, connections, duration: DURATION,
+    url, connections, duration: DURATION, ...(opts.rate !== undefined ? { overallRate: opts.rate } : {}),
     requests: [{
       method: 'POST', headers: { 'content-type': 'application/json', ...headers },
       setupRequest: (req, ctx: object) => {
@@ -263,12 +282,8 @@ async function main(): Promise<void> {
     delivered = TYPES.reduce((n, t) => n + nativeEvents(t, doubles.get(t)!), 0);
   }
   const e2eSeconds = (performance.now() - started) / 1000;
-  // Ack → receipt lag, per event, at the webhook double (one request per event, carrying the event id).
-  const lags = doubles.get('webhook')!.requests.flatMap((q) => {
-    const ack = acks.get(q.json<{ id: string }>().id);
-    return ack === undefined ? [] : [Math.max(0, q.at - ack)];
-  }).sort((a, b) => a - b);
-  const pct = (p: number) => (lags.length === 0 ? null : lags[Math.min(lags.length - 1, Math.floor((p / 100) * lags.length))]);
+  const lags = lagsOf(doubles.get('webhook')!, acks);
+  const pct = (p: number) => percentile(lags, p);
   const endToEnd = {
     accepted, native_expected: expected, native_delivered_during_run: duringRun, native_delivered: delivered,
     seconds: Math.round(e2eSeconds * 10) / 10, events_per_second: Math.round(delivered / TYPES.length / e2eSeconds),
@@ -277,6 +292,24 @@ async function main(): Promise<void> {
   e1.note = `native events delivered during the run ${duringRun}; all ${delivered} delivered after ${e2eSeconds.toFixed(1)} s → ` +
     `${endToEnd.events_per_second} events/s end to end; ack → webhook receipt lag p50 ${pct(50)} ms, p99 ${pct(99)} ms (${lags.length} events)`;
   rows.push(e1);
+
+  // The same endpoint at a fixed rate below saturation, once everything above is delivered.
+  const rateAcks = new Map<string, number>();
+  const rated = await load(`endpoint 1 at ${E2E_RATE} events/s`, `${base}/event?id=${withDest.scriptId}`,
+    { 'x-service-access-token': withDest.accessToken }, server.pid!, { acks: rateAcks, rate: E2E_RATE });
+  const ratedExpected = delivered + rated.ok * TYPES.length;
+  const ratedDeadline = Date.now() + 300_000;
+  let ratedDelivered = delivered;
+  while (ratedDelivered < ratedExpected && Date.now() < ratedDeadline) {
+    await new Promise((r) => setTimeout(r, 200));
+    ratedDelivered = TYPES.reduce((n, t) => n + nativeEvents(t, doubles.get(t)!), 0);
+  }
+  const ratedLags = lagsOf(doubles.get('webhook')!, rateAcks);
+  const fixedRate = {
+    offered_per_second: E2E_RATE, accepted: rated.ok, accepted_per_second: Math.round(rated.eps), p99_ack_ms: rated.p99,
+    all_delivered: ratedDelivered >= ratedExpected,
+    lag_ms: { p50: percentile(ratedLags, 50), p99: percentile(ratedLags, 99), max: ratedLags.at(-1) ?? null, samples: ratedLags.length },
+  };
 
   rows.push(await againstBare(() => load('endpoint 2 with 4 destinations (preview)', `${base}/event/test?id=${withDest.scriptId}`,
     { 'x-service-access-token': withDest.accessToken }, server.pid!)));
@@ -310,6 +343,10 @@ async function main(): Promise<void> {
   }
   console.log(`\nBare Koa rounds: ${bareRounds.map((b) => Math.round(b.rps)).join(', ')} req/s (p99 ${bareRounds.map((b) => b.p99).join(', ')} ms; RSS ${bareRounds.map((b) => b.rssMb).join(', ')} MB).`);
   for (const r of rows) if (r.note) console.log(`\n${r.name}: ${r.note}`);
+  console.log(`\nEnd to end at a fixed rate: endpoint 1 offered ${fixedRate.offered_per_second} events/s for ${DURATION} s (open loop, ${CONNECTIONS} connections), ` +
+    `${fixedRate.accepted} accepted (${fixedRate.accepted_per_second}/s, ack p99 ${fixedRate.p99_ack_ms} ms), ` +
+    `${fixedRate.all_delivered ? 'every one delivered to all 4 destinations' : 'NOT ALL DELIVERED'}; ` +
+    `ack → webhook receipt lag p50 ${fixedRate.lag_ms.p50} ms, p99 ${fixedRate.lag_ms.p99} ms, max ${fixedRate.lag_ms.max} ms (${fixedRate.lag_ms.samples} events).`);
   const e1Eps = e1.eps;
   console.log(`\nIntake, events stored per second (durable commit, delivery running; batch runs with ${BATCH_CONNECTIONS} clients):\n`);
   console.log('| run | events per request | clients | events/s | ratio to endpoint 1 | p50 ms per request | p99 ms per request | errors | non-2xx | RSS MB |');
@@ -342,6 +379,7 @@ async function main(): Promise<void> {
         p50_ms: r.p50, p99_ms: r.p99, p999_ms: r.p999, errors: r.errors, non_2xx: r.non2xx, rss_mb: r.rssMb,
       })),
       end_to_end: endToEnd,
+      end_to_end_fixed_rate: fixedRate,
       intake_peak_rss_mb: intakePeakRss,
       drain: drained,
       overload: over,
