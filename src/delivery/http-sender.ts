@@ -173,14 +173,16 @@ export function createHttpSender(opts: HttpSenderOptions): HttpSender {
     if (signal?.aborted) return { kind: 'error', errorClass: 'other', message: 'request aborted', latencyMs: latencyMs() };
 
     let deadlineExceeded = false;
-    const attempt = exchange(agent, targetOf(req.url), req, maxResponseBytes);
+    let attempt: Exchange | undefined;
     const timer = setTimeout(() => {
       deadlineExceeded = true;
-      attempt.abort();
+      attempt?.abort();
     }, totalTimeoutMs);
-    const onCallerAbort = () => attempt.abort();
+    const onCallerAbort = () => attempt?.abort();
     signal?.addEventListener('abort', onCallerAbort, { once: true });
     try {
+      // Inside the try: a request undici refuses outright (a header it will not send) is an attempt that failed.
+      attempt = exchange(agent, targetOf(req.url), req, maxResponseBytes);
       const res = await attempt.done;
       // undici hands a kept-alive socket back to its pool after the turn that ends the
       // response; waiting that turn lets the next send to this origin reuse it.

@@ -146,6 +146,14 @@ describe('http sender', function () {
       expect(d.hits[0].headers['x-trace']).to.equal('abc');
     });
 
+    it('a request undici refuses to send (a header with a line break) is a failed attempt, not a throw', async () => {
+      const d = await ok();
+      const bad = { ...post(d.url()), headers: { 'content-type': 'application/json', 'x-bad': 'a\r\nInjected: 1' } };
+      const r = await sender({ allowPrivate: true }).send(bad);
+      expect(r.kind).to.equal('error');
+      expect(d.hits).to.have.length(0);
+    });
+
     it('resolves hostnames through the lookup when private destinations are allowed', async () => {
       const d = await ok();
       const lookup = scriptedResolver(['127.0.0.1']);
