@@ -14,6 +14,7 @@ import { openSqliteStore } from '../../src/store/sqlite/sqlite-store.ts';
 import { startDestinationDouble, type DestinationDouble } from '../helpers/destination-double.ts';
 import { tempDir } from '../helpers/test-server.ts';
 import { checkout, ROOT, SETTINGS } from './delivery-fixture.ts';
+import { SERVER_ARGS } from '../bench/payloads.ts';
 
 const N = Number(process.argv[2] ?? 5000);
 const MODE = process.argv[3] ?? 'backlog';
@@ -64,7 +65,8 @@ if (MODE === 'backlog') {
 }
 await store.close();
 
-const child = spawn(process.execPath, [...(process.env.BENCH_PROF ? ['--cpu-prof', `--cpu-prof-dir=${process.env.BENCH_PROF}`] : []), '--import', 'tsx', 'src/index.ts'], {
+// The server as `npm start` runs it (its node flags read from package.json).
+const child = spawn(process.execPath, [...(process.env.BENCH_PROF ? ['--cpu-prof', `--cpu-prof-dir=${process.env.BENCH_PROF}`] : []), ...SERVER_ARGS], {
   cwd: ROOT, stdio: ['ignore', 'pipe', 'inherit'],
   env: { ...process.env, DATA_DIR: dataDir, PORT: '0', HOST: '127.0.0.1', ALLOW_PRIVATE_DESTINATIONS: '1', LOG_LEVEL: 'info' },
 });
