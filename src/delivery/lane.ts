@@ -75,7 +75,7 @@ export interface Lane {
 }
 
 /** At most this many deliveries wait in a lane's memory after a handoff (a slow destination takes less). */
-export const HANDOFF_CAP = 400;
+const HANDOFF_CAP = 400;
 
 export function createLane(deps: LaneDeps, initial: ActiveDestination, initialPlugin: LoadedPlugin | undefined): Lane {
   let dest = initial;
