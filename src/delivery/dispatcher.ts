@@ -79,7 +79,7 @@ const sleep = (ms: number) => new Promise<void>((r) => setTimeout(r, ms).unref()
  * it has room again, so a slow destination costs the others at most this wait per time it
  * runs short, and its own deliveries are stored for it to claim.
  */
-export const PACE_PATIENCE_MS = 250;
+const PACE_PATIENCE_MS = 250;
 const PACE_POLL_MS = 2;
 
 export function createDispatcher(opts: DispatcherOptions): Dispatcher {
