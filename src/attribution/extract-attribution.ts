@@ -4,7 +4,7 @@
 // destination whose spec read it, so each destination hears only its own.
 import { cleanClickId, queryParams } from './click-ids.ts';
 import { cookieJar, type CookieInput } from '../schema/cookie-jar.ts';
-import type { AttributionIds, AttributionWarning, NamedAttributionSpec } from './spec.ts';
+import type { AttributionIds, AttributionWarning, NamedAttributionSpec, RefineContext } from './spec.ts';
 
 export interface AttributionInput {
   /** The payload's `cookies` array (`[{name, value}]`) or a name → value map. */
@@ -68,26 +68,16 @@ export function readAttribution(input: Omit<AttributionInput, 'settings'>): Attr
     if (p !== null) params.push(p);
     else warnings.push({ field, code: 'URL_UNPARSEABLE', message: `${field} is not an absolute URL; no click ids read from it` });
   }
-  const param = (name: string) => params.map((p) => cleanClickId(p.get(name))).find((v) => v !== undefined);
-
+  // Plain loops and module-level helpers, no closures: this runs for every event delivered.
   const ids: AttributionIds = {};
   for (const { name: destination, spec } of input.specs) {
-    /** The first value of `cookie` that `parse` accepts; a warning when values exist but none parses. */
-    const cookie = (name: string, parse: (v: string) => string | undefined): string | undefined => {
-      const values = jar.all(name);
-      const found = values.map(parse).find((v) => v !== undefined);
-      if (found === undefined && values.length > 0) {
-        warnings.push({ destination, field: `cookies.${name}`, code: 'COOKIE_MALFORMED', message: `cookie ${name} does not have the expected format; ignored` });
-      }
-      return found;
-    };
-    for (const [key, sources] of Object.entries(spec.ids)) {
-      if (ids[key] !== undefined) continue;
-      for (const s of sources) {
+    for (const key in spec.ids) {
+      if (!Object.hasOwn(spec.ids, key) || ids[key] !== undefined) continue;
+      for (const s of spec.ids[key]) {
         let value: string | undefined;
-        if (s.cookie !== undefined) value = cookie(s.cookie, s.parse ?? ((v) => v));
+        if (s.cookie !== undefined) value = cookieValue(jar, s.cookie, s.parse, destination, warnings);
         else if (s.param !== undefined) {
-          const raw = param(s.param);
+          const raw = paramValue(params, s.param);
           value = raw !== undefined && s.build ? s.build(raw, input.now) : raw;
         }
         if (value !== undefined) {
@@ -100,23 +90,54 @@ export function readAttribution(input: Omit<AttributionInput, 'settings'>): Attr
   return { ids, warnings, jar };
 }
 
+/** The first value of cookie `name` that `parse` accepts (any value without one); a warning when values exist but none parses. */
+function cookieValue(
+  jar: AttributionReading['jar'], name: string, parse: ((v: string) => string | undefined) | undefined, destination: string,
+  warnings: TaggedAttributionWarning[],
+): string | undefined {
+  const values = jar.all(name);
+  for (const v of values) {
+    const found = parse === undefined ? v : parse(v);
+    if (found !== undefined) return found;
+  }
+  if (values.length > 0) {
+    warnings.push({ destination, field: `cookies.${name}`, code: 'COOKIE_MALFORMED', message: `cookie ${name} does not have the expected format; ignored` });
+  }
+  return undefined;
+}
+
+/** The first usable click id named `name` in the URLs, in order. */
+function paramValue(params: readonly URLSearchParams[], name: string): string | undefined {
+  for (const p of params) {
+    const v = cleanClickId(p.get(name));
+    if (v !== undefined) return v;
+  }
+  return undefined;
+}
+
 /** A reading finished for one destination: each spec's refine step with that destination's settings. */
 export function refineAttribution(reading: AttributionReading, input: AttributionInput): AttributionResult {
   const ids: AttributionIds = { ...reading.ids };
   const warnings: TaggedAttributionWarning[] = [...reading.warnings];
-  const jar = reading.jar;
-  for (const { name: destination, spec } of input.specs) {
-    spec.refine?.({
-      ids,
-      cookies: jar,
-      user: input.user,
-      now: input.now,
-      salt: input.salt ?? 'tracklane',
-      settings: input.settings ?? {},
-      warn: (w) => warnings.push({ destination, ...w }),
-    });
+  // One context for every refine step (they run one after another); `warn` tags a warning
+  // with the destination whose step is running.
+  let destination = '';
+  const ctx: RefineContext = {
+    ids,
+    cookies: reading.jar,
+    user: input.user,
+    now: input.now,
+    salt: input.salt ?? 'tracklane',
+    settings: input.settings ?? {},
+    warn: (w) => warnings.push({ destination, ...w }),
+  };
+  for (const named of input.specs) {
+    if (named.spec.refine === undefined) continue;
+    destination = named.name;
+    named.spec.refine(ctx);
   }
-  return { ids: dropUndefined(ids), warnings };
+  dropUndefined(ids);
+  return { ids, warnings };
 }
 
 /** Whether a destination's spec reads any URL parameter (URL warnings concern it then). */
@@ -124,6 +145,7 @@ export function readsParams(spec: { ids: NamedAttributionSpec['spec']['ids'] } |
   return spec !== undefined && Object.values(spec.ids).some((sources) => sources.some((s) => s.param !== undefined));
 }
 
-function dropUndefined<T extends object>(o: T): T {
-  return Object.fromEntries(Object.entries(o).filter(([, v]) => v !== undefined)) as T;
+/** Deletes the members that are undefined (refine steps may unset an id that way). */
+function dropUndefined(o: AttributionIds): void {
+  for (const k in o) if (o[k] === undefined) delete o[k];
 }

@@ -89,7 +89,8 @@ export function setPath(target: Json, key: string, value: unknown, mode: SetMode
  * are skipped.
  */
 export function mergeDotPaths(target: Json, source: Json): Json {
-  for (const key of Object.keys(source)) {
+  for (const key in source) {
+    if (!Object.hasOwn(source, key)) continue;
     const value = source[key];
     if (value !== undefined) setPath(target, key, value, 'merge');
   }
@@ -112,7 +113,8 @@ export function asExpanded(flat: Json): Json {
 /** Whether expanding `o` would change it: a dot-path or unusable key, or an undefined member, at any depth of plain objects. */
 function needsExpanding(o: Json, depth: number): boolean {
   if (depth > 32) return true;
-  for (const k of Object.keys(o)) {
+  for (const k in o) {
+    if (!Object.hasOwn(o, k)) continue;
     const v = o[k];
     if (typeof parsedKey(k) === 'string' || k.includes('.') || v === undefined) return true;
     if (isPlainObject(v) && needsExpanding(v, depth + 1)) return true;

@@ -57,7 +57,9 @@ export function hashIdentifiers(
   const country = valuesOf(user, 'country').map(resolveCountry).find((c) => c !== null) ?? undefined;
   const ctx: NormaliseContext = { forms: spec.forms ?? {}, defaultCountry: opts.defaultCountry, country, shared: opts.memo };
 
-  for (const [target, rule] of Object.entries(spec.table)) {
+  for (const target in spec.table) {
+    if (!Object.hasOwn(spec.table, target)) continue;
+    const rule = spec.table[target];
     const { source, values } = readRule(user, rule);
     const max = rule.max ?? 1;
     const out: string[] = [];

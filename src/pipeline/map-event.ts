@@ -175,7 +175,7 @@ export function mapEventForDestination(input: MapEventInput): MapResult {
     attribution: attribution.ids,
     receivedAt: input.receivedAt,
   }));
-  if (input.build === false) return { status: 'ready', requests: [], items, warnings: [...new Set(warnings)] };
+  if (input.build === false) return { status: 'ready', requests: [], items, warnings: distinct(warnings) };
   const requests: OutboundRequest[] = [];
   for (const part of batchesFor(plugin, items)) {
     try {
@@ -185,7 +185,12 @@ export function mapEventForDestination(input: MapEventInput): MapResult {
     }
   }
   if (plugin.warnings) warnings.push(...plugin.warnings({ settings, items, now }).map((w) => `${type}: ${w}`));
-  return { status: 'ready', requests, items, warnings: [...new Set(warnings)] };
+  return { status: 'ready', requests, items, warnings: distinct(warnings) };
+}
+
+/** The warnings without repeats, in order (the list itself when empty: fan-out collects none). */
+function distinct(warnings: string[]): string[] {
+  return warnings.length < 2 ? warnings : [...new Set(warnings)];
 }
 
 /** What attribution is read from for one event (everything but the destination's settings). */

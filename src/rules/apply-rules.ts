@@ -18,8 +18,17 @@ export interface ApplyRulesResult {
 
 /** Whether `rule` is for events named `name` (`*` matches any). */
 export function ruleMatchesEvent(rule: RuleSpec, name: string): boolean {
-  const names = typeof rule.event === 'string' ? [rule.event] : rule.event;
+  const names = rule.event;
+  if (typeof names === 'string') return names === name || names === '*';
   return names.includes(name) || names.includes('*');
+}
+
+/** A rule's output as [key, expression] pairs, listed once per output object (rules are read-only once loaded). */
+const OUTPUT_ENTRIES = new WeakMap<object, [string, unknown][]>();
+function outputEntries(output: RuleSpec['output']): [string, unknown][] {
+  let entries = OUTPUT_ENTRIES.get(output);
+  if (entries === undefined) OUTPUT_ENTRIES.set(output, (entries = Object.entries(output)));
+  return entries;
 }
 
 /**
@@ -57,7 +66,7 @@ export function applyRules(rules: readonly RuleSpec[], data: RuleData): ApplyRul
 
 function buildOutput(rule: RuleSpec, data: RuleData, warnings: string[], overBudget: string[]): Record<string, unknown> | null {
   const fields: Record<string, unknown> = {};
-  for (const [key, expr] of Object.entries(rule.output)) {
+  for (const [key, expr] of outputEntries(rule.output)) {
     let value: unknown;
     try {
       const raw = evaluate(expr, data);
@@ -91,8 +100,10 @@ function toJsonData(v: unknown, depth: number): unknown {
   if (Array.isArray(v)) return v.map((x) => toJsonData(x, depth + 1) ?? null);
   if (isPlainObject(v)) {
     const out: Record<string, unknown> = {};
-    for (const [k, x] of Object.entries(v)) {
-      const copy = toJsonData(x, depth + 1);
+    // for…in over own keys: Object.entries would allocate an array of pairs per object.
+    for (const k in v) {
+      if (!Object.hasOwn(v, k)) continue;
+      const copy = toJsonData(v[k], depth + 1);
       if (copy !== undefined) out[k] = copy;
     }
     return out;
