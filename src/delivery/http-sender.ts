@@ -138,12 +138,18 @@ function targetOf(url: string): Target {
 }
 
 function plainHeaders(raw: Record<string, string | string[] | undefined>): Record<string, string> {
-  // fromEntries defines own properties, so a `__proto__` header stays a plain key.
-  return Object.fromEntries(
-    Object.entries(raw)
-      .filter((e): e is [string, string | string[]] => e[1] !== undefined)
-      .map(([k, v]) => [k.toLowerCase(), Array.isArray(v) ? v.join(', ') : v]),
-  );
+  const out: Record<string, string> = {};
+  for (const k in raw) {
+    if (!Object.hasOwn(raw, k)) continue;
+    const v = raw[k];
+    if (v === undefined) continue;
+    const key = k.toLowerCase();
+    const value = Array.isArray(v) ? v.join(', ') : v;
+    // Defined, not assigned: a `__proto__` header stays a plain key.
+    if (key === '__proto__') Object.defineProperty(out, key, { value, enumerable: true, writable: true, configurable: true });
+    else out[key] = value;
+  }
+  return out;
 }
 
 /**
@@ -164,11 +170,23 @@ export function createHttpSender(opts: HttpSenderOptions): HttpSender {
     bodyTimeout: totalTimeoutMs,
   });
 
+  /** The URL check is pure (the URL and allowPrivate): each destination URL is checked once. */
+  const checked = new Map<string, string | null>();
+  const refusal = (url: string): string | null => {
+    let why = checked.get(url);
+    if (why === undefined) {
+      why = checkDestinationUrl(url, { allowPrivate: opts.allowPrivate });
+      if (checked.size >= 1_000) checked.clear();
+      checked.set(url, why);
+    }
+    return why;
+  };
+
   async function send(req: OutboundRequest, signal?: AbortSignal): Promise<SendResult> {
     const started = performance.now();
     const latencyMs = () => Math.round(performance.now() - started);
 
-    const refused = checkDestinationUrl(req.url, { allowPrivate: opts.allowPrivate });
+    const refused = refusal(req.url);
     if (refused) return { kind: 'error', errorClass: 'blocked', message: `destination not allowed: ${refused}`, latencyMs: latencyMs() };
     if (signal?.aborted) return { kind: 'error', errorClass: 'other', message: 'request aborted', latencyMs: latencyMs() };
 

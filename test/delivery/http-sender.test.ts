@@ -146,6 +146,23 @@ describe('http sender', function () {
       expect(d.hits[0].headers['x-trace']).to.equal('abc');
     });
 
+    it('a response header named __proto__ is kept as a plain header, never as the prototype', async () => {
+      const d = await double((_req, res) => {
+        res.setHeader('__proto__', 'x');
+        res.end('{}');
+      });
+      const r = expectResponse(await sender({ allowPrivate: true }).send(post(d.url())));
+      expect(Object.getPrototypeOf(r.response.headers)).to.equal(Object.prototype);
+      expect(Object.hasOwn(r.response.headers, '__proto__')).to.equal(true);
+      expect(Object.getOwnPropertyDescriptor(r.response.headers, '__proto__')?.value).to.equal('x');
+    });
+
+    it('checks a URL on every send: the same blocked URL is refused each time', async () => {
+      const s = sender({ allowPrivate: false });
+      for (let i = 0; i < 3; i++) expectError(await s.send(post('http://127.0.0.1:9/x')), 'blocked');
+      expectError(await s.send(post('ftp://example.com/x')), 'blocked');
+    });
+
     it('a request undici refuses to send (a header with a line break) is a failed attempt, not a throw', async () => {
       const d = await ok();
       const bad = { ...post(d.url()), headers: { 'content-type': 'application/json', 'x-bad': 'a\r\nInjected: 1' } };
