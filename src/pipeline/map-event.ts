@@ -100,21 +100,19 @@ export function mapEventForDestination(input: MapEventInput): MapResult {
   const { plugin, destination, event, account, now } = input;
   const type = destination.type;
   const settings = destination.settings;
-  const skip = (reason: SkipReason, message: string, warnings: string[] = []): MapResult =>
-    ({ status: 'skipped', reason, message: `${type}: ${message}`, warnings });
 
-  if (!destination.enabled) return skip('disabled', 'destination is disabled');
-  if (event.context.environment === 'dev') return skip('dev_environment', 'context.environment is dev; nothing is delivered');
+  if (!destination.enabled) return skipped(type, 'disabled', 'destination is disabled');
+  if (event.context.environment === 'dev') return skipped(type, 'dev_environment', 'context.environment is dev; nothing is delivered');
 
   const allowList = settings.events;
   if (Array.isArray(allowList) && !allowList.includes(event.event.name)) {
-    return skip('not_allow_listed', `${event.event.name} is not in this destination's events allow-list`);
+    return skipped(type, 'not_allow_listed', `${event.event.name} is not in this destination's events allow-list`);
   }
 
   const gate = consentGate(plugin.consent, settings.consent_category);
-  if (gate.kind === 'invalid') return skip('consent', `consent_category "${gate.value}" is not one of ${CONSENT_KEYS.join(', ')}; nothing sent`);
+  if (gate.kind === 'invalid') return skipped(type, 'consent', `consent_category "${gate.value}" is not one of ${CONSENT_KEYS.join(', ')}; nothing sent`);
   if (gate.kind === 'gated' && event.consent[gate.key] !== true) {
-    return skip('consent', `consent.${gate.key} is false; nothing sent`);
+    return skipped(type, 'consent', `consent.${gate.key} is false; nothing sent`);
   }
 
   const warnings: string[] = [];
@@ -144,14 +142,14 @@ export function mapEventForDestination(input: MapEventInput): MapResult {
   if (wantWarnings) warnings.push(...applied.warnings.map((w) => `${type}: ${w}`));
   if (applied.events.length === 0) {
     if (applied.considered.length === 0) {
-      return skip('no_matching_rule', `no rule is written for ${event.event.name}; nothing sent`, warnings);
+      return skipped(type, 'no_matching_rule', `no rule is written for ${event.event.name}; nothing sent`, warnings);
     }
     if (applied.overBudget.length > 0) {
-      return skip('rule_budget_exceeded',
+      return skipped(type, 'rule_budget_exceeded',
         `rule ${applied.overBudget.join(', ')} was stopped: its evaluation exceeded the step budget (a runaway rule); nothing sent`, warnings);
     }
     const ids = applied.considered.join(', ');
-    return skip('condition_not_met',
+    return skipped(type, 'condition_not_met',
       `${applied.considered.length === 1 ? 'rule' : 'rules'} ${ids} ${applied.considered.length === 1 ? 'is' : 'are'} written for ${event.event.name}, ` +
       'but produced no native event (its "when" condition was false, or it failed: see warnings); nothing sent', warnings);
   }
@@ -186,6 +184,11 @@ export function mapEventForDestination(input: MapEventInput): MapResult {
   }
   if (plugin.warnings) warnings.push(...plugin.warnings({ settings, items, now }).map((w) => `${type}: ${w}`));
   return { status: 'ready', requests, items, warnings: distinct(warnings) };
+}
+
+/** A skip result (a module function, not a closure made on every call). */
+function skipped(type: string, reason: SkipReason, message: string, warnings: string[] = []): MapResult {
+  return { status: 'skipped', reason, message: `${type}: ${message}`, warnings };
 }
 
 /** The warnings without repeats, in order (the list itself when empty: fan-out collects none). */

@@ -44,7 +44,10 @@ export function applyRules(rules: readonly RuleSpec[], data: RuleData): ApplyRul
   const considered: string[] = [];
   const overBudget: string[] = [];
   const name = typeof data.event.name === 'string' ? data.event.name : '';
-  for (const rule of rules) {
+  // Indexed loops here and in buildOutput: with a try/catch in the body, for…of left an
+  // iterator result allocated per rule and per output key (seen in allocation profiles).
+  for (let r = 0; r < rules.length; r++) {
+    const rule = rules[r];
     if (rule.disabled === true || !ruleMatchesEvent(rule, name)) continue;
     considered.push(rule.id);
     if (rule.when !== undefined) {
@@ -66,7 +69,9 @@ export function applyRules(rules: readonly RuleSpec[], data: RuleData): ApplyRul
 
 function buildOutput(rule: RuleSpec, data: RuleData, warnings: string[], overBudget: string[]): Record<string, unknown> | null {
   const fields: Record<string, unknown> = {};
-  for (const [key, expr] of outputEntries(rule.output)) {
+  const entries = outputEntries(rule.output);
+  for (let i = 0; i < entries.length; i++) {
+    const [key, expr] = entries[i];
     let value: unknown;
     try {
       const raw = evaluate(expr, data);

@@ -124,7 +124,9 @@ export const hashPoolFailed = (logger: { error(obj: object, msg: string): void }
 function slim(item: HashItem): HashItem {
   if (item.user == null) return item;
   const user: IdentifierUser = {};
-  for (const field of sourceFields(item.spec.table)) {
+  const fields = sourceFields(item.spec.table);
+  for (let i = 0; i < fields.length; i++) {
+    const field = fields[i];
     if (item.user[field] !== undefined) user[field] = item.user[field];
   }
   return { ...item, user };
