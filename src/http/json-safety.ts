@@ -42,35 +42,49 @@ function pathOf(n: Node): string {
   return n.parent === null ? '' : child(pathOf(n.parent), n.key);
 }
 
-/** Returns the first problem found, or null when the value is safe to process. */
+/** The problem with the number or string at (parent, key), or null (anything else is checked where it is popped). */
+function leafProblem(v: unknown, parent: Node | null, key: string | number, limits: JsonLimits): JsonProblem | null {
+  if (typeof v === 'number') {
+    if (Number.isFinite(v)) return null;
+    const path = parent === null ? '' : child(pathOf(parent), key);
+    return { field: path, message: `${path || 'value'} is not a finite number` };
+  }
+  if (typeof v === 'string' && v.length > limits.maxStringLength) {
+    const path = parent === null ? '' : child(pathOf(parent), key);
+    return { field: path, message: `${path || 'value'} is longer than ${limits.maxStringLength} characters` };
+  }
+  return null;
+}
+
+const isContainer = (v: unknown): v is object => v !== null && typeof v === 'object';
+
+/**
+ * Returns a problem found, or null when the value is safe to process. Numbers and strings are
+ * checked as their container is walked; only objects and arrays become stack entries.
+ */
 export function checkJsonSafety(value: unknown, limits: JsonLimits = DEFAULT_JSON_LIMITS): JsonProblem | null {
+  if (!isContainer(value)) return leafProblem(value, null, '', limits);
   const stack: Node[] = [{ v: value, parent: null, key: '', depth: 0 }];
   while (stack.length > 0) {
     const node = stack.pop()!;
     const { v, depth } = node;
-    if (typeof v === 'number') {
-      if (Number.isFinite(v)) continue;
-      const path = pathOf(node);
-      return { field: path, message: `${path || 'value'} is not a finite number` };
-    }
-    if (typeof v === 'string') {
-      if (v.length > limits.maxStringLength) {
-        const path = pathOf(node);
-        return { field: path, message: `${path || 'value'} is longer than ${limits.maxStringLength} characters` };
-      }
-      continue;
-    }
-    if (v === null || typeof v !== 'object') continue;
     if (depth >= limits.maxDepth) return { field: pathOf(node), message: `the body is nested deeper than ${limits.maxDepth} levels` };
     if (Array.isArray(v)) {
       if (v.length > limits.maxArrayLength) {
         const path = pathOf(node);
         return { field: path, message: `${path || 'body'} has more than ${limits.maxArrayLength} elements` };
       }
-      for (let i = 0; i < v.length; i++) stack.push({ v: v[i], parent: node, key: i, depth: depth + 1 });
+      for (let i = 0; i < v.length; i++) {
+        const c: unknown = v[i];
+        if (isContainer(c)) stack.push({ v: c, parent: node, key: i, depth: depth + 1 });
+        else {
+          const problem = leafProblem(c, node, i, limits);
+          if (problem !== null) return problem;
+        }
+      }
       continue;
     }
-    const keys = Object.keys(v);
+    const keys = Object.keys(v as object);
     if (keys.length > limits.maxKeys) {
       const path = pathOf(node);
       return { field: path, message: `${path || 'body'} has more than ${limits.maxKeys} keys` };
@@ -82,7 +96,12 @@ export function checkJsonSafety(value: unknown, limits: JsonLimits = DEFAULT_JSO
         const path = pathOf(node);
         return { field: child(path, `${k.slice(0, 32)}…`), message: `${path || 'body'} has a key longer than ${limits.maxKeyLength} characters` };
       }
-      stack.push({ v: (v as Record<string, unknown>)[k], parent: node, key: k, depth: depth + 1 });
+      const c = (v as Record<string, unknown>)[k];
+      if (isContainer(c)) stack.push({ v: c, parent: node, key: k, depth: depth + 1 });
+      else {
+        const problem = leafProblem(c, node, k, limits);
+        if (problem !== null) return problem;
+      }
     }
   }
   return null;
