@@ -4,7 +4,7 @@
 // Run: node --import tsx test/delivery/bench-delivery.ts [events=5000] [backlog|live]
 import { spawn } from 'node:child_process';
 import { randomUUID } from 'node:crypto';
-import { rmSync } from 'node:fs';
+import { readFileSync, rmSync } from 'node:fs';
 import { join } from 'node:path';
 import { Pool } from 'undici';
 import { createAccountService } from '../../src/accounts/account-service.ts';
@@ -111,6 +111,9 @@ console.log(JSON.stringify({
   native_events_per_s: Math.round(expected / seconds),
   ...(MODE === 'live' ? { intake_seconds: Number(((ackedAt - start) / 1000).toFixed(2)) } : {}),
   requests,
+  // CPU seconds of the server process (every thread), from its start.
+  server_cpu_s: (() => { const f = readFileSync(`/proc/${child.pid}/stat`, 'utf8').split(') ')[1].split(' '); return (Number(f[11]) + Number(f[12])) / 100; })(),
+  peak_rss_mb: Math.round(Number(readFileSync(`/proc/${child.pid}/status`, 'utf8').match(/VmHWM:\s+(\d+)/)?.[1] ?? 0) / 1024),
 }));
 child.kill('SIGTERM');
 await new Promise((r) => child.once('exit', r));
