@@ -134,10 +134,10 @@ export function refineAttribution(reading: AttributionReading, input: Attributio
   for (const named of input.specs) {
     if (named.spec.refine === undefined) continue;
     destination = named.name;
+    ctx.ids = ids; // a step that replaced the object must not hide the ids from the next one
     named.spec.refine(ctx);
   }
-  dropUndefined(ids);
-  return { ids, warnings };
+  return { ids: withoutUndefined(ids), warnings };
 }
 
 /** Whether a destination's spec reads any URL parameter (URL warnings concern it then). */
@@ -145,7 +145,10 @@ export function readsParams(spec: { ids: NamedAttributionSpec['spec']['ids'] } |
   return spec !== undefined && Object.values(spec.ids).some((sources) => sources.some((s) => s.param !== undefined));
 }
 
-/** Deletes the members that are undefined (refine steps may unset an id that way). */
-function dropUndefined(o: AttributionIds): void {
-  for (const k in o) if (o[k] === undefined) delete o[k];
+/** `o` itself, or a copy without its undefined members when it has any (refine steps may unset an id that way). */
+function withoutUndefined(o: AttributionIds): AttributionIds {
+  for (const k in o) {
+    if (o[k] === undefined) return Object.fromEntries(Object.entries(o).filter(([, v]) => v !== undefined)) as AttributionIds;
+  }
+  return o;
 }

@@ -1,6 +1,6 @@
 import { expect } from 'chai';
 import { deriveClientId } from '../../plugins/ga4/derived-client-id.ts';
-import { extractAttribution as extract, readAttribution, refineAttribution, type AttributionInput } from '../../src/attribution/index.ts';
+import { extractAttribution as extract, readAttribution, refineAttribution, type AttributionInput, type NamedAttributionSpec, type RefineContext } from '../../src/attribution/index.ts';
 import { ATTRIBUTION_SPECS } from '../pipeline/plugin-specs.ts';
 
 /** The extractor with every real plugin's spec, as the service runs it. */
@@ -175,5 +175,19 @@ describe('readAttribution + refineAttribution (one reading per event, refined pe
       expect(refineAttribution(reading, { ...base, settings }), JSON.stringify(settings)).to.deep.equal(extract({ ...base, settings }));
     }
     expect(JSON.stringify(reading.ids), 'the reading is left as it was').to.equal(before);
+  });
+});
+
+describe('refine steps share one context per destination', () => {
+  const specs: NamedAttributionSpec[] = [
+    { name: 'alpha', spec: { ids: { a: [{ cookie: 'a' }] }, refine: (ctx: RefineContext) => { ctx.ids.b = 'from-alpha'; ctx.warn({ field: 'cookies.a', code: 'COOKIE_MALFORMED', message: 'alpha says' }); } } },
+    { name: 'beta', spec: { ids: {}, refine: (ctx: RefineContext) => { ctx.ids.a = undefined; ctx.ids = { replaced: 'x' }; } } },
+    { name: 'gamma', spec: { ids: {}, refine: (ctx: RefineContext) => { ctx.ids.c = `${ctx.ids.b}+gamma`; ctx.warn({ field: 'cookies.c', code: 'CLIENT_ID_DERIVED', message: 'gamma says' }); } } },
+  ];
+  it('tags each warning with the step that made it, drops ids a step unset, and ignores a replaced ids object', () => {
+    const out = extract({ cookies: [{ name: 'a', value: 'v' }], now: NOW, specs });
+    expect(out.ids).to.deep.equal({ b: 'from-alpha', c: 'from-alpha+gamma' });
+    expect(Object.keys(out.ids)).to.deep.equal(['b', 'c']);
+    expect(out.warnings.map((w) => [w.destination, w.code])).to.deep.equal([['alpha', 'COOKIE_MALFORMED'], ['gamma', 'CLIENT_ID_DERIVED']]);
   });
 });
