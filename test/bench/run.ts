@@ -64,10 +64,16 @@ function lagsOf(webhook: DestinationDouble, acks: ReadonlyMap<string, number>): 
   }).sort((a, b) => a - b);
 }
 
+/** CPU seconds a process has used so far, every thread (user + system; Linux clock ticks are 1/100 s). */
+function cpuSeconds(pid: number): number {
+  const fields = readFileSync(`/proc/${pid}/stat`, 'utf8').split(') ')[1].split(' ');
+  return (Number(fields[11]) + Number(fields[12])) / 100;
+}
+
 const percentile = (sorted: readonly number[], p: number): number | null =>
   sorted.length === 0 ? null : sorted[Math.min(sorted.length - 1, Math.floor((p / 100) * sorted.length))];
 
-interface Drain { events: number; native: number; seconds: number; events_per_second: number; native_per_second: number; peak_rss_mb: number }
+interface Drain { events: number; native: number; seconds: number; events_per_second: number; native_per_second: number; peak_rss_mb: number; server_cpu_ms_per_event: number }
 
 /**
  * A backlog, as after an outage of every destination: `n` accepted checkout events stored
@@ -103,12 +109,14 @@ async function drainBacklog(n: number): Promise<Drain> {
   }
   const seconds = (performance.now() - started) / 1000;
   const peak = Number(readFileSync(`/proc/${server.pid}/status`, 'utf8').match(/VmHWM:\s+(\d+)/)?.[1] ?? 0) / 1024;
+  const cpu = cpuSeconds(server.pid!);
   await stop(server);
   for (const d of doubles.values()) await d.close();
   rmSync(dir, { recursive: true, force: true });
   return {
     events: n, native, seconds: Math.round(seconds * 10) / 10, events_per_second: Math.round(native / TYPES.length / seconds),
     native_per_second: Math.round(native / seconds), peak_rss_mb: Math.round(peak),
+    server_cpu_ms_per_event: Math.round((cpu * 1000 / n) * 100) / 100,
   };
 }
 
@@ -277,9 +285,11 @@ async function main(): Promise<void> {
     { 'x-service-access-token': plain.accessToken }, server.pid!)));
 
   let started = 0;
+  let cpuAtStart = 0;
   const acks = new Map<string, number>();
   const e1 = await againstBare(() => {
     started = performance.now(); // the end-to-end clock starts with endpoint 1's first request, after the bare round
+    cpuAtStart = cpuSeconds(server.pid!);
     return load('endpoint 1, durable ack, 4 destinations delivering', `${base}/event?id=${withDest.scriptId}`,
       { 'x-service-access-token': withDest.accessToken }, server.pid!, { acks });
   });
@@ -289,15 +299,18 @@ async function main(): Promise<void> {
   const expected = accepted * TYPES.length;
   const delivered = await nativeDelivered(doubles, expected);
   const e2eSeconds = (performance.now() - started) / 1000;
+  // The server's CPU (every thread) per event taken, from its first request to its last native event out.
+  const cpuMsPerEvent = Math.round(((cpuSeconds(server.pid!) - cpuAtStart) * 1000 / accepted) * 100) / 100;
   const lags = lagsOf(doubles.get('webhook')!, acks);
   const pct = (p: number) => percentile(lags, p);
   const endToEnd = {
     accepted, native_expected: expected, native_delivered_during_run: duringRun, native_delivered: delivered,
     seconds: Math.round(e2eSeconds * 10) / 10, events_per_second: Math.round(delivered / TYPES.length / e2eSeconds),
-    lag_ms: { p50: pct(50), p99: pct(99), samples: lags.length },
+    lag_ms: { p50: pct(50), p99: pct(99), samples: lags.length }, server_cpu_ms_per_event: cpuMsPerEvent,
   };
   e1.note = `native events delivered during the run ${duringRun}; all ${delivered} delivered after ${e2eSeconds.toFixed(1)} s → ` +
-    `${endToEnd.events_per_second} events/s end to end; ack → webhook receipt lag p50 ${pct(50)} ms, p99 ${pct(99)} ms (${lags.length} events)`;
+    `${endToEnd.events_per_second} events/s end to end; ack → webhook receipt lag p50 ${pct(50)} ms, p99 ${pct(99)} ms (${lags.length} events); ` +
+    `server CPU ${cpuMsPerEvent} ms per event (all threads)`;
   rows.push(e1);
 
   // The same endpoint at a fixed rate below saturation, once everything above is delivered.
@@ -358,7 +371,8 @@ async function main(): Promise<void> {
   }
   console.log(`\nPeak RSS of the service process under intake (all runs above): ${intakePeakRss} MB.`);
   console.log(`Backlog drain: ${drained.events} stored events (x ${TYPES.length} destinations) delivered in ${drained.seconds} s from the server's start: ` +
-    `${drained.events_per_second} events/s, ${drained.native_per_second} native events/s; peak RSS ${drained.peak_rss_mb} MB` +
+    `${drained.events_per_second} events/s, ${drained.native_per_second} native events/s; peak RSS ${drained.peak_rss_mb} MB; ` +
+    `server CPU ${drained.server_cpu_ms_per_event} ms per event (all threads, start-up included)` +
     `${drained.native < drained.events * TYPES.length ? ` (INCOMPLETE: ${drained.native} native events)` : ''}.`);
   console.log(`\nOverload (back-pressure): INTAKE_MAX_PENDING=${over.bound}, the write lock held by another connection and ${over.waiting} events ` +
     `waiting for it; then ${over.connections} keep-alive clients send endpoint-1 events back to back for ${over.window_ms} ms (unique ids):\n`);
