@@ -310,7 +310,7 @@ async function main(): Promise<void> {
   };
   e1.note = `native events delivered during the run ${duringRun}; all ${delivered} delivered after ${e2eSeconds.toFixed(1)} s → ` +
     `${endToEnd.events_per_second} events/s end to end; ack → webhook receipt lag p50 ${pct(50)} ms, p99 ${pct(99)} ms (${lags.length} events); ` +
-    `server CPU ${cpuMsPerEvent} ms per event (all threads)`;
+    `server CPU ${cpuMsPerEvent.toFixed(2)} ms per event (all threads)`;
   rows.push(e1);
 
   // The same endpoint at a fixed rate below saturation, once everything above is delivered.
@@ -372,7 +372,7 @@ async function main(): Promise<void> {
   console.log(`\nPeak RSS of the service process under intake (all runs above): ${intakePeakRss} MB.`);
   console.log(`Backlog drain: ${drained.events} stored events (x ${TYPES.length} destinations) delivered in ${drained.seconds} s from the server's start: ` +
     `${drained.events_per_second} events/s, ${drained.native_per_second} native events/s; peak RSS ${drained.peak_rss_mb} MB; ` +
-    `server CPU ${drained.server_cpu_ms_per_event} ms per event (all threads, start-up included)` +
+    `server CPU ${drained.server_cpu_ms_per_event.toFixed(2)} ms per event (all threads, start-up included)` +
     `${drained.native < drained.events * TYPES.length ? ` (INCOMPLETE: ${drained.native} native events)` : ''}.`);
   console.log(`\nOverload (back-pressure): INTAKE_MAX_PENDING=${over.bound}, the write lock held by another connection and ${over.waiting} events ` +
     `waiting for it; then ${over.connections} keep-alive clients send endpoint-1 events back to back for ${over.window_ms} ms (unique ids):\n`);
