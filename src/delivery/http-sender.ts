@@ -124,17 +124,14 @@ interface Target {
   path: string;
 }
 
-/** Destination URLs repeat (one per destination): each is parsed once. */
-const targets = new Map<string, Target>();
-function targetOf(url: string): Target {
-  let t = targets.get(url);
-  if (t === undefined) {
-    const u = new URL(url);
-    t = { origin: u.origin, path: `${u.pathname}${u.search}` };
-    if (targets.size >= 1_000) targets.clear();
-    targets.set(url, t);
-  }
-  return t;
+/** A destination URL as checked and parsed once: why it is refused, or where to send. */
+type CheckedUrl = { refused: string } | { refused: null; target: Target };
+
+function checkUrl(url: string, allowPrivate: boolean): CheckedUrl {
+  const refused = checkDestinationUrl(url, { allowPrivate });
+  if (refused !== null) return { refused };
+  const u = new URL(url);
+  return { refused: null, target: { origin: u.origin, path: `${u.pathname}${u.search}` } };
 }
 
 function plainHeaders(raw: Record<string, string | string[] | undefined>): Record<string, string> {
@@ -170,24 +167,24 @@ export function createHttpSender(opts: HttpSenderOptions): HttpSender {
     bodyTimeout: totalTimeoutMs,
   });
 
-  /** The URL check is pure (the URL and allowPrivate): each destination URL is checked once. */
-  const checked = new Map<string, string | null>();
-  const refusal = (url: string): string | null => {
-    let why = checked.get(url);
-    if (why === undefined) {
-      why = checkDestinationUrl(url, { allowPrivate: opts.allowPrivate });
+  /** Destination URLs repeat (one per destination) and the check is pure: each is checked and parsed once. */
+  const checked = new Map<string, CheckedUrl>();
+  const checkedUrl = (url: string): CheckedUrl => {
+    let c = checked.get(url);
+    if (c === undefined) {
+      c = checkUrl(url, opts.allowPrivate);
       if (checked.size >= 1_000) checked.clear();
-      checked.set(url, why);
+      checked.set(url, c);
     }
-    return why;
+    return c;
   };
 
   async function send(req: OutboundRequest, signal?: AbortSignal): Promise<SendResult> {
     const started = performance.now();
     const latencyMs = () => Math.round(performance.now() - started);
 
-    const refused = refusal(req.url);
-    if (refused) return { kind: 'error', errorClass: 'blocked', message: `destination not allowed: ${refused}`, latencyMs: latencyMs() };
+    const url = checkedUrl(req.url);
+    if (url.refused !== null) return { kind: 'error', errorClass: 'blocked', message: `destination not allowed: ${url.refused}`, latencyMs: latencyMs() };
     if (signal?.aborted) return { kind: 'error', errorClass: 'other', message: 'request aborted', latencyMs: latencyMs() };
 
     let deadlineExceeded = false;
@@ -200,7 +197,7 @@ export function createHttpSender(opts: HttpSenderOptions): HttpSender {
     signal?.addEventListener('abort', onCallerAbort, { once: true });
     try {
       // Inside the try: a request undici refuses outright (a header it will not send) is an attempt that failed.
-      attempt = exchange(agent, targetOf(req.url), req, maxResponseBytes);
+      attempt = exchange(agent, url.target, req, maxResponseBytes);
       const res = await attempt.done;
       // undici hands a kept-alive socket back to its pool after the turn that ends the
       // response; waiting that turn lets the next send to this origin reuse it.
