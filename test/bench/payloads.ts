@@ -19,6 +19,17 @@ export const SERVER_ARGS: readonly string[] = (() => {
   return args;
 })();
 
+/** CPU seconds a process has used so far, every thread (user + system; Linux clock ticks are 1/100 s). */
+export function cpuSeconds(pid: number): number {
+  const fields = readFileSync(`/proc/${pid}/stat`, 'utf8').split(') ')[1].split(' ');
+  return (Number(fields[11]) + Number(fields[12])) / 100;
+}
+
+/** A process's peak RSS so far, in MB (VmHWM). */
+export function peakRssMb(pid: number): number {
+  return Math.round(Number(readFileSync(`/proc/${pid}/status`, 'utf8').match(/VmHWM:\s+(\d+)/)?.[1] ?? 0) / 1024);
+}
+
 export const checkout = (id: string) => ({
   event: { name: 'checkout_completed', id, value: 149.9, currency: 'EUR', properties: { channel: 'web' } },
   context: { environment: 'prod', data_source: 'website', url: 'https://shop.example/checkout/done', user_agent: 'Mozilla/5.0', overide_ip: '2001:db8::1' },

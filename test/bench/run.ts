@@ -19,7 +19,7 @@ import { join } from 'node:path';
 import { loadConfig } from '../../src/config.ts';
 import { openStore } from '../../src/store/open-store.ts';
 import type { DestinationDouble } from '../helpers/destination-double.ts';
-import { benchAccount, checkout, nativeEvents, SERVER_ARGS, startDoubles, stop } from './payloads.ts';
+import { benchAccount, checkout, cpuSeconds, nativeEvents, peakRssMb, SERVER_ARGS, startDoubles, stop } from './payloads.ts';
 import { randomUUID } from 'node:crypto';
 import { SPEC_EVENT_NAMES } from '../../src/accounts/types.ts';
 import { validateEvent } from '../../src/schema/validate-event.ts';
@@ -64,12 +64,6 @@ function lagsOf(webhook: DestinationDouble, acks: ReadonlyMap<string, number>): 
   }).sort((a, b) => a - b);
 }
 
-/** CPU seconds a process has used so far, every thread (user + system; Linux clock ticks are 1/100 s). */
-function cpuSeconds(pid: number): number {
-  const fields = readFileSync(`/proc/${pid}/stat`, 'utf8').split(') ')[1].split(' ');
-  return (Number(fields[11]) + Number(fields[12])) / 100;
-}
-
 const percentile = (sorted: readonly number[], p: number): number | null =>
   sorted.length === 0 ? null : sorted[Math.min(sorted.length - 1, Math.floor((p / 100) * sorted.length))];
 
@@ -108,14 +102,14 @@ async function drainBacklog(n: number): Promise<Drain> {
     native = TYPES.reduce((sum, t) => sum + nativeEvents(t, doubles.get(t)!), 0);
   }
   const seconds = (performance.now() - started) / 1000;
-  const peak = Number(readFileSync(`/proc/${server.pid}/status`, 'utf8').match(/VmHWM:\s+(\d+)/)?.[1] ?? 0) / 1024;
+  const peak = peakRssMb(server.pid!);
   const cpu = cpuSeconds(server.pid!);
   await stop(server);
   for (const d of doubles.values()) await d.close();
   rmSync(dir, { recursive: true, force: true });
   return {
     events: n, native, seconds: Math.round(seconds * 10) / 10, events_per_second: Math.round(native / TYPES.length / seconds),
-    native_per_second: Math.round(native / seconds), peak_rss_mb: Math.round(peak),
+    native_per_second: Math.round(native / seconds), peak_rss_mb: peak,
     server_cpu_ms_per_event: Math.round((cpu * 1000 / n) * 100) / 100,
   };
 }
@@ -336,7 +330,7 @@ async function main(): Promise<void> {
       { 'x-service-access-token': withDest.accessToken }, server.pid!, { batch: size, connections: BATCH_CONNECTIONS }));
   }
   rows.push(...batchRows);
-  const intakePeakRss = Math.round(Number(readFileSync(`/proc/${server.pid}/status`, 'utf8').match(/VmHWM:\s+(\d+)/)?.[1] ?? 0) / 1024);
+  const intakePeakRss = peakRssMb(server.pid!);
   await stop(server);
   for (const d of doubles.values()) await d.close();
   rmSync(dataDir, { recursive: true, force: true });

@@ -4,7 +4,7 @@
 // Run: node --import tsx test/delivery/bench-delivery.ts [events=5000] [backlog|live]
 import { spawn } from 'node:child_process';
 import { randomUUID } from 'node:crypto';
-import { readFileSync, rmSync } from 'node:fs';
+import { rmSync } from 'node:fs';
 import { join } from 'node:path';
 import { Pool } from 'undici';
 import { createAccountService } from '../../src/accounts/account-service.ts';
@@ -14,7 +14,7 @@ import { openSqliteStore } from '../../src/store/sqlite/sqlite-store.ts';
 import { startDestinationDouble, type DestinationDouble } from '../helpers/destination-double.ts';
 import { tempDir } from '../helpers/test-server.ts';
 import { checkout, ROOT, SETTINGS } from './delivery-fixture.ts';
-import { SERVER_ARGS } from '../bench/payloads.ts';
+import { cpuSeconds, peakRssMb, SERVER_ARGS } from '../bench/payloads.ts';
 
 const N = Number(process.argv[2] ?? 5000);
 const MODE = process.argv[3] ?? 'backlog';
@@ -112,8 +112,8 @@ console.log(JSON.stringify({
   ...(MODE === 'live' ? { intake_seconds: Number(((ackedAt - start) / 1000).toFixed(2)) } : {}),
   requests,
   // CPU seconds of the server process (every thread), from its start.
-  server_cpu_s: (() => { const f = readFileSync(`/proc/${child.pid}/stat`, 'utf8').split(') ')[1].split(' '); return (Number(f[11]) + Number(f[12])) / 100; })(),
-  peak_rss_mb: Math.round(Number(readFileSync(`/proc/${child.pid}/status`, 'utf8').match(/VmHWM:\s+(\d+)/)?.[1] ?? 0) / 1024),
+  server_cpu_s: cpuSeconds(child.pid!),
+  peak_rss_mb: peakRssMb(child.pid!),
 }));
 child.kill('SIGTERM');
 await new Promise((r) => child.once('exit', r));
