@@ -269,6 +269,55 @@ describe('delivery: SQLite migration 5', () => {
   });
 });
 
+describe('delivery: SQLite migration 9 (the event-id index moves to events)', () => {
+  it('finds, lists and replays deliveries by event id after the upgrade, through events_event_id', async () => {
+    const dir = tempDir('tl-dstore-');
+    const file = join(dir, 'old.db');
+    const db = new Database(file);
+    for (const [i, sql] of MIGRATIONS.slice(0, 8).entries()) {
+      db.exec(sql);
+      db.pragma(`user_version = ${i + 1}`);
+    }
+    const event = db.prepare(`INSERT INTO events (id, script_id, name, event_id, status, source, request_id, received_at, errors, warnings, payload)
+      VALUES (?, ?, 'lead_created', ?, 'accepted', 'event', 'r', 1, '[]', '[]', '{}')`);
+    const delivery = db.prepare(`INSERT INTO deliveries (event_seq, script_id, destination_id, destination_type, event_id, item, status,
+      received_at, created_at, updated_at) VALUES (?, ?, ?, 'webhook', ?, '{}', ?, 1, 1, 1)`);
+    const seqA = Number(event.run('a', 'ACCT0001', 'L-1').lastInsertRowid);
+    const seqB = Number(event.run('b', 'ACCT0002', 'L-1').lastInsertRowid); // the same event id in another account
+    const seqC = Number(event.run('c', 'ACCT0001', 'L-2').lastInsertRowid);
+    db.pragma('foreign_keys = OFF'); // bare destination rows, no accounts
+    for (const [id, script] of [['dst_a', 'ACCT0001'], ['dst_b', 'ACCT0001'], ['dst_c', 'ACCT0002']]) {
+      db.prepare("INSERT INTO destinations (id, script_id, type, name, settings, created_at, updated_at) VALUES (?, ?, 'webhook', ?, '{}', 1, 1)").run(id, script, id);
+    }
+    delivery.run(seqA, 'ACCT0001', 'dst_a', 'L-1', 'dead');
+    delivery.run(seqA, 'ACCT0001', 'dst_b', 'L-1', 'delivered');
+    delivery.run(seqB, 'ACCT0002', 'dst_c', 'L-1', 'dead');
+    delivery.run(seqC, 'ACCT0001', 'dst_a', 'L-2', 'dead');
+    db.close();
+    const upgraded = openSqliteStore({ file });
+    try {
+      const ids = async (f: { scriptId?: string; eventId: string }) => (await upgraded.deliveries.list(f)).map((d) => [d.scriptId, d.destinationId, d.eventId]);
+      expect(await ids({ eventId: 'L-1' })).to.deep.equal([['ACCT0002', 'dst_c', 'L-1'], ['ACCT0001', 'dst_b', 'L-1'], ['ACCT0001', 'dst_a', 'L-1']]);
+      expect(await ids({ scriptId: 'ACCT0001', eventId: 'L-1' })).to.deep.equal([['ACCT0001', 'dst_b', 'L-1'], ['ACCT0001', 'dst_a', 'L-1']]);
+      expect(await ids({ scriptId: 'ACCT0001', eventId: 'L-3' })).to.deep.equal([]);
+      expect(await upgraded.deliveries.replay({ scriptId: 'ACCT0001', eventId: 'L-1', statuses: ['dead'] }, 5)).to.equal(1);
+      expect((await upgraded.deliveries.list({ eventId: 'L-1', status: 'pending' })).map((d) => d.destinationId)).to.deep.equal(['dst_a']);
+    } finally {
+      await upgraded.close();
+    }
+    const after = new Database(file, { readonly: true });
+    try {
+      const indexes = (after.prepare("SELECT name, tbl_name FROM sqlite_master WHERE type = 'index' AND sql LIKE '%event_id)%'").all() as { name: string; tbl_name: string }[]);
+      expect(indexes).to.deep.equal([{ name: 'events_event_id', tbl_name: 'events' }]);
+      const plan = (after.prepare('EXPLAIN QUERY PLAN SELECT seq FROM events WHERE event_id = ?').all('L-1') as { detail: string }[]).map((r) => r.detail).join(' ');
+      expect(plan).to.include('events_event_id');
+    } finally {
+      after.close();
+      rmSync(dir, { recursive: true, force: true });
+    }
+  });
+});
+
 describe('delivery: SQLite claims and bookkeeping', () => {
   /** A store on a temp file with one account and these accepted events; removed afterwards. */
   async function withStore(ids: string[], run: (store: Store, file: string) => Promise<void>): Promise<void> {

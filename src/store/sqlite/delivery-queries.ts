@@ -14,6 +14,8 @@ type Queries = Pick<DeliveryStore,
 
 /** The partial index condition of deliveries_problems. */
 const PROBLEMS = "d.status IN ('failed', 'dead')";
+/** Deliveries of the events with a customer event id, through events_event_id and deliveries_event_seq. */
+const BY_EVENT_ID = 'event_seq IN (SELECT seq FROM events WHERE event_id = ?)';
 
 /** Rows deleted per transaction by the purges. */
 const PURGE_CHUNK = 5_000;
@@ -42,11 +44,12 @@ export function sqliteDeliveryQueries(db: Database.Database): Queries {
       if (f.id !== undefined) { where.push('d.id = ?'); args.push(f.id); }
       if (f.beforeId !== undefined) { where.push('d.id < ?'); args.push(f.beforeId); }
       if (f.eventRowId !== undefined) { where.push('d.event_seq = (SELECT seq FROM events WHERE id = ?)'); args.push(f.eventRowId); }
-      if (f.scriptId !== undefined) { where.push('d.script_id = ?'); args.push(f.scriptId); }
+      // With an event id, its index leads: `+` keeps the planner off the account's whole index range.
+      if (f.scriptId !== undefined) { where.push(f.eventId !== undefined ? '+d.script_id = ?' : 'd.script_id = ?'); args.push(f.scriptId); }
       if (f.status !== undefined) { where.push('d.status = ?'); args.push(f.status); }
       // Spelled out so the small partial index deliveries_problems serves these lists.
       if (f.status === 'dead' || f.status === 'failed') where.push(PROBLEMS);
-      if (f.eventId !== undefined) { where.push('d.event_id = ?'); args.push(f.eventId); }
+      if (f.eventId !== undefined) { where.push(BY_EVENT_ID.replace('event_seq', 'd.event_seq')); args.push(f.eventId); }
       if (f.destinationId !== undefined) { where.push('d.destination_id = ?'); args.push(f.destinationId); }
       args.push(f.limit ?? 100);
       const rows = db.prepare(`SELECT d.*, (h.paused_at IS NOT NULL) AS paused FROM deliveries d
@@ -68,7 +71,7 @@ export function sqliteDeliveryQueries(db: Database.Database): Queries {
       if (f.deliveryId !== undefined) { where.push('id = ?'); args.push(f.deliveryId); }
       if (f.scriptId !== undefined) { where.push('script_id = ?'); args.push(f.scriptId); }
       if (f.destinationId !== undefined) { where.push('destination_id = ?'); args.push(f.destinationId); }
-      if (f.eventId !== undefined) { where.push('event_id = ?'); args.push(f.eventId); }
+      if (f.eventId !== undefined) { where.push(BY_EVENT_ID); args.push(f.eventId); }
       if (f.since !== undefined) { where.push('created_at >= ?'); args.push(f.since); }
       const stmt = db.prepare(`UPDATE deliveries SET status = 'pending', attempts = 0, next_attempt_at = ?, lease_owner = NULL,
         lease_until = NULL, delivered_at = NULL, updated_at = ? WHERE ${where.join(' AND ')}`);
