@@ -1,7 +1,9 @@
-#!/usr/bin/env -S node --max-semi-space-size=4
+#!/usr/bin/env -S node --max-semi-space-size=4 --no-parallel-scavenge
 // `tracklane` executable: registers tsx so the TypeScript sources run as they are,
-// then hands over to the CLI entry. The node flag keeps the main thread's young
-// generation at 12 MB, as `npm start` does (see src/workers/worker-options.ts).
+// then hands over to the CLI entry. The node flags are `npm start`'s: the main thread's
+// young generation held at 12 MB (see src/workers/worker-options.ts), and young-generation
+// collections done by the thread that allocated, without V8's helper threads (README,
+// "Memory and node flags").
 import { register } from 'tsx/esm/api';
 
 register();

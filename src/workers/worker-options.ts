@@ -7,7 +7,8 @@
 // the process's memory. Measured on the backlog drain (20,000 events × 4 destinations),
 // young generations of 12 MB (4 MB semi-spaces) used no more CPU than the default,
 // while the idle server took ~50 MB less. The main thread gets the same size from the
-// node flag `--max-semi-space-size=4` in `npm start` and the `tracklane` executable.
+// node flag `--max-semi-space-size=4` in `npm start` and the `tracklane` executable
+// (whose other flag, `--no-parallel-scavenge`, is process-wide: it applies to every thread).
 
 /** Young generation of each internal worker thread: 12 MB = 4 MB semi-spaces. */
 export const WORKER_YOUNG_GENERATION_MB = 12;
