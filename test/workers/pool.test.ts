@@ -127,6 +127,26 @@ describe('hash pool', () => {
     }
   });
 
+  it('asks offloadWhen for each batch the pool would take, and hashes inline while it says no', async () => {
+    // Threads that cannot start make every pool attempt visible (one onPoolError each).
+    let offload = false;
+    let asked = 0;
+    const errors: unknown[] = [];
+    const gated = createHashPool({ threads: 1, inlineBelow: 5, execArgv: ['--expose-gc'], onPoolError: (err) => errors.push(err),
+      offloadWhen: () => { asked++; return offload; } });
+    try {
+      const items = sampleBatch(10);
+      expect(await gated.hashBatch(items)).to.deep.equal(hashBatch(items));
+      expect(await gated.hashBatch(sampleBatch(3))).to.deep.equal(hashBatch(sampleBatch(3))); // under inlineBelow: not asked
+      expect([asked, errors.length]).to.deep.equal([1, 0]);
+      offload = true;
+      expect(await gated.hashBatch(items)).to.deep.equal(hashBatch(items));
+      expect([asked, errors.length]).to.deep.equal([2, 1]); // the pool was tried
+    } finally {
+      await gated.close();
+    }
+  });
+
   it('close() waits, is idempotent, and refuses later work', async () => {
     const p = createHashPool({ threads: 1, inlineBelow: 0 });
     const pending = p.hashBatch(sampleBatch(5));
