@@ -6,9 +6,10 @@
 // loading the TypeScript modules; with four to six threads that is a large share of
 // the process's memory. Measured on the backlog drain (20,000 events × 4 destinations),
 // young generations of 12 MB (4 MB semi-spaces) used no more CPU than the default,
-// while the idle server took ~50 MB less. The main thread gets the same size from the
-// node flag `--max-semi-space-size=4` in `npm start` and the `tracklane` executable
-// (whose other flag, `--no-parallel-scavenge`, is process-wide: it applies to every thread).
+// while the idle server took ~50 MB less. The main (HTTP) thread's young generation is set
+// by the node flag `--max-semi-space-size=8` in `npm start` and the `tracklane` executable:
+// twice the workers', as its requests in flight outlived a 4 MB nursery (README, "Memory
+// and node flags"). Their other flag, `--no-parallel-scavenge`, applies to every thread.
 
 /** Young generation of each internal worker thread: 12 MB = 4 MB semi-spaces. */
 export const WORKER_YOUNG_GENERATION_MB = 12;
