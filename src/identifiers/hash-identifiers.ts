@@ -54,19 +54,29 @@ export function hashIdentifiers(
   const warnings: PipelineWarning[] = [];
   if (user == null) return { fields, warnings };
 
-  const country = valuesOf(user, 'country').map(resolveCountry).find((c) => c !== null) ?? undefined;
-  const ctx: NormaliseContext = { forms: spec.forms ?? {}, defaultCountry: opts.defaultCountry, country, shared: opts.memo };
+  const ctx: NormaliseContext = { forms: spec.forms ?? {}, defaultCountry: opts.defaultCountry, country: userCountry(user), shared: opts.memo };
 
-  for (const target in spec.table) {
-    if (!Object.hasOwn(spec.table, target)) continue;
-    const rule = spec.table[target];
-    const { source, values } = readRule(user, rule);
+  // Per value and per target this runs for every destination of every event: no arrays or
+  // strings are made for the common case of one value (warning texts only when warning).
+  const table = spec.table;
+  for (const target in table) {
+    if (!Object.hasOwn(table, target)) continue;
+    const rule = table[target];
+    const source = sourceOf(user, rule);
+    if (source === undefined) continue;
+    const raw = user[source];
+    if (!Array.isArray(raw)) {
+      const value = normaliseOne(usable(raw)!, rule, ctx, source, target, warnings);
+      if (value !== null) fields[target] = value;
+      continue;
+    }
     const max = rule.max ?? 1;
     const out: string[] = [];
-    for (const raw of values) {
-      const value = normaliseOne(raw, rule, ctx, `user.${source}`, target, warnings);
+    for (let i = 0; i < raw.length && out.length < max; i++) {
+      const s = usable(raw[i]);
+      if (s === undefined) continue;
+      const value = normaliseOne(s, rule, ctx, source, target, warnings);
       if (value !== null && !out.includes(value)) out.push(value);
-      if (out.length === max) break;
     }
     if (out.length > 0) fields[target] = out.length === 1 ? out[0] : out;
   }
@@ -77,12 +87,13 @@ function normaliseOne(
   raw: string,
   rule: IdentifierRule,
   ctx: NormaliseContext,
-  field: string,
+  source: UserField,
   target: string,
   warnings: PipelineWarning[],
 ): string | null {
   if (isSha256Hex(raw)) {
     if (rule.hash) return raw.trim().toLowerCase();
+    const field = `user.${source}`;
     warnings.push({
       field,
       code: 'IDENTIFIER_HASHED_NOT_SENDABLE',
@@ -99,6 +110,7 @@ function normaliseOne(
     memo?.set(key, value);
   }
   if (value === null) {
+    const field = `user.${source}`;
     warnings.push({
       field,
       code: 'IDENTIFIER_INVALID',
@@ -125,23 +137,37 @@ function formOf(forms: NormaliseContext['forms'], name: string): string {
 
 const formText = new WeakMap<object, Map<string, string>>();
 
-function readRule(user: IdentifierUser, rule: IdentifierRule): { source: UserField; values: string[] } {
-  const sources = typeof rule.from === 'string' ? [rule.from] : rule.from;
-  for (const source of sources) {
-    const values = valuesOf(user, source);
-    if (values.length > 0) return { source, values };
-  }
-  return { source: sources[0], values: [] };
+/** The first of the rule's source fields that holds a usable value (undefined: none does). */
+function sourceOf(user: IdentifierUser, rule: IdentifierRule): UserField | undefined {
+  const from = rule.from;
+  if (typeof from === 'string') return hasUsable(user[from]) ? (from as UserField) : undefined;
+  for (let i = 0; i < from.length; i++) if (hasUsable(user[from[i]])) return from[i];
+  return undefined;
 }
 
-/** Strings and finite numbers, from a scalar or an array; blanks dropped. */
-function valuesOf(user: IdentifierUser, field: UserField): string[] {
-  const raw = user[field];
-  const list = Array.isArray(raw) ? raw : [raw];
-  const out: string[] = [];
-  for (const v of list) {
-    const s = typeof v === 'string' ? v : typeof v === 'number' && Number.isFinite(v) ? String(v) : undefined;
-    if (s !== undefined && s.trim() !== '') out.push(s);
+function hasUsable(raw: unknown): boolean {
+  if (!Array.isArray(raw)) return usable(raw) !== undefined;
+  for (let i = 0; i < raw.length; i++) if (usable(raw[i]) !== undefined) return true;
+  return false;
+}
+
+/** A string that is not blank, or a finite number as text; anything else is not a usable value. */
+function usable(v: unknown): string | undefined {
+  if (typeof v === 'string') return v.trim() === '' ? undefined : v;
+  return typeof v === 'number' && Number.isFinite(v) ? String(v) : undefined;
+}
+
+/** The user's own country, the first of their values that resolves to an alpha-2 code. */
+function userCountry(user: IdentifierUser): string | undefined {
+  const raw = user.country;
+  if (!Array.isArray(raw)) {
+    const s = usable(raw);
+    return s === undefined ? undefined : resolveCountry(s) ?? undefined;
   }
-  return out;
+  for (let i = 0; i < raw.length; i++) {
+    const s = usable(raw[i]);
+    const c = s === undefined ? null : resolveCountry(s);
+    if (c !== null) return c;
+  }
+  return undefined;
 }

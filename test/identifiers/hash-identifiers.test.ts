@@ -88,6 +88,18 @@ describe('hashIdentifiers', () => {
     expect(out.warnings[0].message).to.not.include('jane');
   });
 
+  it('reads the first source field with a usable value, skips blanks, and takes the first resolvable country', () => {
+    const sha = (v: string) => createHash('sha256').update(v).digest('hex');
+    // external_id only blank: the rule falls back to id; a number is read as its text.
+    const out = hashIdentifiers({ external_id: ['  ', ''], id: 12345, email: ['', ' A@Example.com', 'a@example.com'],
+      country: ['', 'Atlantis', 'Romania'], city: 'Cluj' } as never, SPECS.meta);
+    expect(out.fields['user_data.external_id']).to.equal(sha('12345'));
+    expect(out.fields['user_data.em']).to.equal(sha('a@example.com')); // the two e-mails are one after normalising
+    expect(out.fields['user_data.country']).to.equal(sha('ro'));
+    // external_id present: id is not read.
+    expect(hashIdentifiers({ external_id: 'X-1', id: 'Y-2' }, SPECS.meta).fields['user_data.external_id']).to.equal(sha('x-1'));
+  });
+
   it('ignores non-string, non-number values', () => {
     const out = hashIdentifiers({ email: { nested: true }, phone: [null, 7], first_name: NaN } as never, SPECS.meta);
     expect(out.fields).to.deep.equal({});
