@@ -15,7 +15,7 @@ type Queries = Pick<DeliveryStore,
 /** The partial index condition of deliveries_problems. */
 const PROBLEMS = "d.status IN ('failed', 'dead')";
 /** Deliveries of the events with a customer event id, through events_event_id and deliveries_event_seq. */
-const BY_EVENT_ID = 'event_seq IN (SELECT seq FROM events WHERE event_id = ?)';
+const byEventId = (seqColumn: string) => `${seqColumn} IN (SELECT seq FROM events WHERE event_id = ?)`;
 
 /** Rows deleted per transaction by the purges. */
 const PURGE_CHUNK = 5_000;
@@ -49,7 +49,7 @@ export function sqliteDeliveryQueries(db: Database.Database): Queries {
       if (f.status !== undefined) { where.push('d.status = ?'); args.push(f.status); }
       // Spelled out so the small partial index deliveries_problems serves these lists.
       if (f.status === 'dead' || f.status === 'failed') where.push(PROBLEMS);
-      if (f.eventId !== undefined) { where.push(BY_EVENT_ID.replace('event_seq', 'd.event_seq')); args.push(f.eventId); }
+      if (f.eventId !== undefined) { where.push(byEventId('d.event_seq')); args.push(f.eventId); }
       if (f.destinationId !== undefined) { where.push('d.destination_id = ?'); args.push(f.destinationId); }
       args.push(f.limit ?? 100);
       const rows = db.prepare(`SELECT d.*, (h.paused_at IS NOT NULL) AS paused FROM deliveries d
@@ -71,7 +71,7 @@ export function sqliteDeliveryQueries(db: Database.Database): Queries {
       if (f.deliveryId !== undefined) { where.push('id = ?'); args.push(f.deliveryId); }
       if (f.scriptId !== undefined) { where.push('script_id = ?'); args.push(f.scriptId); }
       if (f.destinationId !== undefined) { where.push('destination_id = ?'); args.push(f.destinationId); }
-      if (f.eventId !== undefined) { where.push(BY_EVENT_ID); args.push(f.eventId); }
+      if (f.eventId !== undefined) { where.push(byEventId('event_seq')); args.push(f.eventId); }
       if (f.since !== undefined) { where.push('created_at >= ?'); args.push(f.since); }
       const stmt = db.prepare(`UPDATE deliveries SET status = 'pending', attempts = 0, next_attempt_at = ?, lease_owner = NULL,
         lease_until = NULL, delivered_at = NULL, updated_at = ? WHERE ${where.join(' AND ')}`);
