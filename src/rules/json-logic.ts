@@ -126,15 +126,16 @@ function install(): Shared {
     }
     const op = keys[0];
     const raw = (logic as Record<string, unknown>)[op];
-    const args = (Array.isArray(raw) ? raw : [raw]).map(part);
-    const n = args.length;
-    const path = op === 'var' ? varPath(logic) : null;
-    if (path !== null) {
+    if (op === 'var' && typeof raw === 'string' && raw !== '') {
+      // `{"var": "a.b.c"}`, the commonest expression in every rule: the path split once.
+      const path = raw.split('.');
       return (data) => {
         spend(2); // as json-logic: one step for the operation, one for its argument
         return lookup(data, path);
       };
     }
+    const args = (Array.isArray(raw) ? raw : [raw]).map(part);
+    const n = args.length;
     if (op === 'if' || op === '?:') {
       return (data) => {
         spend(1);
@@ -189,25 +190,9 @@ function install(): Shared {
 }
 
 /**
- * `{"var": "a.b.c"}`, the commonest expression in every rule, resolved without json-logic's
- * generic path (operator lookup, argument array, a split of the path on every call): the
- * path is split once per expression object and kept while the rule lives. Same answer as
  * json-logic's `var` for a non-empty string path without a default: each step indexes the
  * value so far, and null or undefined on the way gives null.
  */
-const VAR_PATHS = new WeakMap<object, readonly string[] | null>();
-
-function varPath(logic: unknown): readonly string[] | null {
-  if (typeof logic !== 'object' || logic === null) return null;
-  let path = VAR_PATHS.get(logic);
-  if (path === undefined) {
-    const v = (logic as { var?: unknown }).var;
-    path = !Array.isArray(logic) && typeof v === 'string' && v !== '' && Object.keys(logic).length === 1 ? v.split('.') : null;
-    VAR_PATHS.set(logic, path);
-  }
-  return path;
-}
-
 function lookup(data: unknown, path: readonly string[]): unknown {
   let value = data;
   for (const key of path) {

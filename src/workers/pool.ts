@@ -125,7 +125,7 @@ export function createHashPool(opts: HashPoolOptions = {}): HashPool {
 }
 
 /** The `onPoolError` of a server: one error line per failure (at most one a minute, as the pool rests in between). */
-export const hashPoolFailed = (logger: { error(obj: object, msg: string): void }) => (err: unknown, retryInMs: number): void =>
+const hashPoolFailed = (logger: { error(obj: object, msg: string): void }) => (err: unknown, retryInMs: number): void =>
   logger.error({ err, retry_in_ms: retryInMs }, 'hash pool failed; hashing inline until it is tried again');
 
 /**
