@@ -244,15 +244,21 @@ for (const kind of STORE_KINDS) describe(`delivery: ${STORE_LABEL[kind]} deliver
 
 });
 
+/** A database file in a new temp dir, migrated only up to schema `version` (as an older release left it). */
+function databaseAtVersion(version: number): { dir: string; file: string; db: Database.Database } {
+  const dir = tempDir('tl-dstore-');
+  const file = join(dir, 'old.db');
+  const db = new Database(file);
+  for (const [i, sql] of MIGRATIONS.slice(0, version).entries()) {
+    db.exec(sql);
+    db.pragma(`user_version = ${i + 1}`);
+  }
+  return { dir, file, db };
+}
+
 describe('delivery: SQLite migration 5', () => {
   it('queues the events acknowledged before delivery existed', async () => {
-    const dir = tempDir('tl-dstore-');
-    const file = join(dir, 'old.db');
-    const db = new Database(file);
-    for (const [i, sql] of MIGRATIONS.slice(0, 4).entries()) {
-      db.exec(sql);
-      db.pragma(`user_version = ${i + 1}`);
-    }
+    const { dir, file, db } = databaseAtVersion(4);
     const insert = db.prepare(`INSERT INTO events (id, script_id, name, event_id, status, source, request_id, received_at, errors, warnings, payload)
       VALUES (?, 'ACCT0001', 'lead_created', ?, ?, 'event', 'r', 1, '[]', '[]', '{}')`);
     insert.run('a', 'L1', 'accepted');
@@ -271,13 +277,7 @@ describe('delivery: SQLite migration 5', () => {
 
 describe('delivery: SQLite migration 9 (the event-id index moves to events)', () => {
   it('finds, lists and replays deliveries by event id after the upgrade, through events_event_id', async () => {
-    const dir = tempDir('tl-dstore-');
-    const file = join(dir, 'old.db');
-    const db = new Database(file);
-    for (const [i, sql] of MIGRATIONS.slice(0, 8).entries()) {
-      db.exec(sql);
-      db.pragma(`user_version = ${i + 1}`);
-    }
+    const { dir, file, db } = databaseAtVersion(8);
     const event = db.prepare(`INSERT INTO events (id, script_id, name, event_id, status, source, request_id, received_at, errors, warnings, payload)
       VALUES (?, ?, 'lead_created', ?, 'accepted', 'event', 'r', 1, '[]', '[]', '{}')`);
     const delivery = db.prepare(`INSERT INTO deliveries (event_seq, script_id, destination_id, destination_type, event_id, item, status,
