@@ -5,6 +5,7 @@
 // - asks it for its Prometheus text on each /metrics scrape;
 // - restarts it when it dies (its leases lapse and the new one takes the work over, as
 //   after a crash), and stops it on shutdown, letting in-flight sends finish.
+import { processWriteGate } from '../store/sqlite/write-gate.ts';
 import { Worker } from 'node:worker_threads';
 import { fileURLToPath } from 'node:url';
 import type { Config } from '../config.ts';
@@ -53,6 +54,7 @@ export function startDeliveryThread(opts: { config: Config; logger: Logger; onDi
   function spawn(): void {
     starts++;
     const data: DeliveryWorkerData = { config: opts.config };
+    processWriteGate(); // made before the thread starts, so the thread shares it (write-gate.ts)
     worker = new Worker(ENTRY, { workerData: data, stdout: false, stderr: false, resourceLimits: workerResourceLimits() });
     worker.on('message', (m: FromDeliveryWorker) => {
       if (m.t === 'ready') readyResolve();

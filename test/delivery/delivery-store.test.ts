@@ -8,7 +8,7 @@ import { rmSync } from 'node:fs';
 import type { StoredItem } from '../../src/delivery/types.ts';
 import { MIGRATIONS, migrate } from '../../src/store/sqlite/migrations.ts';
 import { openConnection } from '../../src/store/sqlite/connection.ts';
-import { sqliteDeliveryStore } from '../../src/store/sqlite/delivery-store.ts';
+import { FAN_OUT_ROWS_PER_COMMIT, sqliteDeliveryStore } from '../../src/store/sqlite/delivery-store.ts';
 import { openSqliteStore } from '../../src/store/sqlite/sqlite-store.ts';
 import type { Store } from '../../src/store/types.ts';
 import { tempDir } from '../helpers/test-server.ts';
@@ -92,6 +92,34 @@ for (const kind of STORE_KINDS) describe(`delivery: ${STORE_LABEL[kind]} deliver
     expect(rec.applied).to.deep.equal([commit.leased[0].id]);
     const [stale] = await finish('other#9', [commit.leased[0].id], 'dead');
     expect(stale.applied, 'another claim cannot complete it').to.deep.equal([]);
+  });
+
+  it(`a fan-out of more rows than one commit holds (SQLite commits ${FAN_OUT_ROWS_PER_COMMIT} at most) answers as one: every event, lease and count, in order`, async () => {
+    const n = Math.ceil((FAN_OUT_ROWS_PER_COMMIT * 2.5) / 3);
+    await store.events.append(Array.from({ length: n }, (_, i) => ({
+      id: `big-${i}`, scriptId: 'ACCT0001', name: 'lead_created', eventId: `B-${i}`, status: 'accepted' as const, source: 'event', requestId: 'r',
+      receivedAt: T0, errors: [], warnings: [], payload: {},
+    })));
+    const claimed = await store.deliveries.claimEvents('fan#f', T0, 60_000, 10_000);
+    expect(claimed).to.have.length(n);
+    const lease = { claimId: 'lane#1', leaseUntil: T0 + 5_000 };
+    const commit = await store.deliveries.completeFanOut('fan#f', T0, claimed.map((e) => ({
+      seq: e.seq, scriptId: 'ACCT0001', eventId: e.event.eventId, receivedAt: T0,
+      deliveries: [
+        { destinationId: DEST, destinationType: 'ga4', status: 'pending' as const, item: item(e.event.eventId!), lease },
+        { destinationId: DEST, destinationType: 'ga4', status: 'pending' as const, item: item(e.event.eventId!) },
+        { destinationId: DEST, destinationType: 'ga4', status: 'skipped' as const, item: null, reason: 'consent' },
+      ],
+    })));
+    expect(commit.events).to.equal(n);
+    expect(commit.pendingByDestination.get(DEST)).to.equal(n);
+    expect(commit.leased.map(({ seq, index }) => ({ seq, index }))).to.deep.equal(claimed.map((e) => ({ seq: e.seq, index: 0 })));
+    const rows = await store.deliveries.list({ limit: 10_000 });
+    expect(rows).to.have.length(3 * n);
+    const byId = new Map(rows.map((d) => [d.id, d]));
+    expect(commit.leased.map((l) => byId.get(l.id)?.eventId), 'each returned id is its event\'s leased row')
+      .to.deep.equal(claimed.map((e) => e.event.eventId));
+    expect(await store.deliveries.dispatchBacklog()).to.equal(0);
   });
 
   it('lists one event row\'s deliveries, pages by id, and carries the stored item; events list by search, name, time and page', async () => {

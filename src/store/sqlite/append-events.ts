@@ -6,13 +6,15 @@
 import type Database from 'better-sqlite3';
 import type { DedupEnvironment, EventStatus } from '../types.ts';
 import { DEFAULT_DEDUP_WINDOW_MS, type PreparedRow } from '../prepare-row.ts';
+import { processWriteGate } from './write-gate.ts';
 
 /**
  * The append of EventStore.append on `db`: one BEGIN IMMEDIATE transaction for all rows.
  * An accepted row with an event id either claims its (account, environment, name, event id) dedup key
  * or, when the key was first seen within `dedupWindowMs`, is stored as `duplicate`; accepted
  * FUNNEL_SOURCE_EVENTS record their product ids as seen. Returns each row's stored status;
- * throws (and stores nothing) when the transaction fails.
+ * throws (and stores nothing) when the transaction fails. The commit goes through the
+ * process's write gate as urgent: acknowledgements wait on it.
  */
 export function createAppender(db: Database.Database, dedupWindowMs = DEFAULT_DEDUP_WINDOW_MS): (rows: readonly PreparedRow[]) => EventStatus[] {
   const insertEvent = db.prepare(`INSERT INTO events (id, script_id, name, event_id, status, source, request_id, received_at, errors, warnings, payload)
@@ -40,5 +42,7 @@ export function createAppender(db: Database.Database, dedupWindowMs = DEFAULT_DE
     }
     return statuses;
   });
-  return (rows) => (rows.length > 0 ? appendTx.immediate(rows) : []);
+  const gate = processWriteGate();
+  const waitMs = Number(db.pragma('busy_timeout', { simple: true }));
+  return (rows) => (rows.length > 0 ? gate.run(() => appendTx.immediate(rows), { urgent: true, waitMs }) : []);
 }

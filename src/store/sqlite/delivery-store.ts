@@ -17,6 +17,7 @@ import type { EventRecord } from '../types.ts';
 import { sqliteDeliveryQueries } from './delivery-queries.ts';
 import { sqliteDeliveryMaintenance } from './delivery-maintenance.ts';
 import { toEventRecord, type SeqEventRow as EventRow } from '../event-rows.ts';
+import { processWriteGate } from './write-gate.ts';
 
 
 interface DestinationRow {
@@ -26,17 +27,29 @@ interface DestinationRow {
 
 
 
+/**
+ * Delivery rows a fan-out commits per transaction at most (whole events). A transaction holds
+ * the database's one write lock, and intake's commits (acknowledgements) wait for it: 800 rows
+ * held it 15-40 ms under load, 100 about a tenth of that.
+ */
+export const FAN_OUT_ROWS_PER_COMMIT = 100;
+
 export function sqliteDeliveryStore(db: Database.Database): DeliveryStore {
   const level = db.pragma('synchronous', { simple: true }) as number;
   // Prepared once: db.pragma() would compile the statement on every transaction.
   const syncNormal = db.prepare('PRAGMA synchronous = NORMAL');
   const syncBack = db.prepare(`PRAGMA synchronous = ${Number(level)}`);
-  /** Runs a bookkeeping transaction without the per-commit fsync (see the header). */
+  const gate = processWriteGate();
+  const gated = { urgent: false, waitMs: Number(db.pragma('busy_timeout', { simple: true })) };
+  /**
+   * Runs a bookkeeping transaction without the per-commit fsync (see the header), through the
+   * process's write gate (not urgent: intake's commits go first).
+   */
   function relaxed<A extends unknown[], R>(tx: Database.Transaction<(...args: A) => R>, ...args: A): R {
-    if (level <= 1) return tx.immediate(...args); // already NORMAL (or OFF)
+    if (level <= 1) return gate.run(() => tx.immediate(...args), gated); // already NORMAL (or OFF)
     syncNormal.run();
     try {
-      return tx.immediate(...args);
+      return gate.run(() => tx.immediate(...args), gated);
     } finally {
       syncBack.run();
     }
@@ -115,17 +128,18 @@ export function sqliteDeliveryStore(db: Database.Database): DeliveryStore {
     return out;
   });
 
-  const completeTx = db.transaction((claimId: string, now: number, results: Parameters<DeliveryStore['completeFanOut']>[2]) => {
+  /** `items`: each result's delivery items as JSON text, serialised before the write lock is taken. */
+  const completeTx = db.transaction((claimId: string, now: number, results: Parameters<DeliveryStore['completeFanOut']>[2], items: readonly (readonly (string | null)[])[]) => {
     let events = 0;
     const pendingByDestination = new Map<string, number>();
     const leased: FanOutCommit['leased'] = [];
-    for (const r of results) {
+    for (const [i, r] of results.entries()) {
       if (q.unqueue.run(r.seq, claimId).changes === 0) continue; // lease lost: the new holder fans it out
       events++;
       r.deliveries.forEach((d, index) => {
         const lease = d.status === 'pending' ? d.lease : undefined;
         const { lastInsertRowid } = q.insert.run(
-          r.seq, r.scriptId, d.destinationId, d.destinationType, r.eventId, d.item === null ? null : JSON.stringify(d.item), d.status,
+          r.seq, r.scriptId, d.destinationId, d.destinationType, r.eventId, items[i][index], d.status,
           d.reason ?? null, d.status !== 'pending' ? null : lease?.leaseUntil ?? now, d.message ?? null,
           r.receivedAt, now, now, lease?.claimId ?? null, lease?.leaseUntil ?? null,
         );
@@ -216,7 +230,22 @@ export function sqliteDeliveryStore(db: Database.Database): DeliveryStore {
       return relaxed(claimEventsTx, claimId, now, leaseMs, limit);
     },
     async completeFanOut(claimId, now, results) {
-      return relaxed(completeTx, claimId, now, results);
+      // In runs of whole events of at most FAN_OUT_ROWS_PER_COMMIT rows: each event's rows and
+      // its unqueue stay in one transaction, and intake's commits get the lock in between.
+      const commit: FanOutCommit = { events: 0, pendingByDestination: new Map(), leased: [] };
+      for (let start = 0; start < results.length;) {
+        let end = start;
+        for (let rows = 0; end < results.length && (end === start || rows + results[end].deliveries.length <= FAN_OUT_ROWS_PER_COMMIT); end++) {
+          rows += results[end].deliveries.length;
+        }
+        const run = results.slice(start, end);
+        const part = relaxed(completeTx, claimId, now, run, run.map((r) => r.deliveries.map((d) => (d.item === null ? null : JSON.stringify(d.item)))));
+        commit.events += part.events;
+        for (const [id, n] of part.pendingByDestination) commit.pendingByDestination.set(id, (commit.pendingByDestination.get(id) ?? 0) + n);
+        for (const l of part.leased) commit.leased.push(l);
+        start = end;
+      }
+      return commit;
     },
     async claimDeliveries(destinationId, claimId, now, leaseUntil, limit) {
       return toClaimed(relaxed(claimTx, destinationId, claimId, now, leaseUntil, limit));

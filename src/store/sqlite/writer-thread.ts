@@ -16,6 +16,7 @@
 //   MaybeLocal" from Database::ThrowSqliteError);
 // - a dead thread is replaced at once, except one that died before it was ready (a
 //   start-up failure would only repeat): then the next batch starts a new one.
+import { processWriteGate } from './write-gate.ts';
 import { Worker } from 'node:worker_threads';
 import { fileURLToPath } from 'node:url';
 import type { EventStatus } from '../types.ts';
@@ -88,6 +89,7 @@ export function startWriterThread(opts: WriterThreadOptions): WriterThread {
   function spawn(): Slot {
     // No flags: the entry registers tsx itself, and flags valid for the process (such as
     // --max-old-space-size) are refused by Worker when passed explicitly.
+    processWriteGate(); // made before the thread starts, so the thread shares it (write-gate.ts)
     const worker = new Worker(ENTRY, { workerData, execArgv: [], name: 'tracklane event writer', resourceLimits: workerResourceLimits() });
     starts++;
     let exited!: () => void;
