@@ -16,7 +16,7 @@ import { createDestinationCache } from './destinations/destination-cache.ts';
 import { usePluginRules } from './rules/plugin-rules.ts';
 import { startRuleWatcher, type RuleWatcher } from './rules/rule-watcher.ts';
 import { formatRuleError } from './rules/load-rules.ts';
-import { createServerHashPool, type HashPool } from './workers/pool.ts';
+import { createServerHashPool, serverPoolThreads, type HashPool } from './workers/pool.ts';
 import { startDelivery, startWhenRulesValid, type DeliveryOverrides, type DeliveryRuntime } from './delivery/start-delivery.ts';
 import { startDeliveryThread, type DeliveryThread } from './delivery/delivery-thread.ts';
 import { registerDeliveryMetrics } from './delivery/delivery-metrics.ts';
@@ -89,7 +89,7 @@ export async function startServer(config: Config, opts: StartOptions = {}): Prom
     maxPending: config.intakeMaxPending,
   });
   const authenticator = createAuthenticator(store);
-  const pool = createServerHashPool(config.workers, logger);
+  const pool = createServerHashPool(serverPoolThreads(config.workers).http, logger);
   const customRecords = shared ? pgCustomRecordStore(shared.pool) : openCustomRecordStore(sqliteFile(config), { busyTimeoutMs: SERVER_BUSY_TIMEOUTS.mainMs });
   const handlers = createHandlerPool({ memoryMb: config.handlerMemoryMb });
   const app = createApp({

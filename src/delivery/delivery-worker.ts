@@ -12,7 +12,7 @@ import { openStore } from '../store/open-store.ts';
 import { loadPlugins } from '../destinations/load-plugins.ts';
 import { usePluginRules } from '../rules/plugin-rules.ts';
 import { startRuleWatcher } from '../rules/rule-watcher.ts';
-import { createServerHashPool } from '../workers/pool.ts';
+import { createServerHashPool, serverPoolThreads } from '../workers/pool.ts';
 import { registerDeliveryMetrics } from './delivery-metrics.ts';
 import { startDelivery, startWhenRulesValid, type DeliveryRuntime } from './start-delivery.ts';
 
@@ -53,7 +53,7 @@ export function runDeliveryWorker(): void {
     usePluginRules(config.rulesDir, config.pluginsDir);
     const rules = startRuleWatcher({ dir: config.rulesDir, logger, store: store.rules });
     await rules.ready;
-    const pool = createServerHashPool(config.workers, logger);
+    const pool = createServerHashPool(serverPoolThreads(config.workers).delivery, logger);
     const begin = async () => {
       if (stopping) return;
       delivery = await startDelivery({ config, store, plugins, rules, pool, logger, metrics });

@@ -129,7 +129,17 @@ const hashPoolFailed = (logger: { error(obj: object, msg: string): void }) => (e
   logger.error({ err, retry_in_ms: retryInMs }, 'hash pool failed; hashing inline until it is tried again');
 
 /**
- * The server's pools (HTTP thread, delivery thread): `threads` workers (WORKERS), taking a
+ * The server process's WORKERS hashing threads, shared out between its two pools: the
+ * delivery thread's (fan-out: nearly all hashing) gets the larger half, the HTTP thread's
+ * (endpoint 2, `rules preview`) the rest, each at least one. Two full pools of WORKERS each
+ * were twice the threads asked for, each thread an isolate of its own (~25 MB of RSS).
+ */
+export function serverPoolThreads(workers: number): { http: number; delivery: number } {
+  return { http: Math.max(1, Math.floor(workers / 2)), delivery: Math.max(1, Math.ceil(workers / 2)) };
+}
+
+/**
+ * A server pool (HTTP thread, delivery thread; sizes from serverPoolThreads), taking a
  * batch only while at least one core was idle over the last second. Under load every core
  * is busy and the pool would add the cost of moving identifiers between threads to the same
  * cores: the 20,000-event backlog drain used 8 % less CPU hashing inline (README,

@@ -9,7 +9,7 @@ import { threadId } from 'node:worker_threads';
 import { expect } from 'chai';
 import { SPECS } from '../pipeline/plugin-specs.ts';
 import { hashBatch, type HashItem } from '../../src/workers/hash-worker.ts';
-import { createHashPool, POOL_RETRY_MS, type HashPool } from '../../src/workers/pool.ts';
+import { createHashPool, POOL_RETRY_MS, serverPoolThreads, type HashPool } from '../../src/workers/pool.ts';
 import { WORKER_YOUNG_GENERATION_MB, workerFlags } from '../../src/workers/worker-options.ts';
 
 const ROOT = fileURLToPath(new URL('../../', import.meta.url));
@@ -174,3 +174,12 @@ describe('worker flags', () => {
   });
 });
 
+
+describe('workers: the server\'s two hash pools', () => {
+  it('share WORKERS between them (the delivery thread\'s the larger half), each at least one thread', () => {
+    expect([1, 2, 3, 4, 5, 8].map((w) => serverPoolThreads(w))).to.deep.equal([
+      { http: 1, delivery: 1 }, { http: 1, delivery: 1 }, { http: 1, delivery: 2 },
+      { http: 2, delivery: 2 }, { http: 2, delivery: 3 }, { http: 4, delivery: 4 },
+    ]);
+  });
+});
