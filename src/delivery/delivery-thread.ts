@@ -54,8 +54,9 @@ export function startDeliveryThread(opts: { config: Config; logger: Logger; onDi
   function spawn(): void {
     starts++;
     const data: DeliveryWorkerData = { config: opts.config };
-    processWriteGate(); // made before the thread starts, so the thread shares it (write-gate.ts)
+    const gate = processWriteGate(); // made before the thread starts, so the thread shares it (write-gate.ts)
     worker = new Worker(ENTRY, { workerData: data, stdout: false, stderr: false, resourceLimits: workerResourceLimits() });
+    const tid = worker.threadId;
     worker.on('message', (m: FromDeliveryWorker) => {
       if (m.t === 'ready') readyResolve();
       else if (m.t === 'owner') owner = m.owner;
@@ -67,6 +68,7 @@ export function startDeliveryThread(opts: { config: Config; logger: Logger; onDi
     });
     worker.on('error', (err) => opts.logger.error({ err }, 'delivery thread died'));
     worker.on('exit', (code) => {
+      gate.releaseHeldBy(tid); // a thread that died inside a transaction (out of memory, terminated)
       for (const resolve of waiting.values()) resolve('');
       waiting.clear();
       if (stopping) return;

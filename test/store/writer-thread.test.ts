@@ -5,7 +5,8 @@
 import { expect } from 'chai';
 import { rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { threadId as mainThreadId } from 'node:worker_threads';
+import { getEnvironmentData, threadId as mainThreadId } from 'node:worker_threads';
+import { processWriteGate } from '../../src/store/sqlite/write-gate.ts';
 import Database from 'better-sqlite3';
 import { loadConfig } from '../../src/config.ts';
 import { createLogger } from '../../src/logger.ts';
@@ -223,6 +224,21 @@ describe('event writer thread', () => {
     expect(t.threadId).to.be.a('number').and.not.equal(firstThread);
     expect(await t.append([row(2)].map(prepareRow))).to.deep.equal(['accepted']);
     expect(count()).to.equal(2);
+  });
+
+  it('a thread that dies holding the process\'s write gate has it freed on its exit, so the next commit does not wait out its bound', async () => {
+    const t = start();
+    await t.append([row(0)].map(prepareRow));
+    const gate = processWriteGate();
+    const words = new Int32Array(getEnvironmentData('tracklane:sqlite-write-gate') as SharedArrayBuffer);
+    const dying = t.threadId!;
+    expect(Atomics.compareExchange(words, 0, 0, dying + 1), 'free before').to.equal(0); // as if it died inside a commit
+    await t.crash();
+    expect(Atomics.load(words, 0), 'freed by the exit handler').to.equal(0);
+    const before = gate.overruns;
+    expect(await t.append([row(1)].map(prepareRow))).to.deep.equal(['accepted']);
+    gate.run(() => undefined, { urgent: true, waitMs: 5000 });
+    expect(gate.overruns).to.equal(before);
   });
 
   it('a batch without a reply in time is rejected; the thread carries on', async () => {

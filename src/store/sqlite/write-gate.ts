@@ -12,10 +12,13 @@
 // The gate only orders this process's own threads; SQLite's locking stays what makes
 // writes safe (other processes, the CLI, a backup, connections that do not use the gate).
 // So a wait that outlasts its bound (a holder stuck or gone) just goes ahead to SQLite,
-// whose busy timeout then applies as before; nothing ever waits on the gate unbounded.
-import { getEnvironmentData, isMainThread, setEnvironmentData } from 'node:worker_threads';
+// whose busy timeout then applies as before; nothing ever waits on the gate unbounded. The
+// lock word holds the holder's thread id, so when a thread dies holding it (terminated, or
+// out of memory inside a transaction) the thread that started it frees it on its exit.
+import { getEnvironmentData, isMainThread, setEnvironmentData, threadId } from 'node:worker_threads';
 
 const KEY = 'tracklane:sqlite-write-gate';
+/** [LOCK]: 0 free, else the holder's threadId + 1. [URGENT]: urgent threads waiting. */
 const LOCK = 0;
 const URGENT = 1;
 /** A non-urgent thread re-checks at least this often while urgent ones wait (ms). */
@@ -24,13 +27,16 @@ const YIELD_MS = 5;
 export interface WriteGate {
   /** Runs `fn` (a synchronous transaction) holding the gate, waiting at most `waitMs` for it. */
   run<T>(fn: () => T, opts: { urgent: boolean; waitMs: number }): T;
+  /** Frees the gate if the thread `id` (a worker's threadId, taken before it exited) holds it; true if it did. */
+  releaseHeldBy(id: number): boolean;
   /** Times the gate was not free within its bound and `fn` went ahead without it (tests, metrics). */
   readonly overruns: number;
 }
 
-/** A gate over its shared words: [lock (0 free, 1 held), urgent threads waiting]. */
-export function writeGateOn(words: Int32Array): WriteGate {
+/** A gate over its shared words (see LOCK, URGENT); `self`: this thread's id. */
+export function writeGateOn(words: Int32Array, self = threadId): WriteGate {
   let overruns = 0;
+  const mark = self + 1;
   function acquire(urgent: boolean, waitMs: number): boolean {
     const deadline = performance.now() + waitMs;
     if (urgent) Atomics.add(words, URGENT, 1);
@@ -45,10 +51,11 @@ export function writeGateOn(words: Int32Array): WriteGate {
             continue;
           }
         }
-        if (Atomics.compareExchange(words, LOCK, 0, 1) === 0) return true;
+        const holder = Atomics.compareExchange(words, LOCK, 0, mark);
+        if (holder === 0) return true;
         const left = deadline - performance.now();
         if (left <= 0) return false;
-        Atomics.wait(words, LOCK, 1, left);
+        Atomics.wait(words, LOCK, holder, left);
       }
     } finally {
       if (urgent) {
@@ -69,6 +76,11 @@ export function writeGateOn(words: Int32Array): WriteGate {
           Atomics.notify(words, LOCK);
         }
       }
+    },
+    releaseHeldBy(id) {
+      if (Atomics.compareExchange(words, LOCK, id + 1, 0) !== id + 1) return false;
+      Atomics.notify(words, LOCK);
+      return true;
     },
     get overruns() {
       return overruns;

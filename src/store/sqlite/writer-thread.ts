@@ -89,8 +89,9 @@ export function startWriterThread(opts: WriterThreadOptions): WriterThread {
   function spawn(): Slot {
     // No flags: the entry registers tsx itself, and flags valid for the process (such as
     // --max-old-space-size) are refused by Worker when passed explicitly.
-    processWriteGate(); // made before the thread starts, so the thread shares it (write-gate.ts)
+    const gate = processWriteGate(); // made before the thread starts, so the thread shares it (write-gate.ts)
     const worker = new Worker(ENTRY, { workerData, execArgv: [], name: 'tracklane event writer', resourceLimits: workerResourceLimits() });
+    const tid = worker.threadId;
     starts++;
     let exited!: () => void;
     const slot: Slot = { worker, pending: new Map(), ready: false, ended: false, exited: new Promise((r) => (exited = r)) };
@@ -109,6 +110,7 @@ export function startWriterThread(opts: WriterThreadOptions): WriterThread {
     });
     worker.on('error', (e) => (slot.error = e));
     worker.on('exit', (code) => {
+      gate.releaseHeldBy(tid); // a thread that died inside a commit
       const why = slot.error ? `: ${slot.error.message}` : '';
       end(slot, new Error(`event writer thread exited with code ${code}${why}`, { cause: slot.error }));
       exited();
