@@ -5,8 +5,8 @@
 // - asks it for its Prometheus text on each /metrics scrape;
 // - restarts it when it dies (its leases lapse and the new one takes the work over, as
 //   after a crash), and stops it on shutdown, letting in-flight sends finish.
-import { processWriteGate } from '../store/sqlite/write-gate.ts';
 import { Worker } from 'node:worker_threads';
+import { withWriteGate } from '../store/sqlite/write-gate.ts';
 import { fileURLToPath } from 'node:url';
 import type { Config } from '../config.ts';
 import type { Logger } from '../logger.ts';
@@ -54,9 +54,7 @@ export function startDeliveryThread(opts: { config: Config; logger: Logger; onDi
   function spawn(): void {
     starts++;
     const data: DeliveryWorkerData = { config: opts.config };
-    const gate = processWriteGate(); // made before the thread starts, so the thread shares it (write-gate.ts)
-    worker = new Worker(ENTRY, { workerData: data, stdout: false, stderr: false, resourceLimits: workerResourceLimits() });
-    const tid = worker.threadId;
+    worker = withWriteGate(() => new Worker(ENTRY, { workerData: data, stdout: false, stderr: false, resourceLimits: workerResourceLimits() }));
     worker.on('message', (m: FromDeliveryWorker) => {
       if (m.t === 'ready') readyResolve();
       else if (m.t === 'owner') owner = m.owner;
@@ -68,7 +66,6 @@ export function startDeliveryThread(opts: { config: Config; logger: Logger; onDi
     });
     worker.on('error', (err) => opts.logger.error({ err }, 'delivery thread died'));
     worker.on('exit', (code) => {
-      gate.releaseHeldBy(tid); // a thread that died inside a transaction (out of memory, terminated)
       for (const resolve of waiting.values()) resolve('');
       waiting.clear();
       if (stopping) return;

@@ -15,7 +15,7 @@
 // whose busy timeout then applies as before; nothing ever waits on the gate unbounded. The
 // lock word holds the holder's thread id, so when a thread dies holding it (terminated, or
 // out of memory inside a transaction) the thread that started it frees it on its exit.
-import { getEnvironmentData, isMainThread, setEnvironmentData, threadId } from 'node:worker_threads';
+import { getEnvironmentData, isMainThread, setEnvironmentData, threadId, type Worker } from 'node:worker_threads';
 
 const KEY = 'tracklane:sqlite-write-gate';
 /** [LOCK]: 0 free, else the holder's threadId + 1. [URGENT]: urgent threads waiting. */
@@ -105,4 +105,16 @@ export function processWriteGate(): WriteGate {
   }
   gate = writeGateOn(new Int32Array(shared));
   return gate;
+}
+
+/**
+ * Starts a worker thread that shares this process's gate: the gate is made before the thread
+ * starts (it is handed over at start), and freed if the thread exits holding it.
+ */
+export function withWriteGate(start: () => Worker): Worker {
+  const gate = processWriteGate();
+  const worker = start();
+  const id = worker.threadId; // -1 once it has exited
+  worker.once('exit', () => gate.releaseHeldBy(id));
+  return worker;
 }

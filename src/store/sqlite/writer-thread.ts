@@ -16,7 +16,7 @@
 //   MaybeLocal" from Database::ThrowSqliteError);
 // - a dead thread is replaced at once, except one that died before it was ready (a
 //   start-up failure would only repeat): then the next batch starts a new one.
-import { processWriteGate } from './write-gate.ts';
+import { withWriteGate } from './write-gate.ts';
 import { Worker } from 'node:worker_threads';
 import { fileURLToPath } from 'node:url';
 import type { EventStatus } from '../types.ts';
@@ -89,9 +89,7 @@ export function startWriterThread(opts: WriterThreadOptions): WriterThread {
   function spawn(): Slot {
     // No flags: the entry registers tsx itself, and flags valid for the process (such as
     // --max-old-space-size) are refused by Worker when passed explicitly.
-    const gate = processWriteGate(); // made before the thread starts, so the thread shares it (write-gate.ts)
-    const worker = new Worker(ENTRY, { workerData, execArgv: [], name: 'tracklane event writer', resourceLimits: workerResourceLimits() });
-    const tid = worker.threadId;
+    const worker = withWriteGate(() => new Worker(ENTRY, { workerData, execArgv: [], name: 'tracklane event writer', resourceLimits: workerResourceLimits() }));
     starts++;
     let exited!: () => void;
     const slot: Slot = { worker, pending: new Map(), ready: false, ended: false, exited: new Promise((r) => (exited = r)) };
@@ -110,7 +108,6 @@ export function startWriterThread(opts: WriterThreadOptions): WriterThread {
     });
     worker.on('error', (e) => (slot.error = e));
     worker.on('exit', (code) => {
-      gate.releaseHeldBy(tid); // a thread that died inside a commit
       const why = slot.error ? `: ${slot.error.message}` : '';
       end(slot, new Error(`event writer thread exited with code ${code}${why}`, { cause: slot.error }));
       exited();
