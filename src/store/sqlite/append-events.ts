@@ -43,6 +43,6 @@ export function createAppender(db: Database.Database, dedupWindowMs = DEFAULT_DE
     return statuses;
   });
   const gate = processWriteGate();
-  const waitMs = Number(db.pragma('busy_timeout', { simple: true }));
-  return (rows) => (rows.length > 0 ? gate.run(() => appendTx.immediate(rows), { urgent: true, waitMs }) : []);
+  const urgent = { urgent: true, waitMs: Number(db.pragma('busy_timeout', { simple: true })) };
+  return (rows) => (rows.length > 0 ? gate.run(() => appendTx.immediate(rows), urgent) : []);
 }
