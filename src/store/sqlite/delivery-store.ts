@@ -47,10 +47,11 @@ export function sqliteDeliveryStore(db: Database.Database): DeliveryStore {
    * process's write gate (not urgent: intake's commits go first).
    */
   function relaxed<A extends unknown[], R>(tx: Database.Transaction<(...args: A) => R>, ...args: A): R {
-    if (level <= 1) return gate.run(() => tx.immediate(...args), gated); // already NORMAL (or OFF)
+    const commit = () => gate.run(() => tx.immediate(...args), gated);
+    if (level <= 1) return commit(); // already NORMAL (or OFF)
     syncNormal.run();
     try {
-      return gate.run(() => tx.immediate(...args), gated);
+      return commit();
     } finally {
       syncBack.run();
     }

@@ -29,7 +29,7 @@ export interface WriteGate {
   run<T>(fn: () => T, opts: { urgent: boolean; waitMs: number }): T;
   /** Frees the gate if the thread `id` (a worker's threadId, taken before it exited) holds it; true if it did. */
   releaseHeldBy(id: number): boolean;
-  /** Times the gate was not free within its bound and `fn` went ahead without it (tests, metrics). */
+  /** Times this thread's `run` found the gate not free within its bound and went ahead without it. */
   readonly overruns: number;
 }
 
