@@ -70,7 +70,9 @@ for (const kind of STORE_KINDS) describe(`delivery (${STORE_LABEL[kind]}): reque
   it('a started dispatcher sends events that arrive together in one batched request', async () => {
     const meta = await double();
     await f.destination(scriptId, 'meta-capi', meta.url);
-    const d = f.dispatcher({ clock: Date.now, lingerMs: 50 });
+    // "Together": the 40 commits must all land within one linger. 50 ms was not always enough
+    // on a loaded 2-core CI machine (a second fan-out batch, a second request: about 1 run in 40).
+    const d = f.dispatcher({ clock: Date.now, lingerMs: 250 });
     await d.start();
     await Promise.all(Array.from({ length: 40 }, (_, i) => f.ingest(scriptId, checkout(`B-${i}`))));
     await meta.waitFor(() => meta.requests.reduce((n, r) => n + r.json<{ data: unknown[] }>().data.length, 0) === 40, 5_000, '40 Meta events');
