@@ -122,6 +122,32 @@ for (const kind of STORE_KINDS) describe(`delivery: ${STORE_LABEL[kind]} deliver
     expect(await store.deliveries.dispatchBacklog()).to.equal(0);
   });
 
+  if (kind === 'sqlite') {
+    it('SQLite stores a fan-out commit\'s rows destination by destination (recording one destination\'s attempts then rewrites adjacent pages)', async () => {
+      const OTHER = 'dst_0000000000000002';
+      await store.destinations.add({ id: OTHER, scriptId: 'ACCT0001', type: 'webhook', name: 'hook', enabled: true, settings: {} });
+      await store.events.append(Array.from({ length: 10 }, (_, i) => ({
+        id: `mix-${i}`, scriptId: 'ACCT0001', name: 'lead_created', eventId: `M-${i}`, status: 'accepted' as const, source: 'event', requestId: 'r',
+        receivedAt: T0, errors: [], warnings: [], payload: {},
+      })));
+      const claimed = await store.deliveries.claimEvents('fan#f', T0, 60_000, 100);
+      const lease = { claimId: 'lane#1', leaseUntil: T0 + 5_000 };
+      const commit = await store.deliveries.completeFanOut('fan#f', T0, claimed.map((e) => ({
+        seq: e.seq, scriptId: 'ACCT0001', eventId: e.event.eventId, receivedAt: T0,
+        deliveries: [
+          { destinationId: DEST, destinationType: 'ga4', status: 'pending' as const, item: item(e.event.eventId!), lease },
+          { destinationId: OTHER, destinationType: 'webhook', status: 'pending' as const, item: item(e.event.eventId!) },
+        ],
+      })));
+      const rows = (await store.deliveries.list({ limit: 100 })).sort((a, b) => a.id - b.id);
+      expect(rows.map((d) => d.destinationId)).to.deep.equal([...Array(10).fill(DEST), ...Array(10).fill(OTHER)]);
+      expect(rows.slice(0, 10).map((d) => d.eventId), 'in event order within a destination').to.deep.equal(claimed.map((e) => e.event.eventId));
+      const byId = new Map(rows.map((d) => [d.id, d]));
+      expect(commit.leased.map((l) => ({ index: l.index, event: byId.get(l.id)?.eventId, destination: byId.get(l.id)?.destinationId })))
+        .to.deep.equal(claimed.map((e) => ({ index: 0, event: e.event.eventId, destination: DEST })));
+    });
+  }
+
   it('lists one event row\'s deliveries, pages by id, and carries the stored item; events list by search, name, time and page', async () => {
     await seed(3);
     const all = await store.deliveries.list({});

@@ -135,10 +135,23 @@ export function sqliteDeliveryStore(db: Database.Database): DeliveryStore {
     let events = 0;
     const pendingByDestination = new Map<string, number>();
     const leased: FanOutCommit['leased'] = [];
+    // Each event is unqueued first (fenced), then the rows go in destination by destination:
+    // one destination's rows of the commit sit on adjacent pages, so the transaction that
+    // records its attempts rewrites (and writes to the WAL) a few pages, not one per event.
+    const byDestination = new Map<string, [number, number][]>();
     for (const [i, r] of results.entries()) {
       if (q.unqueue.run(r.seq, claimId).changes === 0) continue; // lease lost: the new holder fans it out
       events++;
       r.deliveries.forEach((d, index) => {
+        let rows = byDestination.get(d.destinationId);
+        if (rows === undefined) byDestination.set(d.destinationId, (rows = []));
+        rows.push([i, index]);
+      });
+    }
+    for (const rows of byDestination.values()) {
+      for (const [i, index] of rows) {
+        const r = results[i];
+        const d = r.deliveries[index];
         const lease = d.status === 'pending' ? d.lease : undefined;
         const { lastInsertRowid } = q.insert.run(
           r.seq, r.scriptId, d.destinationId, d.destinationType, r.eventId, items[i][index], d.status,
@@ -147,7 +160,7 @@ export function sqliteDeliveryStore(db: Database.Database): DeliveryStore {
         );
         if (lease) leased.push({ seq: r.seq, index, id: Number(lastInsertRowid) });
         else if (d.status === 'pending') pendingByDestination.set(d.destinationId, (pendingByDestination.get(d.destinationId) ?? 0) + 1);
-      });
+      }
     }
     return { events, pendingByDestination, leased };
   });
