@@ -29,12 +29,16 @@ for (const kind of STORE_KINDS) describe(`delivery: ${STORE_LABEL[kind]} deliver
   });
   afterEach(() => harness.close());
 
+  /** Stores `n` accepted lead_created events of the account, row ids `${prefix}-i`, event ids `${eventPrefix}-i`. */
+  const appendAccepted = (n: number, prefix: string, eventPrefix: string, at = T0, payload: Record<string, unknown> = {}) =>
+    store.events.append(Array.from({ length: n }, (_, i) => ({
+      id: `${prefix}-${i}`, scriptId: 'ACCT0001', name: 'lead_created', eventId: `${eventPrefix}-${i}`, status: 'accepted' as const,
+      source: 'event', requestId: 'r', receivedAt: at, errors: [], warnings: [], payload,
+    })));
+
   /** Stores `n` accepted events and fans each out to one pending delivery. */
   async function seed(n: number, at = T0): Promise<void> {
-    await store.events.append(Array.from({ length: n }, (_, i) => ({
-      id: `ev-${at}-${i}`, scriptId: 'ACCT0001', name: 'lead_created', eventId: `L-${at}-${i}`, status: 'accepted' as const,
-      source: 'event', requestId: 'r', receivedAt: at, errors: [], warnings: [], payload: { event: { name: 'lead_created' } },
-    })));
+    await appendAccepted(n, `ev-${at}`, `L-${at}`, at, { event: { name: 'lead_created' } });
     const claimed = await store.deliveries.claimEvents('seed#f', at, 1_000, 10_000);
     await store.deliveries.completeFanOut('seed#f', at, claimed.map((e) => ({
       seq: e.seq, scriptId: 'ACCT0001', eventId: e.event.eventId, receivedAt: at,
@@ -96,10 +100,7 @@ for (const kind of STORE_KINDS) describe(`delivery: ${STORE_LABEL[kind]} deliver
 
   it(`a fan-out of more rows than one commit holds (SQLite commits ${FAN_OUT_ROWS_PER_COMMIT} at most) answers as one: every event, lease and count, in order`, async () => {
     const n = Math.ceil((FAN_OUT_ROWS_PER_COMMIT * 2.5) / 3);
-    await store.events.append(Array.from({ length: n }, (_, i) => ({
-      id: `big-${i}`, scriptId: 'ACCT0001', name: 'lead_created', eventId: `B-${i}`, status: 'accepted' as const, source: 'event', requestId: 'r',
-      receivedAt: T0, errors: [], warnings: [], payload: {},
-    })));
+    await appendAccepted(n, 'big', 'B');
     const claimed = await store.deliveries.claimEvents('fan#f', T0, 60_000, 10_000);
     expect(claimed).to.have.length(n);
     const lease = { claimId: 'lane#1', leaseUntil: T0 + 5_000 };
@@ -126,10 +127,7 @@ for (const kind of STORE_KINDS) describe(`delivery: ${STORE_LABEL[kind]} deliver
     it('SQLite stores a fan-out commit\'s rows destination by destination (recording one destination\'s attempts then rewrites adjacent pages)', async () => {
       const OTHER = 'dst_0000000000000002';
       await store.destinations.add({ id: OTHER, scriptId: 'ACCT0001', type: 'webhook', name: 'hook', enabled: true, settings: {} });
-      await store.events.append(Array.from({ length: 10 }, (_, i) => ({
-        id: `mix-${i}`, scriptId: 'ACCT0001', name: 'lead_created', eventId: `M-${i}`, status: 'accepted' as const, source: 'event', requestId: 'r',
-        receivedAt: T0, errors: [], warnings: [], payload: {},
-      })));
+      await appendAccepted(10, 'mix', 'M');
       const claimed = await store.deliveries.claimEvents('fan#f', T0, 60_000, 100);
       const lease = { claimId: 'lane#1', leaseUntil: T0 + 5_000 };
       const commit = await store.deliveries.completeFanOut('fan#f', T0, claimed.map((e) => ({
