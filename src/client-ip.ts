@@ -54,6 +54,24 @@ function normaliseRange([net, bits]: Range): Range {
   return [net, bits];
 }
 
+/**
+ * Socket addresses seen recently → their canonical text: a keep-alive client sends many
+ * requests from one address, and parsing it (regexes, ipaddr.js) cost ~2 % of the HTTP
+ * thread under load. Bounded: cleared whenever it reaches NORMALISED_MAX entries.
+ */
+const normalisedSockets = new Map<string, string | null>();
+const NORMALISED_MAX = 4096;
+
+function normaliseSocket(address: string): string | null {
+  let out = normalisedSockets.get(address);
+  if (out === undefined) {
+    out = normalise(address);
+    if (normalisedSockets.size >= NORMALISED_MAX) normalisedSockets.clear();
+    normalisedSockets.set(address, out);
+  }
+  return out;
+}
+
 /** An address in canonical text (IPv4-mapped IPv6 as IPv4, zone and port removed), or null. */
 export function normalise(text: string): string | null {
   let s = text.trim();
@@ -76,7 +94,7 @@ const inRanges = (addr: string, ranges: readonly Range[]): boolean => {
  * clientIp('198.51.100.7', '10.1.2.3', { kind: 'off' })                  // → '198.51.100.7'
  */
 export function clientIp(socketAddress: string | undefined, forwardedFor: string | undefined, trust: TrustProxy): string {
-  const socket = normalise(socketAddress ?? '') ?? (socketAddress ?? '');
+  const socket = normaliseSocket(socketAddress ?? '') ?? (socketAddress ?? '');
   if (trust.kind === 'off' || !forwardedFor) return socket;
   const chain = forwardedFor.split(',').map((e) => e.trim()).filter((e) => e !== '');
   let current = socket;
