@@ -85,5 +85,24 @@ describe('http: the test endpoint answer is bounded', function () {
     expect(boundTestResponseText(body, 60_000)).to.equal(JSON.stringify(boundTestResponse(body, 60_000)));
     expect(JSON.parse(boundTestResponseText(body, 60_000)).data_received).to.match(/^\[elided: the body as received/);
   });
+
+  it('a preview body is written as its own raw text: the same bytes for compact JSON, the same value otherwise', () => {
+    const compact = JSON.stringify({ events: [{ name: 'purchase', value: 1.5 }], note: 'a "quoted" é \u0000' });
+    const spaced = '{ "data": [ 1, 2 ],\n  "ok": true }';
+    const request = (raw: string, parsed: unknown) => ({ method: 'POST', url: 'https://x', headers: {}, body: parsed, raw_body: raw });
+    const answer = {
+      level: 0, warnings: ['w'], data_received: { a: 1 },
+      preview: [
+        { type: 'ga4', requests: [request(compact, JSON.parse(compact)), request(spaced, JSON.parse(spaced))] },
+        { type: 'form', requests: [request('a=1&b=2', 'a=1&b=2'), request('"text"', 'text'), request('null', null)] },
+        { type: 'skipped', requests: [] },
+      ],
+    };
+    const text = boundTestResponseText(answer);
+    expect(JSON.parse(text)).to.deep.equal(answer);
+    expect(text).to.include(`"body":${spaced},`);
+    const onlyCompact = { ...answer, preview: [{ type: 'ga4', requests: [request(compact, JSON.parse(compact))] }] };
+    expect(boundTestResponseText(onlyCompact)).to.equal(JSON.stringify(onlyCompact));
+  });
 });
 
