@@ -23,44 +23,47 @@ const fits = (text: string, maxBytes: number): boolean => text.length * 3 <= max
 
 /**
  * The answer as the JSON text sent: serialised once (the size check and the response share
- * it), elided as boundTestResponse says when it does not fit.
+ * it), elided as boundTestResponse says when it does not fit. `receivedText`: the request
+ * body's text, which `data_received` was parsed from; it is written as received (see
+ * withRawTexts).
  */
-export function boundTestResponseText(body: TestBody, maxBytes = TEST_RESPONSE_MAX_BYTES): string {
-  const text = withRawBodies(body) ?? JSON.stringify(body);
+export function boundTestResponseText(body: TestBody, maxBytes = TEST_RESPONSE_MAX_BYTES, receivedText?: string): string {
+  const text = withRawTexts(body, receivedText) ?? JSON.stringify(body);
   if (fits(text, maxBytes)) return text;
   return JSON.stringify(boundTestResponse(body, maxBytes));
 }
 
 /**
- * Stands in for a preview request's parsed body while the answer is serialised. Random per
- * process, so no text a client or a plugin puts in the answer can be taken for it.
+ * Marks where a raw text goes while the answer is serialised (`<SLOT><index>`). Random per
+ * process, so no text a client or a plugin puts in the answer can be taken for one.
  */
-const SLOT = `\u0000raw:${randomBytes(12).toString('hex')}`;
-const QUOTED_SLOT = JSON.stringify(SLOT);
+const SLOT = `\u0000raw:${randomBytes(12).toString('hex')}:`;
+const QUOTED_SLOTS = new RegExp(`${JSON.stringify(SLOT).slice(0, -1).replace(/\\/g, '\\\\')}(\\d+)"`, 'g');
 
 /**
- * `body` serialised with each preview request's parsed `body` written as its `raw_body`: the
- * very text it was parsed from, so the same JSON value, and for the plugins' compact JSON the
- * same bytes, without serialising the parsed copy again (about a tenth of endpoint 2's work
- * with four destinations went into parsing and re-serialising those bodies). A body that is
- * not a parsed JSON object or array (text that was not JSON, or already elided) is serialised
- * as usual. Null when no request has a body to splice.
+ * `body` serialised with JSON values whose text is at hand written as that text, instead of
+ * serialising their parsed copies again (parsing and re-serialising them was about a tenth of
+ * endpoint 2's work): each preview request's parsed `body` as its `raw_body`, the very text
+ * it was parsed from (for the plugins' compact JSON, the same bytes), and `data_received` as
+ * `receivedText`, the request body as it arrived (the same value; its own spacing and
+ * number spelling). A preview body that is not a parsed object or array (text that was not
+ * JSON, or a marker) is serialised as usual. Null when there is nothing to write raw.
  */
-function withRawBodies(body: TestBody): string | null {
-  if (body.preview === undefined || body.preview.length === 0) return null;
+function withRawTexts(body: TestBody, receivedText?: string): string | null {
   const raws: string[] = [];
-  const swap = (r: RequestLike): RequestLike => {
-    if (typeof r.raw_body !== 'string' || r.body === null || typeof r.body !== 'object') return r;
-    raws.push(r.raw_body);
-    return { ...r, body: SLOT };
-  };
-  const preview = body.preview.map((p) => (p.requests === undefined ? p : { ...p, requests: p.requests.map(swap) }));
+  const slot = (text: string): string => `${SLOT}${raws.push(text) - 1}`;
+  const swap = (r: RequestLike): RequestLike =>
+    typeof r.raw_body !== 'string' || r.body === null || typeof r.body !== 'object' ? r : { ...r, body: slot(r.raw_body) };
+  const copy: TestBody = { ...body };
+  if (receivedText !== undefined && body.data_received !== null && typeof body.data_received === 'object') copy.data_received = slot(receivedText.trim());
+  if (body.preview !== undefined) copy.preview = body.preview.map((p) => (p.requests === undefined ? p : { ...p, requests: p.requests.map(swap) }));
   if (raws.length === 0) return null;
-  const parts = JSON.stringify({ ...body, preview }).split(QUOTED_SLOT);
-  if (parts.length !== raws.length + 1) return null;
-  let text = parts[0];
-  for (let i = 0; i < raws.length; i++) text += raws[i] + parts[i + 1];
-  return text;
+  let seen = 0;
+  const text = JSON.stringify(copy).replace(QUOTED_SLOTS, (_, i: string) => {
+    seen++;
+    return raws[Number(i)];
+  });
+  return seen === raws.length ? text : null;
 }
 
 /** Returns `body` itself when it fits in `maxBytes`, else a copy with parts elided (see above). */

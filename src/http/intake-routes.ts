@@ -110,7 +110,7 @@ export function intakeRouter(deps: IntakeDeps): Router<AppState> {
       data_received: ctx.state.body,
       data_normalized: result.event ?? null,
       preview,
-    }));
+    }), undefined, ctx.state.rawBody);
   });
 
   // 3: the Event Create path: 400 with coded errors, or stored and 200.

@@ -59,6 +59,7 @@ export function readJsonBody(opts: { maxBodyBytes: number; limits?: JsonLimits |
     const problem = limits === false ? null : checkJsonSafety(body, limits);
     if (problem) throw new AppError('INVALID_BODY', 400, problem.message, { field: problem.field });
     ctx.state.body = body as Record<string, unknown>;
+    ctx.state.rawBody = raw;
     await next();
   };
 }

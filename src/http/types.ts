@@ -15,6 +15,8 @@ export interface AppState {
   account?: Account;
   /** The parsed, safety-checked JSON body. */
   body?: Record<string, unknown>;
+  /** The text `body` was parsed from, as received (decoded and inflated). */
+  rawBody?: string;
 }
 
 export type AppContext = Context & { state: AppState };

@@ -104,5 +104,26 @@ describe('http: the test endpoint answer is bounded', function () {
     const onlyCompact = { ...answer, preview: [{ type: 'ga4', requests: [request(compact, JSON.parse(compact))] }] };
     expect(boundTestResponseText(onlyCompact)).to.equal(JSON.stringify(onlyCompact));
   });
+
+  it('data_received is written as the body arrived, spacing and all, with the same value', () => {
+    const received = ' {"event": {"name": "lead_created", "value": 1.50}, "note": "\\u00e9"}\n';
+    const answer = { level: 0, warnings: [], data_received: JSON.parse(received), preview: [] };
+    const text = boundTestResponseText(answer, TEST_RESPONSE_MAX_BYTES, received);
+    expect(text).to.include('"data_received":{"event": {"name": "lead_created", "value": 1.50}');
+    expect(JSON.parse(text)).to.deep.equal(answer);
+    // Too large to answer whole: the parsed copy is elided as before.
+    const big = JSON.stringify({ big: 'x'.repeat(50_000) });
+    const bigAnswer = { level: 0, warnings: [], data_received: JSON.parse(big), preview: [] };
+    expect(JSON.parse(boundTestResponseText(bigAnswer, 40_000, big)).data_received).to.match(/^\[elided: the body as received/);
+  });
+
+  it('endpoint 2 echoes the body it received, spacing kept', async () => {
+    const account = await s.account();
+    const body = `{"event": {"name": "checkout_completed", "id": "ECHO-1", "value": 10, "currency": "EUR"},\n "context": {"environment": "prod", "data_source": "website", "url": "https://shop.example/x"},\n "products": [{"id": "P", "name": "P", "category": "C", "price": 10, "quantity": 1}]}`;
+    const r = await s.post(INTAKE_PATHS.test, null, { account, raw: body });
+    expect(r.status).to.equal(200);
+    expect(r.text).to.include(`"data_received":${body}`);
+    expect(JSON.parse(r.text).data_received).to.deep.equal(JSON.parse(body));
+  });
 });
 
