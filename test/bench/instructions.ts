@@ -18,9 +18,7 @@ import { mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { Pool } from 'undici';
-import { loadConfig } from '../../src/config.ts';
-import { openStore } from '../../src/store/open-store.ts';
-import { benchAccount, checkout, SERVER_ARGS, startDoubles } from './payloads.ts';
+import { benchSetup, checkout, SERVER_ARGS } from './payloads.ts';
 
 const TYPES = ['ga4', 'meta-capi', 'tiktok', 'webhook'];
 const run = process.argv[2] ?? 'plain';
@@ -29,13 +27,8 @@ const N = Number(process.argv[3] ?? 300);
 const WARM = Number(process.env.WARM ?? 1000);
 const CLIENTS = 8;
 
-const dataDir = mkdtempSync(join(tmpdir(), 'tl-instr-'));
 const outDir = mkdtempSync(join(tmpdir(), 'tl-callgrind-'));
-const env = { ...process.env, DATA_DIR: dataDir, PORT: '0', HOST: '127.0.0.1', LOG_LEVEL: 'info', ALLOW_PRIVATE_DESTINATIONS: '1' };
-const doubles = await startDoubles(TYPES);
-const store = await openStore(loadConfig(env));
-const account = run === 'plain' ? await benchAccount(store, 'Instructions') : await benchAccount(store, 'Instructions', { doubles, country: 'RO' });
-await store.close();
+const { dataDir, env, doubles, account } = await benchSetup('Instructions', TYPES, run === 'test');
 
 const server = spawn('valgrind', ['--tool=callgrind', '--separate-threads=yes', '--instr-atstart=no', `--callgrind-out-file=${outDir}/cg.%p`,
   process.execPath, ...(run === 'bare' ? ['--import', 'tsx', 'test/bench/bare-koa.ts'] : SERVER_ARGS)], { env, stdio: ['ignore', 'pipe', 'pipe'] });

@@ -2,7 +2,11 @@
 // time), the count of native events a destination double received, and starting the server.
 import { spawn, type ChildProcess } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
-import { readFileSync } from 'node:fs';
+import { mkdtempSync, readFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { loadConfig } from '../../src/config.ts';
+import { openStore } from '../../src/store/open-store.ts';
 import { startDestinationDouble, type DestinationDouble } from '../helpers/destination-double.ts';
 import { createAccountService } from '../../src/accounts/account-service.ts';
 import type { Store } from '../../src/store/types.ts';
@@ -115,4 +119,21 @@ export async function benchAccount(
     });
   }
   return { scriptId: account.scriptId, accessToken };
+}
+
+/**
+ * What a one-server bench tool starts from: a fresh data directory, the server's environment
+ * (port 0, loopback destinations allowed, info logs), one double per destination type and an
+ * account with one destination per double, or none.
+ */
+export async function benchSetup(name: string, types: readonly string[], withDestinations: boolean): Promise<{
+  dataDir: string; env: NodeJS.ProcessEnv; doubles: Map<string, DestinationDouble>; account: { scriptId: string; accessToken: string };
+}> {
+  const dataDir = mkdtempSync(join(tmpdir(), 'tl-bench-'));
+  const env = { ...process.env, DATA_DIR: dataDir, PORT: '0', HOST: '127.0.0.1', LOG_LEVEL: 'info', ALLOW_PRIVATE_DESTINATIONS: '1' };
+  const doubles = await startDoubles(types);
+  const store = await openStore(loadConfig(env));
+  const account = await benchAccount(store, name, withDestinations ? { doubles, country: 'RO' } : {});
+  await store.close();
+  return { dataDir, env, doubles, account };
 }

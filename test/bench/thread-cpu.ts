@@ -5,13 +5,9 @@
 // which thread a change moved. Runs: `plain` (endpoint 2, no destinations: validation only),
 // `event` (endpoint 1, four destinations delivering), `test` (endpoint 2, four destinations).
 import autocannon from 'autocannon';
-import { mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
+import { readdirSync, readFileSync, rmSync } from 'node:fs';
 import { spawn } from 'node:child_process';
-import { loadConfig } from '../../src/config.ts';
-import { openStore } from '../../src/store/open-store.ts';
-import { benchAccount, checkout, startDoubles, startServer, stop } from './payloads.ts';
+import { benchSetup, checkout, startServer, stop } from './payloads.ts';
 
 const TYPES = ['ga4', 'meta-capi', 'tiktok', 'webhook'];
 const run = process.argv[2] ?? 'plain';
@@ -71,12 +67,7 @@ async function load(url: string, headers: Record<string, string>, pid: number, p
 }
 
 async function main(): Promise<void> {
-  const dataDir = mkdtempSync(join(tmpdir(), 'tl-cpu-'));
-  const env = { ...process.env, DATA_DIR: dataDir, PORT: '0', HOST: '127.0.0.1', LOG_LEVEL: 'info', ALLOW_PRIVATE_DESTINATIONS: '1' };
-  const doubles = await startDoubles(TYPES);
-  const store = await openStore(loadConfig(env));
-  const account = run === 'plain' ? await benchAccount(store, 'CPU') : await benchAccount(store, 'CPU', { doubles, country: 'RO' });
-  await store.close();
+  const { dataDir, env, doubles, account } = await benchSetup('CPU', TYPES, run !== 'plain');
   const bare = spawn(process.execPath, ['--import', 'tsx', 'test/bench/bare-koa.ts'], { env, stdio: ['ignore', 'pipe', 'inherit'] });
   const barePort = await new Promise<number>((res) => bare.stdout!.on('data', (d: Buffer) => { const m = String(d).match(/listening (\d+)/); if (m) res(Number(m[1])); }));
   const { child, port } = await startServer(env);
