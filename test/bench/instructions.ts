@@ -1,8 +1,9 @@
 // `node --import tsx test/bench/instructions.ts <run> [requests]`: the real server under
 // valgrind's callgrind, counting the machine instructions each request costs on the HTTP
 // thread and in all. Wall-clock and CPU-time figures on this shared machine move by tens of
-// per cent from one minute to the next; instruction counts of the same code and load repeat to
-// well under one per cent, so a change of a few per cent shows in one pair of runs.
+// per cent from one minute to the next; instruction counts of the same code and load have
+// repeated within 0.3–5 % (JIT and collector timing), so a change of several per cent shows in
+// two or three pairs of runs.
 //
 // Instrumentation is off while the server starts and while 1,000 warm-up requests settle the
 // JIT and the caches (WARM to change), then on for `requests` (default 300), sent by 8
