@@ -22,11 +22,11 @@ export function intakeGuard(opts: IntakeGuardOptions) {
     }
     // The common case (exactly this header, a declared length) skips type-is's parse; its
     // answer for it is the same: a body of that type.
-    const plainJson = ctx.get('content-type') === 'application/json' && DIGITS.test(ctx.get('content-length'));
+    const declared = ctx.get('content-length');
+    const plainJson = ctx.get('content-type') === 'application/json' && DIGITS.test(declared);
     if (!plainJson && !ctx.is('application/json')) {
       throw new AppError('UNSUPPORTED_MEDIA_TYPE', 415, 'Content-Type must be application/json');
     }
-    const declared = ctx.get('content-length');
     if (declared !== '' && Number(declared) > opts.maxBodyBytes) {
       throw new AppError('PAYLOAD_TOO_LARGE', 413, `The body is larger than ${opts.maxBodyBytes} bytes`);
     }

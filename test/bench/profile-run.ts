@@ -6,12 +6,9 @@
 // Four loopback destinations are connected and delivering in every run.
 import autocannon from 'autocannon';
 import { spawn, type ChildProcess } from 'node:child_process';
-import { mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { mkdirSync, readdirSync, readFileSync, rmSync } from 'node:fs';
 import { join, resolve } from 'node:path';
-import { loadConfig } from '../../src/config.ts';
-import { openStore } from '../../src/store/open-store.ts';
-import { benchAccount, checkout, SERVER_ARGS, startDoubles } from './payloads.ts';
+import { benchSetup, checkout, SERVER_ARGS } from './payloads.ts';
 
 const TYPES = ['ga4', 'meta-capi', 'tiktok', 'webhook'];
 const run = process.argv[2] ?? 'batch100';
@@ -34,15 +31,10 @@ function hottest(file: string, top = 30): string[] {
 }
 
 async function main(): Promise<void> {
-  const dataDir = mkdtempSync(join(tmpdir(), 'tl-prof-'));
   const profDir = resolve('profiles');
   mkdirSync(profDir, { recursive: true });
-  const env = { ...process.env, DATA_DIR: dataDir, PORT: '0', HOST: '127.0.0.1', LOG_LEVEL: 'info', ALLOW_PRIVATE_DESTINATIONS: '1' };
-  const doubles = await startDoubles(TYPES);
-  const store = await openStore(loadConfig(env));
-  const account = run === 'plain' ? await benchAccount(store, 'Profile') : await benchAccount(store, 'Profile', { doubles, country: 'RO' });
+  const { dataDir, env, doubles, account } = await benchSetup('Profile', TYPES, run !== 'plain');
   const { accessToken } = account;
-  await store.close();
   const before = new Set(readdirSync(profDir));
   const server: ChildProcess = spawn(process.execPath, ['--cpu-prof', `--cpu-prof-dir=${profDir}`, ...SERVER_ARGS], { env, stdio: ['ignore', 'pipe', 'inherit'] });
   const port = await new Promise<number>((res) => {

@@ -11,6 +11,7 @@ import { openConnection } from '../../src/store/sqlite/connection.ts';
 import { FAN_OUT_ROWS_PER_COMMIT, sqliteDeliveryStore } from '../../src/store/sqlite/delivery-store.ts';
 import { openSqliteStore } from '../../src/store/sqlite/sqlite-store.ts';
 import type { Store } from '../../src/store/types.ts';
+import type { DispatchEvent, FanOutResult } from '../../src/store/delivery-contract.ts';
 import { tempDir } from '../helpers/test-server.ts';
 import { STORE_KINDS, STORE_LABEL, storeHarness } from '../helpers/stores.ts';
 
@@ -34,6 +35,14 @@ for (const kind of STORE_KINDS) describe(`delivery: ${STORE_LABEL[kind]} deliver
     store.events.append(Array.from({ length: n }, (_, i) => ({
       id: `${prefix}-${i}`, scriptId: 'ACCT0001', name: 'lead_created', eventId: `${eventPrefix}-${i}`, status: 'accepted' as const,
       source: 'event', requestId: 'r', receivedAt: at, errors: [], warnings: [], payload,
+    })));
+
+  /** The lane claim a fan-out's leased rows go to. */
+  const LANE_LEASE = { claimId: 'lane#1', leaseUntil: T0 + 5_000 };
+  /** Completes claim `fan#f` for `claimed`, each event with the deliveries `rows` gives it. */
+  const fanOutClaimed = (claimed: readonly DispatchEvent[], rows: (e: DispatchEvent, i: number) => FanOutResult['deliveries']) =>
+    store.deliveries.completeFanOut('fan#f', T0, claimed.map((e, i) => ({
+      seq: e.seq, scriptId: 'ACCT0001', eventId: e.event.eventId, receivedAt: T0, deliveries: rows(e, i),
     })));
 
   /** Stores `n` accepted events and fans each out to one pending delivery. */
@@ -77,14 +86,10 @@ for (const kind of STORE_KINDS) describe(`delivery: ${STORE_LABEL[kind]} deliver
       receivedAt: T0, errors: [], warnings: [], payload: {},
     })));
     const claimed = await store.deliveries.claimEvents('fan#f', T0, 1_000, 10);
-    const lease = { claimId: 'lane#1', leaseUntil: T0 + 5_000 };
-    const commit = await store.deliveries.completeFanOut('fan#f', T0, claimed.map((e, i) => ({
-      seq: e.seq, scriptId: 'ACCT0001', eventId: e.event.eventId, receivedAt: T0,
-      deliveries: [
-        { destinationId: DEST, destinationType: 'ga4', status: 'skipped' as const, item: null, reason: 'consent' },
-        { destinationId: DEST, destinationType: 'ga4', status: 'pending' as const, item: item(e.event.eventId!), ...(i === 0 ? { lease } : {}) },
-      ],
-    })));
+    const commit = await fanOutClaimed(claimed, (e, i) => [
+      { destinationId: DEST, destinationType: 'ga4', status: 'skipped', item: null, reason: 'consent' },
+      { destinationId: DEST, destinationType: 'ga4', status: 'pending', item: item(e.event.eventId!), ...(i === 0 ? { lease: LANE_LEASE } : {}) },
+    ]);
     expect(commit.pendingByDestination.get(DEST), 'only the unleased one wakes the lane').to.equal(1);
     expect(commit.leased.map(({ seq, index }) => ({ seq, index }))).to.deep.equal([{ seq: claimed[0].seq, index: 1 }]);
     const leasedRow = (await store.deliveries.list({})).find((d) => d.id === commit.leased[0].id);
@@ -103,15 +108,11 @@ for (const kind of STORE_KINDS) describe(`delivery: ${STORE_LABEL[kind]} deliver
     await appendAccepted(n, 'big', 'B');
     const claimed = await store.deliveries.claimEvents('fan#f', T0, 60_000, 10_000);
     expect(claimed).to.have.length(n);
-    const lease = { claimId: 'lane#1', leaseUntil: T0 + 5_000 };
-    const commit = await store.deliveries.completeFanOut('fan#f', T0, claimed.map((e) => ({
-      seq: e.seq, scriptId: 'ACCT0001', eventId: e.event.eventId, receivedAt: T0,
-      deliveries: [
-        { destinationId: DEST, destinationType: 'ga4', status: 'pending' as const, item: item(e.event.eventId!), lease },
-        { destinationId: DEST, destinationType: 'ga4', status: 'pending' as const, item: item(e.event.eventId!) },
-        { destinationId: DEST, destinationType: 'ga4', status: 'skipped' as const, item: null, reason: 'consent' },
-      ],
-    })));
+    const commit = await fanOutClaimed(claimed, (e) => [
+      { destinationId: DEST, destinationType: 'ga4', status: 'pending', item: item(e.event.eventId!), lease: LANE_LEASE },
+      { destinationId: DEST, destinationType: 'ga4', status: 'pending', item: item(e.event.eventId!) },
+      { destinationId: DEST, destinationType: 'ga4', status: 'skipped', item: null, reason: 'consent' },
+    ]);
     expect(commit.events).to.equal(n);
     expect(commit.pendingByDestination.get(DEST)).to.equal(n);
     expect(commit.leased.map(({ seq, index }) => ({ seq, index }))).to.deep.equal(claimed.map((e) => ({ seq: e.seq, index: 0 })));
@@ -129,14 +130,10 @@ for (const kind of STORE_KINDS) describe(`delivery: ${STORE_LABEL[kind]} deliver
       await store.destinations.add({ id: OTHER, scriptId: 'ACCT0001', type: 'webhook', name: 'hook', enabled: true, settings: {} });
       await appendAccepted(10, 'mix', 'M');
       const claimed = await store.deliveries.claimEvents('fan#f', T0, 60_000, 100);
-      const lease = { claimId: 'lane#1', leaseUntil: T0 + 5_000 };
-      const commit = await store.deliveries.completeFanOut('fan#f', T0, claimed.map((e) => ({
-        seq: e.seq, scriptId: 'ACCT0001', eventId: e.event.eventId, receivedAt: T0,
-        deliveries: [
-          { destinationId: DEST, destinationType: 'ga4', status: 'pending' as const, item: item(e.event.eventId!), lease },
-          { destinationId: OTHER, destinationType: 'webhook', status: 'pending' as const, item: item(e.event.eventId!) },
-        ],
-      })));
+      const commit = await fanOutClaimed(claimed, (e) => [
+        { destinationId: DEST, destinationType: 'ga4', status: 'pending', item: item(e.event.eventId!), lease: LANE_LEASE },
+        { destinationId: OTHER, destinationType: 'webhook', status: 'pending', item: item(e.event.eventId!) },
+      ]);
       const rows = (await store.deliveries.list({ limit: 100 })).sort((a, b) => a.id - b.id);
       expect(rows.map((d) => d.destinationId)).to.deep.equal([...Array(10).fill(DEST), ...Array(10).fill(OTHER)]);
       expect(rows.slice(0, 10).map((d) => d.eventId), 'in event order within a destination').to.deep.equal(claimed.map((e) => e.event.eventId));
