@@ -4,9 +4,10 @@
 // machine's swings from minute to minute cancel out of the ratios. Every request
 // carries a unique event id, so each one is stored, claims its dedup key and fans out.
 // Endpoint 1 runs against an account with four destinations on loopback doubles, with
-// delivery running, and the end-to-end rate counts native events the doubles received;
-// then endpoint 1 again at a fixed offered rate (BENCH_E2E_RATE), for the ack → receipt
-// lag at a load below saturation.
+// delivery running. Once that run's events are all delivered, the end-to-end run sends
+// BENCH_E2E_EVENTS (20,000) unique events and times them until the doubles hold every
+// native event, with each event's ack → receipt lag; then endpoint 1 again at a fixed
+// offered rate (BENCH_E2E_RATE), for the lag at a load below saturation.
 import { hashingRows, hashingTable } from './hash-pool.ts';
 import Database from 'better-sqlite3';
 import { sqliteFile } from '../../src/store/open-store.ts';
@@ -41,6 +42,8 @@ const BATCH_CONNECTIONS = Number(process.env.BENCH_BATCH_CONNECTIONS ?? 4);
  * it reports the ack → receipt lag at a load the server is not saturated by.
  */
 const E2E_RATE = Number(process.env.BENCH_E2E_RATE ?? 1_500);
+/** The end-to-end run: this many unique events into endpoint 1, closed loop at CONNECTIONS, timed until every native event arrived. */
+const E2E_EVENTS = Number(process.env.BENCH_E2E_EVENTS ?? 20_000);
 /** Backlog drain: events stored before the server starts (the issue's figure is 100,000; 20,000 keeps the bench under 3 minutes). */
 const DRAIN_EVENTS = Number(process.env.BENCH_DRAIN_EVENTS ?? 20_000);
 
@@ -145,13 +148,14 @@ let sequence = 0;
  * flight per connection, so the connection's context carries the id it sent).
  */
 async function load(name: string, url: string, headers: Record<string, string>, pid: number,
-  opts: { batch?: number; connections?: number; acks?: Map<string, number>; rate?: number } = {}): Promise<Row> {
+  opts: { batch?: number; connections?: number; acks?: Map<string, number>; rate?: number; amount?: number } = {}): Promise<Row> {
   const prefix = name.replace(/\W+/g, '-');
   const connections = opts.connections ?? CONNECTIONS;
   const batch = opts.batch;
   const acks = opts.acks;
   const r = await autocannon({
-    url, connections, duration: DURATION, ...(opts.rate !== undefined ? { overallRate: opts.rate } : {}),
+    url, connections, ...(opts.amount !== undefined ? { amount: opts.amount } : { duration: DURATION }),
+    ...(opts.rate !== undefined ? { overallRate: opts.rate } : {}),
     requests: [{
       method: 'POST', headers: { 'content-type': 'application/json', ...headers },
       setupRequest: (req, ctx: object) => {
@@ -171,7 +175,7 @@ async function load(name: string, url: string, headers: Record<string, string>, 
   const perRequest = batch ?? 1;
   return {
     name, ok: r['2xx'], rps: r.requests.average, p50: r.latency.p50, p99: r.latency.p99, p999: r.latency.p99_9, errors: r.errors + r.timeouts,
-    non2xx: r.non2xx, rssMb: Math.round(rss), perRequest, eps: (r['2xx'] * perRequest) / DURATION, connections,
+    non2xx: r.non2xx, rssMb: Math.round(rss), perRequest, eps: (r['2xx'] * perRequest) / (opts.amount !== undefined ? r.duration : DURATION), connections,
   };
 }
 
@@ -278,40 +282,52 @@ async function main(): Promise<void> {
   rows.push(await againstBare(() => load('endpoint 2, validation only (no destinations)', `${base}/event/test?id=${plain.scriptId}`,
     { 'x-service-access-token': plain.accessToken }, server.pid!)));
 
+  const nativeNow = () => TYPES.reduce((n, t) => n + nativeEvents(t, doubles.get(t)!), 0);
+  const nativeRequestsNow = () => TYPES.reduce((n, t) => n + doubles.get(t)!.requests.length, 0);
   let started = 0;
-  let cpuAtStart = 0;
-  const acks = new Map<string, number>();
   const e1 = await againstBare(() => {
-    started = performance.now(); // the end-to-end clock starts with endpoint 1's first request, after the bare round
-    cpuAtStart = cpuSeconds(server.pid!);
+    started = performance.now();
     return load('endpoint 1, durable ack, 4 destinations delivering', `${base}/event?id=${withDest.scriptId}`,
-      { 'x-service-access-token': withDest.accessToken }, server.pid!, { acks });
+      { 'x-service-access-token': withDest.accessToken }, server.pid!);
   });
-  const accepted = e1.ok;
-  const duringRun = TYPES.reduce((n, t) => n + nativeEvents(t, doubles.get(t)!), 0);
-  // Wait for delivery to catch up with everything acknowledged (each event → 4 native events).
-  const expected = accepted * TYPES.length;
-  const delivered = await nativeDelivered(doubles, expected);
-  const e2eSeconds = (performance.now() - started) / 1000;
-  // The server's CPU (every thread) per event taken, from its first request to its last native event out.
-  const cpuMsPerEvent = Math.round(((cpuSeconds(server.pid!) - cpuAtStart) * 1000 / accepted) * 100) / 100;
+  const duringRun = nativeNow();
+  // Everything acknowledged is delivered before the end-to-end run starts (each event → 4 native events).
+  const caughtUp = await nativeDelivered(doubles, e1.ok * TYPES.length);
+  const catchUpSeconds = (performance.now() - started) / 1000;
+  e1.note = `native events delivered during the run ${duringRun}; all ${caughtUp} delivered ${catchUpSeconds.toFixed(1)} s after its first request ` +
+    `(${Math.round(caughtUp / TYPES.length / catchUpSeconds)} events/s)`;
+  rows.push(e1);
+
+  // End to end: E2E_EVENTS unique events, closed loop; timed from the first request until the
+  // doubles hold every native event of them.
+  const acks = new Map<string, number>();
+  const nativeBefore = caughtUp;
+  const requestsBefore = nativeRequestsNow();
+  const e2eStart = performance.now();
+  const cpuAtStart = cpuSeconds(server.pid!);
+  const e2eRun = await load('end to end', `${base}/event?id=${withDest.scriptId}`,
+    { 'x-service-access-token': withDest.accessToken }, server.pid!, { acks, amount: E2E_EVENTS });
+  const expected = nativeBefore + e2eRun.ok * TYPES.length;
+  const delivered = (await nativeDelivered(doubles, expected)) - nativeBefore;
+  const e2eSeconds = (performance.now() - e2eStart) / 1000;
+  const nativeRequests = nativeRequestsNow() - requestsBefore;
+  // The server's CPU (every thread) per event, from the first request to the last native event out.
+  const cpuMsPerEvent = Math.round(((cpuSeconds(server.pid!) - cpuAtStart) * 1000 / e2eRun.ok) * 100) / 100;
   const lags = lagsOf(doubles.get('webhook')!, acks);
   const pct = (p: number) => percentile(lags, p);
   const endToEnd = {
-    accepted, native_expected: expected, native_delivered_during_run: duringRun, native_delivered: delivered,
+    events: E2E_EVENTS, accepted: e2eRun.ok, native_expected: e2eRun.ok * TYPES.length, native_delivered: delivered,
+    all_delivered: delivered >= e2eRun.ok * TYPES.length, intake_per_second: Math.round(e2eRun.eps), ack_p99_ms: e2eRun.p99,
     seconds: Math.round(e2eSeconds * 10) / 10, events_per_second: Math.round(delivered / TYPES.length / e2eSeconds),
+    native_events_per_second: Math.round(delivered / e2eSeconds), native_requests_per_second: Math.round(nativeRequests / e2eSeconds),
     lag_ms: { p50: pct(50), p99: pct(99), samples: lags.length }, server_cpu_ms_per_event: cpuMsPerEvent,
   };
-  e1.note = `native events delivered during the run ${duringRun}; all ${delivered} delivered after ${e2eSeconds.toFixed(1)} s → ` +
-    `${endToEnd.events_per_second} events/s end to end; ack → webhook receipt lag p50 ${pct(50)} ms, p99 ${pct(99)} ms (${lags.length} events); ` +
-    `server CPU ${cpuMsPerEvent.toFixed(2)} ms per event (all threads)`;
-  rows.push(e1);
 
   // The same endpoint at a fixed rate below saturation, once everything above is delivered.
   const rateAcks = new Map<string, number>();
   const rated = await load(`endpoint 1 at ${E2E_RATE} events/s`, `${base}/event?id=${withDest.scriptId}`,
     { 'x-service-access-token': withDest.accessToken }, server.pid!, { acks: rateAcks, rate: E2E_RATE });
-  const ratedExpected = delivered + rated.ok * TYPES.length;
+  const ratedExpected = nativeBefore + delivered + rated.ok * TYPES.length;
   const ratedDelivered = await nativeDelivered(doubles, ratedExpected);
   const ratedLags = lagsOf(doubles.get('webhook')!, rateAcks);
   const fixedRate = {
@@ -352,6 +368,11 @@ async function main(): Promise<void> {
   }
   console.log(`\nBare Koa rounds: ${bareRounds.map((b) => Math.round(b.rps)).join(', ')} req/s (p99 ${bareRounds.map((b) => b.p99).join(', ')} ms; RSS ${bareRounds.map((b) => b.rssMb).join(', ')} MB).`);
   for (const r of rows) if (r.note) console.log(`\n${r.name}: ${r.note}`);
+  console.log(`\nEnd to end: ${endToEnd.events} unique events into endpoint 1 (closed loop, ${CONNECTIONS} connections; intake ${endToEnd.intake_per_second}/s, ack p99 ${endToEnd.ack_p99_ms} ms), ` +
+    `${endToEnd.all_delivered ? 'every one delivered to all 4 destinations' : `NOT ALL DELIVERED (${endToEnd.native_delivered} of ${endToEnd.native_expected} native events)`} ` +
+    `${endToEnd.seconds} s after the first request: **${endToEnd.events_per_second} events/s end to end**, ${endToEnd.native_events_per_second} native events/s ` +
+    `in ${endToEnd.native_requests_per_second} native requests/s; ack → webhook receipt lag p50 ${endToEnd.lag_ms.p50} ms, p99 ${endToEnd.lag_ms.p99} ms ` +
+    `(${endToEnd.lag_ms.samples} events); server CPU ${endToEnd.server_cpu_ms_per_event.toFixed(2)} ms per event (all threads).`);
   console.log(`\nEnd to end at a fixed rate: endpoint 1 offered ${fixedRate.offered_per_second} events/s for ${DURATION} s (open loop, ${CONNECTIONS} connections), ` +
     `${fixedRate.accepted} accepted (${fixedRate.accepted_per_second}/s, ack p99 ${fixedRate.p99_ack_ms} ms), ` +
     `${fixedRate.all_delivered ? 'every one delivered to all 4 destinations' : 'NOT ALL DELIVERED'}; ` +
