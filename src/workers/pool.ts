@@ -142,8 +142,8 @@ export function serverPoolThreads(workers: number): { http: number; delivery: nu
  * A server pool (HTTP thread, delivery thread; sizes from serverPoolThreads), taking a
  * batch only while at least one core was idle over the last second. Under load every core
  * is busy and the pool would add the cost of moving identifiers between threads to the same
- * cores: the 20,000-event backlog drain used 8 % less CPU hashing inline (README,
- * "Measurements").
+ * cores: the 20,000-event backlog drain used 8 % less CPU hashing inline (docs/performance.md,
+ * "Hashing: inline or the pool").
  */
 export function createServerHashPool(threads: number, logger: { error(obj: object, msg: string): void }): HashPool {
   return createHashPool({ threads, onPoolError: hashPoolFailed(logger), offloadWhen: whenCoresIdle(1) });
