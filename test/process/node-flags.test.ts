@@ -15,6 +15,6 @@ describe('process: node flags', () => {
     const shebang = readFileSync(join(ROOT, pkg.bin.tracklane), 'utf8').split('\n')[0];
     expect(shebang.startsWith('#!/usr/bin/env -S node')).to.equal(true);
     expect(shebang.split(/\s+/).slice(3)).to.deep.equal(startFlags);
-    expect(startFlags).to.include.members(['--max-semi-space-size=8', '--no-parallel-scavenge']);
+    expect(startFlags).to.include.members(['--max-semi-space-size=8', '--no-parallel-scavenge', '--heap-growing-percent=100']);
   });
 });
