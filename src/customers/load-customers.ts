@@ -2,14 +2,13 @@
 // checks it: schema compiles, endpoint.json is valid, example.json passes the schema, the
 // auth can be built, handler.ts default-exports a function. A broken folder stops start
 // with its path named; a new endpoint is one new folder, with nothing to register.
-import { createRequire } from 'node:module';
 import { existsSync, readdirSync, readFileSync, statSync } from 'node:fs';
 import { dirname, join } from 'node:path';
-import { pathToFileURL } from 'node:url';
 import { compileBodySchema, type BodyValidator } from './body-validator.ts';
 import { checkEndpointConfig, type EndpointConfig } from './endpoint-config.ts';
 import { buildEndpointAuth } from './auth/endpoint-auth.ts';
 import type { CustomerRegistry, CustomHandler, LoadedEndpoint } from './types.ts';
+import { loadModule } from '../load-module.ts';
 
 export class CustomerLoadError extends Error {
   override name = 'CustomerLoadError';
@@ -100,10 +99,7 @@ export async function loadEndpoint(
 
   let mod: { default?: unknown };
   try {
-    const url = pathToFileURL(join(folder, 'handler.ts')).href;
-    // Under a CommonJS loader (tsx's require hook, as in tests) the query is ignored: drop the cached copy.
-    if (version !== undefined) delete createRequire(import.meta.url).cache[join(folder, 'handler.ts')];
-    mod = (await import(version === undefined ? url : `${url}?v=${encodeURIComponent(version)}`)) as { default?: unknown };
+    mod = (await loadModule(join(folder, 'handler.ts'), version)) as { default?: unknown };
   } catch (e) {
     const hint = isEsmScope(folder) ? '' : ` (handlers are ES modules: give ${dirname(dirname(dirname(folder)))} a package.json with {"type": "module"})`;
     throw new CustomerLoadError(folder, `handler.ts failed to load: ${(e as Error).message}${hint}`);

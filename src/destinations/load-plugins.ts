@@ -3,13 +3,13 @@
 // one new folder, with nothing else to register.
 import { readdirSync, existsSync, statSync } from 'node:fs';
 import { join } from 'node:path';
-import { pathToFileURL } from 'node:url';
 import type { ValidateFunction } from 'ajv';
 import { ajv07 } from '../schema/ajv-draft07.ts';
 import { nativeValidator } from './native-schema.ts';
 import { checkIdentifierSpec } from '../identifiers/index.ts';
 import type { AttributionSpec, NamedAttributionSpec } from '../attribution/index.ts';
 import type { DestinationPlugin } from './types.ts';
+import { loadModule } from '../load-module.ts';
 
 export class PluginLoadError extends Error {
   override name = 'PluginLoadError';
@@ -110,9 +110,10 @@ function settingsValidator(plugin: DestinationPlugin, folder: string): (s: unkno
 
 /**
  * Imports and checks every folder in `dir`. Throws PluginLoadError naming the first broken one.
- * @param load how a plugin's index.ts is loaded: import() by default; a worker thread passes require.
+ * @param load how a plugin's index.ts is loaded: loadModule() by default (import(), or the require
+ * hook where tsx's ESM loader is not running); the delivery thread passes require.
  */
-export async function loadPlugins(dir: string, load: (file: string) => Promise<unknown> = (file) => import(pathToFileURL(file).href)): Promise<PluginRegistry> {
+export async function loadPlugins(dir: string, load: (file: string) => Promise<unknown> = (file) => loadModule(file)): Promise<PluginRegistry> {
   const registry = new Map<string, LoadedPlugin>();
   if (!existsSync(dir)) return registry;
   const folders = readdirSync(dir).filter((f) => !f.startsWith('.') && statSync(join(dir, f)).isDirectory()).sort();

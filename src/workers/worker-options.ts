@@ -9,7 +9,9 @@
 // while the idle server took ~50 MB less. The main (HTTP) thread's young generation is set
 // by the node flag `--max-semi-space-size=8` in `npm start` and the `tracklane` executable:
 // twice the workers', as its requests in flight outlived a 4 MB nursery (README, "Memory
-// and node flags"). Their other flag, `--no-parallel-scavenge`, applies to every thread.
+// and node flags"). Their other flags, `--no-parallel-scavenge` and `--heap-growing-percent`, apply to every thread.
+import { createRequire } from 'node:module';
+import { pathToFileURL } from 'node:url';
 
 /** Young generation of each internal worker thread: 12 MB = 4 MB semi-spaces. */
 export const WORKER_YOUNG_GENERATION_MB = 12;
@@ -35,7 +37,8 @@ const KEPT = /^(--(import|require|loader|experimental-loader|conditions)=|--(ena
 export function workerExecArgv(file: string): string[] {
   const inherited = workerFlags(process.execArgv);
   if (!file.endsWith('.ts') || inherited.some((arg) => arg.includes('tsx'))) return inherited;
-  return [...inherited, '--import', import.meta.resolve('tsx')];
+  // createRequire: import.meta.resolve does not exist under tsx's require hook (npm start's entry).
+  return [...inherited, '--import', pathToFileURL(createRequire(import.meta.url).resolve('tsx')).href];
 }
 
 export function workerFlags(flags: readonly string[]): string[] {

@@ -19,7 +19,7 @@ import { SETTINGS } from '../delivery/delivery-fixture.ts';
 export const SERVER_ARGS: readonly string[] = (() => {
   const pkg = JSON.parse(readFileSync(new URL('../../package.json', import.meta.url), 'utf8')) as { scripts: { start: string } };
   const [node, ...args] = pkg.scripts.start.split(/\s+/);
-  if (node !== 'node' || args[args.length - 1] !== 'src/index.ts') throw new Error(`unexpected start script: ${pkg.scripts.start}`);
+  if (node !== 'node' || args[args.length - 1] !== 'src/index.cjs') throw new Error(`unexpected start script: ${pkg.scripts.start}`);
   return args;
 })();
 
@@ -84,7 +84,7 @@ export async function startDoubles(types: readonly string[]): Promise<Map<string
   return doubles;
 }
 
-/** Spawns `src/index.ts` with `env` (PORT 0, LOG_LEVEL info) and resolves with the port it listens on. */
+/** Spawns the server as `npm start` does (its flags, `src/index.cjs`) with `env` (PORT 0, LOG_LEVEL info) and resolves with the port it listens on. */
 export function startServer(env: NodeJS.ProcessEnv): Promise<{ child: ChildProcess; port: number }> {
   const child = spawn(process.execPath, [...SERVER_ARGS], { env, stdio: ['ignore', 'pipe', 'inherit'] });
   return new Promise((resolve, reject) => {

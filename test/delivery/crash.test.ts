@@ -1,4 +1,4 @@
-// kill -9 in the middle of load: the real server (node --import tsx src/index.ts) takes a few
+// kill -9 in the middle of load: the real server (node src/index.cjs, npm start's entry) takes a few
 // hundred concurrent events for an account with four destinations on loopback doubles, is
 // killed, restarted on the same DATA_DIR, and every acknowledged event id must reach every
 // double at least once. Then SIGTERM must drain and exit 0.
@@ -32,7 +32,7 @@ interface Server {
 }
 
 function startServer(dataDir: string): Promise<Server> {
-  const child = spawn(process.execPath, ['--import', 'tsx', 'src/index.ts'], {
+  const child = spawn(process.execPath, ['src/index.cjs'], {
     cwd: ROOT,
     env: { ...process.env, DATA_DIR: dataDir, PORT: '0', HOST: '127.0.0.1', ALLOW_PRIVATE_DESTINATIONS: '1', LOG_LEVEL: 'info', WORKERS: '1', DATABASE_URL: '' },
     stdio: ['ignore', 'pipe', 'pipe'],

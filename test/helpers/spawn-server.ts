@@ -1,7 +1,7 @@
-// Spawns the real server (`node --import tsx src/index.ts`) as its own process on a
+// Spawns the real server (`node src/index.cjs`, npm start's entry) as its own process on a
 // given data directory, and reports its URL once it logs that it listens.
 import { spawn, type ChildProcess } from 'node:child_process';
-import { fileURLToPath, pathToFileURL } from 'node:url';
+import { fileURLToPath } from 'node:url';
 import { join } from 'node:path';
 
 export const ROOT = fileURLToPath(new URL('../..', import.meta.url));
@@ -17,7 +17,8 @@ export interface SpawnedServer {
 
 /** `cwd`: run from another folder (its .env applies), with tsx and the entry found by path. */
 export async function spawnServer(env: Record<string, string>, timeoutMs = 15_000, cwd = ROOT): Promise<SpawnedServer> {
-  const args = cwd === ROOT ? ['--import', 'tsx', 'src/index.ts'] : ['--import', pathToFileURL(join(ROOT, 'node_modules/tsx/dist/loader.mjs')).href, join(ROOT, 'src/index.ts')];
+  // npm start's entry: tsx's require hook, found from the entry's own folder whatever the cwd.
+  const args = [join(ROOT, 'src/index.cjs')];
   const child = spawn(process.execPath, args, {
     cwd,
     env: { ...process.env, PORT: '0', HOST: '127.0.0.1', LOG_LEVEL: 'info', ...env },

@@ -112,14 +112,24 @@ describe('process: three instances on one PostgreSQL, one killed with -9', funct
       expect(a.n, 'successful attempts recorded vs. requests received').to.be.at.most(hook.requests.length);
       expect(hook.requests.length - a.n, 'requests without a record: only in-flight work of the killed instance').to.be.at.most(twice.length + 8);
       // Each scheduled slot ran on exactly one instance (the key of job_runs) and ran at all.
-      const { rows: runs } = await c.query<{ slot: number; owner: string }>("SELECT slot, owner FROM job_runs WHERE job = 'leases' ORDER BY slot");
-      expect(runs.length, 'the leases job ran').to.be.greaterThan(2);
+      const jobRuns = async () => (await c.query<{ slot: number; owner: string }>("SELECT slot, owner FROM job_runs WHERE job = 'leases' ORDER BY slot")).rows;
+      // The job runs every second: a quick run of the load above may end before its third slot.
+      expect(await waitFor(async () => (await jobRuns()).length > 2, 10_000), 'the leases job ran').to.equal(true);
       // A run the killed instance claimed may lack its log line (kill -9 between the claim's
-      // commit and the line reaching stdout); every other instance logs each run it claimed.
+      // commit and the line reaching stdout); every other instance logs each run it claimed,
+      // a moment after the claim commits (and slots keep coming), so the two are compared
+      // once the log has caught up.
       const loggedBy = (s: SpawnedServer) => (s.output().match(/"job":"leases"[^\n]*scheduled job claimed and running/g) ?? []).length;
       const byKilled = (owner: string) => owner === `${hostname()}/${killed!.child.pid}` || owner.startsWith(`${hostname()}/${killed!.child.pid}/`);
-      const survivors = servers.filter((s) => s !== killed).map(loggedBy).reduce((x, y) => x + y, 0);
-      expect(survivors, 'runs logged by the live instances = slots they claimed (none ran twice)').to.equal(runs.filter((r) => !byKilled(r.owner)).length);
+      const survivorsLogged = () => servers.filter((s) => s !== killed).map(loggedBy).reduce((x, y) => x + y, 0);
+      let runs = await jobRuns();
+      let logged = -1;
+      await waitFor(async () => {
+        runs = await jobRuns();
+        logged = survivorsLogged();
+        return logged === runs.filter((r) => !byKilled(r.owner)).length;
+      }, 5_000);
+      expect(logged, 'runs logged by the live instances = slots they claimed (none ran twice)').to.equal(runs.filter((r) => !byKilled(r.owner)).length);
       expect(loggedBy(killed!), 'the killed instance logged no run it did not claim').to.be.at.most(runs.filter((r) => byKilled(r.owner)).length);
       expect(new Set(runs.map((r) => r.owner)).size, 'runs spread over instances').to.be.greaterThan(0);
     } finally {

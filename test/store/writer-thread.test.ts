@@ -1,6 +1,6 @@
 // Event appends on both paths: the store's own connection and the writer thread. The same
 // contract runs against both; the thread's own failure modes (crash, restart, start-up
-// failure, no reply, close) and its loading from a real `node --import tsx src/index.ts`
+// failure, no reply, close) and its loading from a real `node src/index.cjs`
 // process are checked below.
 import { expect } from 'chai';
 import { rmSync, writeFileSync } from 'node:fs';
@@ -268,7 +268,7 @@ describe('event writer thread', () => {
     expect(thread.starts).to.equal(2);
   });
 
-  it('loads in the real process (node --import tsx src/index.ts), and SIGTERM commits every acknowledged event', async function () {
+  it('loads in the real process (node src/index.cjs), and SIGTERM commits every acknowledged event', async function () {
     this.timeout(30_000);
     const dataDir = join(dir, 'data');
     const boot = openSqliteStore({ file: join(dataDir, 'tracklane.db'), writerThread: false });
