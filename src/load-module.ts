@@ -6,6 +6,8 @@ import { createRequire } from 'node:module';
 import { pathToFileURL } from 'node:url';
 
 const requireHere = createRequire(import.meta.url);
+/** False once import() has refused a `.ts` file here: this thread runs only the require hook. */
+let importLoadsTs = true;
 
 /**
  * `fresh`: load the file anew rather than from the module cache (a custom endpoint whose
@@ -16,10 +18,13 @@ export async function loadModule(file: string, fresh?: string): Promise<unknown>
   // A file tsx runs as CommonJS (outside a `"type": "module"` package) sits in the require
   // cache even when import() loaded it, and the query below does not reach that cache.
   if (fresh !== undefined) delete requireHere.cache[file];
-  try {
-    return await import(fresh === undefined ? url : `${url}?v=${encodeURIComponent(fresh)}`);
-  } catch (e) {
-    if ((e as NodeJS.ErrnoException).code !== 'ERR_UNKNOWN_FILE_EXTENSION') throw e;
+  if (importLoadsTs) {
+    try {
+      return await import(fresh === undefined ? url : `${url}?v=${encodeURIComponent(fresh)}`);
+    } catch (e) {
+      if ((e as NodeJS.ErrnoException).code !== 'ERR_UNKNOWN_FILE_EXTENSION') throw e;
+      importLoadsTs = false;
+    }
   }
   return requireHere(file);
 }

@@ -4,9 +4,9 @@
 // Plain data in and out: the logger becomes a recorder whose lines the main thread
 // replays onto the request's real logger; a CustomValidationError comes back as its
 // problems. Loaded through tsx's require hook on Node 20: no top-level await.
-import { createRequire } from 'node:module';
 import { isCustomValidationError } from './custom-validation-error.ts';
 import type { BodyProblem } from './body-validator.ts';
+import { loadModule } from '../load-module.ts';
 
 export interface HandlerTask {
   /** Absolute path of handler.ts. */
@@ -33,9 +33,7 @@ const loaded = new Map<string, Promise<Handler>>();
 function load(file: string): Promise<Handler> {
   let p = loaded.get(file);
   if (!p) {
-    // This worker runs under tsx's require hook (Node 20 workers do not inherit the main
-    // thread's ESM loader hooks), so handler.ts is required through that hook too.
-    p = Promise.resolve().then(() => createRequire(import.meta.url)(file) as { default?: unknown }).then((m) => {
+    p = (loadModule(file) as Promise<{ default?: unknown }>).then((m) => {
       if (typeof m.default !== 'function') throw new Error('handler.ts must default-export a function (body, ctx) => result');
       return m.default as Handler;
     });

@@ -4,7 +4,6 @@
 // rules (files and store versions) like the main thread does; the main thread wakes it when
 // a commit adds work and asks it for its metrics text on each scrape. Messages: see delivery-thread.ts.
 import { parentPort, workerData } from 'node:worker_threads';
-import { createRequire } from 'node:module';
 import { Registry } from 'prom-client';
 import type { Config } from '../config.ts';
 import { createLogger } from '../logger.ts';
@@ -46,9 +45,7 @@ export function runDeliveryWorker(): void {
   let stopping = false;
 
   const start = (async () => {
-    // Plugins through tsx's require hook: dynamic import() has no TypeScript loader here.
-    const req = createRequire(import.meta.url);
-    const plugins = await loadPlugins(config.pluginsDir, async (file) => req(file));
+    const plugins = await loadPlugins(config.pluginsDir);
     const store = await openStore(config, 'server');
     usePluginRules(config.rulesDir, config.pluginsDir);
     const rules = startRuleWatcher({ dir: config.rulesDir, logger, store: store.rules });

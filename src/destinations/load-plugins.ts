@@ -109,11 +109,10 @@ function settingsValidator(plugin: DestinationPlugin, folder: string): (s: unkno
 }
 
 /**
- * Imports and checks every folder in `dir`. Throws PluginLoadError naming the first broken one.
- * @param load how a plugin's index.ts is loaded: loadModule() by default (import(), or the require
- * hook where tsx's ESM loader is not running); the delivery thread passes require.
+ * Loads (loadModule: under either tsx loader) and checks every folder in `dir`. Throws
+ * PluginLoadError naming the first broken one.
  */
-export async function loadPlugins(dir: string, load: (file: string) => Promise<unknown> = (file) => loadModule(file)): Promise<PluginRegistry> {
+export async function loadPlugins(dir: string): Promise<PluginRegistry> {
   const registry = new Map<string, LoadedPlugin>();
   if (!existsSync(dir)) return registry;
   const folders = readdirSync(dir).filter((f) => !f.startsWith('.') && statSync(join(dir, f)).isDirectory()).sort();
@@ -123,7 +122,7 @@ export async function loadPlugins(dir: string, load: (file: string) => Promise<u
     if (!existsSync(entry)) throw new PluginLoadError(folder, 'has no index.ts');
     let mod: { default?: unknown };
     try {
-      mod = (await load(entry)) as { default?: unknown };
+      mod = (await loadModule(entry)) as { default?: unknown };
     } catch (e) {
       throw new PluginLoadError(folder, `index.ts failed to load: ${(e as Error).message}`);
     }

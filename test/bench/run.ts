@@ -47,14 +47,16 @@ const E2E_EVENTS = Number(process.env.BENCH_E2E_EVENTS ?? 20_000);
 /** Backlog drain: events stored before the server starts (the issue's figure is 100,000; 20,000 keeps the bench under 3 minutes). */
 const DRAIN_EVENTS = Number(process.env.BENCH_DRAIN_EVENTS ?? 20_000);
 
+/** Native events the doubles have received so far. */
+const nativeCount = (doubles: ReadonlyMap<string, DestinationDouble>): number => TYPES.reduce((n, t) => n + nativeEvents(t, doubles.get(t)!), 0);
+
 /** Native events the doubles have received, once `expected` arrived or after five minutes. */
 async function nativeDelivered(doubles: ReadonlyMap<string, DestinationDouble>, expected: number): Promise<number> {
-  const count = () => TYPES.reduce((n, t) => n + nativeEvents(t, doubles.get(t)!), 0);
   const deadline = Date.now() + 300_000;
-  let got = count();
+  let got = nativeCount(doubles);
   while (got < expected && Date.now() < deadline) {
     await new Promise((r) => setTimeout(r, 200));
-    got = count();
+    got = nativeCount(doubles);
   }
   return got;
 }
@@ -282,7 +284,6 @@ async function main(): Promise<void> {
   rows.push(await againstBare(() => load('endpoint 2, validation only (no destinations)', `${base}/event/test?id=${plain.scriptId}`,
     { 'x-service-access-token': plain.accessToken }, server.pid!)));
 
-  const nativeNow = () => TYPES.reduce((n, t) => n + nativeEvents(t, doubles.get(t)!), 0);
   const nativeRequestsNow = () => TYPES.reduce((n, t) => n + doubles.get(t)!.requests.length, 0);
   let started = 0;
   const e1 = await againstBare(() => {
@@ -290,7 +291,7 @@ async function main(): Promise<void> {
     return load('endpoint 1, durable ack, 4 destinations delivering', `${base}/event?id=${withDest.scriptId}`,
       { 'x-service-access-token': withDest.accessToken }, server.pid!);
   });
-  const duringRun = nativeNow();
+  const duringRun = nativeCount(doubles);
   // Everything acknowledged is delivered before the end-to-end run starts (each event → 4 native events).
   const caughtUp = await nativeDelivered(doubles, e1.ok * TYPES.length);
   const catchUpSeconds = (performance.now() - started) / 1000;
@@ -301,14 +302,13 @@ async function main(): Promise<void> {
   // End to end: E2E_EVENTS unique events, closed loop; timed from the first request until the
   // doubles hold every native event of them.
   const acks = new Map<string, number>();
-  const nativeBefore = caughtUp;
   const requestsBefore = nativeRequestsNow();
   const e2eStart = performance.now();
   const cpuAtStart = cpuSeconds(server.pid!);
   const e2eRun = await load('end to end', `${base}/event?id=${withDest.scriptId}`,
     { 'x-service-access-token': withDest.accessToken }, server.pid!, { acks, amount: E2E_EVENTS });
-  const expected = nativeBefore + e2eRun.ok * TYPES.length;
-  const delivered = (await nativeDelivered(doubles, expected)) - nativeBefore;
+  const expected = caughtUp + e2eRun.ok * TYPES.length;
+  const delivered = (await nativeDelivered(doubles, expected)) - caughtUp;
   const e2eSeconds = (performance.now() - e2eStart) / 1000;
   const nativeRequests = nativeRequestsNow() - requestsBefore;
   // The server's CPU (every thread) per event, from the first request to the last native event out.
@@ -327,7 +327,7 @@ async function main(): Promise<void> {
   const rateAcks = new Map<string, number>();
   const rated = await load(`endpoint 1 at ${E2E_RATE} events/s`, `${base}/event?id=${withDest.scriptId}`,
     { 'x-service-access-token': withDest.accessToken }, server.pid!, { acks: rateAcks, rate: E2E_RATE });
-  const ratedExpected = nativeBefore + delivered + rated.ok * TYPES.length;
+  const ratedExpected = caughtUp + delivered + rated.ok * TYPES.length;
   const ratedDelivered = await nativeDelivered(doubles, ratedExpected);
   const ratedLags = lagsOf(doubles.get('webhook')!, rateAcks);
   const fixedRate = {
