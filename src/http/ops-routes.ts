@@ -2,6 +2,7 @@
 import Router from '@koa/router';
 import { createHash, timingSafeEqual } from 'node:crypto';
 import type { Store } from '../store/types.ts';
+import { StoreBusyError } from '../store/store-busy.ts';
 import type { Metrics } from './metrics.ts';
 import type { AppContext, AppState } from './types.ts';
 
@@ -31,8 +32,8 @@ export function opsRouter(deps: OpsDeps): Router<AppState> {
     if (reason === null) {
       try {
         await deps.store.ping();
-      } catch {
-        reason = 'store unreachable';
+      } catch (err) {
+        reason = err instanceof StoreBusyError ? err.message : 'store unreachable';
       }
     }
     ctx.status = reason === null ? 200 : 503;

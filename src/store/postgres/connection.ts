@@ -36,12 +36,36 @@ export function createPool(opts: PgOptions): pg.Pool {
 }
 
 /**
+ * The intake commit's limits, as SQLite mode's writer gives up after its 1 s busy timeout:
+ * a lock held by another session (LOCK TABLE, a long ALTER) fails the commit after a second
+ * (lock_timeout, SQLSTATE 55P03) and any statement after five (statement_timeout, 57014),
+ * so intake answers 503 + Retry-After instead of waiting as long as the lock lasts.
+ */
+export const PG_INTAKE_LIMITS = { lockMs: 1_000, statementMs: 5_000 } as const;
+
+/** Limits of one transaction's waits (SET LOCAL: they end with it). */
+export interface TxLimits {
+  lockMs: number;
+  statementMs: number;
+}
+
+/** lock_timeout (55P03) or statement_timeout (57014): the transaction gave up waiting. */
+export const isTimeoutError = (err: unknown): boolean => {
+  const code = (err as { code?: unknown } | null)?.code;
+  return code === '55P03' || code === '57014';
+};
+
+/**
  * Runs `fn` inside BEGIN … COMMIT on one client; ROLLBACK when it throws. A COMMIT that
  * fails (the connection dropped) throws too and is never retried here: whether it took
  * effect is unknown, so the caller answers 503 and the client's retry meets dedup.
  * `relaxed`: synchronous_commit off, for delivery bookkeeping whose loss only repeats work.
+ * `limits`: lock and statement timeouts for this transaction only.
  */
-export async function tx<T>(pool: pg.Pool, fn: (c: pg.PoolClient) => Promise<T>, opts: { relaxed?: boolean } = {}): Promise<T> {
+export async function tx<T>(pool: pg.Pool, fn: (c: pg.PoolClient) => Promise<T>, opts: { relaxed?: boolean; limits?: TxLimits } = {}): Promise<T> {
+  const begin = ['BEGIN'];
+  if (opts.relaxed) begin.push('SET LOCAL synchronous_commit = off');
+  if (opts.limits) begin.push(`SET LOCAL lock_timeout = ${Math.round(opts.limits.lockMs)}`, `SET LOCAL statement_timeout = ${Math.round(opts.limits.statementMs)}`);
   const client = await pool.connect();
   let broken = false;
   // A checked-out client whose connection the server ends between two queries emits
@@ -51,7 +75,7 @@ export async function tx<T>(pool: pg.Pool, fn: (c: pg.PoolClient) => Promise<T>,
   };
   client.on('error', onError);
   try {
-    await client.query(opts.relaxed ? 'BEGIN; SET LOCAL synchronous_commit = off' : 'BEGIN');
+    await client.query(begin.join('; '));
     const out = await fn(client);
     await client.query('COMMIT');
     return out;

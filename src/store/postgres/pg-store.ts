@@ -8,7 +8,8 @@ import type pg from 'pg';
 import type { Account, AccountPatch, TokenRecord } from '../../domain/accounts.ts';
 import type { AccountStore, EventFilter, EventRecord, EventStatus, EventStore, Store } from '../types.ts';
 import { DEFAULT_DEDUP_WINDOW_MS, prepareRow, type PreparedRow } from '../prepare-row.ts';
-import { createPool, tx } from './connection.ts';
+import { createPool, isTimeoutError, PG_INTAKE_LIMITS, tx } from './connection.ts';
+import { StoreBusyError } from '../store-busy.ts';
 import { toPgEvent, type PgEventRow } from './rows.ts';
 import { migrate } from './migrations.ts';
 import { pgDestinationStore } from './destination-store.ts';
@@ -111,6 +112,9 @@ async function appendRows(c: pg.PoolClient, rows: readonly PreparedRow[], window
   return statuses;
 }
 
+/** The tables an intake commit writes (see appendRows). */
+const INTAKE_TABLES = 'dedup_keys, events, dispatch_queue, seen_products';
+
 export interface PgStore extends Store {
   readonly pool: pg.Pool;
 }
@@ -174,7 +178,8 @@ export async function openPostgresStore(opts: PgStoreOptions): Promise<PgStore> 
     async append(rows) {
       if (rows.length === 0) return [];
       const prepared = rows.map(prepareRow);
-      return tx(pool, (c) => appendRows(c, prepared, windowMs));
+      // Bounded waits: a lock held elsewhere fails the commit (503 + Retry-After), it never holds intake.
+      return tx(pool, (c) => appendRows(c, prepared, windowMs), { limits: PG_INTAKE_LIMITS });
     },
     async isDuplicate(scriptId, name, eventId, now, environment = 'prod') {
       const r = await one<{ first_seen_at: number }>(
@@ -206,7 +211,14 @@ export async function openPostgresStore(opts: PgStoreOptions): Promise<PgStore> 
     deliveries: pgDeliveryStore(pool),
     rules: pgRuleVersionStore(pool),
     async ping() {
-      await pool.query('SELECT 1');
+      // Readiness is whether an intake commit could go ahead now: it takes the locks intake's
+      // statements take, within intake's own limit (and releases them at once).
+      try {
+        await tx(pool, (c) => c.query(`LOCK TABLE ${INTAKE_TABLES} IN ROW EXCLUSIVE MODE`), { limits: PG_INTAKE_LIMITS });
+      } catch (err) {
+        if (!isTimeoutError(err)) throw err;
+        throw new StoreBusyError(`intake commits wait for a lock held by another session (${INTAKE_TABLES}) beyond ${PG_INTAKE_LIMITS.lockMs} ms; intake answers 503 until it is released`);
+      }
     },
     onWork: (listener) => notifier.onWork(listener),
     async claimRun(job, slot, owner) {
