@@ -1,0 +1,10 @@
+// Mocha's settings. The whole suite's files are the default only: a file named on the
+// command line (`npx mocha test/admin/admin-gate.test.ts`) runs alone, where a `spec` in
+// the config would be merged with it and run everything.
+const named = process.argv.slice(2).some((a) => /\.test\.ts$/.test(a) || a === '--spec');
+module.exports = {
+  'node-option': ['import=tsx'],
+  ...(named ? {} : { spec: ['test/**/*.test.ts', 'plugins/**/*.test.ts', 'customers/**/*.test.ts'] }),
+  timeout: 20000,
+  exit: true,
+};
