@@ -25,7 +25,7 @@ import type { CustomRecordStore } from './store/custom-record-contract.ts';
 import type { HandlerPool } from './customers/handler-pool.ts';
 import type { RateLimiter } from './customers/rate-limiter.ts';
 import { createIntakeFeed, tapWriter, type IntakeFeed } from './intake/intake-feed.ts';
-import { adminGate } from './admin/admin-auth.ts';
+import { gatedRoutes, markAdminArea, requireAdmin } from './admin/admin-auth.ts';
 import { adminRouter } from './admin/admin-routes.ts';
 import { createEventStreams } from './admin/event-stream.ts';
 import { consoleRouter } from './console/console-route.ts';
@@ -34,7 +34,7 @@ import { rulesAdminRouter, type RulesAdminDeps } from './admin/rules-routes.ts';
 import { manageRouter } from './admin/manage-routes.ts';
 
 export interface AppDeps {
-  config: Pick<Config, 'maxBodyBytes' | 'rateLimitDefault'> & Partial<Pick<Config, 'metricsToken' | 'trustProxy' | 'authFailuresPerMinute' | 'handlerTimeoutMs' | 'maxBatchEvents' | 'maxBatchBytes' | 'adminToken' | 'allowPrivateDestinations'>>;
+  config: Pick<Config, 'maxBodyBytes' | 'rateLimitDefault'> & Partial<Pick<Config, 'metricsToken' | 'trustProxy' | 'authFailuresPerMinute' | 'handlerTimeoutMs' | 'maxBatchEvents' | 'maxBatchBytes' | 'adminTokens' | 'adminStreamsMax' | 'maxReplay' | 'allowPrivateDestinations'>>;
   store: Store;
   logger: Logger;
   authenticator: Authenticator;
@@ -88,8 +88,9 @@ export function createApp(deps: AppDeps): App {
     degraded: deps.degraded,
     extraMetrics: deps.extraMetrics,
   });
-  const adminToken = deps.config.adminToken ?? null;
-  koa.use(adminGate(adminToken));
+  const adminTokens = deps.config.adminTokens ?? [];
+  const adminOn = adminTokens.length > 0;
+  koa.use(markAdminArea(adminOn));
   // Every commit is announced on the feed (free while nobody listens).
   const feed = createIntakeFeed();
   const writer = tapWriter(deps.writer, feed);
@@ -121,7 +122,7 @@ export function createApp(deps: AppDeps): App {
     maxBatchBytes: deps.config.maxBatchBytes ?? 4 * 1024 * 1024,
   });
   koa.use(ops.routes());
-  koa.use(consoleRouter({ enabled: adminToken !== null }).routes());
+  koa.use(consoleRouter({ enabled: adminOn }).routes());
   koa.use(intake.routes());
   koa.use(batch.routes());
   if (deps.customers) {
@@ -136,7 +137,9 @@ export function createApp(deps: AppDeps): App {
     });
     koa.use(custom.routes());
   }
-  if (adminToken !== null) {
+  if (adminOn) {
+    // One gate, run for every request an admin router matches (see admin-auth.ts).
+    const gate = requireAdmin(adminTokens);
     const admin = adminRouter({
       store: deps.store,
       plugins: deps.preview.plugins,
@@ -147,11 +150,11 @@ export function createApp(deps: AppDeps): App {
       },
       rulesState: () => (deps.rules ? { valid: deps.rules.watcher.valid(), errors: deps.rules.watcher.errors() } : { valid: true, errors: [] }),
     });
-    koa.use(admin.routes());
-    koa.use(manageRouter({ store: deps.store, plugins: deps.preview.plugins, allowPrivateDestinations: deps.config.allowPrivateDestinations ?? false, authenticator: deps.authenticator }).routes());
+    koa.use(gatedRoutes(admin, gate));
+    koa.use(gatedRoutes(manageRouter({ store: deps.store, plugins: deps.preview.plugins, allowPrivateDestinations: deps.config.allowPrivateDestinations ?? false, authenticator: deps.authenticator }), gate));
     if (deps.rules) {
       const rules = rulesAdminRouter({ store: deps.store, watcher: deps.rules.watcher, dir: deps.rules.dir, preview: deps.preview, metrics: deps.metrics });
-      koa.use(rules.routes());
+      koa.use(gatedRoutes(rules, gate));
     }
   }
   return {

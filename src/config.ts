@@ -4,6 +4,12 @@ import { resolve } from 'node:path';
 import { availableParallelism } from 'node:os';
 import { parseTrustProxy, type TrustProxy } from './client-ip.ts';
 
+/** One admin credential: `ADMIN_TOKEN` is named `admin`; `ADMIN_TOKENS` names its own. */
+export interface AdminToken {
+  name: string;
+  token: string;
+}
+
 export interface Config {
   port: number;
   host: string;
@@ -14,7 +20,12 @@ export interface Config {
   rulesDir: string;
   pluginsDir: string;
   customersDir: string;
-  adminToken: string | null;
+  /** Bearer tokens of the admin API and console, each with the name its changes are logged under; empty: both off. */
+  adminTokens: readonly AdminToken[];
+  /** Concurrent live streams of the admin API, at most (ADMIN_STREAMS_MAX). */
+  adminStreamsMax: number;
+  /** Deliveries one bulk replay re-queues, at most (MAX_REPLAY). */
+  maxReplay: number;
   /** How far X-Forwarded-For is believed (TRUST_PROXY): off, a hop count, or proxy CIDRs. */
   trustProxy: TrustProxy;
   /** When set, GET /metrics needs `Authorization: Bearer <token>`. */
@@ -93,10 +104,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env, cwd = process.c
   if (deliveryThread !== null && deliveryThread !== '0' && deliveryThread !== '1') {
     throw new ConfigError(`DELIVERY_THREAD must be 1 or 0, got "${deliveryThread}"`);
   }
-  const adminToken = str(env, 'ADMIN_TOKEN');
-  if (adminToken !== null && adminToken.length < 16) {
-    throw new ConfigError('ADMIN_TOKEN must be at least 16 characters');
-  }
+  const adminTokens = parseAdminTokens(str(env, 'ADMIN_TOKEN'), str(env, 'ADMIN_TOKENS'));
   let trustProxy: TrustProxy;
   try {
     trustProxy = parseTrustProxy(str(env, 'TRUST_PROXY'));
@@ -123,7 +131,9 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env, cwd = process.c
     rulesDir: resolve(cwd, str(env, 'RULES_DIR') ?? './rules'),
     pluginsDir: resolve(cwd, str(env, 'PLUGINS_DIR') ?? './plugins'),
     customersDir: resolve(cwd, str(env, 'CUSTOMERS_DIR') ?? './customers'),
-    adminToken,
+    adminTokens,
+    adminStreamsMax: int(env, 'ADMIN_STREAMS_MAX', 20, 1, 10_000),
+    maxReplay: int(env, 'MAX_REPLAY', 10_000, 1, 10_000_000),
     metricsToken,
     trustProxy,
     allowPrivateDestinations: allow === '1',
@@ -146,4 +156,29 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env, cwd = process.c
     maxConnections: int(env, 'MAX_CONNECTIONS', 10_000, 1, 10_000_000),
     headersTimeoutMs: int(env, 'HEADERS_TIMEOUT_MS', 10_000, 1_000, 120_000),
   };
+}
+
+const ADMIN_NAME = /^[A-Za-z0-9][A-Za-z0-9._@-]{0,63}$/;
+
+/**
+ * ADMIN_TOKEN (named `admin`) and ADMIN_TOKENS (`name:token,name:token`) as one list. Each token
+ * has 16+ characters; a name or a token given twice is refused, so every change has one author.
+ */
+export function parseAdminTokens(single: string | null, named: string | null): AdminToken[] {
+  const tokens: AdminToken[] = [];
+  if (single !== null) {
+    if (single.length < 16) throw new ConfigError('ADMIN_TOKEN must be at least 16 characters');
+    tokens.push({ name: 'admin', token: single });
+  }
+  for (const pair of (named ?? '').split(',').map((p) => p.trim()).filter((p) => p !== '')) {
+    const colon = pair.indexOf(':');
+    const name = colon < 0 ? '' : pair.slice(0, colon).trim();
+    const token = colon < 0 ? '' : pair.slice(colon + 1).trim();
+    if (!ADMIN_NAME.test(name)) throw new ConfigError('ADMIN_TOKENS must be name:token pairs separated by commas, each name 1-64 letters, digits or ._@-');
+    if (token.length < 16) throw new ConfigError(`ADMIN_TOKENS: the token of "${name}" must be at least 16 characters`);
+    if (tokens.some((t) => t.name === name)) throw new ConfigError(`ADMIN_TOKENS: the name "${name}" is given twice${name === 'admin' ? ' (ADMIN_TOKEN is named admin)' : ''}`);
+    if (tokens.some((t) => t.token === token)) throw new ConfigError(`ADMIN_TOKENS: the token of "${name}" is also another name's token`);
+    tokens.push({ name, token });
+  }
+  return tokens;
 }

@@ -124,7 +124,7 @@ export async function startServer(config: Config, opts: StartOptions = {}): Prom
       resolve();
     });
   });
-  if (!config.adminToken) logger.info('admin API and console are off (/admin and /console answer 404): set ADMIN_TOKEN to turn them on');
+  if (config.adminTokens.length === 0) logger.info('admin API and console are off (/admin and /console answer 404): set ADMIN_TOKEN to turn them on');
   const addr = server.address() as AddressInfo;
   const host = addr.family === 'IPv6' ? `[${addr.address}]` : addr.address === '0.0.0.0' ? '127.0.0.1' : addr.address;
   const url = `http://${host}:${addr.port}`;

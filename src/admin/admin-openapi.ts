@@ -116,12 +116,12 @@ const OPS: Op[] = [
   },
   {
     method: 'post', path: '/admin/rules/{destination}/publish', summary: 'Store a checked draft as a new live version', created: true,
-    params: [destination], body: { ...draft, message: { type: 'string' }, author: { type: 'string' } }, required: ['document', 'message'],
+    params: [destination], body: { ...draft, message: { type: 'string' } }, required: ['document', 'message'],
     errors: { '422': 'RULES_INVALID (error.details.errors lists path and message)' },
   },
   {
     method: 'post', path: '/admin/rules/{destination}/rollback', summary: 'Make an earlier version live again',
-    params: [destination], body: { scope: { type: 'string' }, version: { type: 'integer' }, message: { type: 'string' }, author: { type: 'string' } }, required: ['version'],
+    params: [destination], body: { scope: { type: 'string' }, version: { type: 'integer' }, message: { type: 'string' } }, required: ['version'],
     errors: { '404': 'NOT_FOUND', '422': 'RULES_INVALID' },
   },
 ];

@@ -31,11 +31,14 @@ export function pageLimit(ctx: AppContext): number {
   return n;
 }
 
-/** The JSON object body (operators are trusted with deep rule documents: no depth walk). */
-export function jsonBody(opts: { optional?: boolean } = {}) {
+/**
+ * The JSON object body (operators are trusted with deep rule documents: no depth walk). An
+ * empty body is `{}`; the admin gate has already refused any type but application/json.
+ */
+export function jsonBody() {
   const read = readJsonBody({ maxBodyBytes: ADMIN_BODY_BYTES, limits: false });
   return async function adminJsonBody(ctx: AppContext, next: Next): Promise<void> {
-    if (opts.optional && (ctx.request.length ?? 0) === 0 && !ctx.get('transfer-encoding')) {
+    if ((ctx.request.length ?? 0) === 0 && !ctx.get('transfer-encoding')) {
       ctx.state.body = {};
       return next();
     }
@@ -44,7 +47,14 @@ export function jsonBody(opts: { optional?: boolean } = {}) {
   };
 }
 
-/** The log line of one operator change: what, on which target, by whom. */
-export function adminLog(ctx: AppContext, action: string, target: string, change: unknown, author?: string): void {
-  ctx.state.log.info({ admin: { action, target, author: author ?? null, change } }, 'admin change');
+/** The log line of one operator change: what, on which target, by whom (the admin token's name). */
+export function adminLog(ctx: AppContext, action: string, target: string, change: unknown): void {
+  ctx.state.log.info({ admin: { action, target, author: adminName(ctx), change } }, 'admin change');
+}
+
+/** Who is making this admin request: the name of the token the gate accepted. */
+export function adminName(ctx: AppContext): string {
+  const name = ctx.state.admin?.name;
+  if (name === undefined) throw new Error('adminName() outside the admin gate');
+  return name;
 }

@@ -131,7 +131,7 @@ export function adminRouter(deps: AdminDeps): Router<AppState> {
     ctx.body = { was_paused: r.wasPaused, due: r.due };
   });
 
-  router.post('/deliveries/:id/replay', jsonBody({ optional: true }), async function adminReplay(ctx: AppContext) {
+  router.post('/deliveries/:id/replay', jsonBody(), async function adminReplay(ctx: AppContext) {
     const raw = (ctx as AppContext & { params: { id: string } }).params.id;
     const id = Number(raw);
     const force = ctx.state.body?.force === true;

@@ -101,7 +101,7 @@ export function manageRouter(deps: ManageDeps): Router<AppState> {
     ctx.body = accountView(a);
   });
 
-  router.post('/accounts/:id/rotate-token', jsonBody({ optional: true }), async function adminRotateToken(ctx: AppContext) {
+  router.post('/accounts/:id/rotate-token', jsonBody(), async function adminRotateToken(ctx: AppContext) {
     const hours = field<number>(ctx.state.body ?? {}, 'grace_hours', 'number') ?? 24;
     const r = await asInput(() => accounts.rotateToken(id(ctx, 'id'), hours));
     deps.authenticator?.invalidate();
@@ -191,7 +191,7 @@ export function manageRouter(deps: ManageDeps): Router<AppState> {
     ctx.body = { replayed, statuses: given };
   });
 
-  router.post('/deliveries/retry-now', jsonBody({ optional: true }), async function adminRetryNow(ctx: AppContext) {
+  router.post('/deliveries/retry-now', jsonBody(), async function adminRetryNow(ctx: AppContext) {
     const b = ctx.state.body ?? {};
     const filter = { scriptId: field<string>(b, 'script_id', 'string'), destinationId: field<string>(b, 'destination_id', 'string') };
     const due = await store.deliveries.retryNow(filter, Date.now());

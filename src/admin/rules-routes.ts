@@ -16,7 +16,7 @@ import { previewEvent, type PreviewDeps } from '../pipeline/preview-event.ts';
 import { validateFor } from '../intake/accept-events.ts';
 import type { Metrics } from '../http/metrics.ts';
 import type { AppContext, AppState } from '../http/types.ts';
-import { adminLog, intParam, jsonBody, param } from './admin-params.ts';
+import { adminLog, adminName, intParam, jsonBody, param } from './admin-params.ts';
 
 export interface RulesAdminDeps {
   store: Store;
@@ -120,19 +120,19 @@ export function rulesAdminRouter(deps: RulesAdminDeps): Router<AppState> {
   });
 
   router.post('/:destination/publish', jsonBody(), async function adminRulePublish(ctx: AppContext) {
-    const author = text(ctx.state.body?.author, 'console', 100);
+    const author = adminName(ctx);
     const message = text(ctx.state.body?.message, '');
     if (message === '') throw new AppError('REQUIRED_FIELD_MISSING', 400, 'message is required: say what the change does', { field: 'message' });
     const r = await publishRules({ store: store.rules, dir: deps.dir }, { ...draftOf(ctx), author, message }, Date.now());
     if (!r.ok) throw invalid(r.errors);
     await deps.watcher.refresh();
-    adminLog(ctx, 'rules.publish', `${r.version.scope}/${r.version.destination}`, { version: r.version.version, message }, author);
+    adminLog(ctx, 'rules.publish', `${r.version.scope}/${r.version.destination}`, { version: r.version.version, message });
     ctx.status = 201;
     ctx.body = { version: r.version.version };
   });
 
   router.post('/:destination/rollback', jsonBody(), async function adminRuleRollback(ctx: AppContext) {
-    const author = text(ctx.state.body?.author, 'console', 100);
+    const author = adminName(ctx);
     const version = Number(ctx.state.body?.version);
     const target = Number.isSafeInteger(version) ? await store.rules.get(version) : null;
     if (!target || target.destination !== destinationOf(ctx) || target.scope !== scopeOf(ctx)) {
@@ -142,7 +142,7 @@ export function rulesAdminRouter(deps: RulesAdminDeps): Router<AppState> {
     const r = await rollbackRules({ store: store.rules, dir: deps.dir }, version, author, message, Date.now());
     if (!r.ok) throw invalid(r.errors);
     await deps.watcher.refresh();
-    adminLog(ctx, 'rules.rollback', `${target.scope}/${target.destination}`, { version, message }, author);
+    adminLog(ctx, 'rules.rollback', `${target.scope}/${target.destination}`, { version, message });
     ctx.body = { version: r.version.version };
   });
 

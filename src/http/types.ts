@@ -13,6 +13,8 @@ export interface AppState {
   /** Route label for metrics. */
   route: string;
   account?: Account;
+  /** The admin token's name once the admin gate passed: the author of what the request changes. */
+  admin?: { name: string };
   /** The parsed, safety-checked JSON body. */
   body?: Record<string, unknown>;
   /** The text `body` was parsed from, as received (decoded and inflated). */

@@ -4,9 +4,11 @@ export const auth = { authorization: `Bearer ${TOKEN}` };
 
 /** A call to the admin API with the token; the answer's status and parsed JSON body. */
 export async function adminCall(base: string, method: string, path: string, body?: unknown): Promise<{ status: number; body: any }> {
+  // A change is always application/json (the gate refuses anything else); no body is {}.
+  const changes = method !== 'GET' && method !== 'HEAD';
   const r = await fetch(`${base}${path}`, {
-    method, headers: { ...auth, ...(body === undefined ? {} : { 'content-type': 'application/json' }) },
-    body: body === undefined ? undefined : JSON.stringify(body),
+    method, headers: { ...auth, ...(changes ? { 'content-type': 'application/json' } : {}) },
+    body: changes ? JSON.stringify(body ?? {}) : undefined,
   });
   return { status: r.status, body: await r.json() };
 }

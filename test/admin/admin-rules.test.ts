@@ -84,13 +84,13 @@ describe('admin API: rules', () => {
     expect(preview.body.after[0].requests[0].body.data.note).to.equal('v2');
     expect(preview.body.after[0].requests[0].headers['webhook-signature']).to.equal('****');
 
-    const published = await call('POST', '/admin/rules/webhook/publish', { scope: 'default', document: withNote('v2'), message: 'add a note', author: 'test' });
+    const published = await call('POST', '/admin/rules/webhook/publish', { scope: 'default', document: withNote('v2'), message: 'add a note' });
     expect(published.status).to.equal(201);
     const v2 = published.body.version;
     expect((await deliver('RULE-2')).data.note).to.equal('v2');
     const list = (await call('GET', '/admin/rules')).body.items.find((i: any) => i.destination === 'webhook');
     expect(list).to.include({ source: 'store', version: v2 });
-    expect((await call('GET', `/admin/rules/versions/${v2}`)).body).to.include({ author: 'test', message: 'add a note', live: true });
+    expect((await call('GET', `/admin/rules/versions/${v2}`)).body).to.include({ author: 'admin', message: 'add a note', live: true });
   });
 
   it('replays the last stored events through a draft and counts what would change', async () => {

@@ -55,10 +55,12 @@ async function failure(res) {
 
 /** Calls the admin API; resolves to the parsed JSON, rejects with ApiError. */
 export async function api(path, { method = 'GET', body, signal } = {}) {
+  // Every change goes as application/json (the admin API refuses any other type): no body is {}.
+  const changes = method !== 'GET';
   const res = await fetch(path, {
     method,
-    headers: headers(body === undefined ? {} : { 'content-type': 'application/json' }),
-    body: body === undefined ? undefined : JSON.stringify(body),
+    headers: headers(changes ? { 'content-type': 'application/json' } : {}),
+    body: changes ? JSON.stringify(body ?? {}) : undefined,
     signal,
     cache: 'no-store',
   });

@@ -5,7 +5,6 @@ import { api, ApiError, qs, report } from './api.js';
 import { $, fill, fmtTime, h, pre } from './dom.js';
 import { jsonErrorOffset, lineColumn } from './json-position.js';
 
-const AUTHOR = 'console';
 let chosen = null; // {scope, destination}
 let liveVersion = null;
 
@@ -245,7 +244,7 @@ async function publish() {
     return;
   }
   try {
-    const r = await api(path('/publish'), { method: 'POST', body: { ...body, message, author: AUTHOR } });
+    const r = await api(path('/publish'), { method: 'POST', body: { ...body, message } });
     await choose(scope, destination);
     fill($('#rules-status'), `published version ${r.version}`);
     $('#rules-message').value = '';
@@ -261,7 +260,7 @@ async function rollback(version) {
   try {
     const r = await api(path('/rollback'), {
       method: 'POST',
-      body: { scope, version, message: `rollback to version ${version} from the console`, author: AUTHOR },
+      body: { scope, version, message: `rollback to version ${version} from the console` },
     });
     await choose(scope, destination);
     fill($('#rules-status'), r?.version === undefined || r.version === version
