@@ -27,14 +27,14 @@ import type { RateLimiter } from './customers/rate-limiter.ts';
 import { createIntakeFeed, tapWriter, type IntakeFeed } from './intake/intake-feed.ts';
 import { gatedRoutes, markAdminArea, requireAdmin } from './admin/admin-auth.ts';
 import { adminRouter } from './admin/admin-routes.ts';
-import { createEventStreams } from './admin/event-stream.ts';
+import { createEventStreams, type EventStreams } from './admin/event-stream.ts';
 import { consoleRouter } from './console/console-route.ts';
 import { withAdminPaths } from './admin/admin-openapi.ts';
 import { rulesAdminRouter, type RulesAdminDeps } from './admin/rules-routes.ts';
 import { manageRouter } from './admin/manage-routes.ts';
 
 export interface AppDeps {
-  config: Pick<Config, 'maxBodyBytes' | 'rateLimitDefault'> & Partial<Pick<Config, 'metricsToken' | 'trustProxy' | 'authFailuresPerMinute' | 'handlerTimeoutMs' | 'maxBatchEvents' | 'maxBatchBytes' | 'adminTokens' | 'adminStreamsMax' | 'maxReplay' | 'allowPrivateDestinations'>>;
+  config: Pick<Config, 'maxBodyBytes' | 'rateLimitDefault'> & Partial<Pick<Config, 'metricsToken' | 'trustProxy' | 'authFailuresPerMinute' | 'handlerTimeoutMs' | 'maxBatchEvents' | 'maxBatchBytes' | 'adminTokens' | 'adminStreamsMax' | 'adminStreamsPerAddress' | 'maxReplay' | 'allowPrivateDestinations'>>;
   store: Store;
   logger: Logger;
   authenticator: Authenticator;
@@ -62,6 +62,8 @@ export interface App {
   startDraining(): void;
   /** Every event stored through this app, after its commit (the admin API's live stream reads it). */
   feed: IntakeFeed;
+  /** The admin API's live streams (how many are open). */
+  streams: Pick<EventStreams, 'count'>;
 }
 
 export function createApp(deps: AppDeps): App {
@@ -94,7 +96,7 @@ export function createApp(deps: AppDeps): App {
   // Every commit is announced on the feed (free while nobody listens).
   const feed = createIntakeFeed();
   const writer = tapWriter(deps.writer, feed);
-  const streams = createEventStreams(feed);
+  const streams = createEventStreams(feed, { max: deps.config.adminStreamsMax ?? 20, perAddress: deps.config.adminStreamsPerAddress ?? 5 });
   // What the standard and the custom intake share.
   const shared = {
     authenticator: deps.authenticator,
@@ -160,6 +162,7 @@ export function createApp(deps: AppDeps): App {
   return {
     koa,
     feed,
+    streams,
     startDraining() {
       draining = true;
       streams.closeAll();

@@ -24,6 +24,8 @@ export interface Config {
   adminTokens: readonly AdminToken[];
   /** Concurrent live streams of the admin API, at most (ADMIN_STREAMS_MAX). */
   adminStreamsMax: number;
+  /** ... and from one client address (ADMIN_STREAMS_PER_ADDRESS). */
+  adminStreamsPerAddress: number;
   /** Deliveries one bulk replay re-queues, at most (MAX_REPLAY). */
   maxReplay: number;
   /** How far X-Forwarded-For is believed (TRUST_PROXY): off, a hop count, or proxy CIDRs. */
@@ -133,6 +135,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env, cwd = process.c
     customersDir: resolve(cwd, str(env, 'CUSTOMERS_DIR') ?? './customers'),
     adminTokens,
     adminStreamsMax: int(env, 'ADMIN_STREAMS_MAX', 20, 1, 10_000),
+    adminStreamsPerAddress: int(env, 'ADMIN_STREAMS_PER_ADDRESS', 5, 1, 10_000),
     maxReplay: int(env, 'MAX_REPLAY', 10_000, 1, 10_000_000),
     metricsToken,
     trustProxy,
