@@ -16,6 +16,7 @@ import { createDestinationCache } from './destinations/destination-cache.ts';
 import { usePluginRules } from './rules/plugin-rules.ts';
 import { startRuleWatcher, type RuleWatcher } from './rules/rule-watcher.ts';
 import { formatRuleError } from './rules/load-rules.ts';
+import { describeHold } from './rules/rule-holds.ts';
 import { createServerHashPool, serverPoolThreads, type HashPool } from './workers/pool.ts';
 import { startDelivery, startWhenRulesValid, type DeliveryOverrides, type DeliveryRuntime } from './delivery/start-delivery.ts';
 import { startDeliveryThread, type DeliveryThread } from './delivery/delivery-thread.ts';
@@ -192,7 +193,10 @@ export async function startServer(config: Config, opts: StartOptions = {}): Prom
 function rulesDegraded(rules: RuleWatcher): string[] {
   const errors = rules.errors();
   if (!rules.valid()) {
-    return [`rules invalid since start (${errors.length} error${errors.length === 1 ? '' : 's'}, first: ${errors[0] ? formatRuleError(errors[0]) : '?'}); events are accepted and stored, delivery waits until the rules are fixed`];
+    const delivery = rules.usable()
+      ? `delivery is held for ${rules.current().held.map(describeHold).join('; ')} until the rules are fixed; everything else is delivered`
+      : 'delivery waits until the rules are fixed';
+    return [`rules invalid since start (${errors.length} error${errors.length === 1 ? '' : 's'}, first: ${errors[0] ? formatRuleError(errors[0]) : '?'}); events are accepted and stored, ${delivery}`];
   }
   return errors.length > 0 ? [`rules: the last reload was refused (${errors.length} error${errors.length === 1 ? '' : 's'}); the last good rules keep serving`] : [];
 }

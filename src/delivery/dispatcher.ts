@@ -9,7 +9,7 @@ import type { Store } from '../store/types.ts';
 import type { HashPool } from '../workers/pool.ts';
 import { createAttemptRecorder } from './attempt-recorder.ts';
 import type { DeliveryMetrics } from './delivery-metrics.ts';
-import { fanOutOnce } from './fan-out.ts';
+import { fanOutOnce, HOLD_MS } from './fan-out.ts';
 import type { HttpSender } from './http-sender.ts';
 import { createLane, type Lane, type LaneLogger } from './lane.ts';
 import { isDeadLocalOwner, newOwnerId, ownerOf } from './owner-id.ts';
@@ -113,8 +113,11 @@ export function createDispatcher(opts: DispatcherOptions): Dispatcher {
     handoffCap: opts.handoffCap,
     abort: abort.signal,
   };
+  // Events held for broken rules are leased to a claim of their own (releaseOwner(holdOwner) frees them all).
+  const holdOwner = `${owner}#held`;
   const fanOutDeps = {
     store, plugins, rules: opts.rules, pool: opts.pool, clock, claimId: `${owner}#fan-out`, leaseMs, batchSize: fanOutBatch,
+    hold: { claimId: `${holdOwner}#0`, ms: HOLD_MS },
     // A running lane takes its new deliveries straight from the fan-out, leased to it: no claim query.
     offer: (destinationId: string) => lanes.get(destinationId)?.offer() ?? null,
   };
@@ -157,8 +160,17 @@ export function createDispatcher(opts: DispatcherOptions): Dispatcher {
     }
   }
 
+  /** The rule set of the last fan-out pass: when another replaces one that held scopes, what it held is looked at again. */
+  let lastRules: RuleSet | undefined;
+
   async function fanOut(): Promise<number> {
-    const r = await fanOutOnce(fanOutDeps);
+    const rules = opts.rules.current();
+    if (rules !== lastRules) {
+      // Passes run one at a time, so every hold made under the old set is committed by now.
+      if (lastRules !== undefined && lastRules.held.length > 0) await store.deliveries.releaseOwner(holdOwner, clock());
+      lastRules = rules;
+    }
+    const r = await fanOutOnce({ ...fanOutDeps, rules: { current: () => rules } });
     for (const [id, h] of r.handoffs) lanes.get(id)?.take(h.claimId, h.leaseUntil, h.deliveries);
     let unknown = false;
     for (const id of r.pendingByDestination.keys()) {

@@ -1,6 +1,9 @@
 // Fan-out: accepted events → one delivery per (event, destination, native event). Claims a
 // batch of queued events with a lease, hashes every identifier the batch needs in one pool
 // call, maps each (event, destination), and commits deliveries + "dispatched" in one transaction.
+// A destination whose rules are held (broken since start, src/rules/rule-holds.ts) is not
+// mapped: the event stays queued for it alone, leased to the hold's claim, and its other
+// destinations' deliveries go out now.
 import type { Account } from '../accounts/types.ts';
 import type { PluginRegistry } from '../destinations/load-plugins.ts';
 import { planEvents, type DestinationPlan, type PlanSubject } from '../pipeline/plan-event.ts';
@@ -38,7 +41,12 @@ export interface FanOutDeps {
   batchSize: number;
   /** The running send lanes' offers (none: every delivery is claimed by its lane from the store). */
   offer?: (destinationId: string) => HandoffOffer | null;
+  /** Events held for some destinations are leased to `claimId` for `ms` (default: `${claimId}.held`, HOLD_MS). */
+  hold?: { claimId: string; ms: number };
 }
+
+/** How long an event held for broken rules waits before it is looked at again (a rule change releases it at once). */
+export const HOLD_MS = 60_000;
 
 type AccountInfo = Pick<Account, 'scriptId' | 'country' | 'host'>;
 
@@ -63,19 +71,26 @@ export async function fanOutOnce(deps: FanOutDeps): Promise<FanOutCommit & { cla
     contexts.set(event.scriptId, account ? { account, destinations: await store.destinations.list(event.scriptId) } : null);
   }
 
+  const rules = deps.rules.current();
+  /** Per event: the destination ids its rules hold now. */
+  const holds: string[][] = [];
   // An account that is gone plans for no destination: its events are marked dispatched with none.
-  const subjects: PlanSubject[] = claimed.map(({ event: rec }) => {
+  const subjects: PlanSubject[] = claimed.map(({ event: rec, heldFor }, i) => {
     const ctx = contexts.get(rec.scriptId);
+    // Held before: only the destinations it still owes (a removed one is owed nothing).
+    const owed = (ctx?.destinations ?? []).filter((d) => heldFor === undefined || heldFor.includes(d.id));
+    const held = rules.held.length === 0 ? [] : owed.filter((d) => rules.heldFor(rec.scriptId, d.type) !== null).map((d) => d.id);
+    holds[i] = held;
     return {
       account: ctx?.account ?? { scriptId: rec.scriptId, country: null, host: null },
-      destinations: ctx?.destinations ?? [],
+      destinations: held.length === 0 ? owed : owed.filter((d) => !held.includes(d.id)),
       event: rec.payload as NormalizedEvent,
       eventId: rec.eventId ?? rec.id,
       receivedAt: rec.receivedAt,
     };
   });
   // Mapping is CPU work: yield every few ms so the thread's other work is not held up.
-  const plans = await planEvents({ plugins: deps.plugins, rules: deps.rules.current(), pool: deps.pool }, subjects,
+  const plans = await planEvents({ plugins: deps.plugins, rules, pool: deps.pool }, subjects,
     { now: deps.clock(), build: false, warnings: false, sliceMs: SLICE_MS });
   const offers = new Map<string, HandoffOffer | null>();
   const offerFor = (destinationId: string): HandoffOffer | null => {
@@ -83,9 +98,12 @@ export async function fanOutOnce(deps: FanOutDeps): Promise<FanOutCommit & { cla
     const o = offers.get(destinationId)!;
     return o !== null && o.room > 0 ? o : null;
   };
+  const hold = deps.hold ?? { claimId: `${deps.claimId}.held`, ms: HOLD_MS };
+  const holdUntil = deps.clock() + hold.ms;
   const results: FanOutResult[] = claimed.map(({ seq, event: rec }, i) => ({
     seq, scriptId: rec.scriptId, eventId: rec.eventId, receivedAt: rec.receivedAt,
     deliveries: plans[i].flatMap((p) => toDeliveries(p, offerFor)),
+    ...(holds[i].length === 0 ? {} : { held: { destinationIds: holds[i], claimId: hold.claimId, leaseUntil: holdUntil } }),
   }));
   const commit = await store.deliveries.completeFanOut(deps.claimId, deps.clock(), results);
   return { claimed: claimed.length, ...commit, handoffs: handoffsOf(commit.leased, claimed, plans, results) };

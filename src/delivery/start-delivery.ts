@@ -95,23 +95,24 @@ export async function startDelivery(deps: DeliveryDeps): Promise<DeliveryRuntime
 }
 
 /**
- * Runs `begin` now when the rules are valid; otherwise once a reload makes them valid, so
- * that with rules broken since start events are accepted and queued, and nothing is
- * skipped for want of a rule that is only broken. Resolves when `begin` ran or was deferred.
+ * Runs `begin` now when the rules can be delivered with (whole, or partial with only the
+ * broken scopes held: see rule-holds.ts); otherwise once a reload makes them so. Until then
+ * events are accepted and queued, and nothing is skipped for want of a rule that is only
+ * broken. Resolves when `begin` ran or was deferred.
  */
 export async function startWhenRulesValid(
-  rules: { valid(): boolean; onReload(listener: (e: { ok: boolean }) => void): () => void },
+  rules: { usable(): boolean; onReload(listener: (e: { ok: boolean }) => void): () => void },
   begin: () => Promise<unknown>,
   logger: { info(msg: string): void; error(obj: object, msg: string): void },
 ): Promise<void> {
-  if (rules.valid()) {
+  if (rules.usable()) {
     await begin();
     return;
   }
-  const off = rules.onReload((e) => {
-    if (!e.ok) return;
+  const off = rules.onReload(() => {
+    if (!rules.usable()) return;
     off();
-    begin().then(() => logger.info('rules are valid now: delivery started'), (err: unknown) => logger.error({ err }, 'starting delivery failed'));
+    begin().then(() => logger.info('rules are usable now: delivery started'), (err: unknown) => logger.error({ err }, 'starting delivery failed'));
   });
 }
 

@@ -2,13 +2,16 @@
 // RULES_DIR (`<destination>.json` defaults, `accounts/<SCRIPT_ID>/<destination>.json`
 // overrides), optionally overlaid by documents kept elsewhere (live store versions, a draft),
 // each replacing the file of its scope and destination. All or nothing: one bad document and
-// the result is the list of errors (file, JSON Pointer, message), never a partial rule set.
+// the result is the list of errors (file, JSON Pointer, message); loadRules then also gives
+// the partial set the watcher serves while the rules have never loaded whole: the good
+// documents, with each bad one's scope held (rule-holds.ts).
 import { isAbsolute, relative } from 'node:path';
 import { checkExpression } from './check-expression.ts';
 import { dotPathProblem } from '../destinations/dot-path.ts';
 import { childPointer } from './json-pointer.ts';
 import { checkRuleFileSchema } from './rule-schema.ts';
 import { createRuleSet, type LoadedRuleFile, type RuleSet } from './rule-set.ts';
+import type { HeldScope } from './rule-holds.ts';
 import { pluginsDirFor } from './plugin-rules.ts';
 import { RULE_FILE_LIMITS, listRuleFiles, readRuleFile, type RuleLoadError } from './rule-files.ts';
 import type { RuleFile, RuleSpec } from './types.ts';
@@ -17,7 +20,7 @@ export { RULE_FILE_LIMITS, type RuleLoadError } from './rule-files.ts';
 
 export type LoadRulesResult =
   | { ok: true; ruleSet: RuleSet; files: number; rules: number }
-  | { ok: false; errors: RuleLoadError[]; files: number; rules: number };
+  | { ok: false; errors: RuleLoadError[]; files: number; rules: number; partial?: RuleSet };
 
 /** One parsed rule document to check: a file's JSON, a stored version, or a draft. */
 export interface RuleDocumentInput {
@@ -81,16 +84,24 @@ export function loadRules(dir: string, opts: LoadRulesOptions = {}): LoadRulesRe
   const overlay = opts.overlay ?? [];
   const replaced = new Set(overlay.map((d) => documentKey(d.scriptId, d.destination)));
   const files = listRuleFiles(dir, show, errors, pluginsDirFor(dir, opts.pluginsDir)).filter((f) => !replaced.has(documentKey(f.scriptId, f.destination)));
+  // Problems of no one document (the folder, a misplaced file) hold everything.
+  const held: HeldScope[] = errors.slice(0, 1).map((error) => ({ scriptId: null, destination: null, error }));
   const checker = createChecker(errors);
+  const checked = (file: string, scope: Pick<HeldScope, 'scriptId' | 'destination'>, fn: () => void) => {
+    const before = errors.length;
+    checker.guarded(file, fn);
+    if (errors.length > before) held.push({ scriptId: scope.scriptId, destination: scope.destination, error: errors[before] });
+  };
   for (const f of files) {
     const file = show(f.abs);
-    checker.guarded(file, () => {
+    checked(file, f, () => {
       const parsed = readRuleFile(f.abs, file, errors);
       if (parsed !== undefined) checker.check({ file, scriptId: f.scriptId, parsed }, f.destination, false);
     });
   }
-  for (const d of overlay) checker.guarded(d.file, () => checker.check(d, d.destination, true));
-  return checker.finish(dir, files.length + overlay.length);
+  for (const d of overlay) checked(d.file, d, () => checker.check(d, d.destination, true));
+  const r = checker.finish(dir, files.length + overlay.length);
+  return r.ok ? r : { ...r, partial: checker.partial(dir, held) };
 }
 
 /**
@@ -161,6 +172,24 @@ function createChecker(errors: RuleLoadError[]) {
       if (errors.length === 0) checkDisables(loaded, disables, errors);
       if (errors.length > 0) return { ok: false, errors, files, rules };
       return { ok: true, ruleSet: createRuleSet(dir, loaded), files, rules };
+    },
+    /**
+     * The good documents as a set holding `held` (the bad documents' scopes): an account's
+     * file is left out when its destination's defaults are held, or when it disables a
+     * rule the remaining defaults lack (then its own scope is held too).
+     */
+    partial(dir: string, held: readonly HeldScope[]): RuleSet {
+      if (held.some((h) => h.destination === null)) return createRuleSet(dir, [], held.filter((h) => h.destination === null));
+      const heldDefaults = new Set(held.filter((h) => h.scriptId === null).map((h) => h.destination));
+      let kept = loaded.filter((f) => f.scriptId === null || !heldDefaults.has(f.destination));
+      const late: RuleLoadError[] = [];
+      checkDisables(kept, disables.filter((d) => kept.some((f) => f.file === d.file)), late);
+      const more = kept.flatMap((f): HeldScope[] => {
+        const error = late.find((e) => e.file === f.file);
+        return error === undefined ? [] : [{ scriptId: f.scriptId, destination: f.destination, error }];
+      });
+      kept = kept.filter((f) => !more.some((h) => h.error.file === f.file));
+      return createRuleSet(dir, kept, [...held, ...more]);
     },
   };
 }

@@ -1,5 +1,7 @@
 // An immutable, validated set of rule files and the per-account view of it: an account's
 // file replaces default rules by id, disables them, or adds new ones, and only for that account.
+// A set loaded from rules broken since start also names the scopes it holds (rule-holds.ts).
+import { holdFor, type HeldScope } from './rule-holds.ts';
 import type { RuleSpec } from './types.ts';
 
 /** One validated rule file. */
@@ -32,12 +34,16 @@ export interface RuleSet {
   destinations(): readonly string[];
   /** Script ids with at least one override file. */
   accounts(): readonly string[];
+  /** Scopes whose rules are broken: nothing is mapped for them (delivery holds their events). Empty for a whole set. */
+  readonly held: readonly HeldScope[];
+  /** The hold covering `scriptId` × `destination`, or null when its rules are loaded. */
+  heldFor(scriptId: string, destination: string): HeldScope | null;
 }
 
 const NONE: readonly RuleSpec[] = Object.freeze([]);
 
-/** Builds the set; `files` must already be validated (see load-rules.ts). */
-export function createRuleSet(dir: string, files: readonly LoadedRuleFile[]): RuleSet {
+/** Builds the set; `files` must already be validated (see load-rules.ts). `held`: the scopes left out as broken. */
+export function createRuleSet(dir: string, files: readonly LoadedRuleFile[], held: readonly HeldScope[] = []): RuleSet {
   const defaults = new Map<string, readonly RuleSpec[]>();
   const perAccount = new Map<string, readonly RuleSpec[]>();
   for (const f of files) {
@@ -57,6 +63,8 @@ export function createRuleSet(dir: string, files: readonly LoadedRuleFile[]): Ru
       perAccount.get(key(scriptId, destination)) ?? defaults.get(destination) ?? NONE,
     destinations: () => destinations,
     accounts: () => accounts,
+    held: Object.freeze([...held]),
+    heldFor: (scriptId: string, destination: string) => (held.length === 0 ? null : holdFor(held, scriptId, destination)),
   });
 }
 

@@ -3,12 +3,15 @@
 // the safety net (missed events, editors' rename-on-save, a directory created later). Store:
 // its revision is polled (every second by default) and `refresh()` reads it at once. Every
 // change reloads the whole set; an invalid set is logged and refused, the last good one stays.
+// Until a whole set has loaded once there is no last good one: the good documents serve, and
+// each broken one holds delivery for its own scope only (rule-holds.ts).
 import { watch, type FSWatcher } from 'node:fs';
 import type { RuleVersionStore } from '../store/types.ts';
 import { formatRuleError, loadRules, type LoadRulesOptions, type OverlayDocument, type RuleLoadError } from './load-rules.ts';
 import { pluginsDirFor } from './plugin-rules.ts';
 import { fingerprintOf } from './rule-files.ts';
 import { createRuleSet, type RuleSet } from './rule-set.ts';
+import { describeHold } from './rule-holds.ts';
 import { overlayOf } from './stored-rules.ts';
 
 /** The pino subset used here. */
@@ -43,12 +46,17 @@ export interface RuleWatcher {
   /** Errors of the last reload attempt if it was refused; empty once a reload succeeds. */
   errors(): readonly RuleLoadError[];
   /**
-   * Whether a valid rule set has ever loaded. False only when the rules were invalid at
-   * start (or, with a store, it has not been read yet) and have not been fixed since:
-   * `current()` is then empty, and the server keeps delivery waiting (events are accepted
-   * and queued) until they are.
+   * Whether a whole valid rule set has ever loaded. False only when the rules were invalid
+   * at start (or, with a store, it has not been read yet) and have not been fixed since:
+   * `current()` is then the documents that did load, naming the scopes it holds (`held`).
    */
   valid(): boolean;
+  /**
+   * Whether delivery can run: valid(), or a partial set that holds less than everything.
+   * False while the store has not been read, or while a problem of no one document (the
+   * folder missing, a misplaced file) holds every scope: delivery then waits, events queue.
+   */
+  usable(): boolean;
   /** Reloads now: the files, with the store's versions as last read (also what a file change triggers). */
   reload(): ReloadEvent;
   /** Reads the store's live versions now, then reloads (what a revision change triggers; call it after a publish). */
@@ -85,6 +93,7 @@ export function startRuleWatcher(opts: RuleWatcherOptions): RuleWatcher {
   let fingerprint = '';
   let started = false;
   let everValid = false;
+  let usable = false;
   let current = createRuleSet(dir, []);
   let lastErrors: readonly RuleLoadError[] = [];
   // The store's versions as last read (null: not read yet) and the revision they are of.
@@ -102,6 +111,7 @@ export function startRuleWatcher(opts: RuleWatcherOptions): RuleWatcher {
     if (r.ok) {
       current = r.ruleSet;
       everValid = true;
+      usable = true;
       lastErrors = [];
       event = { ok: true, ruleSet: r.ruleSet, files: r.files, rules: r.rules };
       logger.info({ ...where, files: r.files, rules: r.rules }, started ? 'rules reloaded' : 'rules loaded');
@@ -109,10 +119,15 @@ export function startRuleWatcher(opts: RuleWatcherOptions): RuleWatcher {
       lastErrors = Object.freeze(r.errors);
       event = { ok: false, errors: lastErrors };
       for (const e of r.errors) logger.error({ file: e.file, path: e.path }, `rule file invalid: ${formatRuleError(e)}`);
-      if (started) logger.warn({ ...where, errors: r.errors.length }, 'rules reload refused; the last good rules keep serving');
+      if (everValid) logger.warn({ ...where, errors: r.errors.length }, 'rules reload refused; the last good rules keep serving');
       else {
-        logger.error({ ...where, errors: r.errors.length },
-          'RULES INVALID AT START: intake runs and events are stored, but nothing is delivered until the rules are fixed (files reload on save, store versions when published)');
+        if (r.partial) {
+          current = r.partial;
+          usable = r.partial.held.every((h) => h.destination !== null);
+        }
+        const held = current.held.map(describeHold);
+        logger.error({ ...where, errors: r.errors.length, held },
+          `RULES INVALID${started ? '' : ' AT START'}: intake runs and events are stored; delivery is held for ${held.join('; ') || 'everything'} until the rules are fixed (files reload on save, store versions when published), everything else is delivered`);
       }
     }
     started = true;
@@ -233,6 +248,7 @@ export function startRuleWatcher(opts: RuleWatcherOptions): RuleWatcher {
     current: () => current,
     errors: () => lastErrors,
     valid: () => everValid,
+    usable: () => usable,
     reload,
     refresh,
     ready,

@@ -18,6 +18,8 @@ export interface DispatchEvent {
   /** events.seq, the event row id. */
   seq: number;
   event: EventRecord;
+  /** An event fanned out in part while rules were held: the destination ids it still owes (absent: every destination). */
+  heldFor?: readonly string[];
 }
 
 /** One row fan-out creates for an (event, destination, native event). */
@@ -43,6 +45,12 @@ export interface FanOutResult {
   eventId: string | null;
   receivedAt: number;
   deliveries: NewDelivery[];
+  /**
+   * Destinations whose rules are held (rule-holds.ts): the event stays queued for them,
+   * leased to `claimId` until `leaseUntil`, instead of leaving the queue; `deliveries` are
+   * its other destinations' rows.
+   */
+  held?: { destinationIds: readonly string[]; claimId: string; leaseUntil: number };
 }
 
 export interface FanOutCommit {

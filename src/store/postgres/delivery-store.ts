@@ -33,20 +33,39 @@ export function pgDeliveryStore(pool: pg.Pool): DeliveryStore {
         const { rows } = await c.query<PgEventRow>(`WITH due AS (
             SELECT event_seq FROM dispatch_queue WHERE lease_until IS NULL OR lease_until <= $3 OR lease_owner = $1
             ORDER BY event_seq LIMIT $4 FOR UPDATE SKIP LOCKED),
-          leased AS (UPDATE dispatch_queue q SET lease_owner = $1, lease_until = $2 FROM due WHERE q.event_seq = due.event_seq RETURNING q.event_seq)
-          SELECT e.* FROM leased l JOIN events e ON e.seq = l.event_seq ORDER BY e.seq`, [claimId, now + leaseMs, now, limit]);
+          leased AS (UPDATE dispatch_queue q SET lease_owner = $1, lease_until = $2 FROM due WHERE q.event_seq = due.event_seq RETURNING q.event_seq, q.held_for)
+          SELECT e.*, l.held_for AS queued_held_for FROM leased l JOIN events e ON e.seq = l.event_seq ORDER BY e.seq`, [claimId, now + leaseMs, now, limit]);
         // Queue rows whose event was purged: nothing left to deliver.
         await c.query(`DELETE FROM dispatch_queue q WHERE q.lease_owner = $1 AND NOT EXISTS (SELECT 1 FROM events e WHERE e.seq = q.event_seq)`, [claimId]);
-        return rows.map((r): DispatchEvent => ({ seq: r.seq, event: toPgEvent(r) }));
+        return rows.map((r): DispatchEvent => {
+          const held = (r as PgEventRow & { queued_held_for: string | null }).queued_held_for;
+          return held === null ? { seq: r.seq, event: toPgEvent(r) } : { seq: r.seq, event: toPgEvent(r), heldFor: JSON.parse(held) as string[] };
+        });
       }, relaxed);
     },
 
     async completeFanOut(claimId, now, results) {
       return tx(pool, async (c) => {
-        const seqs = results.map((r) => r.seq);
-        const { rows: held } = await c.query<{ event_seq: number }>(
+        const seqs = results.filter((r) => r.held === undefined).map((r) => r.seq);
+        const { rows: unqueued } = await c.query<{ event_seq: number }>(
           'DELETE FROM dispatch_queue WHERE event_seq = ANY($1::bigint[]) AND lease_owner = $2 RETURNING event_seq', [seqs, claimId]);
-        const ours = new Set(held.map((h) => h.event_seq)); // the others' lease was lost: the new holder fans them out
+        const ours = new Set(unqueued.map((h) => h.event_seq)); // the others' lease was lost: the new holder fans them out
+        // Events held for some destinations stay queued for those, leased to the hold's claim.
+        const holds = new Map<string, { claimId: string; leaseUntil: number; seqs: number[]; owed: string[] }>();
+        for (const r of results) {
+          if (r.held === undefined) continue;
+          const k = `${r.held.claimId}\0${r.held.leaseUntil}`;
+          let g = holds.get(k);
+          if (g === undefined) holds.set(k, (g = { claimId: r.held.claimId, leaseUntil: r.held.leaseUntil, seqs: [], owed: [] }));
+          g.seqs.push(r.seq);
+          g.owed.push(JSON.stringify(r.held.destinationIds));
+        }
+        for (const g of holds.values()) {
+          const { rows: kept } = await c.query<{ event_seq: number }>(`UPDATE dispatch_queue q SET held_for = x.owed, lease_owner = $3, lease_until = $4
+            FROM unnest($1::bigint[], $2::text[]) AS x(seq, owed) WHERE q.event_seq = x.seq AND q.lease_owner = $5 RETURNING q.event_seq`,
+          [g.seqs, g.owed, g.claimId, g.leaseUntil, claimId]);
+          for (const k of kept) ours.add(k.event_seq);
+        }
         const cols: unknown[][] = Array.from({ length: 14 }, () => []);
         const pendingByDestination = new Map<string, number>();
         const leased: FanOutCommit['leased'] = [];

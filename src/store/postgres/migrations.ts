@@ -203,6 +203,12 @@ const MIGRATIONS: { version: number; sql: string }[] = [
       CREATE INDEX rule_changes_key ON rule_changes(scope, destination, id);
     `,
   },
+  {
+    // An event whose rules are held for some of its destinations (src/rules/rule-holds.ts)
+    // stays queued for those only: the destination ids it still owes (NULL: every one).
+    version: 3,
+    sql: `ALTER TABLE dispatch_queue ADD COLUMN held_for TEXT;`,
+  },
 ];
 
 export const PG_SCHEMA_VERSION = MIGRATIONS[MIGRATIONS.length - 1].version;

@@ -58,12 +58,14 @@ export function sqliteDeliveryStore(db: Database.Database): DeliveryStore {
   }
   const q = {
     // The due queue entries with their event rows in one statement (null columns: the event was purged).
-    queueDue: db.prepare<[number, string, number], EventRow & { queued_seq: number }>(
-      `SELECT q.event_seq AS queued_seq, e.* FROM dispatch_queue q LEFT JOIN events e ON e.seq = q.event_seq
+    queueDue: db.prepare<[number, string, number], EventRow & { queued_seq: number; queued_held_for: string | null }>(
+      `SELECT q.event_seq AS queued_seq, q.held_for AS queued_held_for, e.* FROM dispatch_queue q LEFT JOIN events e ON e.seq = q.event_seq
        WHERE q.lease_until IS NULL OR q.lease_until <= ? OR q.lease_owner = ? ORDER BY q.event_seq LIMIT ?`),
     leaseEvent: db.prepare('UPDATE dispatch_queue SET lease_owner = ?, lease_until = ? WHERE event_seq = ?'),
     dropQueued: db.prepare('DELETE FROM dispatch_queue WHERE event_seq = ?'),
     unqueue: db.prepare('DELETE FROM dispatch_queue WHERE event_seq = ? AND lease_owner = ?'),
+    // held_for, hold claim, hold until, seq, claim.
+    holdQueued: db.prepare('UPDATE dispatch_queue SET held_for = ?, lease_owner = ?, lease_until = ? WHERE event_seq = ? AND lease_owner = ?'),
     // Positional (the fan-out's hottest statement; named parameters cost ~1.5 µs more a row):
     // seq, script, destination id, type, event id, item, status, reason, next, message, received, now (created), now (updated), lease owner, lease until.
     insert: db.prepare(`INSERT INTO deliveries (event_seq, script_id, destination_id, destination_type, event_id, item, status,
@@ -125,7 +127,8 @@ export function sqliteDeliveryStore(db: Database.Database): DeliveryStore {
         continue;
       }
       q.leaseEvent.run(claimId, now + leaseMs, seq);
-      out.push({ seq, event: toEventRecord(row) });
+      const held = row.queued_held_for;
+      out.push(held === null ? { seq, event: toEventRecord(row) } : { seq, event: toEventRecord(row), heldFor: JSON.parse(held) as string[] });
     }
     return out;
   });
@@ -140,7 +143,11 @@ export function sqliteDeliveryStore(db: Database.Database): DeliveryStore {
     // records its attempts rewrites (and writes to the WAL) a few pages, not one per event.
     const byDestination = new Map<string, [number, number][]>();
     for (const [i, r] of results.entries()) {
-      if (q.unqueue.run(r.seq, claimId).changes === 0) continue; // lease lost: the new holder fans it out
+      const h = r.held;
+      const fenced = h === undefined
+        ? q.unqueue.run(r.seq, claimId)
+        : q.holdQueued.run(JSON.stringify(h.destinationIds), h.claimId, h.leaseUntil, r.seq, claimId);
+      if (fenced.changes === 0) continue; // lease lost: the new holder fans it out
       events++;
       r.deliveries.forEach((d, index) => {
         let rows = byDestination.get(d.destinationId);

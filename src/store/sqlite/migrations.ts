@@ -11,8 +11,9 @@ import m006 from './migrations/006-custom-records.ts';
 import m007 from './migrations/007-dedup-environment.ts';
 import m008 from './migrations/008-rule-versions.ts';
 import m009 from './migrations/009-event-id-index.ts';
+import m010 from './migrations/010-held-dispatch.ts';
 
-export const MIGRATIONS: readonly string[] = [m001, m002, m003, m004, m005, m006, m007, m008, m009];
+export const MIGRATIONS: readonly string[] = [m001, m002, m003, m004, m005, m006, m007, m008, m009, m010];
 
 /** Brings the database to the latest schema version. */
 export function migrate(db: Database.Database): void {
