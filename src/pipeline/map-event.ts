@@ -140,13 +140,13 @@ export function mapEventForDestination(input: MapEventInput): MapResult {
   });
   const applied = applyRules(input.rules, data);
   if (wantWarnings) warnings.push(...applied.warnings.map((w) => `${type}: ${w}`));
+  if (applied.overBudget.length > 0) {
+    return skipped(type, 'rule_budget_exceeded',
+      `rule ${applied.overBudget.join(', ')} was stopped: this destination's rules ran out of the evaluation step budget they share for one event; nothing sent`, warnings);
+  }
   if (applied.events.length === 0) {
     if (applied.considered.length === 0) {
       return skipped(type, 'no_matching_rule', `no rule is written for ${event.event.name}; nothing sent`, warnings);
-    }
-    if (applied.overBudget.length > 0) {
-      return skipped(type, 'rule_budget_exceeded',
-        `rule ${applied.overBudget.join(', ')} was stopped: its evaluation exceeded the step budget (a runaway rule); nothing sent`, warnings);
     }
     const ids = applied.considered.join(', ');
     return skipped(type, 'condition_not_met',

@@ -1,8 +1,9 @@
 // Runs a destination's rules over one event's RuleData (pure). A rule that fails to
 // evaluate produces no event and a warning; it never takes the other rules down with it.
+// All of them share one evaluation budget: once it is spent, no further rule runs.
 import { isAbsent } from './custom-ops.ts';
 import { isPlainObject, setPath } from '../destinations/dot-path.ts';
-import { evaluate, RuleBudgetError, truthy } from './json-logic.ts';
+import { createEvaluationBudget, evaluate, RuleBudgetError, truthy, type EvaluationBudget } from './json-logic.ts';
 import type { NativeEvent, RuleData, RuleSpec } from './types.ts';
 
 export interface ApplyRulesResult {
@@ -12,7 +13,11 @@ export interface ApplyRulesResult {
   warnings: string[];
   /** Ids of the enabled rules for this event name, whether or not their `when` held. */
   considered: string[];
-  /** Ids of the rules stopped for exceeding the evaluation budget. */
+  /**
+   * The id of the rule that was running when the budget of this call (EVALUATION_BUDGET,
+   * shared by every rule) ran out, or empty. When set, later rules were not evaluated and
+   * `events` is incomplete: the caller sends nothing (`rule_budget_exceeded`).
+   */
   overBudget: string[];
 }
 
@@ -44,6 +49,7 @@ export function applyRules(rules: readonly RuleSpec[], data: RuleData): ApplyRul
   const considered: string[] = [];
   const overBudget: string[] = [];
   const name = typeof data.event.name === 'string' ? data.event.name : '';
+  const budget = createEvaluationBudget();
   // Indexed loops here and in buildOutput: with a try/catch in the body, for…of left an
   // iterator result allocated per rule and per output key (seen in allocation profiles).
   for (let r = 0; r < rules.length; r++) {
@@ -53,28 +59,32 @@ export function applyRules(rules: readonly RuleSpec[], data: RuleData): ApplyRul
     if (rule.when !== undefined) {
       let applies: boolean;
       try {
-        applies = truthy(evaluate(rule.when, data));
+        applies = truthy(evaluate(rule.when, data, budget));
       } catch (err) {
-        if (err instanceof RuleBudgetError) overBudget.push(rule.id);
         warnings.push(`rule ${rule.id}: "when" failed (${messageOf(err)}); rule skipped`);
+        if (err instanceof RuleBudgetError) {
+          overBudget.push(rule.id);
+          break;
+        }
         continue;
       }
       if (!applies) continue;
     }
-    const fields = buildOutput(rule, data, warnings, overBudget);
+    const fields = buildOutput(rule, data, warnings, overBudget, budget);
+    if (overBudget.length > 0) break;
     if (fields !== null) events.push({ ruleId: rule.id, fields });
   }
   return { events, warnings, considered, overBudget };
 }
 
-function buildOutput(rule: RuleSpec, data: RuleData, warnings: string[], overBudget: string[]): Record<string, unknown> | null {
+function buildOutput(rule: RuleSpec, data: RuleData, warnings: string[], overBudget: string[], budget: EvaluationBudget): Record<string, unknown> | null {
   const fields: Record<string, unknown> = {};
   const entries = outputEntries(rule.output);
   for (let i = 0; i < entries.length; i++) {
     const [key, expr] = entries[i];
     let value: unknown;
     try {
-      const raw = evaluate(expr, data);
+      const raw = evaluate(expr, data, budget);
       if (typeof raw === 'number' && !Number.isFinite(raw)) {
         warnings.push(`rule ${rule.id}: output "${key}" is not a finite number; left out`);
         continue;

@@ -22,12 +22,22 @@ export const REMOVED_OPERATIONS = ['method', 'log'] as const;
 
 
 /**
- * The evaluation budget of one expression: every operation evaluated is a step, and
- * `merge` and `cat` also pay for the elements and characters they build, so neither
- * nested loops over literal arrays nor a `reduce` that doubles its accumulator can stall
- * the event loop or fill the heap. Past it, evaluation stops with RuleBudgetError.
+ * The evaluation budget of one event for one destination, shared by every rule's `when`
+ * and every output key evaluated for it (applyRules makes one per call): every operation
+ * evaluated is a step, and `merge` and `cat` also pay for the elements and characters they
+ * build, so neither nested loops over literal arrays, nor a `reduce` that doubles its
+ * accumulator, nor many rules each just under a limit can stall the thread or fill the
+ * heap. Past it, evaluation stops with RuleBudgetError.
  */
 export const EVALUATION_BUDGET = 200_000;
+
+/** Steps left of one (event, destination)'s budget; pass the same object to every evaluate() it covers. */
+export interface EvaluationBudget {
+  left: number;
+}
+
+/** A fresh budget of EVALUATION_BUDGET steps. */
+export const createEvaluationBudget = (): EvaluationBudget => ({ left: EVALUATION_BUDGET });
 
 type Operation = (this: unknown, ...args: unknown[]) => unknown;
 type Compiled = (data: unknown) => unknown;
@@ -38,7 +48,7 @@ class BudgetError extends Error {
 
 /** What every copy of this module shares: the budget of the evaluation running now. */
 interface Shared {
-  budget: { left: number } | null;
+  budget: EvaluationBudget | null;
   /** The error class of the first copy, exported by every copy (so `instanceof` holds whichever catches). */
   BudgetError: typeof BudgetError;
 }
@@ -55,7 +65,7 @@ function install(): Shared {
   registry[SHARED] = state;
   const spend = (n: number) => {
     if (state.budget !== null && (state.budget.left -= n) < 0) {
-      throw new state.BudgetError(`evaluation exceeded its budget of ${EVALUATION_BUDGET} steps`);
+      throw new state.BudgetError(`evaluation exceeded the budget of ${EVALUATION_BUDGET} steps that one event's rules share per destination`);
     }
   };
   for (const name of REMOVED_OPERATIONS) jsonLogic.rm_operation(name);
@@ -215,12 +225,13 @@ export const OPERATIONS: ReadonlySet<string> = new Set<string>([...BUILTIN_OPERA
 export const SCOPED_OPERATIONS: ReadonlySet<string> = new Set(['map', 'filter', 'reduce', 'all', 'none', 'some']);
 
 /**
- * Evaluates `logic` against `data` within EVALUATION_BUDGET. Throws on an unknown operation
- * or a malformed rule, and RuleBudgetError when the budget runs out.
+ * Evaluates `logic` against `data`, spending `budget` (by default a fresh one of its own).
+ * Throws on an unknown operation or a malformed rule, and RuleBudgetError when the budget
+ * runs out (it stays spent: every later evaluate() with it throws at its first step).
  */
-export function evaluate(logic: unknown, data: unknown): unknown {
+export function evaluate(logic: unknown, data: unknown, budget: EvaluationBudget = createEvaluationBudget()): unknown {
   const outer = shared.budget;
-  shared.budget = { left: EVALUATION_BUDGET };
+  shared.budget = budget;
   try {
     return jsonLogic.apply(logic as jsonLogic.RulesLogic<jsonLogic.AdditionalOperation>, data);
   } finally {

@@ -1,7 +1,8 @@
 // A rule cannot freeze every tenant: evaluation has a step budget (operations, plus the
-// elements merge and the characters cat build). Three nested `some` over 300-element
-// literal arrays (27 million steps) and a `reduce` that doubles with `merge` are stopped,
-// ending in a visible skip reason, and the test endpoint shows it while /healthz answers.
+// elements merge and the characters cat build), one per event and destination shared by
+// every rule. Three nested `some` over 300-element literal arrays (27 million steps) and a
+// `reduce` that doubles with `merge` are stopped; so are several rules that each stay under
+// the budget but together pass it, ending in a visible skip reason for that destination only.
 import { expect } from 'chai';
 import { cpSync, mkdirSync, rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
@@ -19,6 +20,13 @@ const range = (n: number) => Array.from({ length: n }, (_, i) => i);
 const CUBE = { some: [range(300), { some: [range(300), { some: [range(300), { '==': [{ var: '' }, -1] }] }] }] };
 /** An accumulator that doubles on every element: 2^1000 elements if nothing stopped it. */
 const DOUBLING = { reduce: [range(1000), { merge: [{ var: 'accumulator' }, { var: 'accumulator' }] }, [1]] };
+/** ~302 steps per product: 151,000 for 500 products, under EVALUATION_BUDGET on its own. */
+const PER_PRODUCT = { some: [{ var: 'products' }, { some: [range(60), { '==': [{ var: '' }, -1] }] }] };
+/** Three rules of one event that each stay under the budget and together pass it. */
+const HEAVY_RULES = [1, 2, 3].map((i) => ({ id: `heavy.${i}`, event: 'checkout_completed', when: { '!': PER_PRODUCT }, output: { name: `heavy_${i}` } }));
+const products = (n: number) => range(n).map((i) => ({
+  id: `SKU-${i}`, name: `Item ${i}`, price_base: 1, price: 1, quantity: 1, category: 'Kitchen', tax_included: true, tax_percent: 19,
+}));
 
 describe('rules: evaluation budget', function () {
   this.timeout(20_000);
@@ -26,7 +34,7 @@ describe('rules: evaluation budget', function () {
   it('both runaway rules pass the load checks but are stopped by the budget', () => {
     expect(checkExpression(CUBE, '/w')).to.deep.equal([]);
     expect(checkExpression(DOUBLING, '/w')).to.deep.equal([]);
-    expect(() => evaluate(CUBE, {})).to.throw(RuleBudgetError, `exceeded its budget of ${EVALUATION_BUDGET} steps`);
+    expect(() => evaluate(CUBE, {})).to.throw(RuleBudgetError, `exceeded the budget of ${EVALUATION_BUDGET} steps`);
     expect(() => evaluate(DOUBLING, {})).to.throw(RuleBudgetError);
     expect(evaluate({ merge: [[1], [2, 3]] }, {})).to.deep.equal([1, 2, 3]);
     expect(evaluate({ cat: ['a', null, 1] }, {})).to.equal('a1');
@@ -43,14 +51,26 @@ describe('rules: evaluation budget', function () {
     expect(evaluate({ merge: [[1], [2, 3]] }, {})).to.deep.equal([1, 2, 3]);
   });
 
-  it('applyRules names the rule that ran out; the other rules still produce their events', () => {
+  it('applyRules stops at the rule that ran the shared budget out; no later rule runs', () => {
     const r = applyRules([
       { id: 'runaway', event: '*', when: CUBE, output: { name: 'never' } },
       { id: 'fine', event: '*', output: { name: 'ok' } },
     ], { event: { name: 'lead_created' } } as never);
     expect(r.overBudget).to.deep.equal(['runaway']);
-    expect(r.events.map((e) => e.ruleId)).to.deep.equal(['fine']);
-    expect(r.warnings[0]).to.match(/^rule runaway: "when" failed \(evaluation exceeded its budget/);
+    expect(r.events).to.deep.equal([]);
+    expect(r.warnings[0]).to.match(/^rule runaway: "when" failed \(evaluation exceeded the budget/);
+  });
+
+  it('one budget covers every rule of the event: rules each under it are stopped once together they pass it', () => {
+    const data = { event: { name: 'checkout_completed' }, products: products(500) } as never;
+    // Each expression alone fits the budget...
+    for (const rule of HEAVY_RULES) expect(() => evaluate(rule.when, data)).not.to.throw();
+    // ...but the second rule's `when` finds most of it spent by the first.
+    const r = applyRules(HEAVY_RULES, data);
+    expect(r.overBudget).to.deep.equal(['heavy.2']);
+    expect(r.considered).to.deep.equal(['heavy.1', 'heavy.2']);
+    // With fewer products all three fit.
+    expect(applyRules(HEAVY_RULES, { ...(data as object), products: products(100) } as never).events).to.have.length(3);
   });
 
   describe('through the test endpoint', () => {
@@ -66,21 +86,21 @@ describe('rules: evaluation budget', function () {
       rmSync(rulesDir, { recursive: true, force: true });
     });
 
-    it('the destination is skipped with rule_budget_exceeded, and /healthz keeps answering', async () => {
+    it('the destination whose rules pass the budget together is skipped with rule_budget_exceeded; the event\'s other destinations still get it', async () => {
       const account = await s.account({ host: 'https://shop.example' });
-      await createDestinationService(s.running.store, s.running.plugins).add(account.scriptId, 'ga4', { measurement_id: 'G-BUDGET1', api_secret: 's' });
+      const destinations = createDestinationService(s.running.store, s.running.plugins);
+      await destinations.add(account.scriptId, 'ga4', { measurement_id: 'G-BUDGET1', api_secret: 's' });
+      await destinations.add(account.scriptId, 'webhook', { url: 'https://hooks.example/in', secret: 'whsec_MfKQ9r8GKYqrTwjUPD8ILPZIo2LaLaSw' });
       mkdirSync(join(rulesDir, 'accounts', account.scriptId), { recursive: true });
       writeFileSync(join(rulesDir, 'accounts', account.scriptId, 'ga4.json'), JSON.stringify({
-        destination: 'ga4', rules: [{ id: 'runaway', event: 'checkout_completed', when: DOUBLING, output: { name: 'purchase' } }, { id: 'ga4.purchase', disabled: true }],
+        destination: 'ga4', rules: [...HEAVY_RULES, { id: 'ga4.purchase', disabled: true }],
       }));
-      expect(await waitFor(() => s.running.rules.current().rulesFor(account.scriptId, 'ga4').some((r) => r.id === 'runaway'), 5_000)).to.equal(true);
-      const preview = s.post(INTAKE_PATHS.test, checkout('ORD-BUDGET'), { account });
-      const health = fetch(`${s.url}/healthz`);
-      const [r, h] = await Promise.all([preview, health]);
-      expect(h.status).to.equal(200);
-      const [ga4] = r.body.preview;
-      expect(ga4).to.include({ status: 'skipped', reason: 'rule_budget_exceeded' });
-      expect(ga4.message).to.contain('rule runaway was stopped');
+      expect(await waitFor(() => s.running.rules.current().rulesFor(account.scriptId, 'ga4').some((r) => r.id === 'heavy.3'), 5_000)).to.equal(true);
+      const r = await s.post(INTAKE_PATHS.test, checkout('ORD-BUDGET', { event: { name: 'checkout_completed', id: 'ORD-BUDGET', value: 500, currency: 'EUR' }, products: products(500) }), { account });
+      const byType = Object.fromEntries(r.body.preview.map((d: { type: string }) => [d.type, d]));
+      expect(byType.ga4, String(r.body.errors?.[0])).to.include({ status: 'skipped', reason: 'rule_budget_exceeded' });
+      expect(byType.ga4.message).to.contain('rule heavy.2 was stopped');
+      expect(byType.webhook).to.include({ status: 'would_send' });
     });
   });
 });
