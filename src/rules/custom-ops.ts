@@ -70,9 +70,9 @@ export const CUSTOM_OPERATIONS: Readonly<Record<string, Operation>> = {
   },
 
   /**
-   * `{"cookie": "_ga"}` → the first `_ga` value (trimmed, percent-decoded) of the rule data's
+   * `{"cookie": "session"}` → the first `session` value (trimmed, percent-decoded) of the rule data's
    * top-level `cookies`, or null. It reads `this`, which inside map/filter/reduce is the
-   * element, so there it finds nothing: read cookies outside those. `{"cookie": ["_ga", list]}`
+   * element, so there it finds nothing: read cookies outside those. `{"cookie": ["session", list]}`
    * reads an explicit list (`[{name, value}]` or a name → value object) instead.
    */
   cookie(name, list?) {
@@ -116,7 +116,7 @@ export const CUSTOM_OPERATIONS: Readonly<Record<string, Operation>> = {
     return n === undefined ? null : Math.round(n * 1000);
   },
 
-  /** Milliseconds → whole seconds (floored), e.g. Meta `event_time`. */
+  /** Milliseconds → whole seconds (floored), e.g. an `event_time` in Unix seconds. */
   ms_to_s(ms) {
     const n = toFiniteNumber(ms);
     return n === undefined ? null : Math.floor(n / 1000);
@@ -155,23 +155,24 @@ export const CUSTOM_OPERATIONS: Readonly<Record<string, Operation>> = {
   },
 
   /**
-   * ms since epoch → UTC text. Format `google_ads` (default): `2023-11-14 22:13:20+00:00`;
+   * ms since epoch → UTC text. Format `rfc3339_space` (default): RFC 3339 with a space for
+   * the `T`, whole seconds and a numeric offset, `2023-11-14 22:13:20+00:00`;
    * `iso`: `2023-11-14T22:13:20.000Z`; `date`: `2023-11-14`.
    */
-  iso_datetime(ms, format = 'google_ads') {
+  iso_datetime(ms, format = 'rfc3339_space') {
     const n = toFiniteNumber(ms);
     const d = n === undefined ? undefined : new Date(n);
     if (d === undefined || Number.isNaN(d.getTime())) return null;
     const date = `${pad(d.getUTCFullYear(), 4)}-${pad(d.getUTCMonth() + 1)}-${pad(d.getUTCDate())}`;
     switch (format) {
-      case 'google_ads':
+      case 'rfc3339_space':
         return `${date} ${pad(d.getUTCHours())}:${pad(d.getUTCMinutes())}:${pad(d.getUTCSeconds())}+00:00`;
       case 'iso':
         return d.toISOString();
       case 'date':
         return date;
       default:
-        throw new Error('iso_datetime: unknown format; use google_ads, iso or date');
+        throw new Error('iso_datetime: unknown format; use rfc3339_space, iso or date');
     }
   },
 

@@ -157,8 +157,9 @@ describe('json-logic setup', () => {
     expect(evaluate({ to_number: true }, {})).to.equal(null);
   });
 
-  it('iso_datetime: Google Ads format by default, iso and date on request', () => {
+  it('iso_datetime: RFC 3339 with a space and whole seconds by default, iso and date on request', () => {
     expect(evaluate({ iso_datetime: 1700000000123 }, {})).to.equal('2023-11-14 22:13:20+00:00');
+    expect(evaluate({ iso_datetime: [1700000000123, 'rfc3339_space'] }, {})).to.equal('2023-11-14 22:13:20+00:00');
     expect(evaluate({ iso_datetime: [1700000000123, 'iso'] }, {})).to.equal('2023-11-14T22:13:20.123Z');
     expect(evaluate({ iso_datetime: [1700000000123, 'date'] }, {})).to.equal('2023-11-14');
     expect(evaluate({ iso_datetime: 'soon' }, {})).to.equal(null);
