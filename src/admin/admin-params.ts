@@ -3,12 +3,26 @@
 import type { Next } from 'koa';
 import { AppError } from '../errors.ts';
 import { readJsonBody } from '../http/read-json-body.ts';
+import type { JsonLimits } from '../http/json-safety.ts';
+import { RULE_LIMITS } from '../rules/check-expression.ts';
 import type { AppContext } from '../http/types.ts';
 
 export const DEFAULT_PAGE = 50;
 export const MAX_PAGE = 500;
 /** Rule documents may be up to 1 MiB; an admin body has room for one plus its envelope. */
 const ADMIN_BODY_BYTES = 2 * 1024 * 1024;
+/**
+ * An operator's body is walked like an intake body (forbidden keys, non-finite numbers) but
+ * deep enough for a rule expression at its own limit, whose check then names the rule; text
+ * nested deeper is refused before it is parsed. ADMIN_BODY_BYTES bounds the rest.
+ */
+const ADMIN_JSON_LIMITS: JsonLimits = {
+  maxDepth: RULE_LIMITS.depth + 16,
+  maxArrayLength: Infinity,
+  maxKeys: Infinity,
+  maxStringLength: Infinity,
+  maxKeyLength: Infinity,
+};
 
 /** One query parameter (the first if repeated); undefined when absent or empty. */
 export function param(ctx: AppContext, name: string): string | undefined {
@@ -32,11 +46,11 @@ export function pageLimit(ctx: AppContext): number {
 }
 
 /**
- * The JSON object body (operators are trusted with deep rule documents: no depth walk). An
- * empty body is `{}`; the admin gate has already refused any type but application/json.
+ * The JSON object body, within ADMIN_JSON_LIMITS. An empty body is `{}`; the admin gate has
+ * already refused any type but application/json.
  */
 export function jsonBody() {
-  const read = readJsonBody({ maxBodyBytes: ADMIN_BODY_BYTES, limits: false });
+  const read = readJsonBody({ maxBodyBytes: ADMIN_BODY_BYTES, limits: ADMIN_JSON_LIMITS });
   return async function adminJsonBody(ctx: AppContext, next: Next): Promise<void> {
     if ((ctx.request.length ?? 0) === 0 && !ctx.get('transfer-encoding')) {
       ctx.state.body = {};

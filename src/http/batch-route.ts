@@ -43,10 +43,23 @@ export interface BatchResult {
   warnings: Issue[];
 }
 
+/**
+ * Deepest nesting of a batch body, refused whole before it is parsed. An event nested deeper
+ * than endpoint 1's limit but within this is rejected on its own, its path named.
+ */
+export const BATCH_MAX_DEPTH = 2 * DEFAULT_JSON_LIMITS.maxDepth;
+
 /** The batch's events, or a 400/413 refusal of the whole request. */
 function eventsOf(body: Record<string, unknown>, max: number): unknown[] {
   const batch = body.batch;
   if (batch === undefined) throw new AppError('INVALID_BODY', 400, 'The body must have a "batch" member: an array of events', { field: 'batch' });
+  // Only `batch` is walked (event by event): any other member would be parsed and kept unchecked.
+  for (const key of Object.keys(body)) {
+    if (key !== 'batch') {
+      const name = key.slice(0, 64);
+      throw new AppError('INVALID_BODY', 400, `Unknown member "${name}": the body is {"batch": [event, …]} and nothing else`, { field: name });
+    }
+  }
   if (!Array.isArray(batch)) throw new AppError('INVALID_BODY', 400, '"batch" must be an array of events', { field: 'batch' });
   if (batch.length === 0) throw new AppError('INVALID_BODY', 400, '"batch" is empty; send 1 to ' + max + ' events', { field: 'batch' });
   if (batch.length > max) throw new AppError('PAYLOAD_TOO_LARGE', 413, `"batch" has ${batch.length} events; at most ${max} are allowed per request`, { field: 'batch' });
@@ -87,7 +100,7 @@ export function batchRouter(deps: BatchDeps): Router<AppState> {
         throw err;
       }
     },
-    readJsonBody({ maxBodyBytes: deps.maxBatchBytes, limits: false }),
+    readJsonBody({ maxBodyBytes: deps.maxBatchBytes, limits: false, maxDepth: BATCH_MAX_DEPTH }),
     async function acceptBatch(ctx: AppContext, _next: Next) {
       const events = eventsOf(ctx.state.body!, deps.maxBatchEvents);
       const account = ctx.state.account!;

@@ -175,6 +175,15 @@ export default (body: { n: number }) => {
       expect(proto.status).to.equal(400);
       expect(proto.body.error_code).to.equal('INVALID_BODY');
     });
+    it('400 INVALID_BODY for a body nested too deep, refused before it is parsed; 415 for a br body', async () => {
+      const deep = await s.post('/service/custom/leads', null, { account: acme, raw: `{"n":1,"x":${'['.repeat(50_000)}` });
+      expect(deep.status).to.equal(400);
+      expect(deep.body.error_code).to.equal('INVALID_BODY');
+      expect(deep.body.messages[0]).to.match(/nested deeper than 32 levels/);
+      const br = await s.post('/service/custom/leads', null, { account: acme, raw: JSON.stringify({ n: 1 }), headers: { 'content-encoding': 'br' } });
+      expect(br.status).to.equal(415);
+      expect(br.body.error_code).to.equal('UNSUPPORTED_MEDIA_TYPE');
+    });
   });
 
   describe('body validation', () => {

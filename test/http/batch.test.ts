@@ -20,6 +20,9 @@ const lead = (id: string) => ({
 });
 const invalid = { event: { name: 'checkout_completed', value: 10, currency: 'EUR' }, context: { environment: 'prod', data_source: 'website' } };
 
+/** One clean event in `batch` and, beside it, a member nested `levels` deep. */
+const deepSibling = (levels: number) => `{"batch":[${JSON.stringify(lead('R-1'))}],"sibling":${'['.repeat(levels)}${']'.repeat(levels)}}`;
+
 describe('batch intake', () => {
   let s: TestApp;
   let a: TestAccount;
@@ -99,6 +102,8 @@ describe('batch intake', () => {
       ['invalid JSON', () => s.post(BATCH_PATH, null, { account: a, raw: '{"batch": [' }), 400, 'INVALID_BODY'],
       ['an array body', () => s.post(BATCH_PATH, [lead('R-1')], { account: a }), 400, 'INVALID_BODY'],
       ['no batch member', () => s.post(BATCH_PATH, { events: [lead('R-1')] }, { account: a }), 400, 'INVALID_BODY'],
+      ['a member beside batch', () => s.post(BATCH_PATH, { batch: [lead('R-1')], note: 'x' }, { account: a }), 400, 'INVALID_BODY'],
+      ['a deep member beside batch', () => s.post(BATCH_PATH, null, { account: a, raw: deepSibling(30_000) }), 400, 'INVALID_BODY'],
       ['batch not an array', () => postBatch(lead('R-1')), 400, 'INVALID_BODY'],
       ['an empty batch', () => postBatch([]), 400, 'INVALID_BODY'],
       ['more events than MAX_BATCH_EVENTS', () => postBatch(Array.from({ length: 11 }, (_, i) => lead(`R-${i}`))), 413, 'PAYLOAD_TOO_LARGE'],
@@ -116,6 +121,17 @@ describe('batch intake', () => {
         expect((await stored()).length).to.equal(before);
       });
     }
+
+    it('refuses a deep body as too deep before parsing it, whatever member holds the depth', async () => {
+      const cutShort = `{"batch":[${JSON.stringify(lead('R-1'))}],"sibling":${'['.repeat(60_000)}`;
+      for (const raw of [deepSibling(30_000), cutShort, `{"batch":[${JSON.stringify(lead('R-1'))},${'['.repeat(30_000)}${']'.repeat(30_000)}]}`]) {
+        const before = (await stored()).length;
+        const r = await s.post(BATCH_PATH, null, { account: a, raw });
+        expect(r.status).to.equal(400);
+        expect(r.body.errors[0]).to.match(/^INVALID_BODY: .*nested deeper than 64 levels/);
+        expect((await stored()).length).to.equal(before);
+      }
+    });
 
     it('refuses an account without the add-on with 403, storing nothing', async () => {
       const basic = await s.account({ addon: false });

@@ -1,0 +1,44 @@
+// Nesting depth of JSON text, measured before JSON.parse builds anything: a few megabytes of
+// opening brackets cost the parser seconds and memory, this scan one pass over the characters,
+// stopping at the first bracket past the limit. Brackets inside strings do not count.
+
+const QUOTE = 0x22;
+const BACKSLASH = 0x5c;
+const OPEN_BRACE = 0x7b;
+const CLOSE_BRACE = 0x7d;
+const OPEN_BRACKET = 0x5b;
+const CLOSE_BRACKET = 0x5d;
+
+/** Index of the quote that closes the string opened at `open`, or -1 when none does. */
+function stringEnd(text: string, open: number): number {
+  let at = open;
+  for (;;) {
+    at = text.indexOf('"', at + 1);
+    if (at < 0) return -1;
+    let slash = at - 1;
+    while (text.charCodeAt(slash) === BACKSLASH) slash--;
+    if ((at - 1 - slash) % 2 === 0) return at;
+  }
+}
+
+/**
+ * Whether `text` opens more than `maxDepth` objects and arrays inside one another: the
+ * same measure as the JSON-safety walk's maxDepth. Invalid JSON is left to the parser.
+ * Strings are skipped with indexOf, so long values cost little.
+ * @example nestedDeeperThan('{"a":[[1]]}', 2) // → true (three levels)
+ */
+export function nestedDeeperThan(text: string, maxDepth: number): boolean {
+  let depth = 0;
+  for (let i = 0; i < text.length; i++) {
+    const c = text.charCodeAt(i);
+    if (c === QUOTE) {
+      i = stringEnd(text, i);
+      if (i < 0) return false;
+    } else if (c === OPEN_BRACE || c === OPEN_BRACKET) {
+      if (++depth > maxDepth) return true;
+    } else if (c === CLOSE_BRACE || c === CLOSE_BRACKET) {
+      depth--;
+    }
+  }
+  return false;
+}
