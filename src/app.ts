@@ -153,7 +153,7 @@ export function createApp(deps: AppDeps): App {
       rulesState: () => (deps.rules ? { valid: deps.rules.watcher.valid(), errors: deps.rules.watcher.errors() } : { valid: true, errors: [] }),
     });
     koa.use(gatedRoutes(admin, gate));
-    koa.use(gatedRoutes(manageRouter({ store: deps.store, plugins: deps.preview.plugins, allowPrivateDestinations: deps.config.allowPrivateDestinations ?? false, authenticator: deps.authenticator }), gate));
+    koa.use(gatedRoutes(manageRouter({ store: deps.store, plugins: deps.preview.plugins, allowPrivateDestinations: deps.config.allowPrivateDestinations ?? false, maxReplay: deps.config.maxReplay ?? 10_000, authenticator: deps.authenticator }), gate));
     if (deps.rules) {
       const rules = rulesAdminRouter({ store: deps.store, watcher: deps.rules.watcher, dir: deps.rules.dir, preview: deps.preview, metrics: deps.metrics });
       koa.use(gatedRoutes(rules, gate));

@@ -65,9 +65,9 @@ const OPS: Op[] = [
   },
   { method: 'get', path: '/admin/deliveries/{id}', summary: 'One delivery with every attempt', params: [['id', 'path', 'integer', 'Delivery id']], errors: { '404': 'NOT_FOUND' } },
   {
-    method: 'post', path: '/admin/deliveries/replay', summary: 'Re-queue failed and dead deliveries matching the filter (delivered ones only with force)',
-    body: { script_id: { type: 'string' }, destination_id: { type: 'string' }, event_id: { type: 'string' }, since: { type: 'integer' }, statuses: { type: 'array', items: { enum: ['failed', 'dead', 'delivered'] } }, force: { type: 'boolean' } },
-    errors: { '400': 'INVALID_VALUE', '409': 'CONFLICT: delivered without force' },
+    method: 'post', path: '/admin/deliveries/replay', summary: 'Re-queue failed and dead deliveries matching the filter (delivered ones only with force): scoped to script_id or destination_id unless all is true, at most MAX_REPLAY per call (left says how many remain); dry_run counts and changes nothing',
+    body: { script_id: { type: 'string' }, destination_id: { type: 'string' }, all: { type: 'boolean' }, dry_run: { type: 'boolean' }, event_id: { type: 'string' }, since: { type: 'integer' }, statuses: { type: 'array', items: { enum: ['failed', 'dead', 'delivered'] } }, force: { type: 'boolean' } },
+    errors: { '400': 'INVALID_VALUE or REQUIRED_FIELD_MISSING (no scope and no all)', '409': 'CONFLICT: delivered without force' },
   },
   { method: 'post', path: '/admin/deliveries/retry-now', summary: 'Pending retries due now', body: { script_id: { type: 'string' }, destination_id: { type: 'string' } } },
   {

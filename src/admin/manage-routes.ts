@@ -10,6 +10,7 @@ import { createDestinationService, DestinationInputError } from '../destinations
 import { mergeSettings } from '../destinations/merge-settings.ts';
 import type { PluginRegistry } from '../destinations/load-plugins.ts';
 import { checkDestinationUrl } from '../delivery/ssrf-guard.ts';
+import { bulkReplay, replayScopeProblem } from '../delivery/bulk-replay.ts';
 import { DELIVERY_STATUSES, type DeliveryStatus, type DeliveryView, type ReplayFilter } from '../delivery/types.ts';
 import type { Account } from '../accounts/types.ts';
 import type { AppContext, AppState } from '../http/types.ts';
@@ -19,6 +20,8 @@ export interface ManageDeps {
   store: Store;
   plugins: PluginRegistry;
   allowPrivateDestinations: boolean;
+  /** Deliveries one bulk replay re-queues at most (MAX_REPLAY). */
+  maxReplay: number;
   /** The intake's account cache, dropped after a change so it applies at once. */
   authenticator?: { invalidate(): void };
 }
@@ -186,9 +189,16 @@ export function manageRouter(deps: ManageDeps): Router<AppState> {
       scriptId: field(b, 'script_id', 'string'), destinationId: field(b, 'destination_id', 'string'), eventId: field(b, 'event_id', 'string'),
       since: field(b, 'since', 'number'), statuses: given as ReplayFilter['statuses'],
     };
-    const replayed = await store.deliveries.replay(filter, Date.now());
-    adminLog(ctx, 'deliveries.replay', filter.destinationId ?? filter.scriptId ?? 'all', { ...filter, replayed });
-    ctx.body = { replayed, statuses: given };
+    const request = { filter, all: field<boolean>(b, 'all', 'boolean') === true, dryRun: field<boolean>(b, 'dry_run', 'boolean') === true, max: deps.maxReplay };
+    const problem = replayScopeProblem(request);
+    if (problem !== null) throw new AppError('REQUIRED_FIELD_MISSING', 400, problem, { field: 'script_id' });
+    const r = await bulkReplay(store.deliveries, request, Date.now());
+    if (r.dryRun) {
+      ctx.body = { would_replay: r.wouldReplay, max_per_call: r.max, statuses: given };
+      return;
+    }
+    adminLog(ctx, 'deliveries.replay', filter.destinationId ?? filter.scriptId ?? 'all', { ...filter, all: request.all, replayed: r.replayed, left: r.left });
+    ctx.body = { replayed: r.replayed, left: r.left, max_per_call: r.max, statuses: given };
   });
 
   router.post('/deliveries/retry-now', jsonBody(), async function adminRetryNow(ctx: AppContext) {

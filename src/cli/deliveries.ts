@@ -4,6 +4,7 @@
 import { createAccountService } from '../accounts/account-service.ts';
 import { DELIVERY_STATUSES, type DeliveryStatus, type DeliveryView, type ReplayFilter } from '../delivery/types.ts';
 import type { Store } from '../store/types.ts';
+import { bulkReplay, replayScopeProblem } from '../delivery/bulk-replay.ts';
 import { intFlag, parseCommand, positionals } from './args.ts';
 import type { CliContext } from './context.ts';
 import { CliError, UsageError, formatKeyValue, formatTable, iso } from './output.ts';
@@ -101,7 +102,7 @@ async function replay(args: string[], ctx: CliContext): Promise<void> {
   const cmd = ['deliveries', 'replay'];
   const { values, positionals: pos } = parseCommand(args, {
     account: { type: 'string' }, destination: { type: 'string' }, status: { type: 'string' }, since: { type: 'string' },
-    'event-id': { type: 'string' }, force: { type: 'boolean' },
+    'event-id': { type: 'string' }, force: { type: 'boolean' }, all: { type: 'boolean' }, 'dry-run': { type: 'boolean' },
   }, cmd);
   if (values.help) return void process.stdout.write(usageFor(...cmd));
   positionals(pos, [], cmd);
@@ -114,11 +115,21 @@ async function replay(args: string[], ctx: CliContext): Promise<void> {
   const filter: ReplayFilter = {
     scriptId: values.account, destinationId: values.destination, eventId: values['event-id'], statuses, since: parseSince(values.since),
   };
+  const request = { filter, all: values.all ?? false, dryRun: values['dry-run'] ?? false, max: ctx.config().maxReplay };
+  const problem = replayScopeProblem(request);
+  if (problem !== null) throw new CliError(`${problem.replace('(script_id)', '(--account)').replace('(destination_id)', '(--destination)').replace('"all"', '--all')}`);
   const store = await ctx.store();
   await checkAccount(store, values.account);
-  const replayed = await store.deliveries.replay(filter, Date.now());
-  ctx.output(values.json ?? false).result({ replayed, statuses }, () =>
-    `Re-queued ${replayed} ${replayed === 1 ? 'delivery' : 'deliveries'} (${statuses.join(', ')}); a running server sends them within seconds.`);
+  const r = await bulkReplay(store.deliveries, request, Date.now());
+  const out = ctx.output(values.json ?? false);
+  if (r.dryRun) {
+    out.result({ would_replay: r.wouldReplay, max_per_call: r.max, statuses }, () =>
+      `Would re-queue ${r.wouldReplay} ${r.wouldReplay === 1 ? 'delivery' : 'deliveries'} (${statuses.join(', ')}); nothing changed. One call re-queues at most ${r.max} (MAX_REPLAY).`);
+    return;
+  }
+  out.result({ replayed: r.replayed, left: r.left, max_per_call: r.max, statuses }, () =>
+    `Re-queued ${r.replayed} ${r.replayed === 1 ? 'delivery' : 'deliveries'} (${statuses.join(', ')}); a running server sends them within seconds.` +
+    (r.left > 0 ? ` ${r.left} more match: run the command again (at most ${r.max} per call, MAX_REPLAY).` : ''));
 }
 
 async function retryNow(args: string[], ctx: CliContext): Promise<void> {

@@ -82,10 +82,12 @@ Commands:
                                          destinations are flagged
   deliveries show ID                     one delivery with every attempt (status, latency,
                                          error class, response body)
-  deliveries replay [--account ID] [--destination DEST_ID] [--status dead|failed|delivered]
-                  [--event-id X] [--since ISO] [--force]
+  deliveries replay (--account ID | --destination DEST_ID | --all) [--status dead|failed|delivered]
+                  [--event-id X] [--since ISO] [--force] [--dry-run]
                                          re-queue dead and failed deliveries (due now,
-                                         attempts reset); delivered ones only with --force
+                                         attempts reset); delivered ones only with --force;
+                                         at most MAX_REPLAY per call (the rest: run again);
+                                         --dry-run counts and changes nothing
   deliveries resume DEST_ID              un-pause a destination and send its backlog now
                                          (so does destinations update DEST_ID --enable)
   deliveries retry-now [--account ID] [--destination DEST_ID]

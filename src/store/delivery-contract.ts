@@ -194,6 +194,8 @@ export interface ReplayFilter {
   statuses: readonly ('failed' | 'dead' | 'delivered')[];
   /** Only deliveries created at or after this time. */
   since?: number;
+  /** Re-queue at most this many, oldest first (a bulk replay's cap per call). */
+  limit?: number;
 }
 
 export interface DestinationStats {
@@ -265,6 +267,8 @@ export interface DeliveryStore {
   attempts(deliveryId: number): Promise<AttemptView[]>;
   /** Re-queues matching deliveries (pending, attempts 0, due at `now`); returns how many. */
   replay(filter: ReplayFilter, now: number): Promise<number>;
+  /** How many deliveries `replay(filter)` would re-queue (without its limit). */
+  countReplayable(filter: ReplayFilter): Promise<number>;
   stats(scriptId?: string): Promise<DestinationStats[]>;
   dispatchBacklog(): Promise<number>;
   queueSnapshot(): Promise<QueueSnapshot>;

@@ -90,8 +90,15 @@ describe('admin API: destinations and deliveries', () => {
     expect(one.body.attempt_log[0]).to.include({ status_code: 301, outcome: 'permanent' });
     hook.otherwise({ status: 200 });
     expect((await call('POST', '/admin/deliveries/replay', { destination_id: dest.body.id, statuses: ['delivered'] })).status).to.equal(409);
+    const unscoped = await call('POST', '/admin/deliveries/replay', {});
+    expect(unscoped.status).to.equal(400);
+    expect(unscoped.body.error).to.include({ code: 'REQUIRED_FIELD_MISSING' });
+    expect((await call('POST', '/admin/deliveries/replay', { event_id: 'G-1', force: true })).status, 'an event id is no scope').to.equal(400);
+    expect((await call('POST', '/admin/deliveries/replay', { all: true, dry_run: true })).body).to.deep.equal({ would_replay: 3, max_per_call: 10_000, statuses: ['failed', 'dead'] });
+    expect((await call('POST', '/admin/deliveries/replay', { script_id: acc.scriptId, dry_run: true })).body).to.deep.include({ would_replay: 3 });
+    expect((await call('GET', `/admin/deliveries?script_id=${acc.scriptId}&status=failed`)).body.items, 'a dry run changes nothing').to.have.length(3);
     const replayed = await call('POST', '/admin/deliveries/replay', { destination_id: dest.body.id });
-    expect(replayed.body).to.deep.equal({ replayed: 3, statuses: ['failed', 'dead'] });
+    expect(replayed.body).to.deep.equal({ replayed: 3, left: 0, max_per_call: 10_000, statuses: ['failed', 'dead'] });
     await hook.waitFor(() => hook.requests.filter((r) => r.path.startsWith('/pages/')).length === 6, 10_000, 'three re-sends');
     expect((await call('POST', '/admin/deliveries/retry-now', { destination_id: dest.body.id })).body).to.have.property('due');
     expect((await call('GET', '/admin/plugins')).body.items.map((p: any) => p.name)).to.include.members(['ga4', 'webhook']);

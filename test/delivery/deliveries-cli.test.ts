@@ -17,9 +17,10 @@ describe('delivery: deliveries and stats CLI', function () {
   let gaId: string;
   let metaId: string;
 
+  let maxReplay = '10000';
   const cli = (...args: string[]) => new Promise<CliResult>((resolve) => {
     execFile(process.execPath, [join(ROOT, 'src/cli/bin.mjs'), ...args], {
-      cwd: ROOT, encoding: 'utf8', env: { ...process.env, DATA_DIR: f.dir, DATABASE_URL: '', PORT: '' },
+      cwd: ROOT, encoding: 'utf8', env: { ...process.env, DATA_DIR: f.dir, DATABASE_URL: '', PORT: '', MAX_REPLAY: maxReplay },
     }, (err, stdout, stderr) => resolve({ code: err ? (typeof err.code === 'number' ? err.code : -1) : 0, stdout, stderr }));
   });
   const json = async <T = any>(...args: string[]): Promise<T> => {
@@ -94,15 +95,15 @@ describe('delivery: deliveries and stats CLI', function () {
   it('replay re-sends dead ones and never a delivered one without --force', async () => {
     const before = { ok: sent(ga, 'OK-1'), bad: sent(ga, 'BAD-1') };
     ga.otherwise({ status: 204 });
-    expect(await json('deliveries', 'replay', '--destination', gaId)).to.deep.equal({ replayed: 1, statuses: ['dead', 'failed'] });
+    expect(await json('deliveries', 'replay', '--destination', gaId)).to.deep.equal({ replayed: 1, left: 0, max_per_call: 10000, statuses: ['dead', 'failed'] });
     await f.dispatcher({ clock: Date.now }).runOnce(); // the CLI re-queues on the real clock
     expect(sent(ga, 'BAD-1')).to.equal(before.bad + 1);
     expect(sent(ga, 'OK-1'), 'the delivered one is not sent again').to.equal(before.ok);
     expect(await json('deliveries', 'replay', '--destination', gaId), 'nothing left to replay').to.deep.include({ replayed: 0 });
 
-    expectFailure(await cli('deliveries', 'replay', '--status', 'delivered', '--json'), 1, /needs --force/);
+    expectFailure(await cli('deliveries', 'replay', '--status', 'delivered', '--all', '--json'), 1, /needs --force/);
     expect(await json('deliveries', 'replay', '--status', 'delivered', '--event-id', 'OK-1', '--destination', gaId, '--force'))
-      .to.deep.equal({ replayed: 1, statuses: ['delivered'] });
+      .to.deep.equal({ replayed: 1, left: 0, max_per_call: 10000, statuses: ['delivered'] });
     await f.dispatcher({ clock: Date.now }).runOnce(); // the CLI re-queues on the real clock
     expect(sent(ga, 'OK-1')).to.equal(before.ok + 1);
   });
@@ -114,5 +115,25 @@ describe('delivery: deliveries and stats CLI', function () {
     const [late] = await json('deliveries', 'list', '--event-id', 'LATE-2', '--destination', metaId);
     expect(late).to.include({ status: 'delivered', paused: false });
     expectFailure(await cli('deliveries', 'resume', 'dst_nope', '--json'), 1, /no destination "dst_nope"/);
+  });
+
+  it('a bulk replay needs a scope or --all, counts with --dry-run, and re-queues at most MAX_REPLAY per call', async () => {
+    const dead = async () => (await json<any[]>('deliveries', 'list', '--destination', metaId, '--status', 'dead')).length;
+    const before = await dead();
+    expect(before).to.equal(3);
+    expectFailure(await cli('deliveries', 'replay', '--json'), 1, /needs a scope: an account \(--account\) or a destination \(--destination\), or --all/);
+    expectFailure(await cli('deliveries', 'replay', '--event-id', 'LATE-1', '--json'), 1, /needs a scope/);
+    expect(await json('deliveries', 'replay', '--all', '--dry-run')).to.deep.equal({ would_replay: 3, max_per_call: 10000, statuses: ['dead', 'failed'] });
+    expect(await json('deliveries', 'replay', '--account', scriptId, '--dry-run')).to.deep.include({ would_replay: 3 });
+    expect(await dead(), 'a dry run changes nothing').to.equal(3);
+    maxReplay = '2';
+    try {
+      expect(await json('deliveries', 'replay', '--destination', metaId)).to.deep.equal({ replayed: 2, left: 1, max_per_call: 2, statuses: ['dead', 'failed'] });
+      expect(await dead()).to.equal(1);
+      expect(await json('deliveries', 'replay', '--all')).to.deep.equal({ replayed: 1, left: 0, max_per_call: 2, statuses: ['dead', 'failed'] });
+      expect(await dead()).to.equal(0);
+    } finally {
+      maxReplay = '10000';
+    }
   });
 });

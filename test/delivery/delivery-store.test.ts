@@ -217,6 +217,23 @@ for (const kind of STORE_KINDS) describe(`delivery: ${STORE_LABEL[kind]} deliver
     expect(await store.deliveries.replay({ statuses: ['dead'] }, T0 + 40)).to.equal(0);
   });
 
+  it('replay with a limit re-queues the oldest matching first; countReplayable counts what replay would take', async () => {
+    await seed(5);
+    const claimed = await store.deliveries.claimDeliveries(DEST, 'c#1', T0, T0 + 1_000, 5);
+    await finish('c#1', claimed.slice(0, 4).map((d) => d.id), 'dead');
+    await finish('c#1', [claimed[4].id], 'delivered');
+    expect(await store.deliveries.countReplayable({ statuses: ['dead'] })).to.equal(4);
+    expect(await store.deliveries.countReplayable({ statuses: ['dead', 'delivered'], scriptId: 'ACCT0001' })).to.equal(5);
+    expect(await store.deliveries.countReplayable({ statuses: ['dead'], scriptId: 'ACCT0002' })).to.equal(0);
+    expect(await store.deliveries.replay({ statuses: ['dead'], limit: 3 }, T0 + 10)).to.equal(3);
+    const ids = claimed.map((d) => d.id).sort((p, q) => p - q);
+    const pending = (await store.deliveries.list({ status: 'pending' })).map((d) => d.id).sort((p, q) => p - q);
+    expect(pending, 'the three oldest').to.deep.equal(ids.filter((id) => claimed.slice(0, 4).some((d) => d.id === id)).slice(0, 3));
+    expect(await store.deliveries.countReplayable({ statuses: ['dead'] })).to.equal(1);
+    expect(await store.deliveries.replay({ statuses: ['dead'], limit: 3 }, T0 + 10)).to.equal(1);
+    expect(await store.deliveries.countReplayable({ statuses: ['dead'] })).to.equal(0);
+  });
+
   it('removing a destination cancels its free pending deliveries at once; a leased one when its lease is handed back', async () => {
     await seed(3);
     // T0 lies ahead of the wall clock that removal uses: this lease is live.

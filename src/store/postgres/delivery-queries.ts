@@ -6,14 +6,14 @@ import {
   assembleStats, toAttemptView, toDeliveryView, toHealth, type AttemptRow, type HealthRow, type ViewRow,
 } from '../delivery-rows.ts';
 import type {
-  DeliveryStatus, DeliveryStore, QueueSnapshot,
+  DeliveryStatus, DeliveryStore, QueueSnapshot, ReplayFilter,
 } from '../delivery-contract.ts';
 import { EXPIRED_MESSAGE, REMOVED_MESSAGE } from '../delivery-contract.ts';
 import { tx } from './connection.ts';
 import { WORK_CHANNEL } from './notify.ts';
 
 type Queries = Pick<DeliveryStore,
-  'list' | 'attempts' | 'replay' | 'stats' | 'health' | 'dispatchBacklog' | 'queueSnapshot' | 'purge' | 'purgeDedupKeys' | 'retryNow' | 'expireStranded'>;
+  'list' | 'attempts' | 'replay' | 'countReplayable' | 'stats' | 'health' | 'dispatchBacklog' | 'queueSnapshot' | 'purge' | 'purgeDedupKeys' | 'retryNow' | 'expireStranded'>;
 
 
 const PURGE_CHUNK = 5_000;
@@ -25,6 +25,19 @@ function where(filters: [string, unknown][], args: unknown[]): string {
     if (value === undefined) continue;
     args.push(value);
     parts.push(`${column} = $${args.length}`);
+  }
+  return parts.join(' AND ');
+}
+
+/** The deliveries a replay filter matches (limit aside), its values appended to `args`. */
+function replayable(f: ReplayFilter, args: unknown[]): string {
+  args.push([...f.statuses]);
+  const parts = [`status = ANY($${args.length}::text[])`, 'item IS NOT NULL', 'destination_id IN (SELECT id FROM destinations WHERE removed_at IS NULL)'];
+  const extra = where([['id', f.deliveryId], ['script_id', f.scriptId], ['destination_id', f.destinationId], ['event_id', f.eventId]], args);
+  if (extra) parts.push(extra);
+  if (f.since !== undefined) {
+    args.push(f.since);
+    parts.push(`created_at >= $${args.length}`);
   }
   return parts.join(' AND ');
 }
@@ -69,21 +82,23 @@ export function pgDeliveryQueries(pool: pg.Pool): Queries {
 
     async replay(f, now) {
       if (f.statuses.length === 0) return 0;
-      const args: unknown[] = [now, [...f.statuses]];
-      const extra = where([['id', f.deliveryId], ['script_id', f.scriptId], ['destination_id', f.destinationId], ['event_id', f.eventId]], args);
-      let since = '';
-      if (f.since !== undefined) {
-        args.push(f.since);
-        since = ` AND created_at >= $${args.length}`;
-      }
+      const args: unknown[] = [now];
+      const matching = replayable(f, args);
+      const pick = f.limit === undefined ? matching : `id IN (SELECT id FROM deliveries WHERE ${matching} ORDER BY id LIMIT ${Math.max(0, Math.floor(f.limit))})`;
       return tx(pool, async (c) => {
         const r = await c.query(`UPDATE deliveries SET status = 'pending', attempts = 0, next_attempt_at = $1, lease_owner = NULL,
             lease_until = NULL, delivered_at = NULL, updated_at = $1
-          WHERE status = ANY($2::text[]) AND item IS NOT NULL
-            AND destination_id IN (SELECT id FROM destinations WHERE removed_at IS NULL)${extra ? ` AND ${extra}` : ''}${since}`, args);
+          WHERE ${pick}`, args);
         if ((r.rowCount ?? 0) > 0) await c.query(`NOTIFY ${WORK_CHANNEL}`);
         return r.rowCount ?? 0;
       });
+    },
+
+    async countReplayable(f) {
+      if (f.statuses.length === 0) return 0;
+      const args: unknown[] = [];
+      const { rows } = await pool.query<{ n: number }>(`SELECT count(*)::int AS n FROM deliveries WHERE ${replayable(f, args)}`, args);
+      return rows[0].n;
     },
 
     async stats(scriptId) {

@@ -5,17 +5,31 @@ import {
   assembleStats, toAttemptView, toDeliveryView, toHealth, type AttemptRow, type HealthRow, type ViewRow,
 } from '../delivery-rows.ts';
 import type {
-  DeliveryStatus, DeliveryStore, QueueSnapshot,
+  DeliveryStatus, DeliveryStore, QueueSnapshot, ReplayFilter,
 } from '../delivery-contract.ts';
 
 type Queries = Pick<DeliveryStore,
-  'list' | 'attempts' | 'replay' | 'stats' | 'health' | 'dispatchBacklog' | 'queueSnapshot' | 'purge' | 'purgeDedupKeys'>;
+  'list' | 'attempts' | 'replay' | 'countReplayable' | 'stats' | 'health' | 'dispatchBacklog' | 'queueSnapshot' | 'purge' | 'purgeDedupKeys'>;
 
 
 /** The partial index condition of deliveries_problems. */
 const PROBLEMS = "d.status IN ('failed', 'dead')";
 /** Deliveries of the events with a customer event id, through events_event_id and deliveries_event_seq. */
 const byEventId = (seqColumn: string) => `${seqColumn} IN (SELECT seq FROM events WHERE event_id = ?)`;
+
+/** The deliveries a replay filter matches (limit aside), as a WHERE clause over `deliveries`. */
+function replayable(f: ReplayFilter): { sql: string; args: unknown[] } {
+  const where = [`status IN (${f.statuses.map(() => '?').join(', ')})`, 'item IS NOT NULL',
+    'destination_id IN (SELECT id FROM destinations WHERE removed_at IS NULL)'];
+  const args: unknown[] = [...f.statuses];
+  if (!f.statuses.includes('delivered')) where.push(PROBLEMS.replaceAll('d.', ''));
+  if (f.deliveryId !== undefined) { where.push('id = ?'); args.push(f.deliveryId); }
+  if (f.scriptId !== undefined) { where.push('script_id = ?'); args.push(f.scriptId); }
+  if (f.destinationId !== undefined) { where.push('destination_id = ?'); args.push(f.destinationId); }
+  if (f.eventId !== undefined) { where.push(byEventId('event_seq')); args.push(f.eventId); }
+  if (f.since !== undefined) { where.push('created_at >= ?'); args.push(f.since); }
+  return { sql: where.join(' AND '), args };
+}
 
 /** Rows deleted per transaction by the purges. */
 const PURGE_CHUNK = 5_000;
@@ -64,18 +78,17 @@ export function sqliteDeliveryQueries(db: Database.Database): Queries {
 
     async replay(f, now) {
       if (f.statuses.length === 0) return 0;
-      const where = [`status IN (${f.statuses.map(() => '?').join(', ')})`, 'item IS NOT NULL',
-        'destination_id IN (SELECT id FROM destinations WHERE removed_at IS NULL)'];
-      const args: unknown[] = [...f.statuses];
-      if (!f.statuses.includes('delivered')) where.push(PROBLEMS.replaceAll('d.', ''));
-      if (f.deliveryId !== undefined) { where.push('id = ?'); args.push(f.deliveryId); }
-      if (f.scriptId !== undefined) { where.push('script_id = ?'); args.push(f.scriptId); }
-      if (f.destinationId !== undefined) { where.push('destination_id = ?'); args.push(f.destinationId); }
-      if (f.eventId !== undefined) { where.push(byEventId('event_seq')); args.push(f.eventId); }
-      if (f.since !== undefined) { where.push('created_at >= ?'); args.push(f.since); }
+      const { sql, args } = replayable(f);
+      const pick = f.limit === undefined ? sql : `id IN (SELECT id FROM deliveries WHERE ${sql} ORDER BY id LIMIT ${Math.max(0, Math.floor(f.limit))})`;
       const stmt = db.prepare(`UPDATE deliveries SET status = 'pending', attempts = 0, next_attempt_at = ?, lease_owner = NULL,
-        lease_until = NULL, delivered_at = NULL, updated_at = ? WHERE ${where.join(' AND ')}`);
+        lease_until = NULL, delivered_at = NULL, updated_at = ? WHERE ${pick}`);
       return db.transaction(() => stmt.run(now, now, ...args).changes).immediate();
+    },
+
+    async countReplayable(f) {
+      if (f.statuses.length === 0) return 0;
+      const { sql, args } = replayable(f);
+      return (db.prepare(`SELECT count(*) AS n FROM deliveries WHERE ${sql}`).get(...args) as { n: number }).n;
     },
 
     async stats(scriptId) {
