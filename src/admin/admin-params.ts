@@ -39,8 +39,9 @@ export function intParam(ctx: AppContext, name: string): number | undefined {
   return n;
 }
 
-export function pageLimit(ctx: AppContext): number {
-  const n = intParam(ctx, 'limit') ?? DEFAULT_PAGE;
+/** `limit` of a list: 1 to MAX_PAGE, `fallback` when absent. */
+export function pageLimit(ctx: AppContext, fallback = DEFAULT_PAGE): number {
+  const n = intParam(ctx, 'limit') ?? fallback;
   if (n < 1 || n > MAX_PAGE) throw new AppError('OUT_OF_RANGE', 400, `limit must be between 1 and ${MAX_PAGE}`, { field: 'limit' });
   return n;
 }

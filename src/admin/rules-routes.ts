@@ -16,7 +16,7 @@ import { previewEvent, type PreviewDeps } from '../pipeline/preview-event.ts';
 import { validateFor } from '../intake/accept-events.ts';
 import type { Metrics } from '../http/metrics.ts';
 import type { AppContext, AppState } from '../http/types.ts';
-import { adminLog, adminName, intParam, jsonBody, param } from './admin-params.ts';
+import { adminLog, adminName, jsonBody, pageLimit, param } from './admin-params.ts';
 
 export interface RulesAdminDeps {
   store: Store;
@@ -70,7 +70,7 @@ export function rulesAdminRouter(deps: RulesAdminDeps): Router<AppState> {
   });
 
   router.get('/:destination/history', async function adminRuleHistory(ctx: AppContext) {
-    const changes = await store.rules.history({ scope: scopeOf(ctx), destination: destinationOf(ctx), limit: intParam(ctx, 'limit') ?? 100 });
+    const changes = await store.rules.history({ scope: scopeOf(ctx), destination: destinationOf(ctx), limit: pageLimit(ctx, 100) });
     // Newest first: only the newest change to the live version is what made it live.
     const current = changes.findIndex((c) => c.live);
     ctx.body = { items: changes.map((c, i) => ({ change: c.id, version: c.version, action: c.action, author: c.author, message: c.message, at: c.at, live: i === current })) };

@@ -86,6 +86,15 @@ describe('admin API', () => {
     await read;
   });
 
+  it('caps every list at 500 per page: a larger limit is 400 OUT_OF_RANGE', async () => {
+    for (const path of ['/admin/events', '/admin/deliveries', '/admin/rules/webhook/history']) {
+      const r = await get(`${path}?limit=999999999`);
+      expect(r.status, path).to.equal(400);
+      expect(r.body.error.code, path).to.equal('OUT_OF_RANGE');
+      expect((await get(`${path}?limit=500`)).status, path).to.equal(200);
+    }
+  });
+
   it('overview and accounts hold no secrets', async () => {
     const o = await get('/admin/overview');
     expect(o.body.accounts).to.be.at.least(1);
