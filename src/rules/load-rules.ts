@@ -7,6 +7,7 @@
 // documents, with each bad one's scope held (rule-holds.ts).
 import { isAbsolute, relative } from 'node:path';
 import { checkExpression } from './check-expression.ts';
+import { ruleFileCostProblems } from './rule-cost.ts';
 import { dotPathProblem } from '../destinations/dot-path.ts';
 import { childPointer } from './json-pointer.ts';
 import { checkRuleFileSchema } from './rule-schema.ts';
@@ -153,6 +154,7 @@ function createChecker(errors: RuleLoadError[]) {
       const ruleFile = parsed as RuleFile;
       const before = errors.length;
       checkRuleFile(ruleFile, file, expected, kept, errors);
+      if (errors.length === before) for (const p of ruleFileCostProblems(ruleFile.rules)) errors.push({ file, ...p });
       if (errors.length > before) return;
       if (d.scriptId !== null) {
         ruleFile.rules.forEach((r, i) => {
