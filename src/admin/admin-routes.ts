@@ -17,6 +17,7 @@ import type { AppContext, AppState } from '../http/types.ts';
 import { eventItem, traceEvent } from './trace.ts';
 import type { EventStreams } from './event-stream.ts';
 import { adminLog, intParam, jsonBody, pageLimit, param } from './admin-params.ts';
+import { encodeCursor, pageCursor } from './page-cursor.ts';
 
 export interface AdminDeps {
   store: Store;
@@ -73,11 +74,11 @@ export function adminRouter(deps: AdminDeps): Router<AppState> {
       search: param(ctx, 'event_id'),
       since: intParam(ctx, 'since'),
       until: intParam(ctx, 'until'),
-      before: param(ctx, 'cursor'),
+      beforeSeq: pageCursor(ctx),
       limit: limit + 1,
     });
     const page = rows.slice(0, limit);
-    ctx.body = { items: page.map(eventItem), next_cursor: rows.length > limit ? page[page.length - 1].id : null };
+    ctx.body = { items: page.map(eventItem), next_cursor: rows.length > limit ? encodeCursor(page[page.length - 1].seq) : null };
   });
 
   router.get('/events/:id', async function adminEvent(ctx: AppContext) {

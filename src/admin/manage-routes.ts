@@ -14,7 +14,8 @@ import { bulkReplay, replayScopeProblem } from '../delivery/bulk-replay.ts';
 import { DELIVERY_STATUSES, type DeliveryStatus, type DeliveryView, type ReplayFilter } from '../delivery/types.ts';
 import type { Account } from '../accounts/types.ts';
 import type { AppContext, AppState } from '../http/types.ts';
-import { adminLog, intParam, jsonBody, pageLimit, param } from './admin-params.ts';
+import { adminLog, jsonBody, pageLimit, param } from './admin-params.ts';
+import { encodeCursor, pageCursor } from './page-cursor.ts';
 
 export interface ManageDeps {
   store: Store;
@@ -157,10 +158,10 @@ export function manageRouter(deps: ManageDeps): Router<AppState> {
     const limit = pageLimit(ctx);
     const rows = await store.deliveries.list({
       scriptId: param(ctx, 'script_id'), status: status as DeliveryStatus | undefined, eventId: param(ctx, 'event_id'),
-      destinationId: param(ctx, 'destination_id'), beforeId: intParam(ctx, 'cursor'), limit: limit + 1,
+      destinationId: param(ctx, 'destination_id'), beforeId: pageCursor(ctx), limit: limit + 1,
     });
     const page = rows.slice(0, limit);
-    ctx.body = { items: page.map(deliveryView), next_cursor: rows.length > limit ? String(page[page.length - 1].id) : null };
+    ctx.body = { items: page.map(deliveryView), next_cursor: rows.length > limit ? encodeCursor(page[page.length - 1].id) : null };
   });
 
   router.get('/deliveries/:id', async function adminDelivery(ctx: AppContext) {

@@ -22,6 +22,6 @@ export function eventFilterSql(f: EventFilter, args: unknown[], mark: (n: number
     args.push(f.search);
     where.push(`(id = ${a} OR event_id = ${mark(args.length)})`);
   }
-  if (f.before) add((m) => `seq < (SELECT seq FROM events WHERE id = ${m})`, f.before);
+  if (f.beforeSeq !== undefined) add((m) => `seq < ${m}`, f.beforeSeq);
   return where.length > 0 ? `WHERE ${where.join(' AND ')}` : '';
 }

@@ -21,8 +21,8 @@ export interface EventFilter {
   until?: number;
   /** tracklane's id or the customer's event.id. */
   search?: string;
-  /** Only events stored before the event with this tracklane id (the next page of a listing). */
-  before?: string;
+  /** Only events stored before this position (a listed event's `seq`: the next page of a listing). */
+  beforeSeq?: number;
   limit?: number;
 }
 
@@ -52,7 +52,13 @@ export interface EventStore {
   isDuplicate(scriptId: string, name: string, eventId: string, now: number, environment?: DedupEnvironment): Promise<boolean>;
   /** Which of `productIds` this account has sent in a FUNNEL_SOURCE_EVENTS event. */
   seenProducts(scriptId: string, productIds: readonly string[]): Promise<Set<string>>;
-  list(filter: EventFilter): Promise<EventRecord[]>;
+  /** Newest first. */
+  list(filter: EventFilter): Promise<ListedEvent[]>;
+}
+
+/** A stored event with its position in the table, which orders listings and pages them. */
+export interface ListedEvent extends EventRecord {
+  seq: number;
 }
 
 export type DestinationPatch = Partial<Pick<DestinationRecord, 'name' | 'enabled' | 'settings'>>;

@@ -154,7 +154,9 @@ for (const kind of STORE_KINDS) describe(`delivery: ${STORE_LABEL[kind]} deliver
     expect((await store.deliveries.list({ beforeId: all[0].id, limit: 1 })).map((d) => d.id)).to.deep.equal([all[1].id]);
     expect((await store.events.list({ search: `L-${T0}-1` })).map((e) => e.id)).to.deep.equal([`ev-${T0}-1`]);
     expect((await store.events.list({ search: `ev-${T0}-2` })).map((e) => e.id)).to.deep.equal([`ev-${T0}-2`]);
-    expect((await store.events.list({ before: `ev-${T0}-2`, limit: 1 })).map((e) => e.id)).to.deep.equal([`ev-${T0}-1`]);
+    const [newest] = await store.events.list({ id: `ev-${T0}-2` });
+    expect((await store.events.list({ beforeSeq: newest.seq, limit: 1 })).map((e) => e.id)).to.deep.equal([`ev-${T0}-1`]);
+    expect((await store.events.list({ beforeSeq: newest.seq + 1000 })).map((e) => e.id)).to.deep.equal([`ev-${T0}-2`, `ev-${T0}-1`, `ev-${T0}-0`]);
     expect(await store.events.list({ name: 'lead_created', since: T0, until: T0 + 1 })).to.have.length(3);
     expect(await store.events.list({ until: T0 })).to.have.length(0);
   });

@@ -10,7 +10,8 @@ import type { AccountStore, EventFilter, EventRecord, EventStatus, EventStore, S
 import { DEFAULT_DEDUP_WINDOW_MS, prepareRow, type PreparedRow } from '../prepare-row.ts';
 import { createPool, isTimeoutError, PG_INTAKE_LIMITS, tx } from './connection.ts';
 import { StoreBusyError } from '../store-busy.ts';
-import { toPgEvent, type PgEventRow } from './rows.ts';
+import type { PgEventRow } from './rows.ts';
+import { toListedEvent } from '../event-rows.ts';
 import { migrate } from './migrations.ts';
 import { pgDestinationStore } from './destination-store.ts';
 import { pgDeliveryStore } from './delivery-store.ts';
@@ -197,7 +198,7 @@ export async function openPostgresStore(opts: PgStoreOptions): Promise<PgStore> 
       const cond = eventFilterSql(f, args, (n) => `$${n}`);
       args.push(f.limit ?? 100);
       const { rows } = await pool.query<PgEventRow>(`SELECT * FROM events ${cond} ORDER BY seq DESC LIMIT $${args.length}`, args);
-      return rows.map(toPgEvent);
+      return rows.map(toListedEvent);
     },
   };
 

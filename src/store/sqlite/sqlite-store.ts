@@ -13,7 +13,7 @@ import { sqliteDestinationStore } from './destination-store.ts';
 import { sqliteDeliveryStore } from './delivery-store.ts';
 import { sqliteRuleVersionStore } from './rule-version-store.ts';
 import { eventFilterSql } from '../event-filter.ts';
-import { toEventRecord, type EventRow } from '../event-rows.ts';
+import { toListedEvent, type SeqEventRow } from '../event-rows.ts';
 
 export interface SqliteOptions {
   /** File path, or ':memory:' */
@@ -178,7 +178,7 @@ export function openSqliteStore(opts: SqliteOptions): Store {
       const args: unknown[] = [];
       const sql = `SELECT * FROM events ${eventFilterSql(f, args, () => '?')} ORDER BY seq DESC LIMIT ?`;
       args.push(f.limit ?? 100);
-      return (db.prepare(sql).all(...args) as EventRow[]).map(toEventRecord);
+      return (db.prepare(sql).all(...args) as SeqEventRow[]).map(toListedEvent);
     },
   };
 
