@@ -25,11 +25,19 @@ export const WEBHOOK_IDENTIFIERS: IdentifierTable = {
  * destination sets `send_plaintext_identifiers` and the event's marketing consent is not
  * refused. Whatever a rule put under `data.user` is replaced, so the default rule and any
  * account rule that maps `data.user` send only this; a rule that copies user fields to
- * another key sends them as the operator wrote it.
+ * another key copies what the rules read, hashes under the same two conditions.
  */
 export function userFor(item: OutgoingItem, settings: WebhookSettings): Record<string, unknown> {
-  if (settings.send_plaintext_identifiers === true && item.event.consent.marketing !== false) {
+  if (optedInToPlaintext(settings) && item.event.consent.marketing !== false) {
     return (item.event.user ?? {}) as Record<string, unknown>;
   }
   return { ...item.identifiers };
+}
+
+/**
+ * The operator's opt-in to plaintext identifiers (the plugin's `plaintextIdentifiers`):
+ * without it the rules, too, read every identifier hashed, so none can send one in clear.
+ */
+export function optedInToPlaintext(settings: Readonly<Record<string, unknown>>): boolean {
+  return settings.send_plaintext_identifiers === true;
 }

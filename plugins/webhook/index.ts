@@ -5,7 +5,7 @@ import { buildRequests } from './build-requests.ts';
 import { classifyResponse } from './classify-response.ts';
 import { nativeSchema } from './native-schema.ts';
 import { settingsSchema, type WebhookSettings } from './settings.ts';
-import { WEBHOOK_IDENTIFIERS } from './identifiers.ts';
+import { optedInToPlaintext, WEBHOOK_IDENTIFIERS } from './identifiers.ts';
 
 const webhook: DestinationPlugin<WebhookSettings> = {
   name: 'webhook',
@@ -20,6 +20,8 @@ const webhook: DestinationPlugin<WebhookSettings> = {
   secretHeaders: ['webhook-signature'],
   // Identifiers are hashed by default, even for the customer's own system (see identifiers.ts).
   identifiers: { table: WEBHOOK_IDENTIFIERS },
+  // Rules read identifiers in clear only with send_plaintext_identifiers (and marketing consent).
+  plaintextIdentifiers: optedInToPlaintext,
   nativeSchema,
   batch: { maxEvents: 1 },
   buildRequests,

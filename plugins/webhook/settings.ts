@@ -21,7 +21,7 @@ export const settingsSchema = {
     secret: { type: 'string', pattern: SECRET_PATTERN, description: 'whsec_ + base64 signing secret' },
     previous_secret: { type: 'string', pattern: SECRET_PATTERN, description: 'the secret being rotated away; also signed with until previous_secret_expires_at' },
     previous_secret_expires_at: { type: 'string', format: 'date-time' },
-    send_plaintext_identifiers: { type: 'boolean', description: 'send user as sent (never when consent.marketing is false); default false: hashed identifiers' },
+    send_plaintext_identifiers: { type: 'boolean', description: 'send user as sent, and let the rules read it so (never when consent.marketing is false); default false: hashed identifiers, for the rules too' },
     ...COMMON_SETTINGS_PROPERTIES,
   },
 } as const;

@@ -57,6 +57,7 @@ export function checkDefinition(def: unknown, folderName: string): string[] {
     problems.push('secretSettings must be an array of setting names');
   }
   problems.push(...checkIdentifierSpec(p.identifiers));
+  if (p.plaintextIdentifiers !== undefined && typeof p.plaintextIdentifiers !== 'function') problems.push('plaintextIdentifiers must be a function');
   problems.push(...checkAttributionSpec(p.attribution));
   if (p.matchKeys !== undefined && (!Array.isArray(p.matchKeys) || p.matchKeys.some((k) => typeof k !== 'string'))) {
     problems.push('matchKeys must be an array of attribution keys');

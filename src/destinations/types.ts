@@ -50,6 +50,13 @@ export interface DestinationPlugin<S = any> {
    */
   identifiers: IdentifierSpec | null;
   /**
+   * Whether the operator opted this destination in to identifiers in plain text (e.g. a
+   * setting of its own); given its settings without secrets. Only then do its rules read
+   * `user` as sent, and never for an event whose marketing consent is refused. Absent:
+   * never; its rules read every identifier field SHA-256-hashed (see hashUserFields).
+   */
+  plaintextIdentifiers?(settings: Readonly<Record<string, unknown>>): boolean;
+  /**
    * Which attribution ids it reads (cookies, landing-page click ids) and an optional pure
    * refine step (see src/attribution/spec.ts). The core reads every loaded plugin's
    * ids for every event, so rules see them all under `attribution`; warnings about a cookie

@@ -14,3 +14,4 @@ export { normaliseExternalId } from './external-id.ts';
 export { NORMALISERS, type Normaliser, type NormaliserName } from './normalisers.ts';
 export { checkIdentifierSpec, hashedContactTable, sourceFields, type IdentifierRule, type IdentifierSpec, type IdentifierTable } from './spec.ts';
 export { createNormalMemo, hashIdentifiers, type HashIdentifiersOptions, type HashedIdentifiers, type NormalMemo } from './hash-identifiers.ts';
+export { hashUserFields, type HashUserOptions } from './hash-user.ts';

@@ -133,6 +133,7 @@ export function mapEventForDestination(input: MapEventInput): MapResult {
 
   const data = buildRuleData({
     event,
+    plugin,
     attribution: attribution.ids,
     account,
     settings: publicSettings(plugin, settings),

@@ -1,13 +1,20 @@
-// The RuleData rules read for one event and destination: the normalised event, the
-// attribution ids, the account, and the destination's settings with every secret removed.
+// The RuleData rules read for one event and destination: the normalised event (its user's
+// identifiers hashed unless the destination may see them in clear), the attribution ids,
+// the account, and the destination's settings with every secret removed.
 import type { Account } from '../accounts/types.ts';
 import type { DestinationPlugin } from '../destinations/types.ts';
 import type { AttributionIds } from '../attribution/index.ts';
+import { hashUserFields } from '../identifiers/index.ts';
 import type { RuleData } from '../rules/types.ts';
 import type { NormalizedEvent } from '../schema/types.ts';
 
 export interface RuleDataInput {
   event: NormalizedEvent;
+  /**
+   * The destination's plugin: its normal forms, and whether its rules may see identifiers in
+   * clear. Absent: identifiers hashed in the normalisers' default forms.
+   */
+  plugin?: Pick<DestinationPlugin, 'identifiers' | 'plaintextIdentifiers'>;
   attribution: AttributionIds;
   account: Pick<Account, 'scriptId' | 'country' | 'host'>;
   /** Settings already stripped of secrets (see publicSettings). */
@@ -31,6 +38,7 @@ const stripped = new WeakMap<object, { secret: DestinationPlugin['secretSettings
 
 export function buildRuleData(input: RuleDataInput): RuleData {
   const { event } = input;
+  let user: Record<string, unknown> | undefined;
   return {
     event: { ...event.event },
     context: event.context,
@@ -38,7 +46,10 @@ export function buildRuleData(input: RuleDataInput): RuleData {
     shipping: event.shipping,
     payments: event.payments,
     coupons: event.coupons,
-    user: event.user ?? {},
+    // Hashed on first read: most destinations' rules never read the user.
+    get user() {
+      return (user ??= ruleUser(input));
+    },
     consent: event.consent,
     cookies: event.cookies,
     attribution: { ...input.attribution },
@@ -46,4 +57,16 @@ export function buildRuleData(input: RuleDataInput): RuleData {
     settings: input.settings,
     received_at: input.receivedAt,
   };
+}
+
+/**
+ * `user` as rules see it: as sent only where the plugin says the operator opted in and the
+ * event's marketing consent is given; otherwise every identifier field hashed in the
+ * destination's normal forms, so no rule can copy a plaintext identifier anywhere.
+ */
+function ruleUser(input: RuleDataInput): Record<string, unknown> {
+  const user = input.event.user ?? {};
+  const { plugin } = input;
+  if (input.event.consent.marketing === true && plugin?.plaintextIdentifiers?.(input.settings) === true) return user;
+  return hashUserFields(user, { forms: plugin?.identifiers?.forms, defaultCountry: input.account.country ?? undefined });
 }

@@ -4,8 +4,9 @@
 export type { JsonLogic, NativeEvent, RuleFile, RuleSpec } from '../domain/rule-documents.ts';
 
 /**
- * What rules read: the normalised event plus what the pipeline derived. Rules never see
- * hashed identifiers; the destination plugin places those itself.
+ * What rules read: the normalised event plus what the pipeline derived. The plugin places
+ * the identifiers it sends itself; `user` here has every identifier field hashed unless the
+ * destination opted in to plaintext and the event's marketing consent is given.
  */
 export interface RuleData {
   event: Record<string, unknown>;
