@@ -2,8 +2,9 @@
 // ADMIN_TOKEN, one account with a webhook destination on a loopback double. Token form,
 // live stream, trace with the native request and attempts, replay, destinations, rules
 // (check, diff, preview, publish, the next delivery uses them, roll back), custom endpoint
-// test runs, and attacker markup in a payload rendered as text. Each view is screenshotted
-// (into docs/console/ with TRACKLANE_SCREENSHOTS=1). Skipped (loudly) when /usr/bin/chromium is missing.
+// test runs, each view at a phone's width, and attacker markup in a payload rendered as text.
+// Each view is screenshotted (into docs/console/ with TRACKLANE_SCREENSHOTS=1). Skipped (loudly)
+// when /usr/bin/chromium is missing.
 import { expect } from 'chai';
 import { randomBytes } from 'node:crypto';
 import { mkdirSync, mkdtempSync, readFileSync } from 'node:fs';
@@ -15,6 +16,7 @@ import { startTestServer, waitFor, type TestAccount, type TestServer } from '../
 import { startDestinationDouble, type DestinationDouble } from '../helpers/destination-double.ts';
 import { checkout, SETTINGS, WEBHOOK_SECRET } from '../delivery/delivery-fixture.ts';
 import { launchChromium, type Chromium } from './chromium.ts';
+import { layoutProblems, PHONE } from './phone-layout.ts';
 
 const ADMIN_TOKEN = `console-test-${randomBytes(12).toString('hex')}`;
 // The README's screenshots are rewritten only on request (TRACKLANE_SCREENSHOTS=1), so a
@@ -351,6 +353,50 @@ describe('console in a browser: live, trace, destinations, rules, custom endpoin
     expect(answer, JSON.stringify(answer)).to.include({ result: 'ok' });
     expect(answer.messages).to.include('test mode: nothing was stored or delivered');
     await shot('custom');
+  });
+
+  it('at a phone\'s width (390 px) every view fits the screen, its navigation is on screen and ids read as text', async () => {
+    await page.setViewportSize(PHONE);
+    const problems: string[] = [];
+    /** Records a view's problems and screenshots it at the top (phone-<name>.png) and whole (-full). */
+    const check = async (name: string, idLabel?: string) => {
+      problems.push(...await layoutProblems(page, name, idLabel));
+      await shot(`phone-${name}`);
+      await page.screenshot({ path: `${SHOTS}phone-${name}-full.png`, fullPage: true });
+    };
+    try {
+      await nav('live');
+      const close = page.locator('#live-detail .detail-head button.quiet');
+      if (await close.isVisible()) await close.click();
+      await page.locator('.live-row[data-event-id="ORD-C1"]').waitFor();
+      await check('live');
+
+      await page.locator('.live-row[data-event-id="ORD-C1"]').click();
+      await page.locator('#live-detail .live-payload').waitFor();
+      await page.locator('#live-detail').evaluate((el) => el.scrollIntoView());
+      await check('event-detail', 'tracklane id');
+
+      await nav('trace');
+      await page.locator('.trace-delivery .trace-attempt').first().waitFor();
+      await check('trace', 'tracklane id');
+
+      await nav('destinations');
+      await page.locator(`.dest-row[data-destination-id="${destId}"]`).waitFor();
+      await check('destinations');
+
+      await nav('rules');
+      await page.locator('#rules-diff-out .rules-change').waitFor();
+      await check('rules');
+
+      await nav('custom');
+      const endpoint = page.locator('.custom-row[data-customer="demo"][data-endpoint="order-sync"]');
+      await endpoint.locator('.custom-send').click();
+      await waitFor(async () => (await text(endpoint.locator('.custom-out'))).startsWith('{'), WAIT);
+      await check('custom');
+    } finally {
+      await page.setViewportSize({ width: 1280, height: 800 });
+    }
+    expect(problems).to.deep.equal([]);
   });
 
   it('markup in a payload is shown as text and never runs', async () => {

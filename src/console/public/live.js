@@ -247,6 +247,8 @@ async function select(id) {
     issueList('Errors', item.errors, 'live-errors'),
     issueList('Warnings', item.warnings, 'live-warnings'),
     body);
+  // On a narrow screen the panel sits below the list, out of sight: bring it up.
+  if (panel.getBoundingClientRect().top > window.innerHeight * 0.75) panel.scrollIntoView({ block: 'start' });
   try {
     const detail = await api(`/admin/events/${encodeURIComponent(id)}`);
     if (selectedId !== id) return;

@@ -135,7 +135,8 @@ function deliveryCard(d) {
       ? h('p', { class: 'muted trace-request' }, 'cannot be rebuilt from the stored event')
       : pre(d.request, 'code trace-request'),
     h('h5', {}, `Attempts (${attempts.length})`),
-    attempts.length === 0 ? h('p', { class: 'muted' }, 'none yet') : table(
+    // The attempts table is wider than a phone: it scrolls inside its own box.
+    attempts.length === 0 ? h('p', { class: 'muted' }, 'none yet') : h('div', { class: 'scroll-x' }, table(
       ['#', 'time', 'status', 'latency', 'outcome', 'error', 'response'],
       attempts.map((a) => h('tr', { class: 'trace-attempt', data: { attempt: a.attempt, outcome: a.outcome ?? '' } },
         h('td', { class: 'num' }, String(a.attempt ?? '')),
@@ -144,7 +145,7 @@ function deliveryCard(d) {
         h('td', { class: 'num' }, a.latency_ms === null || a.latency_ms === undefined ? '' : `${a.latency_ms} ms`),
         h('td', {}, a.outcome ?? ''),
         h('td', { class: a.outcome === 'success' ? 'muted' : 'bad' }, a.error ?? ''),
-        h('td', {}, a.response === null || a.response === undefined || a.response === '' ? '' : pre(a.response, 'code small'))))));
+        h('td', {}, a.response === null || a.response === undefined || a.response === '' ? '' : pre(a.response, 'code small')))))));
 }
 
 function replayButton(d) {
