@@ -364,6 +364,11 @@ describe('console in a browser: live, trace, destinations, rules, custom endpoin
       await shot(`phone-${name}`);
       await page.screenshot({ path: `${SHOTS}phone-${name}-full.png`, fullPage: true });
     };
+    /** `selector` starts in the top half of the window. */
+    const inView = async (selector: string, what: string) => {
+      const top = await page.locator(selector).evaluate((el) => el.getBoundingClientRect().top);
+      expect(top, what).to.be.within(0, PHONE.height / 2);
+    };
     try {
       await nav('live');
       const close = page.locator('#live-detail .detail-head button.quiet');
@@ -373,7 +378,7 @@ describe('console in a browser: live, trace, destinations, rules, custom endpoin
 
       await page.locator('.live-row[data-event-id="ORD-C1"]').click();
       await page.locator('#live-detail .live-payload').waitFor();
-      await page.locator('#live-detail').evaluate((el) => el.scrollIntoView());
+      await inView('#live-detail', 'the event detail, under the list, is scrolled up');
       await check('event-detail', 'tracklane id');
 
       await nav('trace');
@@ -387,6 +392,9 @@ describe('console in a browser: live, trace, destinations, rules, custom endpoin
       await nav('rules');
       await page.locator('#rules-diff-out .rules-change').waitFor();
       await check('rules');
+      await page.click('.rules-item[data-scope="default"][data-destination="webhook"]');
+      await page.locator('#rules-current', { hasText: 'webhook · scope default' }).waitFor();
+      await inView('#rules-current', 'the chosen file, under the list and history, is scrolled up');
 
       await nav('custom');
       const endpoint = page.locator('.custom-row[data-customer="demo"][data-endpoint="order-sync"]');

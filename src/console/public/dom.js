@@ -30,6 +30,14 @@ function append(el, children) {
 export const $ = (sel, root = document) => root.querySelector(sel);
 export const $$ = (sel, root = document) => Array.from(root.querySelectorAll(sel));
 
+/**
+ * Scrolls `el` to the top of the window when it starts in the bottom half or below, as a panel
+ * does on a narrow screen where it sits under the list that opened it (never on a wide one).
+ */
+export function revealIfBelow(el) {
+  if (el.getBoundingClientRect().top > window.innerHeight / 2) el.scrollIntoView({ block: 'start' });
+}
+
 /** Replaces an element's children. */
 export function fill(el, ...children) {
   el.replaceChildren();

@@ -1,7 +1,7 @@
 // Live view: GET /admin/stream read with fetch (so the bearer header goes along), newest
 // event on top, at most MAX_ROWS kept; filters re-open the stream; pause holds new rows.
 import { api, openStream, qs, readEvents, report } from './api.js';
-import { $, count, fill, fmtTime, h, issueList, pre } from './dom.js';
+import { $, count, fill, fmtTime, h, issueList, pre, revealIfBelow } from './dom.js';
 
 const MAX_ROWS = 500;
 const PRELOAD = 100;
@@ -247,8 +247,6 @@ async function select(id) {
     issueList('Errors', item.errors, 'live-errors'),
     issueList('Warnings', item.warnings, 'live-warnings'),
     body);
-  // On a narrow screen the panel sits below the list, out of sight: bring it up.
-  if (panel.getBoundingClientRect().top > window.innerHeight * 0.75) panel.scrollIntoView({ block: 'start' });
   try {
     const detail = await api(`/admin/events/${encodeURIComponent(id)}`);
     if (selectedId !== id) return;
@@ -265,4 +263,6 @@ async function select(id) {
     if (selectedId === id) fill(body, `Could not load the event: ${err?.message ?? err}`);
     report(err);
   }
+  // Once filled: before, the page may not be tall enough to scroll the panel up.
+  if (selectedId === id) revealIfBelow(panel);
 }

@@ -2,7 +2,7 @@
 // the live version, preview on a stored or pasted event, publish, and the version history
 // with rollback.
 import { api, ApiError, qs, report } from './api.js';
-import { $, fill, fmtTime, h, pre } from './dom.js';
+import { $, fill, fmtTime, h, pre, revealIfBelow } from './dom.js';
 import { jsonErrorOffset, lineColumn } from './json-position.js';
 
 let chosen = null; // {scope, destination}
@@ -78,6 +78,7 @@ async function choose(scope, destination) {
     if (scope !== 'default' && !$('#rules-preview-account').value) $('#rules-preview-account').value = scope;
     for (const id of ['#rules-editor', '#rules-check', '#rules-diff', '#rules-preview', '#rules-replay', '#rules-publish']) $(id).disabled = false;
     await loadHistory();
+    revealIfBelow($('#rules-current'));
   } catch (err) {
     report(err);
   }
