@@ -364,10 +364,11 @@ describe('console in a browser: live, trace, destinations, rules, custom endpoin
       await shot(`phone-${name}`);
       await page.screenshot({ path: `${SHOTS}phone-${name}-full.png`, fullPage: true });
     };
-    /** `selector` starts in the top half of the window. */
+    /** `selector` comes to start in the top half of the window (it is scrolled once its content is in). */
     const inView = async (selector: string, what: string) => {
-      const top = await page.locator(selector).evaluate((el) => el.getBoundingClientRect().top);
-      expect(top, what).to.be.within(0, PHONE.height / 2);
+      const top = () => page.locator(selector).evaluate((el) => el.getBoundingClientRect().top);
+      await waitFor(async () => { const t = await top(); return t >= 0 && t <= PHONE.height / 2; }, WAIT);
+      expect(await top(), what).to.be.within(0, PHONE.height / 2);
     };
     try {
       await nav('live');
