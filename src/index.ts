@@ -4,8 +4,10 @@ import { createLogger, serverLogDestination } from './logger.ts';
 import { startServer } from './server.ts';
 import { EnvFileError, loadEnvFile } from './env-file.ts';
 import { describeDatabase } from './store/open-store.ts';
+import { startedByScriptRunner, watchParent } from './parent-watch.ts';
 
 async function main(): Promise<void> {
+  const launcher = process.ppid; // read before start-up, so a launcher gone meanwhile is noticed too
   let config;
   let envFile;
   try {
@@ -27,10 +29,10 @@ async function main(): Promise<void> {
   logger.flush(); // now, not at the next periodic flush: supervisors and scripts wait for this line
 
   let stopping = false;
-  const stop = (signal: string) => {
+  const stop = (why: { signal: string } | { reason: string }) => {
     if (stopping) return;
     stopping = true;
-    logger.info({ signal }, 'shutting down');
+    logger.info(why, 'shutting down');
     const hard = setTimeout(() => {
       logger.error('shutdown took longer than 10 s; exiting');
       process.exit(1);
@@ -44,8 +46,11 @@ async function main(): Promise<void> {
       },
     );
   };
-  process.on('SIGTERM', () => stop('SIGTERM'));
-  process.on('SIGINT', () => stop('SIGINT'));
+  process.on('SIGTERM', () => stop({ signal: 'SIGTERM' }));
+  process.on('SIGINT', () => stop({ signal: 'SIGINT' }));
+  // Under npm start or npx a supervisor's signal may reach only the launcher: without it the
+  // server would be orphaned, still serving (src/parent-watch.ts).
+  if (startedByScriptRunner(process.env)) watchParent(launcher, () => stop({ reason: 'parent process exited' }));
 }
 
 main().catch((err) => {

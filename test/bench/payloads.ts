@@ -13,12 +13,12 @@ import type { Store } from '../../src/store/types.ts';
 import { SETTINGS } from '../delivery/delivery-fixture.ts';
 
 /**
- * The node arguments of `npm start` (package.json's start script without `node`), so the
+ * The node arguments of `npm start` (package.json's start script without `exec node`), so the
  * benches run the server exactly as users do, flags included.
  */
 export const SERVER_ARGS: readonly string[] = (() => {
   const pkg = JSON.parse(readFileSync(new URL('../../package.json', import.meta.url), 'utf8')) as { scripts: { start: string } };
-  const [node, ...args] = pkg.scripts.start.split(/\s+/);
+  const [node, ...args] = pkg.scripts.start.replace(/^exec\s+/, '').split(/\s+/);
   if (node !== 'node' || args[args.length - 1] !== 'src/index.cjs') throw new Error(`unexpected start script: ${pkg.scripts.start}`);
   return args;
 })();

@@ -15,11 +15,14 @@ export interface SpawnedServer {
   exited: Promise<number | string>;
 }
 
-/** `cwd`: run from another folder (its .env applies), with tsx and the entry found by path. */
-export async function spawnServer(env: Record<string, string>, timeoutMs = 15_000, cwd = ROOT): Promise<SpawnedServer> {
-  // npm start's entry: tsx's require hook, found from the entry's own folder whatever the cwd.
-  const args = [join(ROOT, 'src/index.cjs')];
-  const child = spawn(process.execPath, args, {
+/**
+ * `cwd`: run from another folder (its .env applies), with tsx and the entry found by path.
+ * `command`: how to launch it (`['npm', 'start']`); by default npm start's entry, tsx's
+ * require hook found from the entry's own folder whatever the cwd.
+ */
+export async function spawnServer(env: Record<string, string>, timeoutMs = 15_000, cwd = ROOT, command = [process.execPath, join(ROOT, 'src/index.cjs')]): Promise<SpawnedServer> {
+  const [file, ...args] = command;
+  const child = spawn(file, args, {
     cwd,
     env: { ...process.env, PORT: '0', HOST: '127.0.0.1', LOG_LEVEL: 'info', ...env },
     stdio: ['ignore', 'pipe', 'pipe'],
