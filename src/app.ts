@@ -53,7 +53,7 @@ export interface AppDeps {
   /** More Prometheus text for /metrics (the delivery thread's). */
   extraMetrics?: () => Promise<string>;
   /** The rule watcher and RULES_DIR: the admin API's rules views and edits (with ADMIN_TOKEN set). */
-  rules?: { watcher: RulesAdminDeps['watcher']; dir: string };
+  rules?: { watcher: RulesAdminDeps['watcher']; dir: string; drafts: RulesAdminDeps['drafts'] };
 }
 
 export interface App {
@@ -155,7 +155,7 @@ export function createApp(deps: AppDeps): App {
     koa.use(gatedRoutes(admin, gate));
     koa.use(gatedRoutes(manageRouter({ store: deps.store, plugins: deps.preview.plugins, allowPrivateDestinations: deps.config.allowPrivateDestinations ?? false, maxReplay: deps.config.maxReplay ?? 10_000, authenticator: deps.authenticator }), gate));
     if (deps.rules) {
-      const rules = rulesAdminRouter({ store: deps.store, watcher: deps.rules.watcher, dir: deps.rules.dir, preview: deps.preview, metrics: deps.metrics });
+      const rules = rulesAdminRouter({ store: deps.store, watcher: deps.rules.watcher, dir: deps.rules.dir, drafts: deps.rules.drafts, metrics: deps.metrics });
       koa.use(gatedRoutes(rules, gate));
     }
   }

@@ -31,6 +31,7 @@ import { sqliteFile } from './store/open-store.ts';
 import { isPgStore } from './store/postgres/pg-store.ts';
 import { pgCustomRecordStore } from './store/postgres/custom-records.ts';
 import { pgCustomRateLimiter, pgTokenBuckets } from './store/postgres/rate-buckets.ts';
+import { createDraftPool } from './workers/draft-pool.ts';
 
 export interface Running {
   url: string;
@@ -62,6 +63,8 @@ export interface StartOptions {
   store?: Store;
   /** Delivery knobs for tests (short leases, linger, retry schedule, pause window). */
   delivery?: DeliveryOverrides;
+  /** Tests: the admin API's rule previews' and replays' time limit (default DRAFT_TIME_LIMIT_MS). */
+  draftTimeLimitMs?: number;
 }
 
 export async function startServer(config: Config, opts: StartOptions = {}): Promise<Running> {
@@ -93,6 +96,7 @@ export async function startServer(config: Config, opts: StartOptions = {}): Prom
   const pool = createServerHashPool(serverPoolThreads(config.workers).http, logger);
   const customRecords = shared ? pgCustomRecordStore(shared.pool) : openCustomRecordStore(sqliteFile(config), { busyTimeoutMs: SERVER_BUSY_TIMEOUTS.mainMs });
   const handlers = createHandlerPool({ memoryMb: config.handlerMemoryMb });
+  const drafts = createDraftPool({ pluginsDir: config.pluginsDir, timeLimitMs: opts.draftTimeLimitMs });
   const app = createApp({
     config,
     store,
@@ -104,7 +108,7 @@ export async function startServer(config: Config, opts: StartOptions = {}): Prom
     destinations: createDestinationCache(store.destinations),
     customers: { registry: customers, records: customRecords, handlers },
     degraded: () => rulesDegraded(rules),
-    rules: { watcher: rules, dir: config.rulesDir },
+    rules: { watcher: rules, dir: config.rulesDir, drafts },
     extraMetrics: () => deliveryMetricsText?.() ?? Promise.resolve(''),
     // On PostgreSQL the per-account buckets are shared by every instance.
     limiter: shared ? pgTokenBuckets(shared.pool) : undefined,
@@ -172,6 +176,7 @@ export async function startServer(config: Config, opts: StartOptions = {}): Prom
       endpointWatcher.close();
       await customRecords.close();
       await handlers.close();
+      await drafts.close();
       await deliveryStopped;
       rules.close();
       await pool.close();

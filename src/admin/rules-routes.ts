@@ -1,6 +1,7 @@
 // The admin API's rules: what serves each (scope, destination), history, stored versions,
 // and a draft's check, diff, preview (native requests with the live rules and with the
-// draft), publish and rollback. Writes go through the rule-versions service, which runs the
+// draft) and replay (rules-draft-runs.ts: off the HTTP thread, replays one at a time),
+// publish and rollback. Writes go through the rule-versions service, which runs the
 // loading checks first; after one, this instance re-reads the store at once (the others
 // notice the new revision within a second).
 import Router from '@koa/router';
@@ -11,8 +12,8 @@ import type { RuleWatcher } from '../rules/rule-watcher.ts';
 import { checkDraft, diffRules, liveDocuments, publishRules, rollbackRules, type RuleProblem } from '../rules/rule-versions.ts';
 import { DEFAULT_SCOPE } from '../rules/stored-rules.ts';
 import type { RuleFile } from '../rules/types.ts';
-import type { RuleSet } from '../rules/rule-set.ts';
-import { previewEvent, type PreviewDeps } from '../pipeline/preview-event.ts';
+import type { DraftRunner } from '../pipeline/draft-preview.ts';
+import { DEFAULT_REPLAY, MAX_REPLAY, previewThroughDraft, replayThroughDraft } from './rules-draft-runs.ts';
 import { validateFor } from '../intake/accept-events.ts';
 import type { Metrics } from '../http/metrics.ts';
 import type { AppContext, AppState } from '../http/types.ts';
@@ -23,7 +24,8 @@ export interface RulesAdminDeps {
   watcher: Pick<RuleWatcher, 'current' | 'refresh' | 'valid' | 'errors'>;
   /** RULES_DIR. */
   dir: string;
-  preview: PreviewDeps;
+  /** Where previews and replays through a draft run (a worker pool in the server). */
+  drafts: DraftRunner;
   metrics: Pick<Metrics, 'validationFailures'>;
 }
 
@@ -43,6 +45,9 @@ export function rulesAdminRouter(deps: RulesAdminDeps): Router<AppState> {
     (await liveDocuments(deps.dir, store.rules)).find((d) => d.scope === scope && d.destination === destination) ?? null;
   const draftOf = (ctx: AppContext) => ({ scope: scopeOf(ctx), destination: destinationOf(ctx), document: ctx.state.body?.document });
   const check = async (ctx: AppContext) => checkDraft({ dir: deps.dir, live: await store.rules.live() }, draftOf(ctx));
+  const runs = { store, drafts: deps.drafts, live: () => deps.watcher.current() };
+  /** A replay through a draft is running on this instance: the next one is refused (409) until it answers. */
+  let replaying = false;
 
   router.get('/', async function adminRules(ctx: AppContext) {
     const docs = await liveDocuments(deps.dir, store.rules);
@@ -91,12 +96,10 @@ export function rulesAdminRouter(deps: RulesAdminDeps): Router<AppState> {
   router.post('/:destination/preview', jsonBody(), async function adminRulePreview(ctx: AppContext) {
     const r = await check(ctx);
     if (!r.ok) throw invalid(r.errors);
-    const { account, event, eventId, receivedAt } = await previewSubject(ctx, deps, scopeOf(ctx));
+    const subject = await previewSubject(ctx, deps, scopeOf(ctx));
+    const { account } = subject;
     const destinations = (await store.destinations.list(account.scriptId)).filter((d) => d.type === destinationOf(ctx) && d.enabled);
-    const now = Date.now();
-    const input = { account, destinations, event, eventId, receivedAt, now };
-    const run = (rules: () => RuleSet) => previewEvent({ ...deps.preview, rules }, input);
-    const [before, after] = await Promise.all([run(() => deps.watcher.current()), run(() => r.ruleSet)]);
+    const { before, after } = await previewThroughDraft(runs, destinationOf(ctx), r.ruleSet, subject, destinations);
     ctx.body = {
       script_id: account.scriptId,
       before, after,
@@ -108,15 +111,21 @@ export function rulesAdminRouter(deps: RulesAdminDeps): Router<AppState> {
   // Replay through a draft: the last N accepted events (of the scope's account, or of every
   // account for the defaults) planned with the live rules and with the draft, compared.
   router.post('/:destination/replay', jsonBody(), async function adminRuleReplay(ctx: AppContext) {
-    const r = await check(ctx);
-    if (!r.ok) throw invalid(r.errors);
     const last = Number(ctx.state.body?.last ?? DEFAULT_REPLAY);
     if (!Number.isSafeInteger(last) || last < 1 || last > MAX_REPLAY) {
       throw new AppError('OUT_OF_RANGE', 400, `last must be between 1 and ${MAX_REPLAY}`, { field: 'last' });
     }
-    const scope = scopeOf(ctx);
-    const scriptId = scope === DEFAULT_SCOPE ? (typeof ctx.state.body?.script_id === 'string' ? ctx.state.body.script_id : undefined) : scope;
-    ctx.body = await replayThroughDraft(deps, destinationOf(ctx), r.ruleSet, { scriptId, last });
+    if (replaying) throw new AppError('CONFLICT', 409, 'A replay through a draft is already running; send this one again once it has answered');
+    replaying = true;
+    try {
+      const r = await check(ctx);
+      if (!r.ok) throw invalid(r.errors);
+      const scope = scopeOf(ctx);
+      const scriptId = scope === DEFAULT_SCOPE ? (typeof ctx.state.body?.script_id === 'string' ? ctx.state.body.script_id : undefined) : scope;
+      ctx.body = await replayThroughDraft(runs, destinationOf(ctx), r.ruleSet, { scriptId, last });
+    } finally {
+      replaying = false;
+    }
   });
 
   router.post('/:destination/publish', jsonBody(), async function adminRulePublish(ctx: AppContext) {
@@ -147,49 +156,6 @@ export function rulesAdminRouter(deps: RulesAdminDeps): Router<AppState> {
   });
 
   return router;
-}
-
-const DEFAULT_REPLAY = 100;
-const MAX_REPLAY = 500;
-
-/**
- * How many native requests a draft would change: each stored event planned for the
- * account's destinations of this type with the live rules and with the draft (same clock),
- * requests compared byte for byte. The draft set is the whole effective set, so a change
- * to the defaults also shows in accounts whose overrides keep the changed rule.
- */
-async function replayThroughDraft(deps: RulesAdminDeps, type: string, draft: RuleSet, opts: { scriptId?: string; last: number }) {
-  const events = await deps.store.events.list({ status: 'accepted', scriptId: opts.scriptId, limit: opts.last });
-  const accounts = new Map<string, Awaited<ReturnType<Store['accounts']['get']>>>();
-  const destinations = new Map<string, Awaited<ReturnType<Store['destinations']['list']>>>();
-  const now = Date.now();
-  const tally = { events: 0, requests_before: 0, requests_after: 0, events_changed: 0, destinations_changed: 0 };
-  const samples: { id: string; event_id: string | null; name: string | null; destination_id: string }[] = [];
-  for (const e of events) {
-    if (!accounts.has(e.scriptId)) accounts.set(e.scriptId, await deps.store.accounts.get(e.scriptId));
-    if (!destinations.has(e.scriptId)) destinations.set(e.scriptId, (await deps.store.destinations.list(e.scriptId)).filter((d) => d.type === type && d.enabled));
-    const account = accounts.get(e.scriptId);
-    const dests = destinations.get(e.scriptId)!;
-    if (!account || dests.length === 0) continue;
-    const input = { account, destinations: dests, event: e.payload as NormalizedEvent, eventId: e.eventId ?? e.id, receivedAt: e.receivedAt, now };
-    const [before, after] = await Promise.all([
-      previewEvent({ ...deps.preview, rules: () => deps.watcher.current() }, input),
-      previewEvent({ ...deps.preview, rules: () => draft }, input),
-    ]);
-    tally.events++;
-    let changed = false;
-    before.forEach((b, i) => {
-      const a = after[i];
-      tally.requests_before += b.requests.length;
-      tally.requests_after += a.requests.length;
-      if (JSON.stringify(b) === JSON.stringify(a)) return;
-      changed = true;
-      tally.destinations_changed++;
-      if (samples.length < 10) samples.push({ id: e.id, event_id: e.eventId, name: e.name, destination_id: b.destination_id });
-    });
-    if (changed) tally.events_changed++;
-  }
-  return { ...tally, considered: events.length, samples };
 }
 
 /** The event a preview runs: a stored one (by tracklane id) or a pasted payload validated for the account. */

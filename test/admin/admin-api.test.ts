@@ -225,7 +225,7 @@ describe('admin API in /openapi.json', () => {
   it('describes every /admin route the router serves, bearer-authenticated', () => {
     const doc = withAdminPaths(buildOpenApi() as Record<string, unknown>);
     const router = adminRouter({ store: {} as never, plugins: new Map(), streams: {} as never, rulesState: () => ({ valid: true, errors: [] }) });
-    const rules = rulesAdminRouter({ store: {} as never, watcher: {} as never, dir: '', preview: {} as never, metrics: {} as never });
+    const rules = rulesAdminRouter({ store: {} as never, watcher: {} as never, dir: '', drafts: {} as never, metrics: {} as never });
     const manage = manageRouter({ store: {} as never, plugins: new Map(), allowPrivateDestinations: false, maxReplay: 10 });
     const served = [...router.stack, ...rules.stack, ...manage.stack].flatMap((l) => l.methods.filter((m) => m !== 'HEAD').map((m) => `${m.toLowerCase()} ${String(l.path).replace(/:(\w+)/g, '{$1}').replace(/\/$/, '')}`));
     expect(served.length).to.be.greaterThan(8);

@@ -1,6 +1,6 @@
 // The fast test tier: the Koa app of createApp (src/app.ts) on a plain HTTP server on
 // port 0, over a fresh SQLite file, without what startServer adds around it: no delivery,
-// no worker threads (preview hashing and custom handlers run inline, events are appended
+// no worker threads (preview hashing, rule previews and custom handlers run inline, events are appended
 // on the main connection), no folder watchers, no connection limits or header timeouts.
 // Plugins, the rules and the shipped customers folder are loaded once per process.
 // Requests go over real HTTP, so status, headers and body are exactly what a client sees.
@@ -30,6 +30,8 @@ import { usePluginRules } from '../../src/rules/plugin-rules.ts';
 import { loadCustomers } from '../../src/customers/load-customers.ts';
 import { HandlerStopped, type HandlerPool } from '../../src/customers/handler-pool.ts';
 import runHandlerTask from '../../src/customers/handler-worker.ts';
+import { runDraftTask, type DraftRunner } from '../../src/pipeline/draft-preview.ts';
+import { DRAFT_TIME_LIMIT_MS } from '../../src/workers/draft-pool.ts';
 import type { CustomerRegistry } from '../../src/customers/types.ts';
 import { accountMaker, poster, tempDir, type TestTarget } from './test-server.ts';
 export { tempDir, waitFor, type PostOptions, type TestAccount, type TestResponse } from './test-server.ts';
@@ -82,6 +84,13 @@ const inlineHandlers: HandlerPool = {
   async close() {},
 };
 
+/** Rule previews and replays on the calling thread, through the same task code the worker runs. */
+const inlineDrafts = (plugins: PluginRegistry): DraftRunner => ({
+  timeLimitMs: DRAFT_TIME_LIMIT_MS,
+  run: (request) => runDraftTask({ ...request, timeLimitMs: DRAFT_TIME_LIMIT_MS }, plugins),
+  async close() {},
+});
+
 /** `env` as for startTestServer (loadConfig's variables); DATA_DIR is a fresh temp folder. */
 export async function startTestApp(env: Record<string, string> = {}, opts: TestAppOptions = {}): Promise<TestApp> {
   const dataDir = tempDir();
@@ -113,7 +122,7 @@ export async function startTestApp(env: Record<string, string> = {}, opts: TestA
     preview: { plugins, rules: () => rules.current(), pool: null },
     destinations: createDestinationCache(store.destinations),
     customers: { registry: customers, records, handlers: inlineHandlers },
-    rules: { watcher: rules, dir: config.rulesDir },
+    rules: { watcher: rules, dir: config.rulesDir, drafts: inlineDrafts(plugins) },
   });
   const server: Server = createServer(app.koa.callback());
   await new Promise<void>((done, fail) => {

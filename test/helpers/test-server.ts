@@ -60,6 +60,8 @@ export interface TestServerOptions {
   busyTimeoutMs?: number;
   /** Where the server logs (default: silent). */
   logger?: Logger;
+  /** The admin API's rule previews' and replays' time limit (StartOptions.draftTimeLimitMs). */
+  draftTimeLimitMs?: number;
 }
 
 export async function startTestServer(env: Record<string, string> = {}, opts: TestServerOptions = {}): Promise<TestServer> {
@@ -69,7 +71,7 @@ export async function startTestServer(env: Record<string, string> = {}, opts: Te
   const config = loadConfig({ PORT: '0', HOST: '127.0.0.1', DATA_DIR: dataDir, LOG_LEVEL: 'silent', DELIVERY_THREAD: '0', ...env });
   // The server's lock waits, as startServer opens the store (see SERVER_BUSY_TIMEOUTS).
   const store = openSqliteStore({ file: sqliteFile(config), busyTimeoutMs: opts.busyTimeoutMs ?? SERVER_BUSY_TIMEOUTS.writerMs, mainBusyTimeoutMs: SERVER_BUSY_TIMEOUTS.mainMs });
-  const running = await startServer(config, { logger: opts.logger ?? createLogger('silent'), store });
+  const running = await startServer(config, { logger: opts.logger ?? createLogger('silent'), store, draftTimeLimitMs: opts.draftTimeLimitMs });
   const accounts = createAccountService(running.store);
 
   return {
