@@ -107,12 +107,12 @@ const OPS: Op[] = [
   {
     method: 'post', path: '/admin/rules/{destination}/preview', summary: 'Native requests before (live) and after (draft) for a stored or pasted event',
     params: [destination], body: { ...draft, event_id: { type: 'string' }, payload: { type: 'object' } }, required: ['document'],
-    errors: { '404': 'NOT_FOUND: no stored event with that id', '422': 'RULES_INVALID' },
+    errors: { '404': 'NOT_FOUND: no stored event with that id', '422': 'RULES_INVALID', '429': 'RATE_LIMITED: too many draft runs waiting', '503': 'UNAVAILABLE: the run passed its time limit' },
   },
   {
     method: 'post', path: '/admin/rules/{destination}/replay', summary: 'Replay through a draft: how many native requests of the last N stored events the draft would change',
     params: [destination], body: { ...draft, last: { type: 'integer', minimum: 1, maximum: 500 }, script_id: { type: 'string' } }, required: ['document'],
-    errors: { '400': 'OUT_OF_RANGE', '422': 'RULES_INVALID' },
+    errors: { '400': 'OUT_OF_RANGE', '409': 'CONFLICT: a replay is already running', '422': 'RULES_INVALID', '429': 'RATE_LIMITED: too many draft runs waiting', '503': 'UNAVAILABLE: the run passed its time limit' },
   },
   {
     method: 'post', path: '/admin/rules/{destination}/publish', summary: 'Store a checked draft as a new live version', created: true,
