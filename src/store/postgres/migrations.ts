@@ -220,20 +220,7 @@ export async function migrate(pool: pg.Pool): Promise<number[]> {
   client.on('error', onError);
   try {
     await client.query('BEGIN');
-    await client.query('SELECT pg_advisory_xact_lock($1)', [MIGRATION_LOCK]);
-    await client.query('CREATE TABLE IF NOT EXISTS schema_migrations (version INTEGER PRIMARY KEY, applied_at BIGINT NOT NULL)');
-    const { rows } = await client.query<{ v: number | null }>('SELECT max(version) AS v FROM schema_migrations');
-    const current = rows[0].v ?? 0;
-    if (current > PG_SCHEMA_VERSION) {
-      throw new Error(`the database schema is version ${current}, newer than this build's ${PG_SCHEMA_VERSION}: upgrade tracklane`);
-    }
-    const applied: number[] = [];
-    for (const m of MIGRATIONS) {
-      if (m.version <= current) continue;
-      await client.query(m.sql);
-      await client.query('INSERT INTO schema_migrations (version, applied_at) VALUES ($1, $2)', [m.version, Date.now()]);
-      applied.push(m.version);
-    }
+    const applied = await migrateInTransaction(client);
     await client.query('COMMIT');
     return applied;
   } catch (err) {
@@ -243,4 +230,27 @@ export async function migrate(pool: pg.Pool): Promise<number[]> {
     client.off('error', onError);
     client.release();
   }
+}
+
+/**
+ * `migrate` inside the caller's open transaction, which then holds the migration lock until
+ * it ends: `migrate-store` creates the schema and copies the data in one transaction, so a
+ * failed copy leaves not even the tables behind, and instances starting meanwhile wait.
+ */
+export async function migrateInTransaction(client: pg.ClientBase): Promise<number[]> {
+  await client.query('SELECT pg_advisory_xact_lock($1)', [MIGRATION_LOCK]);
+  await client.query('CREATE TABLE IF NOT EXISTS schema_migrations (version INTEGER PRIMARY KEY, applied_at BIGINT NOT NULL)');
+  const { rows } = await client.query<{ v: number | null }>('SELECT max(version) AS v FROM schema_migrations');
+  const current = rows[0].v ?? 0;
+  if (current > PG_SCHEMA_VERSION) {
+    throw new Error(`the database schema is version ${current}, newer than this build's ${PG_SCHEMA_VERSION}: upgrade tracklane`);
+  }
+  const applied: number[] = [];
+  for (const m of MIGRATIONS) {
+    if (m.version <= current) continue;
+    await client.query(m.sql);
+    await client.query('INSERT INTO schema_migrations (version, applied_at) VALUES ($1, $2)', [m.version, Date.now()]);
+    applied.push(m.version);
+  }
+  return applied;
 }
