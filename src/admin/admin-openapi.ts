@@ -22,7 +22,7 @@ const page: Param[] = [
   ['cursor', 'query', 'string', 'next_cursor of the previous page'],
 ];
 const scope: Param = ['scope', 'query', 'string', '"default" or a script id (default "default")'];
-const destination: Param = ['destination', 'path', 'string', 'Destination type (plugin name), e.g. ga4'];
+const destination: Param = ['destination', 'path', 'string', 'Destination type: the name of a plugin folder under plugins/'];
 const draft = { scope: { type: 'string' }, document: { type: 'object', description: 'A rule file: {destination, rules}' } };
 
 const OPS: Op[] = [

@@ -104,7 +104,7 @@ const batchResponseSchema = {
   },
 };
 
-function stripMeta(schema: object): object {
+function withoutSchemaIds(schema: object): object {
   const { $id: _id, $schema: _s, ...rest } = schema as Record<string, unknown>;
   return rest;
 }
@@ -169,7 +169,7 @@ export function buildOpenApi(): object {
     components: {
       securitySchemes: { accessToken: { type: 'apiKey', in: 'header', name: 'X-Service-Access-Token' } },
       schemas: {
-        EventPayload: stripMeta(eventPayloadSchema),
+        EventPayload: withoutSchemaIds(eventPayloadSchema),
         Ack: ackSchema,
         TestResponse: testSchema,
         Issue: issueSchema,

@@ -4,13 +4,14 @@
 import { expect } from 'chai';
 import { adminCall, auth, lead, TOKEN } from './admin-client.ts';
 import { randomBytes } from 'node:crypto';
-import { readFileSync } from 'node:fs';
+import { existsSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { startTestServer, type TestServer, type TestAccount } from '../helpers/test-server.ts';
 import { startDestinationDouble, type DestinationDouble } from '../helpers/destination-double.ts';
 import { ROOT } from '../helpers/spawn-server.ts';
 import { INTAKE_PATHS } from '../../src/http/intake-routes.ts';
 import { SETTINGS } from '../delivery/delivery-fixture.ts';
+import { PLUGINS_DIR, shippedPluginNames } from '../helpers/shipped-plugins.ts';
 
 const fileRules = JSON.parse(readFileSync(join(ROOT, 'plugins/webhook/rules.json'), 'utf8'));
 /** The shipped webhook rules with one more output key. */
@@ -48,8 +49,11 @@ describe('admin API: rules', () => {
     expect(r.body.valid).to.equal(true);
     const webhook = r.body.items.find((i: any) => i.destination === 'webhook');
     expect(webhook).to.include({ scope: 'default', source: 'plugin', version: null, rules: 1 });
-    // A destination whose defaults ship only in its plugin folder.
-    expect(r.body.items.find((i: any) => i.destination === 'pinterest')).to.include({ scope: 'default', source: 'plugin', version: null });
+    // Every destination ships its defaults in its own folder (rules/ holds only overrides).
+    const withDefaults = shippedPluginNames().filter((name) => existsSync(join(PLUGINS_DIR, name, 'rules.json')));
+    for (const name of withDefaults) {
+      expect(r.body.items.find((i: any) => i.destination === name && i.scope === 'default'), name).to.include({ source: 'plugin', version: null });
+    }
     const doc = await call('GET', '/admin/rules/webhook');
     expect(doc.body.document).to.deep.equal(fileRules);
   });

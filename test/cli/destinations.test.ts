@@ -4,6 +4,7 @@ import { writeFileSync, readFileSync, readdirSync } from 'node:fs';
 import { join } from 'node:path';
 import Database from 'better-sqlite3';
 import { tempCli, expectFailure, type TempCli } from './run-cli.ts';
+import { PLUGINS_DIR, shippedPluginNames, shippedPlugins } from '../helpers/shipped-plugins.ts';
 
 const META = { pixel_id: '123456', access_token: 'meta-secret-token' };
 
@@ -66,7 +67,7 @@ describe('cli: destinations', () => {
       cli.run('destinations', 'remove', id, 'dst_0000000000000000', '--json'),
     ]);
     expectFailure(runs[0], 1, /^tracklane: invalid meta-capi config: config: must have required property 'access_token'\n$/);
-    expectFailure(runs[1], 1, /^tracklane: unknown destination type "nope" \(plugins: ga4, google-ads, meta-capi, pinterest, tiktok, webhook\)\n$/);
+    expectFailure(runs[1], 1, `unknown destination type "nope" (plugins: ${shippedPluginNames().join(', ')})`);
     expectFailure(runs[2], 1, 'no account with script id "ZZZZZZZZ"');
     expectFailure(runs[3], 1, '--config must be a JSON object or @file holding one');
     expectFailure(runs[4], 1, `account ${id} has no destination "dst_0000000000000000"`);
@@ -78,9 +79,14 @@ describe('cli: destinations', () => {
     }
   });
 
-  it('plugins list names the six plugins', async () => {
+  it('plugins list names every folder under plugins/, each as its definition describes itself', async () => {
     const list = await cli.json<any[]>('plugins', 'list');
-    expect(list.map((p) => p.name)).to.deep.equal(['ga4', 'google-ads', 'meta-capi', 'pinterest', 'tiktok', 'webhook']);
+    expect(list.map((p) => p.name)).to.deep.equal(shippedPluginNames());
+    const expected = [...(await shippedPlugins()).values()].map(({ plugin }) => ({
+      name: plugin.name, version: plugin.version, category: plugin.category, description: plugin.description,
+      max_batch: plugin.batch.maxEvents, folder: join(PLUGINS_DIR, plugin.name),
+    }));
+    expect(list).to.deep.equal(expected);
   });
 
   it('rules preview prints what each destination would receive', async () => {

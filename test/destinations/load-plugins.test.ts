@@ -2,12 +2,9 @@
 import { expect } from 'chai';
 import { mkdirSync, writeFileSync, rmSync } from 'node:fs';
 import { join } from 'node:path';
-import { fileURLToPath } from 'node:url';
 import { loadPlugins, PluginLoadError } from '../../src/destinations/load-plugins.ts';
+import { PLUGINS_DIR, shippedPluginNames } from '../helpers/shipped-plugins.ts';
 import { tempDir } from '../helpers/test-server.ts';
-
-const ROOT = fileURLToPath(new URL('../..', import.meta.url));
-const PLUGINS = join(ROOT, 'plugins');
 
 const VALID = `
 const plugin = {
@@ -30,11 +27,13 @@ describe('plugin loader', () => {
     return join(dir, name);
   }
 
-  it('loads the six shipped plugins', async () => {
-    const reg = await loadPlugins(PLUGINS);
-    expect([...reg.keys()]).to.have.members(['ga4', 'google-ads', 'meta-capi', 'pinterest', 'tiktok', 'webhook']);
-    expect(reg.get('ga4')!.plugin.category).to.equal('analytics');
-    expect(reg.get('meta-capi')!.plugin.category).to.equal('advertising');
+  it('loads every folder under plugins/, each under its folder name', async () => {
+    const reg = await loadPlugins(PLUGINS_DIR);
+    expect([...reg.keys()]).to.deep.equal(shippedPluginNames());
+    for (const [name, loaded] of reg) {
+      expect(loaded.folder).to.equal(join(PLUGINS_DIR, name));
+      expect(loaded.plugin.name).to.equal(name);
+    }
   });
 
   it('a new destination is one new folder', async () => {

@@ -1,0 +1,56 @@
+// Microsoft's reply → success / retryable / permanent. 200 is success, also when some events
+// were skipped or some fields dropped (continueOnValidationError), noted in the message with
+// the first reason; 400 (no event valid) and 401 (token or tag wrong) are final; 408, 429
+// and 5xx are retried, honouring Retry-After.
+import { classifyHttpStatus, isSuccessStatus } from '../../src/destinations/http-status.ts';
+import { retryAfterMs } from '../../src/destinations/retry-after.ts';
+import type { Classification, PlatformResponse } from '../../src/destinations/types.ts';
+
+interface Detail { index?: unknown; propertyName?: unknown; errorMessage?: unknown; isWarning?: unknown }
+
+export function classifyResponse(res: PlatformResponse): Classification {
+  const body = parse(res.body);
+  const error = isRecord(body?.error) ? body.error : undefined;
+  const details: Detail[] = Array.isArray(error?.details) ? error.details.filter(isRecord) : [];
+  if (isSuccessStatus(res.status)) {
+    const received = typeof body?.eventsReceived === 'number' ? `events received ${body.eventsReceived}` : 'accepted';
+    const skipped = details.filter((d) => d.isWarning !== true);
+    const dropped = details.filter((d) => d.isWarning === true);
+    const notes = [
+      skipped.length > 0 ? `${countOf(skipped, 'event')} skipped${reason(skipped[0])}` : '',
+      dropped.length > 0 ? `${countOf(dropped, 'field')} dropped${reason(dropped[0])}` : '',
+    ].filter((n) => n !== '');
+    return { outcome: 'success', message: [received, ...notes].join('; ') };
+  }
+  const code = typeof error?.code === 'string' ? ` ${error.code}` : '';
+  const first = details.find((d) => d.isWarning !== true);
+  const why = first !== undefined ? reason(first) : typeof error?.message === 'string' ? `: ${error.message.slice(0, 300)}` : '';
+  const label = `HTTP ${res.status}${code || why ? `, Microsoft error${code}${why}` : ''}`;
+  return classifyHttpStatus(res.status, label, { redirectNote: ': redirect not followed', retryAfterMs: retryAfterMs(res.headers) });
+}
+
+/** Distinct events (by index) or fields the details name. */
+function countOf(details: Detail[], what: 'event' | 'field'): string {
+  const n = what === 'event' ? new Set(details.map((d) => d.index)).size : details.length;
+  return `${n} ${what}${n === 1 ? '' : 's'}`;
+}
+
+function reason(d: Detail | undefined): string {
+  if (d === undefined) return '';
+  const where = typeof d.propertyName === 'string' ? `${d.propertyName} ` : '';
+  const what = typeof d.errorMessage === 'string' ? d.errorMessage : '';
+  return where || what ? ` (${`${where}${what}`.trim().slice(0, 300)})` : '';
+}
+
+function isRecord(v: unknown): v is Record<string, unknown> {
+  return typeof v === 'object' && v !== null && !Array.isArray(v);
+}
+
+function parse(text: string): Record<string, unknown> | null {
+  try {
+    const v: unknown = JSON.parse(text);
+    return isRecord(v) ? v : null;
+  } catch {
+    return null;
+  }
+}
