@@ -20,10 +20,12 @@ const GROUPS: Record<string, () => Promise<Group>> = {
   rules: async () => (await import('./rules.ts')).runRules,
   serve: async () => (await import('./serve.ts')).runServe,
   migrate: async () => (await import('./migrate.ts')).runMigrate,
+  backup: async () => (await import('./backup.ts')).runBackup,
+  'migrate-store': async () => (await import('./migrate-store.ts')).runMigrateStore,
 };
 
 /** Errors whose message is written for the operator and safe to print as is. */
-const OPERATOR_ERRORS = new Set(['AccountInputError', 'ConfigError', 'EnvFileError', 'DestinationInputError', 'PluginLoadError', 'CustomerLoadError']);
+const OPERATOR_ERRORS = new Set(['AccountInputError', 'ConfigError', 'EnvFileError', 'DestinationInputError', 'PluginLoadError', 'CustomerLoadError', 'BackupError', 'StoreCopyError']);
 
 export async function main(argv: string[]): Promise<number> {
   const [group, ...rest] = argv;

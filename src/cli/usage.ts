@@ -14,6 +14,14 @@ Commands:
   serve                                  run the service (same as npm start)
   migrate                                apply the store's migrations and exit (for
                                          PostgreSQL operators who migrate separately)
+  backup FILE [--force]                  copy the SQLite store to FILE, consistent and
+                                         safe while the server runs; an existing FILE
+                                         only with --force (PostgreSQL: use pg_dump)
+  migrate-store --to postgres://… [--force]
+                                         copy the whole SQLite store (stop the server
+                                         first) into that PostgreSQL database, all or
+                                         nothing; a target holding tracklane data is
+                                         refused, and replaced with --force
 
   accounts create --name N [--tier BASIC|FLEX|PRO|CUSTOM] [--addon] [--host URL]
                   [--country CC] [--tax-rate P]
