@@ -1,8 +1,9 @@
 // One destination's send lane: its own queue, concurrency and timers, so a slow or dead
 // destination never holds up another. Takes new deliveries straight from the fan-out
-// (leased to it there) and claims due ones with a lease (lingering briefly to fill
-// batches), builds the requests as it queues them (signatures use that time), sends, and
-// records each request's attempt through the shared group-commit recorder.
+// (leased to it there) only while nothing is due in the store for it; otherwise it claims
+// due ones with a lease, oldest due first (lingering briefly to fill batches), builds the
+// requests as it queues them (signatures use that time), sends, and records each request's
+// attempt through the shared group-commit recorder.
 import type { LoadedPlugin } from '../destinations/load-plugins.ts';
 import type { OutboundRequest } from '../destinations/types.ts';
 import type { AttemptRecorder } from './attempt-recorder.ts';
@@ -83,7 +84,14 @@ export function createLane(deps: LaneDeps, initial: ActiveDestination, initialPl
   let started = false;
   let stopped = false;
   let claiming = false;
+  /**
+   * Work is due in the store for this lane (rows the fan-out stored unleased, retries come
+   * due, leases handed back): it claims as its queue runs low, and takes no handoffs until a
+   * claim comes back short, so new work never overtakes what waits in the store.
+   */
   let wantClaim = true;
+  /** notify() calls so far: a claim that read the store before the last one cannot say it is empty. */
+  let notified = 0;
   let inflight = 0;
   /** Attempts sent whose record is not committed yet. */
   let recording = 0;
@@ -141,10 +149,11 @@ export function createLane(deps: LaneDeps, initial: ActiveDestination, initialPl
     claiming = true;
     try {
       const limit = claimLimit();
+      const notifiedBefore = notified;
       const { units, claimed } = await claim(limit);
       claimFailures = 0;
       queue.push(...units);
-      if (claimed < limit) {
+      if (claimed < limit && notified === notifiedBefore) {
         wantClaim = false;
         await scheduleWake();
       }
@@ -174,10 +183,29 @@ export function createLane(deps: LaneDeps, initial: ActiveDestination, initialPl
     if (!started || stopped) return;
     wakeTimer = setTimeout(() => {
       wakeTimer = undefined;
-      wantClaim = true;
-      pump();
+      void wakeIfDue();
     }, ms);
     wakeTimer.unref();
+  }
+
+  /** Claims (and stops taking handoffs) only when something is due now; else looks again later. */
+  async function wakeIfDue(): Promise<void> {
+    if (wantClaim || claimFailures > 0) {
+      wantClaim = true; // after a store error: try the claim itself again
+      pump();
+      return;
+    }
+    try {
+      const next = await deps.store.nextDue(dest.id);
+      if (next !== null && next <= deps.clock()) {
+        wantClaim = true;
+        pump();
+      } else await scheduleWake();
+    } catch (err) {
+      deps.logger.error({ ...log, err }, 'reading the next due delivery failed');
+      wantClaim = true;
+      pump();
+    }
   }
 
   /** Leases up to `limit` due deliveries and turns them into requests. */
@@ -299,6 +327,7 @@ export function createLane(deps: LaneDeps, initial: ActiveDestination, initialPl
       }
     },
     notify() {
+      notified++;
       if (!started || !active()) return;
       if (deps.lingerMs > 0 && maxEvents() > 1 && !wantClaim && lingerTimer === undefined) {
         // Let more events arrive so the batch fills, then claim.
@@ -314,14 +343,16 @@ export function createLane(deps: LaneDeps, initial: ActiveDestination, initialPl
       pump();
     },
     offer() {
-      if (!started || !active() || claimFailures > 0) return null;
+      // Stored work is due: new work goes to the store behind it and is claimed in turn.
+      if (!started || !active() || claimFailures > 0 || wantClaim || lingerTimer !== undefined) return null;
       const r = room();
       if (r <= 0) return null;
       if (hold !== null) return { claimId: hold.claimId, leaseUntil: hold.leaseUntil, room: r };
       return { claimId: deps.nextClaimId(), leaseUntil: deps.clock() + deps.leaseMs, room: r };
     },
     saturated(need, nowMs, patienceMs) {
-      if (!started || stopped || !active() || claimFailures > 0 || room() >= need) {
+      // A lane serving its stored work takes no handoffs: nothing to wait for.
+      if (!started || stopped || !active() || claimFailures > 0 || wantClaim || room() >= need) {
         shortSince = null;
         return false;
       }
