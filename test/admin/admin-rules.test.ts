@@ -4,9 +4,9 @@
 import { expect } from 'chai';
 import { adminCall, auth, lead, TOKEN } from './admin-client.ts';
 import { randomBytes } from 'node:crypto';
-import { existsSync, readFileSync } from 'node:fs';
+import { existsSync, readFileSync, rmSync } from 'node:fs';
 import { join } from 'node:path';
-import { startTestServer, type TestServer, type TestAccount } from '../helpers/test-server.ts';
+import { startTestServer, tempDir, type TestServer, type TestAccount } from '../helpers/test-server.ts';
 import { startDestinationDouble, type DestinationDouble } from '../helpers/destination-double.ts';
 import { ROOT } from '../helpers/spawn-server.ts';
 import { INTAKE_PATHS } from '../../src/http/intake-routes.ts';
@@ -25,6 +25,7 @@ describe('admin API: rules', () => {
   let s: TestServer;
   let shop: TestAccount;
   let hook: DestinationDouble;
+  let rulesDir: string;
   const call = (method: string, path: string, body?: unknown) => adminCall(s.url, method, path, body);
   /** Sends an event and returns the body the webhook double received for it. */
   const deliver = async (id: string) => {
@@ -34,7 +35,10 @@ describe('admin API: rules', () => {
   };
 
   before(async () => {
-    s = await startTestServer({ ADMIN_TOKEN: TOKEN, ALLOW_PRIVATE_DESTINATIONS: '1' });
+    // rules/ ships no rule files; the project's own holds whatever the operator put there
+    // (a copied webhook.json would make the webhook's source 'file').
+    rulesDir = tempDir('tl-rules-');
+    s = await startTestServer({ ADMIN_TOKEN: TOKEN, ALLOW_PRIVATE_DESTINATIONS: '1', RULES_DIR: rulesDir });
     shop = await s.account();
     hook = await startDestinationDouble();
     await s.running.store.destinations.add({ id: `dst_${randomBytes(8).toString('hex')}`, scriptId: shop.scriptId, type: 'webhook', name: 'hook', enabled: true, settings: SETTINGS.webhook(hook.url) });
@@ -42,6 +46,7 @@ describe('admin API: rules', () => {
   after(async () => {
     await s.close();
     await hook.close();
+    rmSync(rulesDir, { recursive: true, force: true });
   });
 
   it('lists every place with its source: the plugins\' own defaults before anything is published', async () => {

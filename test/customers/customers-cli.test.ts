@@ -6,6 +6,7 @@ import { existsSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'no
 import { join } from 'node:path';
 import { expectFailure, ROOT, type CliResult } from '../cli/run-cli.ts';
 import { tempDir } from '../helpers/test-server.ts';
+import { customersWithScaffold, SHIPPED_CUSTOMERS } from './fixtures.ts';
 
 function run(cmd: string[], env: Record<string, string> = {}): Promise<CliResult> {
   return new Promise((resolve) => {
@@ -31,21 +32,29 @@ describe('cli: customers', function () {
     rmSync(customersDir, { recursive: true, force: true });
   });
 
-  it('customers list --json: the demo endpoints as a JSON array', async () => {
-    const r = await run([join(ROOT, 'src/cli/bin.mjs'), 'customers', 'list', '--json'], { DATA_DIR: dataDir });
-    expect(r.stderr).to.equal('');
-    expect(r.code).to.equal(0);
-    const list = JSON.parse(r.stdout);
-    expect(list.map((e: any) => `${e.customer}/${e.endpoint}`)).to.deep.equal([
-      'demo/order-sync', 'demo/patient-interaction', 'demo/supply-chain-event', 'demo/transaction-analytics',
-    ]);
-    expect(list[0]).to.deep.include({
-      path: '/service/custom/order-sync',
-      auth: ['api_key'],
-      rate_limit: { production: { per_minute: 6000, burst: 300 }, test: { per_minute: 1000, burst: 1000 } },
-      folder: join(ROOT, 'customers/demo/endpoints/order-sync'),
-    });
-    expect(list[2].rate_limit.test, 'the documented default for test').to.deep.equal({ per_minute: 1000, burst: 1000 });
+  it('customers list --json: the demo endpoints as a JSON array, beside an endpoint an operator has added', async () => {
+    const operator = await customersWithScaffold();
+    try {
+      const r = await run([join(ROOT, 'src/cli/bin.mjs'), 'customers', 'list', '--json'], { DATA_DIR: dataDir, CUSTOMERS_DIR: operator });
+      expect(r.stderr).to.equal('');
+      expect(r.code).to.equal(0);
+      const list = JSON.parse(r.stdout);
+      const names = list.map((e: any) => `${e.customer}/${e.endpoint}`);
+      expect(names).to.include('acme/lead-sync');
+      const demo = list.filter((e: any) => SHIPPED_CUSTOMERS.includes(e.customer));
+      expect(demo.map((e: any) => `${e.customer}/${e.endpoint}`)).to.deep.equal([
+        'demo/order-sync', 'demo/patient-interaction', 'demo/supply-chain-event', 'demo/transaction-analytics',
+      ]);
+      expect(demo[0]).to.deep.include({
+        path: '/service/custom/order-sync',
+        auth: ['api_key'],
+        rate_limit: { production: { per_minute: 6000, burst: 300 }, test: { per_minute: 1000, burst: 1000 } },
+        folder: join(operator, 'demo/endpoints/order-sync'),
+      });
+      expect(demo[2].rate_limit.test, 'the documented default for test').to.deep.equal({ per_minute: 1000, burst: 1000 });
+    } finally {
+      rmSync(operator, { recursive: true, force: true });
+    }
   });
 
   it('customers list on an empty folder says so; text output is a table', async () => {

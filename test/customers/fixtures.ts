@@ -1,8 +1,10 @@
 // Throwaway customer folders for tests: a valid endpoint by default, any file replaceable,
 // so each test states only what it changes.
-import { mkdirSync, writeFileSync } from 'node:fs';
+import { mkdirSync, symlinkSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
 import { tempDir } from '../helpers/test-server.ts';
+import { scaffoldEndpoint } from '../../src/customers/scaffold.ts';
 
 export interface EndpointFiles {
   schema?: unknown;
@@ -48,3 +50,21 @@ export function writeEndpoint(root: string, customer: string, name: string, file
 }
 
 export const customersRoot = (): string => tempDir('tl-customers-');
+
+/** The customers that ship in the project's customers/ folder. */
+export const SHIPPED_CUSTOMERS = ['demo'];
+
+/**
+ * A customers folder as an operator's has it after customers/README.md's first step: the
+ * shipped customers (linked, so their handlers' relative imports still resolve) and
+ * acme/lead-sync scaffolded beside them. Tests that list endpoints run on it rather than on
+ * the project's own folder, whose contents are the operator's, and must find the shipped
+ * ones among whatever else is there.
+ */
+export async function customersWithScaffold(): Promise<string> {
+  const root = customersRoot();
+  const project = fileURLToPath(new URL('../../customers', import.meta.url));
+  for (const slug of SHIPPED_CUSTOMERS) symlinkSync(join(project, slug), join(root, slug), 'dir');
+  await scaffoldEndpoint(root, 'acme', 'lead-sync');
+  return root;
+}

@@ -3,15 +3,12 @@
 import { expect } from 'chai';
 import { mkdirSync, rmSync, unlinkSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { fileURLToPath } from 'node:url';
 import { CustomerLoadError, listEndpoints, loadCustomers } from '../../src/customers/load-customers.ts';
 import { loadConfig } from '../../src/config.ts';
 import { startServer } from '../../src/server.ts';
 import { createLogger } from '../../src/logger.ts';
-import { customersRoot, writeEndpoint, type EndpointFiles } from './fixtures.ts';
+import { customersRoot, customersWithScaffold, SHIPPED_CUSTOMERS, writeEndpoint, type EndpointFiles } from './fixtures.ts';
 import { tempDir } from '../helpers/test-server.ts';
-
-const CUSTOMERS = fileURLToPath(new URL('../../customers', import.meta.url));
 
 describe('custom endpoints: loader', () => {
   let root: string;
@@ -20,15 +17,17 @@ describe('custom endpoints: loader', () => {
   });
   afterEach(() => rmSync(root, { recursive: true, force: true }));
 
-  it('loads the four demo endpoints with their auth', async () => {
-    const reg = await loadCustomers(CUSTOMERS);
-    const eps = listEndpoints(reg).map((e) => [e.customer, e.name, e.auth.types]);
-    expect(eps).to.deep.equal([
+  it('loads the four demo endpoints with their auth, beside an endpoint an operator has added', async () => {
+    rmSync(root, { recursive: true, force: true });
+    root = await customersWithScaffold();
+    const eps = listEndpoints(await loadCustomers(root)).map((e) => [e.customer, e.name, e.auth.types]);
+    expect(eps.filter(([customer]) => SHIPPED_CUSTOMERS.includes(customer as string))).to.deep.equal([
       ['demo', 'order-sync', ['api_key']],
       ['demo', 'patient-interaction', ['ip_allow', 'jwt']],
       ['demo', 'supply-chain-event', []],
       ['demo', 'transaction-analytics', ['hmac']],
     ]);
+    expect(eps).to.deep.include(['acme', 'lead-sync', []]);
   });
 
   it('a missing directory loads nothing; a new endpoint is one new folder', async () => {
