@@ -5,6 +5,7 @@ import { startServer } from './server.ts';
 import { EnvFileError, loadEnvFile } from './env-file.ts';
 import { describeDatabase } from './store/open-store.ts';
 import { startedByScriptRunner, watchParent } from './parent-watch.ts';
+import { runsCompiled } from './build-state.cjs';
 
 async function main(): Promise<void> {
   const launcher = process.ppid; // read before start-up, so a launcher gone meanwhile is noticed too
@@ -25,6 +26,8 @@ async function main(): Promise<void> {
   logger.info({
     url: running.url, store: running.store.kind, dataDir: config.dataDir,
     database: describeDatabase(config), envFile: envFile.file,
+    // Which code runs: the build in dist/ or the TypeScript sources through tsx (src/build-state.cjs).
+    code: runsCompiled(import.meta.url) ? 'dist' : 'src',
   }, 'tracklane listening');
   logger.flush(); // now, not at the next periodic flush: supervisors and scripts wait for this line
 

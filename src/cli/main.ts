@@ -1,6 +1,8 @@
 // The CLI entry: picks the command group, runs it, and funnels every failure into
 // one stderr line and an exit code (1: the command failed; 2: the command line is wrong).
 import { readFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { projectRoot } from '../build-state.cjs';
 import { createContext, type CliContext } from './context.ts';
 import { loadEnvFile } from '../env-file.ts';
 import { CliError, UsageError, errorLine } from './output.ts';
@@ -34,7 +36,7 @@ export async function main(argv: string[]): Promise<number> {
     return 0;
   }
   if (group === '--version' || group === '-v') {
-    const pkg = JSON.parse(readFileSync(new URL('../../package.json', import.meta.url), 'utf8')) as { version: string };
+    const pkg = JSON.parse(readFileSync(join(projectRoot(import.meta.url), 'package.json'), 'utf8')) as { version: string };
     process.stdout.write(`${pkg.version}\n`);
     return 0;
   }

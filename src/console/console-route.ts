@@ -5,9 +5,13 @@
 // Without ADMIN_TOKEN (enabled: false) every /console path answers 404.
 import Router from '@koa/router';
 import { readFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { pathToFileURL } from 'node:url';
+import { projectRoot } from '../build-state.cjs';
 import type { AppContext, AppState } from '../http/types.ts';
 
-const PUBLIC_DIR = new URL('./public/', import.meta.url);
+// From the sources whether this module is one (tsx) or the build's copy in dist/, which holds no page files.
+const PUBLIC_DIR = pathToFileURL(join(projectRoot(import.meta.url), 'src/console/public/'));
 
 const TYPES = {
   html: 'text/html; charset=utf-8',

@@ -3,8 +3,8 @@
 // customer's endless loop or runaway allocation costs that request a 500 and one worker
 // restart, while intake, health checks and every other tenant keep being served.
 import { availableParallelism } from 'node:os';
-import { fileURLToPath } from 'node:url';
 import { Piscina } from 'piscina';
+import { siblingModule } from '../build-state.cjs';
 import type { HandlerTask, HandlerTaskResult } from './handler-worker.ts';
 import { workerExecArgv } from '../workers/worker-options.ts';
 
@@ -25,7 +25,8 @@ export class HandlerStopped extends Error {
   override name = 'HandlerStopped';
 }
 
-const WORKER_FILE = fileURLToPath(new URL('./handler-worker.ts', import.meta.url));
+// The compiled module when this one is (npm start from dist/), else the source through tsx.
+const WORKER_FILE = siblingModule(import.meta.url, 'handler-worker');
 
 export function createHandlerPool(opts: HandlerPoolOptions = {}): HandlerPool {
   const memoryMb = opts.memoryMb ?? 128;

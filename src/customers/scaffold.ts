@@ -3,7 +3,7 @@
 // it with the real loader, so what was scaffolded is known to start.
 import { existsSync, mkdirSync, rmSync, writeFileSync } from 'node:fs';
 import { join, relative, sep } from 'node:path';
-import { fileURLToPath } from 'node:url';
+import { projectRoot } from '../build-state.cjs';
 import { CUSTOMER_SLUG_RE, ENDPOINT_NAME_RE, isEsmScope, loadEndpoint } from './load-customers.ts';
 
 export class ScaffoldError extends Error {
@@ -18,8 +18,10 @@ export interface Scaffolded {
   files: string[];
 }
 
-const HARNESS = fileURLToPath(new URL('../../test/customers/endpoint-harness.ts', import.meta.url));
-const SRC = fileURLToPath(new URL('..', import.meta.url));
+// The sources, also when this module is the build's copy in dist/: the files written import them.
+const ROOT = projectRoot(import.meta.url);
+const HARNESS = join(ROOT, 'test/customers/endpoint-harness.ts');
+const SRC = join(ROOT, 'src');
 
 /** A relative import specifier from `fromDir` to `target`, POSIX separators. */
 function importPath(fromDir: string, target: string): string {

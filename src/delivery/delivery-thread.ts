@@ -8,12 +8,15 @@
 import { Worker } from 'node:worker_threads';
 import { withWriteGate } from '../store/sqlite/write-gate.ts';
 import { fileURLToPath } from 'node:url';
+import { runsCompiled, siblingModule } from '../build-state.cjs';
 import type { Config } from '../config.ts';
 import type { Logger } from '../logger.ts';
 import type { DeliveryWorkerData, FromDeliveryWorker, ToDeliveryWorker } from './delivery-worker.ts';
 import { workerResourceLimits } from '../workers/worker-options.ts';
 
-const ENTRY = fileURLToPath(new URL('./delivery-worker.cjs', import.meta.url));
+// From the build (dist/) the compiled ES module starts the thread; among the sources, the .cjs
+// entry that registers tsx's require hook first.
+const ENTRY = runsCompiled(import.meta.url) ? siblingModule(import.meta.url, 'delivery-worker-main') : fileURLToPath(new URL('./delivery-worker.cjs', import.meta.url));
 const RESTART_DELAY_MS = 1_000;
 /** A scrape waits this long for the thread's metrics (a busy thread answers between tasks), then goes without them. */
 const METRICS_WAIT_MS = 3_000;

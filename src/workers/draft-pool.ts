@@ -2,8 +2,8 @@
 // draft-worker.ts): off the HTTP thread, each within a time limit. The task stops itself
 // between events past the limit; a task still running well after it (or stuck in plugin
 // code) is aborted, which ends its thread. A full queue refuses at once rather than waiting.
-import { fileURLToPath } from 'node:url';
 import { Piscina } from 'piscina';
+import { siblingModule } from '../build-state.cjs';
 import type { DraftResult, DraftRunner } from '../pipeline/draft-preview.ts';
 import type { DraftWorkerTask } from './draft-worker.ts';
 import { workerExecArgv, workerResourceLimits } from './worker-options.ts';
@@ -34,7 +34,8 @@ export class DraftStopped extends Error {
   override name = 'DraftStopped';
 }
 
-const WORKER_FILE = fileURLToPath(new URL('./draft-worker.ts', import.meta.url));
+// The compiled module when this one is (npm start from dist/), else the source through tsx.
+const WORKER_FILE = siblingModule(import.meta.url, 'draft-worker');
 
 export function createDraftPool(opts: DraftPoolOptions): DraftRunner {
   const timeLimitMs = opts.timeLimitMs ?? DRAFT_TIME_LIMIT_MS;

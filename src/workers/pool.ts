@@ -2,8 +2,8 @@
 // batches cost more to post to a thread (clone + wake-up) than to hash on the spot, and,
 // in the server, only while a core is idle to run the pool's thread (see idle-cores.ts).
 import { availableParallelism } from 'node:os';
-import { fileURLToPath } from 'node:url';
 import { Piscina } from 'piscina';
+import { siblingModule } from '../build-state.cjs';
 import { sourceFields } from '../identifiers/spec.ts';
 import type { HashedIdentifiers } from '../identifiers/hash-identifiers.ts';
 import type { IdentifierUser } from '../identifiers/types.ts';
@@ -52,7 +52,8 @@ export interface HashPool {
   close(): Promise<void>;
 }
 
-const WORKER_FILE = fileURLToPath(new URL('./hash-worker.ts', import.meta.url));
+// The compiled module when this one is (npm start from dist/), else the source through tsx.
+const WORKER_FILE = siblingModule(import.meta.url, 'hash-worker');
 
 /**
  * @example

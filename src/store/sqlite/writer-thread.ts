@@ -19,6 +19,7 @@
 import { withWriteGate } from './write-gate.ts';
 import { Worker } from 'node:worker_threads';
 import { fileURLToPath } from 'node:url';
+import { runsCompiled, siblingModule } from '../../build-state.cjs';
 import type { EventStatus } from '../types.ts';
 import type { PreparedRow } from '../prepare-row.ts';
 import type { FromWriter, ToWriter, WireError, WriterWorkerData } from './writer-worker.ts';
@@ -48,7 +49,9 @@ export interface WriterThread {
   crash(): Promise<void>;
 }
 
-const ENTRY = fileURLToPath(new URL('./writer-worker.cjs', import.meta.url));
+// From the build (dist/) the compiled ES module starts the thread; among the sources, the .cjs
+// entry that registers tsx's require hook first.
+const ENTRY = runsCompiled(import.meta.url) ? siblingModule(import.meta.url, 'writer-worker-main') : fileURLToPath(new URL('./writer-worker.cjs', import.meta.url));
 const CLOSE_GRACE_MS = 5000;
 
 interface Pending {
