@@ -13,6 +13,7 @@ import { intakeRouter, standardGate } from './http/intake-routes.ts';
 import { batchRouter } from './http/batch-route.ts';
 import { createAuthFailureLimiter } from './http/auth-failure-limit.ts';
 import { opsRouter } from './http/ops-routes.ts';
+import { registerStoreMetrics } from './http/store-metrics.ts';
 import { buildOpenApi } from './http/openapi.ts';
 import { AppError } from './errors.ts';
 import { createTokenBuckets, type TokenBucketLimiter } from './http/rate-limit.ts';
@@ -81,6 +82,7 @@ export function createApp(deps: AppDeps): App {
     }
     await next();
   });
+  registerStoreMetrics(deps.metrics.registry, deps.store);
   const ops = opsRouter({
     store: deps.store,
     metrics: deps.metrics,

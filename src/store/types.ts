@@ -163,6 +163,8 @@ export interface Store {
   readonly rules: RuleVersionStore;
   /** Resolves when the store answers a trivial query. */
   ping(): Promise<void>;
+  /** SQLite: the size of the WAL file now, in bytes (the /metrics gauge tracklane_sqlite_wal_bytes). */
+  walBytes?(): number;
   /**
    * Shared stores (PostgreSQL): calls `listener` when any instance commits new work (events to
    * fan out, deliveries due); returns the unsubscribe. Absent where one process owns the store.

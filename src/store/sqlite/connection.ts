@@ -5,6 +5,7 @@
 import Database from 'better-sqlite3';
 import { mkdirSync } from 'node:fs';
 import { dirname } from 'node:path';
+import { WAL_LIMIT_BYTES } from './wal-checkpoints.ts';
 
 export const DEFAULT_BUSY_TIMEOUT_MS = 5000;
 
@@ -18,14 +19,16 @@ export const DEFAULT_BUSY_TIMEOUT_MS = 5000;
 export const SERVER_BUSY_TIMEOUTS = { writerMs: 1_000, mainMs: 200 } as const;
 
 /**
- * WAL, synchronous=FULL (an acknowledged event survives power loss), a busy timeout and
- * foreign keys. Throws when a file database does not enter WAL mode.
+ * WAL (trimmed to `walLimitBytes` whenever it restarts), synchronous=FULL (an acknowledged
+ * event survives power loss), a busy timeout and foreign keys. Throws when a file database
+ * does not enter WAL mode.
  */
-export function openConnection(file: string, busyTimeoutMs = DEFAULT_BUSY_TIMEOUT_MS): Database.Database {
+export function openConnection(file: string, busyTimeoutMs = DEFAULT_BUSY_TIMEOUT_MS, walLimitBytes = WAL_LIMIT_BYTES): Database.Database {
   if (file !== ':memory:') mkdirSync(dirname(file), { recursive: true });
   const db = new Database(file);
   try {
     db.pragma('journal_mode = WAL');
+    db.pragma(`journal_size_limit = ${Math.max(0, Math.floor(walLimitBytes))}`);
     db.pragma('synchronous = FULL');
     db.pragma(`busy_timeout = ${busyTimeoutMs}`);
     db.pragma('foreign_keys = ON');

@@ -9,6 +9,7 @@ import { DEFAULT_DEDUP_WINDOW_MS, prepareRow, type PreparedRow } from '../prepar
 import { DEFAULT_BUSY_TIMEOUT_MS, openConnection } from './connection.ts';
 import { migrate } from './migrations.ts';
 import { startWriterThread } from './writer-thread.ts';
+import { startWalCheckpoints, walBytes, type WalBound } from './wal-checkpoints.ts';
 import { sqliteDestinationStore } from './destination-store.ts';
 import { sqliteDeliveryStore } from './delivery-store.ts';
 import { sqliteRuleVersionStore } from './rule-version-store.ts';
@@ -30,6 +31,8 @@ export interface SqliteOptions {
    * (1 or 0) when set, else DEFAULT_WRITER_THREAD.
    */
   writerThread?: boolean;
+  /** The WAL's size bound and how often it is checked (wal-checkpoints.ts); defaults there. */
+  wal?: WalBound;
 }
 
 /**
@@ -94,12 +97,14 @@ function patchValue(key: keyof AccountPatch, v: unknown): unknown {
 export function openSqliteStore(opts: SqliteOptions): Store {
   const busyTimeoutMs = opts.busyTimeoutMs ?? DEFAULT_BUSY_TIMEOUT_MS;
   const dedupWindow = opts.dedupWindowMs ?? DEFAULT_DEDUP_WINDOW_MS;
-  const db = openConnection(opts.file, opts.mainBusyTimeoutMs ?? busyTimeoutMs);
+  const db = openConnection(opts.file, opts.mainBusyTimeoutMs ?? busyTimeoutMs, opts.wal?.limitBytes);
   migrate(db);
   // After migrate: the thread's connection only ever sees the current schema.
   const writer = (opts.writerThread ?? defaultWriterThread()) && opts.file !== ':memory:'
-    ? startWriterThread({ file: opts.file, busyTimeoutMs, dedupWindowMs: dedupWindow })
+    ? startWriterThread({ file: opts.file, busyTimeoutMs, dedupWindowMs: dedupWindow, wal: opts.wal })
     : undefined;
+  // The writer thread bounds the WAL once it runs; without one, this connection does.
+  const stopCheckpoints = writer ? () => undefined : startWalCheckpoints(db, opts.file, opts.wal);
   const appendEvents: (rows: readonly PreparedRow[]) => EventStatus[] | Promise<EventStatus[]> = writer
     ? (rows) => writer.append(rows)
     : createAppender(db, dedupWindow);
@@ -192,7 +197,9 @@ export function openSqliteStore(opts: SqliteOptions): Store {
     async ping() {
       q.ping.get();
     },
+    walBytes: () => (opts.file === ':memory:' ? 0 : walBytes(opts.file)),
     async close() {
+      stopCheckpoints();
       // The thread first: it waits for batches in flight, and the last connection to close checkpoints the WAL.
       await writer?.close();
       if (db.open) db.close();

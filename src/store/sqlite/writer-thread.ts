@@ -23,6 +23,7 @@ import { runsCompiled, siblingModule } from '../../build-state.cjs';
 import type { EventStatus } from '../types.ts';
 import type { PreparedRow } from '../prepare-row.ts';
 import type { FromWriter, ToWriter, WireError, WriterWorkerData } from './writer-worker.ts';
+import type { WalBound } from './wal-checkpoints.ts';
 import { workerResourceLimits } from '../../workers/worker-options.ts';
 
 export interface WriterThreadOptions {
@@ -31,6 +32,8 @@ export interface WriterThreadOptions {
   dedupWindowMs: number;
   /** A batch with no reply after this long is rejected. Default: busy timeout + 30 s. */
   replyTimeoutMs?: number;
+  /** The WAL's bound, kept by the thread (wal-checkpoints.ts). */
+  wal?: WalBound;
 }
 
 export interface WriterThread {
@@ -83,7 +86,7 @@ function fromWire(w: WireError): Error {
 
 export function startWriterThread(opts: WriterThreadOptions): WriterThread {
   const replyTimeoutMs = opts.replyTimeoutMs ?? opts.busyTimeoutMs + 30_000;
-  const workerData: WriterWorkerData = { file: opts.file, busyTimeoutMs: opts.busyTimeoutMs, dedupWindowMs: opts.dedupWindowMs };
+  const workerData: WriterWorkerData = { file: opts.file, busyTimeoutMs: opts.busyTimeoutMs, dedupWindowMs: opts.dedupWindowMs, wal: opts.wal };
   let current: Slot | undefined;
   let starts = 0;
   let seq = 0;

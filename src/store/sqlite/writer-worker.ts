@@ -8,11 +8,13 @@ import type { EventStatus } from '../types.ts';
 import { createAppender } from './append-events.ts';
 import type { PreparedRow } from '../prepare-row.ts';
 import { openConnection } from './connection.ts';
+import { startWalCheckpoints, type WalBound } from './wal-checkpoints.ts';
 
 export interface WriterWorkerData {
   file: string;
   busyTimeoutMs: number;
   dedupWindowMs: number;
+  wal?: WalBound;
 }
 
 /** What the main thread posts. */
@@ -45,10 +47,13 @@ export function runWriterWorker(): void {
   const port = parentPort;
   if (port === null) throw new Error('runWriterWorker() must run in a worker thread');
   const data = workerData as WriterWorkerData;
-  const db = openConnection(data.file, data.busyTimeoutMs);
+  const db = openConnection(data.file, data.busyTimeoutMs, data.wal?.limitBytes);
   const append = createAppender(db, data.dedupWindowMs);
+  // The thread that commits intake also bounds the WAL, off the HTTP thread.
+  const stopCheckpoints = startWalCheckpoints(db, data.file, data.wal);
   port.on('message', (m: ToWriter) => {
     if (m.type === 'close') {
+      stopCheckpoints();
       db.close();
       port.close();
       return;
