@@ -30,6 +30,8 @@ export interface UpdateAccountInput {
   customer?: string | null;
   /** Requests per second on endpoints 1–3; null: the service default. */
   rateLimit?: number | null;
+  /** Custom endpoint versions to pin (endpoint name → version), or to unpin (→ null). */
+  pinEndpoints?: Record<string, number | null>;
 }
 
 const EVENT_NAME_RE = /^[a-z][a-z0-9_]{0,63}$/;
@@ -130,6 +132,17 @@ export function createAccountService(store: Store, now: () => number = Date.now)
           throw new AccountInputError(`rate limit must be a whole number of requests per second from 1 to 1000000, got ${input.rateLimit}`);
         }
         patch.rateLimit = input.rateLimit;
+      }
+      if (input.pinEndpoints !== undefined && Object.keys(input.pinEndpoints).length > 0) {
+        const pins = { ...current.endpointPins };
+        for (const [endpoint, version] of Object.entries(input.pinEndpoints)) {
+          if (!SLUG_RE.test(endpoint)) throw new AccountInputError(`endpoint name must be lowercase letters, digits and dashes, got "${endpoint}"`);
+          if (version === null) delete pins[endpoint];
+          else if (!Number.isInteger(version) || version < 1 || version > 9999) {
+            throw new AccountInputError(`endpoint version must be a whole number from 1 to 9999, got ${version}`);
+          } else pins[endpoint] = version;
+        }
+        patch.endpointPins = pins;
       }
       if (input.approveEvents && input.approveEvents.length > 0) {
         for (const e of input.approveEvents) {

@@ -171,8 +171,9 @@ export function adminRouter(deps: AdminDeps): Router<AppState> {
     if (!account || account.customer !== customer) {
       throw new AppError('NOT_FOUND', 404, `script_id must name an account bound to customer ${customer.slice(0, 64)}`, { field: 'script_id' });
     }
-    const body = ctx.state.body?.body ?? ep.example;
-    await runEndpointTest(deps.customers.process, ctx, ep, account, body);
+    const rawVersion = ctx.state.body?.version;
+    const version = rawVersion === undefined || rawVersion === null ? undefined : String(rawVersion);
+    await runEndpointTest(deps.customers.process, ctx, ep, account, ctx.state.body?.body, version);
   });
 
   return router;

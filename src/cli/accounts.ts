@@ -7,6 +7,7 @@ import { exclusive, numberFlag, parseCommand, positionals } from './args.ts';
 import type { CliContext } from './context.ts';
 import { UsageError, formatKeyValue, formatTable, iso } from './output.ts';
 import { usageFor } from './usage.ts';
+import { checkPins, parsePins } from './endpoint-pins.ts';
 
 /** The guaranteed JSON shape of an account (docs/api.md, "CLI JSON output"). */
 export interface AccountJson {
@@ -24,6 +25,8 @@ export interface AccountJson {
   customer: string | null;
   /** Requests per second on endpoints 1–3; null: the service default (RATE_LIMIT_DEFAULT). */
   rate_limit: number | null;
+  /** Custom endpoint name → the version pinned for this account's requests that name none. */
+  endpoint_pins: Record<string, number>;
   created_at: string;
   updated_at: string;
 }
@@ -42,6 +45,7 @@ export function accountJson(a: Account, baseUrl: string): AccountJson {
     approved_events: [...approvedEvents(a)],
     customer: a.customer,
     rate_limit: a.rateLimit,
+    endpoint_pins: a.endpointPins,
     created_at: iso(a.createdAt)!,
     updated_at: iso(a.updatedAt)!,
   };
@@ -61,6 +65,7 @@ function accountRows(a: AccountJson): [string, unknown][] {
     ['approved_events', a.approved_events],
     ['customer', a.customer],
     ['rate_limit', a.rate_limit ?? 'default'],
+    ['endpoint_pins', Object.entries(a.endpoint_pins).map(([e, v]) => `${e}=${v}`).join(', ') || 'none'],
     ['created_at', a.created_at],
     ['updated_at', a.updated_at],
   ];
@@ -162,9 +167,12 @@ const update: Command = async (args, ctx, svc) => {
     customer: { type: 'string' },
     'no-customer': { type: 'boolean' },
     'rate-limit': { type: 'string' },
+    'pin-endpoint': { type: 'string', multiple: true },
+    'unpin-endpoint': { type: 'string', multiple: true },
   }, cmd);
   if (values.help) return help(cmd);
   const [id] = positionals(pos, ['ID'], cmd);
+  const pins = parsePins(values['pin-endpoint'], values['unpin-endpoint'], cmd);
   exclusive(values, 'addon', 'no-addon', cmd);
   exclusive(values, 'enable', 'disable', cmd);
   exclusive(values, 'customer', 'no-customer', cmd);
@@ -179,11 +187,16 @@ const update: Command = async (args, ctx, svc) => {
     approveEvents: values['approve-event'],
     customer: values['no-customer'] ? null : values.customer === undefined ? undefined : values.customer || null,
     rateLimit: values['rate-limit'] === undefined ? undefined : numberFlag('rate-limit', values['rate-limit']),
+    pinEndpoints: pins,
   };
   if (Object.values(input).every((v) => v === undefined)) {
     throw new UsageError('nothing to change: give at least one option', cmd);
   }
   const out = ctx.output(values.json ?? false);
+  if (pins) {
+    const current = await (await svc()).get(id);
+    checkPins(ctx.config().customersDir, input.customer === undefined ? current.customer : input.customer, pins);
+  }
   const a = accountJson(await (await svc()).update(id, input), ctx.config().publicBaseUrl);
   out.result(a, () => `Updated account ${a.script_id}.\n\n${formatKeyValue(accountRows(a), '  ')}`);
 };

@@ -1,6 +1,6 @@
 // Endpoint 4: POST /service/custom/<endpoint_name>?id=…&env=production|test. A flat list of
 // small middlewares in the documented order of checks (docs/api.md): credentials → tier CUSTOM → endpoint
-// of the account's folder → the endpoint's own auth (→ rate limit) → body → handler.
+// of the account's folder → its version → the endpoint's own auth (→ rate limit) → body → handler.
 import Router from '@koa/router';
 import type { Next } from 'koa';
 import { AppError, unavailable } from '../errors.ts';
@@ -15,7 +15,9 @@ import type { AppContext, AppState } from '../http/types.ts';
 import type { AuthCheck } from './auth/types.ts';
 import { CustomValidationError } from './custom-validation-error.ts';
 import { createRateLimiter, TEST_RATE_DEFAULT, type RateDecision, type RateLimit, type RateLimiter } from './rate-limiter.ts';
-import { CUSTOM_ENVS, type CustomEnv, type CustomerRegistry, type LoadedEndpoint } from './types.ts';
+import { CUSTOM_ENVS, type CustomEnv, type CustomerRegistry, type EndpointVersion, type LoadedEndpoint } from './types.ts';
+import { deprecationHeaders, pickVersion, VERSION_HEADER } from './version-selection.ts';
+import { versionUseCounter } from './version-metrics.ts';
 import { processRequest, type ProcessDeps } from './process-request.ts';
 
 export const CUSTOM_PATH_PREFIX = '/service/custom/';
@@ -35,7 +37,7 @@ export interface CustomRouteDeps extends ProcessDeps {
 
 /** What this route adds to ctx.state. */
 interface CustomState extends AppState {
-  custom: { startedAt: number; endpoint?: LoadedEndpoint; env?: CustomEnv };
+  custom: { startedAt: number; endpoint?: LoadedEndpoint; env?: CustomEnv; version?: EndpointVersion };
 }
 const stateOf = (ctx: AppContext): CustomState['custom'] => (ctx.state as CustomState).custom;
 
@@ -74,6 +76,33 @@ function resolveEndpoint(customers: CustomerRegistry) {
     state.endpoint = endpoint;
     state.env = (raw ?? 'production') as CustomEnv;
     ctx.state.route = `custom:${endpoint.name}`;
+    await next();
+  };
+}
+
+/** Picks the version (header, ?version=, the account's pin, else current) and says so in headers. */
+async function selectVersion(ctx: AppContext, next: Next): Promise<void> {
+  const state = stateOf(ctx);
+  const ep = state.endpoint!;
+  state.version = pickVersion(ep, { header: ctx.get(VERSION_HEADER), query: ctx.query.version, pin: ctx.state.account!.endpointPins?.[ep.name] });
+  announceVersion(ctx, state.version);
+  await next();
+}
+
+function announceVersion(ctx: AppContext, v: EndpointVersion): void {
+  ctx.set(VERSION_HEADER, String(v.version));
+  const headers = deprecationHeaders(v);
+  if (headers) ctx.set(headers);
+}
+
+/** Counts a use of the version once the caller has passed the endpoint's own checks: /metrics and the store. */
+function countUse(deps: Pick<CustomRouteDeps, 'metrics' | 'records'>, now: () => number) {
+  const counter = versionUseCounter(deps.metrics.registry);
+  return async function countVersionUse(ctx: AppContext, next: Next): Promise<void> {
+    const { endpoint, version, env } = stateOf(ctx);
+    const scriptId = ctx.state.account!.scriptId;
+    counter.inc({ script_id: scriptId, customer: endpoint!.customer, endpoint: endpoint!.name, version: String(version!.version), env: env! });
+    deps.records.countUse({ scriptId, customer: endpoint!.customer, endpoint: endpoint!.name, version: version!.version, env: env!, at: now() });
     await next();
   };
 }
@@ -125,7 +154,7 @@ function rateLimit(limiter: RateLimiter, productionRate: (a: Account) => RateLim
 
 function validateBody() {
   return async function validateCustomBody(ctx: AppContext, next: Next): Promise<void> {
-    const problems = stateOf(ctx).endpoint!.validateBody(ctx.state.body);
+    const problems = stateOf(ctx).version!.validateBody(ctx.state.body);
     if (problems.length > 0) throw new CustomValidationError(problems);
     await next();
   };
@@ -140,14 +169,16 @@ export function customRouter(deps: CustomRouteDeps): Router<AppState> {
     startCustom,
     authenticate({ authenticator: deps.authenticator, gate: customGate, failures: deps.authFailures }),
     resolveEndpoint(deps.customers),
+    selectVersion,
     runChecks((ep) => ep.auth.beforeBody, now, deps.authFailures),
     rateLimit(limiter, deps.productionRate),
     readJsonBody({ maxBodyBytes: deps.maxBodyBytes }),
     runChecks((ep) => ep.auth.afterBody, now, deps.authFailures),
+    countUse(deps, now),
     validateBody(),
     async function customEndpoint(ctx: AppContext, _next: Next) {
-      const { endpoint, env, startedAt } = stateOf(ctx);
-      ctx.body = await processRequest(deps, { ctx, endpoint: endpoint!, env: env!, startedAt, now: now() });
+      const { endpoint, env, startedAt, version } = stateOf(ctx);
+      ctx.body = await processRequest(deps, { ctx, endpoint: endpoint!, version: version!, env: env!, startedAt, now: now() });
     },
   ];
   router.all(`${CUSTOM_PATH_PREFIX}:endpoint`, ...chain);
@@ -160,20 +191,28 @@ export function customRouter(deps: CustomRouteDeps): Router<AppState> {
  * The admin API's "send the example in test mode": the endpoint's body checks and handler
  * with env=test for `account`, answered exactly as `env=test` answers; the endpoint's own
  * extra authentication is not asked for (the admin token stands in). Nothing is stored.
+ * `version`: as a request would name it; absent, the account's pin, else the current one.
+ * `body` absent: that version's example.
  */
-export async function runEndpointTest(deps: ProcessDeps, ctx: AppContext, endpoint: LoadedEndpoint, account: Account, body: unknown): Promise<void> {
+export async function runEndpointTest(
+  deps: ProcessDeps, ctx: AppContext, endpoint: LoadedEndpoint, account: Account, body: unknown, version?: string,
+): Promise<void> {
   ctx.state.account = account;
   ctx.state.family = 'custom';
   await startCustom(ctx, async () => {
     const state = stateOf(ctx);
     state.endpoint = endpoint;
     state.env = 'test';
-    if (body === null || typeof body !== 'object' || Array.isArray(body)) {
+    const v = pickVersion(endpoint, { header: version ?? '', query: undefined, pin: account.endpointPins?.[endpoint.name] });
+    state.version = v;
+    announceVersion(ctx, v);
+    const sent = body === undefined ? v.example : body;
+    if (sent === null || typeof sent !== 'object' || Array.isArray(sent)) {
       throw new AppError('INVALID_BODY', 400, 'The body must be a JSON object');
     }
-    ctx.state.body = body as Record<string, unknown>;
-    const problems = endpoint.validateBody(body);
+    ctx.state.body = sent as Record<string, unknown>;
+    const problems = v.validateBody(sent);
     if (problems.length > 0) throw new CustomValidationError(problems);
-    ctx.body = await processRequest(deps, { ctx, endpoint, env: 'test', startedAt: state.startedAt, now: Date.now() });
+    ctx.body = await processRequest(deps, { ctx, endpoint, version: v, env: 'test', startedAt: state.startedAt, now: Date.now() });
   });
 }

@@ -68,6 +68,18 @@ export interface EndpointConfig {
   rate_limit?: { production?: RateLimitConfig; test?: RateLimitConfig };
   /** Free-form values the handler reads as ctx.settings. */
   settings?: Record<string, unknown>;
+  /** The version a request gets when it names none and its account has no pin (default 1). */
+  current_version?: number;
+  /** Every version besides the current one, by number: still served, or deprecated until its sunset. */
+  versions?: Record<string, VersionStateConfig>;
+}
+
+/** An older version: `active`, or `deprecated` with the dates its Deprecation and Sunset headers carry. */
+export interface VersionStateConfig {
+  state: 'active' | 'deprecated';
+  /** `2026-05-01` or an ISO 8601 date-time with a zone. */
+  deprecated_at?: string;
+  sunset?: string;
 }
 
 const HEADER = { type: 'string', pattern: '^[A-Za-z0-9-]{1,64}$' };
@@ -152,6 +164,21 @@ export const endpointConfigSchema = {
       properties: { production: RATE, test: RATE },
     },
     settings: { type: 'object' },
+    current_version: { type: 'integer', minimum: 1, maximum: 9999 },
+    versions: {
+      type: 'object',
+      propertyNames: { pattern: '^[1-9][0-9]{0,3}$' },
+      additionalProperties: {
+        type: 'object',
+        required: ['state'],
+        additionalProperties: false,
+        properties: {
+          state: { enum: ['active', 'deprecated'] },
+          deprecated_at: { type: 'string' },
+          sunset: { type: 'string' },
+        },
+      },
+    },
   },
 } as const;
 
@@ -188,9 +215,34 @@ export function checkEndpointConfig(doc: unknown): string[] {
       for (const k of wrong) if (rec[k] !== undefined) problems.push(`${at}${k} does not apply to ${a.algorithm}`);
     }
   });
+  problems.push(...versionStateProblems(doc.versions ?? {}));
   for (const env of ['production', 'test'] as const) {
     const r = doc.rate_limit?.[env];
     if (r?.burst !== undefined && r.burst > r.per_minute * 60) problems.push(`rate_limit.${env}.burst is larger than an hour of requests`);
+  }
+  return problems;
+}
+
+/** Milliseconds of an endpoint.json date (`2026-09-30` is midnight UTC), or NaN. */
+export const parseVersionDate = (s: string): number =>
+  /^\d{4}-\d{2}-\d{2}$/.test(s) ? Date.parse(`${s}T00:00:00Z`) : /^\d{4}-\d{2}-\d{2}T.+(Z|[+-]\d{2}:\d{2})$/i.test(s) ? Date.parse(s) : NaN;
+
+/** A deprecated version needs both dates (its headers carry them), the sunset after the deprecation; an active one neither. */
+function versionStateProblems(versions: Record<string, VersionStateConfig>): string[] {
+  const problems: string[] = [];
+  for (const [v, s] of Object.entries(versions)) {
+    const at = `versions.${v}`;
+    if (s.state === 'active') {
+      if (s.deprecated_at !== undefined || s.sunset !== undefined) problems.push(`${at}: an active version has no deprecated_at or sunset (set state to deprecated)`);
+      continue;
+    }
+    const dates = (['deprecated_at', 'sunset'] as const).map((k) => {
+      const raw = s[k];
+      if (raw === undefined) problems.push(`${at}: a deprecated version needs ${k}, a date such as 2026-09-30`);
+      else if (Number.isNaN(parseVersionDate(raw))) problems.push(`${at}.${k}: "${raw}" is not a date such as 2026-09-30 or an ISO 8601 date-time with a zone`);
+      return raw === undefined ? NaN : parseVersionDate(raw);
+    });
+    if (dates[1] <= dates[0]) problems.push(`${at}: sunset must come after deprecated_at`);
   }
   return problems;
 }

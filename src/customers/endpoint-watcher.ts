@@ -1,31 +1,32 @@
-// New custom endpoint folders load without a restart, as rule files already do: every
-// `pollMs` the customers folder is scanned, and an endpoint folder the registry does not
-// hold yet is loaded (schema, endpoint.json, handler.ts) and added. A folder that fails
-// to load (still being written, or broken) is logged once per version of its files and
-// tried again when they change; it never disturbs the endpoints already serving.
-// Endpoints already loaded keep their loaded version until a restart.
-import { existsSync, readdirSync, statSync } from 'node:fs';
+// Custom endpoint folders load without a restart, as rule files already do: every `pollMs`
+// the customers folder is scanned; an endpoint folder the registry does not hold yet is
+// loaded and added, and one whose endpoint.json or versions changed (a version added,
+// deprecated, made current or retired) is loaded again and replaces the serving one, its
+// unchanged versions kept as they were. A folder that fails to load (still being written,
+// or broken) is logged once per state of its files and tried again when they change; the
+// endpoint keeps serving as it was meanwhile.
+import { existsSync } from 'node:fs';
 import { join } from 'node:path';
 import { createHash } from 'node:crypto';
 import type { Logger } from '../logger.ts';
-import { CUSTOMER_SLUG_RE, ENDPOINT_NAME_RE, loadEndpoint, subfolders } from './load-customers.ts';
+import { CUSTOMER_SLUG_RE, ENDPOINT_NAME_RE, filesPrint, loadEndpoint, subfolders } from './load-customers.ts';
+import { VERSION_FILES, versionDirs } from './endpoint-versions.ts';
 import type { CustomerRegistry, LoadedEndpoint } from './types.ts';
 
 export interface EndpointWatcher {
-  /** One scan now; resolves with how many endpoints were added. */
+  /** One scan now; resolves with how many endpoints were added or reloaded. */
   scan(): Promise<number>;
   close(): void;
 }
 
 const hash = (s: string) => createHash('sha256').update(s).digest('hex').slice(0, 12);
 
-/** A cheap fingerprint of a folder's files: names, sizes and modification times. */
+/** A cheap fingerprint of what an endpoint loads: names, sizes and modification times of endpoint.json and each version's files. */
 function fingerprint(folder: string): string {
   try {
-    return readdirSync(folder).sort().map((f) => {
-      const st = statSync(join(folder, f));
-      return `${f}:${st.size}:${st.mtimeMs}`;
-    }).join('|');
+    const dirs = versionDirs(folder);
+    const versions = typeof dirs === 'string' ? [dirs] : [...dirs].map(([n, d]) => `${n}@${d}{${filesPrint(d, VERSION_FILES)}}`);
+    return [filesPrint(folder, ['endpoint.json']), ...versions].join('|');
   } catch {
     return 'unreadable';
   }
@@ -34,6 +35,11 @@ function fingerprint(folder: string): string {
 export function watchNewEndpoints(dir: string, registry: CustomerRegistry, opts: { logger: Logger; pollMs?: number; env?: NodeJS.ProcessEnv }): EndpointWatcher {
   const live = registry as Map<string, Map<string, LoadedEndpoint>>;
   const failed = new Map<string, string>();
+  /** Each serving endpoint's fingerprint when it was loaded. */
+  const loaded = new Map<string, string>();
+  for (const [customer, endpoints] of live) {
+    for (const name of endpoints.keys()) loaded.set(join(dir, customer, 'endpoints', name), fingerprint(join(dir, customer, 'endpoints', name)));
+  }
   let scanning: Promise<number> | undefined;
 
   async function scanOnce(): Promise<number> {
@@ -43,21 +49,27 @@ export function watchNewEndpoints(dir: string, registry: CustomerRegistry, opts:
       const endpointsDir = join(dir, customer, 'endpoints');
       if (!CUSTOMER_SLUG_RE.test(customer) || !existsSync(endpointsDir)) continue;
       for (const name of subfolders(endpointsDir)) {
-        if (!ENDPOINT_NAME_RE.test(name) || live.get(customer)?.has(name)) continue;
+        if (!ENDPOINT_NAME_RE.test(name)) continue;
         const folder = join(endpointsDir, name);
+        const previous = live.get(customer)?.get(name);
         const print = fingerprint(folder);
+        if (previous && (loaded.get(folder) ?? print) === print) continue;
         if (failed.get(folder) === print) continue;
         try {
-          const ep = await loadEndpoint(folder, customer, name, opts.env ?? process.env, print.length.toString(36) + ':' + hash(print));
+          const ep = await loadEndpoint(folder, customer, name, opts.env ?? process.env, print.length.toString(36) + ':' + hash(print), previous);
           if (!live.has(customer)) live.set(customer, new Map());
           live.get(customer)!.set(name, ep);
+          loaded.set(folder, print);
           failed.delete(folder);
           added++;
-          opts.logger.info({ customer, endpoint: name }, 'custom endpoint loaded without a restart');
+          const versions = [...ep.versions.values()].map((v) => `${v.version} ${v.state}`).join(', ');
+          opts.logger.info({ customer, endpoint: name, versions }, previous ? 'custom endpoint reloaded without a restart' : 'custom endpoint loaded without a restart');
           for (const w of ep.warnings) opts.logger.warn({ customer, endpoint: name }, w);
         } catch (err) {
           failed.set(folder, print);
-          opts.logger.warn({ customer, endpoint: name, err: (err as Error).message }, 'new custom endpoint folder does not load yet; it is retried when its files change');
+          const what = previous ? 'changed custom endpoint folder does not load; the endpoint serves as before, and it is retried when its files change'
+            : 'new custom endpoint folder does not load yet; it is retried when its files change';
+          opts.logger.warn({ customer, endpoint: name, err: (err as Error).message }, what);
         }
       }
     }

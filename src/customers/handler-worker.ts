@@ -11,6 +11,8 @@ import { loadModule } from '../load-module.ts';
 export interface HandlerTask {
   /** Absolute path of handler.ts. */
   file: string;
+  /** Set when the handler changed since it was first loaded: load it anew under this key. */
+  fresh?: string;
   body: unknown;
   /** HandlerContext without its logger. */
   ctx: Record<string, unknown>;
@@ -30,14 +32,15 @@ export type HandlerTaskResult =
 type Handler = (body: unknown, ctx: unknown) => unknown;
 const loaded = new Map<string, Promise<Handler>>();
 
-function load(file: string): Promise<Handler> {
-  let p = loaded.get(file);
+function load(file: string, fresh: string | undefined): Promise<Handler> {
+  const key = fresh === undefined ? file : `${file}\u0000${fresh}`;
+  let p = loaded.get(key);
   if (!p) {
-    p = (loadModule(file) as Promise<{ default?: unknown }>).then((m) => {
+    p = (loadModule(file, fresh) as Promise<{ default?: unknown }>).then((m) => {
       if (typeof m.default !== 'function') throw new Error('handler.ts must default-export a function (body, ctx) => result');
       return m.default as Handler;
     });
-    loaded.set(file, p);
+    loaded.set(key, p);
   }
   return p;
 }
@@ -57,7 +60,7 @@ function recorder(logs: LogLine[], bindings: Record<string, unknown> = {}): Reco
 export default async function runHandlerTask(task: HandlerTask): Promise<HandlerTaskResult> {
   const logs: LogLine[] = [];
   try {
-    const handler = await load(task.file);
+    const handler = await load(task.file, task.fresh);
     const result = await handler(task.body, { ...task.ctx, logger: recorder(logs) });
     // Only JSON data leaves the worker: what is validated and stored is what JSON carries.
     return { ok: true, result: result === undefined ? undefined : JSON.parse(JSON.stringify(result)), logs };

@@ -1,13 +1,14 @@
 // Loads every custom endpoint under CUSTOMERS_DIR (customers/<slug>/endpoints/<name>/) and
-// checks it: schema compiles, endpoint.json is valid, example.json passes the schema, the
-// auth can be built, handler.ts default-exports a function. A broken folder stops start
+// checks it: endpoint.json is valid, and for each version the schema compiles, example.json
+// passes it and handler.ts default-exports a function; the auth can be built. A broken folder stops start
 // with its path named; a new endpoint is one new folder, with nothing to register.
 import { existsSync, readdirSync, readFileSync, statSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { compileBodySchema, type BodyValidator } from './body-validator.ts';
 import { checkEndpointConfig, type EndpointConfig } from './endpoint-config.ts';
 import { buildEndpointAuth } from './auth/endpoint-auth.ts';
-import type { CustomerRegistry, CustomHandler, LoadedEndpoint } from './types.ts';
+import type { CustomerRegistry, CustomHandler, EndpointVersion, LoadedEndpoint } from './types.ts';
+import { planVersions, VERSION_FILES, type VersionPlan } from './endpoint-versions.ts';
 import { loadModule } from '../load-module.ts';
 
 export class CustomerLoadError extends Error {
@@ -24,7 +25,8 @@ export class CustomerLoadError extends Error {
 export const CUSTOMER_SLUG_RE = /^[a-z0-9][a-z0-9-]{0,62}$/;
 /** Endpoint names: one path segment of /service/custom/<name>. */
 export const ENDPOINT_NAME_RE = /^[a-z0-9][a-z0-9-]{0,62}$/;
-export const ENDPOINT_FILES = ['schema.json', 'endpoint.json', 'handler.ts', 'example.json', 'README.md'] as const;
+/** At the endpoint's root, whatever its versions; each version adds VERSION_FILES (endpoint-versions.ts). */
+export const ENDPOINT_FILES = ['endpoint.json', 'README.md'] as const;
 
 export interface LoadCustomersOptions {
   /** Where endpoint.json's *_env variables are read; process.env by default. */
@@ -58,14 +60,23 @@ function readJson(folder: string, file: string): unknown {
   }
 }
 
-/** Loads and checks one endpoint folder (`customers new` checks what it wrote with this). */
-export async function loadEndpoint(
-  folder: string, customer: string, name: string, env: NodeJS.ProcessEnv = process.env,
-  /** A new value makes handler.ts load afresh (module caches are per URL): a folder retried after an edit. */
-  version?: string,
-): Promise<LoadedEndpoint> {
-  if (!ENDPOINT_NAME_RE.test(name)) throw new CustomerLoadError(folder, 'the folder name must be lowercase letters, digits and dashes');
-  const missing = ENDPOINT_FILES.filter((f) => !existsSync(join(folder, f)));
+/** Names, sizes and modification times of `files` in `dir`: a cheap test of whether they changed. */
+export function filesPrint(dir: string, files: readonly string[]): string {
+  return files.map((f) => {
+    try {
+      const st = statSync(join(dir, f));
+      return `${f}:${st.size}:${st.mtimeMs}`;
+    } catch {
+      return `${f}:-`;
+    }
+  }).join('|');
+}
+
+/** Loads and checks one version's schema, example and handler (`fresh`: import handler.ts anew). */
+async function loadVersion(plan: VersionPlan, fresh: string | undefined): Promise<EndpointVersion> {
+  const folder = plan.dir;
+  const fingerprint = filesPrint(folder, VERSION_FILES);
+  const missing = VERSION_FILES.filter((f) => !existsSync(join(folder, f)));
   if (missing.length > 0) throw new CustomerLoadError(folder, `missing ${missing.join(', ')}`);
 
   const schema = readJson(folder, 'schema.json');
@@ -78,46 +89,81 @@ export async function loadEndpoint(
   } catch (e) {
     throw new CustomerLoadError(folder, `schema.json does not compile: ${(e as Error).message}`);
   }
-
-  const config = readJson(folder, 'endpoint.json');
-  const problems = checkEndpointConfig(config);
-  if (problems.length > 0) throw new CustomerLoadError(folder, `endpoint.json: ${problems.join('; ')}`);
-
   const example = readJson(folder, 'example.json');
   const exampleProblems = validateBody(example);
   if (exampleProblems.length > 0) {
     throw new CustomerLoadError(folder, `example.json does not pass schema.json: ${exampleProblems.map((p) => p.message).join('; ')}`);
   }
+  let mod: { default?: unknown };
+  try {
+    mod = (await loadModule(join(folder, 'handler.ts'), fresh)) as { default?: unknown };
+  } catch (e) {
+    const hint = isEsmScope(folder) ? '' : ' (handlers are ES modules: give the customers folder a package.json with {"type": "module"})';
+    throw new CustomerLoadError(folder, `handler.ts failed to load: ${(e as Error).message}${hint}`);
+  }
+  if (typeof mod.default !== 'function') throw new CustomerLoadError(folder, 'handler.ts must default-export a function (body, ctx) => result');
+  return {
+    ...plan, schema: schema as Record<string, unknown>, example, validateBody, handler: mod.default as CustomHandler<any>,
+    fingerprint, ...(fresh !== undefined && { fresh }),
+  };
+}
 
+/**
+ * Loads and checks one endpoint folder and every version in it (`customers new` checks what
+ * it wrote with this). `previous`: the endpoint as loaded before; its versions whose files
+ * are unchanged are kept as they are (their handlers are not imported again).
+ */
+export async function loadEndpoint(
+  folder: string, customer: string, name: string, env: NodeJS.ProcessEnv = process.env,
+  /** A new value makes handler.ts load afresh (module caches are per URL): a folder retried after an edit. */
+  fresh?: string,
+  previous?: LoadedEndpoint,
+): Promise<LoadedEndpoint> {
+  if (!ENDPOINT_NAME_RE.test(name)) throw new CustomerLoadError(folder, 'the folder name must be lowercase letters, digits and dashes');
+  const missing = ENDPOINT_FILES.filter((f) => !existsSync(join(folder, f)));
+  if (missing.length > 0) throw new CustomerLoadError(folder, `missing ${missing.join(', ')}`);
+
+  const config = readJson(folder, 'endpoint.json');
+  const problems = checkEndpointConfig(config);
+  if (problems.length > 0) throw new CustomerLoadError(folder, `endpoint.json: ${problems.join('; ')}`);
   const cfg = config as EndpointConfig;
+  const plan = planVersions(folder, cfg);
+  if (typeof plan === 'string') throw new CustomerLoadError(folder, plan);
+
+  const versions = new Map<number, EndpointVersion>();
+  for (const p of plan.versions) {
+    const before = previous?.versions.get(p.version);
+    const same = before !== undefined && before.dir === p.dir && before.fingerprint === filesPrint(p.dir, VERSION_FILES);
+    versions.set(p.version, same ? { ...before, ...p } : await loadVersion(p, fresh));
+  }
+
   let auth;
   try {
     auth = await buildEndpointAuth(cfg.auth ?? [], env);
   } catch (e) {
     throw new CustomerLoadError(folder, `endpoint.json: ${(e as Error).message}`);
   }
-
-  let mod: { default?: unknown };
-  try {
-    mod = (await loadModule(join(folder, 'handler.ts'), version)) as { default?: unknown };
-  } catch (e) {
-    const hint = isEsmScope(folder) ? '' : ` (handlers are ES modules: give ${dirname(dirname(dirname(folder)))} a package.json with {"type": "module"})`;
-    throw new CustomerLoadError(folder, `handler.ts failed to load: ${(e as Error).message}${hint}`);
-  }
-  if (typeof mod.default !== 'function') throw new CustomerLoadError(folder, 'handler.ts must default-export a function (body, ctx) => result');
-
+  const current = versions.get(plan.current)!;
   return {
     customer,
     name,
     folder,
     config: cfg,
-    schema: schema as Record<string, unknown>,
-    example,
-    validateBody,
+    schema: current.schema,
+    example: current.example,
+    validateBody: current.validateBody,
+    handler: current.handler,
+    current: plan.current,
+    versions,
     auth,
-    handler: mod.default as CustomHandler<any>,
-    warnings: inlineSecretWarnings(customer, cfg.auth ?? []),
+    warnings: [...inlineSecretWarnings(customer, cfg.auth ?? []), ...sunsetWarnings(plan.versions)],
   };
+}
+
+/** Deprecated versions past their sunset are still served until their folder is removed: say so at load. */
+function sunsetWarnings(versions: readonly VersionPlan[], now = Date.now()): string[] {
+  return versions.filter((v) => v.sunsetAt !== null && v.sunsetAt <= now).map((v) =>
+    `version ${v.version} is past its sunset (${new Date(v.sunsetAt!).toISOString().slice(0, 10)}) and still served: retire it (remove its folder and its endpoint.json entry) once its callers have moved`);
 }
 
 /** Loads `dir` (missing: nothing to load). Throws CustomerLoadError naming the first broken folder. */

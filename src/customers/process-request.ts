@@ -33,7 +33,8 @@ import type { Metrics } from '../http/metrics.ts';
 import type { HandlerPool } from './handler-pool.ts';
 import type { CustomRecordStore } from '../store/custom-record-contract.ts';
 import { defaultHandlerPool, runHandler } from './run-handler.ts';
-import type { CustomEnv, CustomRecord, HandlerContext, LoadedEndpoint, StandardEventPayload } from './types.ts';
+import type { CustomEnv, CustomRecord, EndpointVersion, HandlerContext, LoadedEndpoint, StandardEventPayload } from './types.ts';
+import { deprecationMessage } from './version-selection.ts';
 
 /** `valid`: every produced event passed; `valid_with_warnings`; `partially_rejected`: some failed; `rejected`: all failed. */
 export type ValidationStatus = 'valid' | 'valid_with_warnings' | 'partially_rejected' | 'rejected';
@@ -77,24 +78,26 @@ const nameOf = (p: StandardEventPayload): string | null => (typeof p.event.name 
 interface Request {
   ctx: AppContext;
   endpoint: LoadedEndpoint;
+  /** The version serving the request (its handler runs; custom_data.version names it). */
+  version: EndpointVersion;
   env: CustomEnv;
   startedAt: number;
   now: number;
 }
 
 export async function processRequest(deps: ProcessDeps, req: Request): Promise<CustomSuccessBody> {
-  const { ctx, endpoint, env, now } = req;
+  const { ctx, endpoint, version, env, now } = req;
   const account = ctx.state.account!;
   const hctx: HandlerContext = {
     account: { scriptId: account.scriptId, name: account.name, country: account.country, host: account.host },
     env,
     now,
     requestId: ctx.state.requestId,
-    endpoint: { customer: endpoint.customer, name: endpoint.name },
+    endpoint: { customer: endpoint.customer, name: endpoint.name, version: version.version },
     settings: endpoint.config.settings ?? {},
     logger: ctx.state.log.child({ customer: endpoint.customer, endpoint: endpoint.name }),
   };
-  const out = await runHandler(endpoint, ctx.state.body, hctx, { pool: deps.handlerPool ?? defaultHandlerPool(), timeoutMs: deps.handlerTimeoutMs });
+  const out = await runHandler(endpoint, version, ctx.state.body, hctx, { pool: deps.handlerPool ?? defaultHandlerPool(), timeoutMs: deps.handlerTimeoutMs });
   const produced: Produced[] = out.events.map((payload, i) => ({ payload, result: validateFor(account, payload, deps.metrics), label: label(payload, i) }));
   // Every event refused: the request failed (400), and nothing of it is stored, in either env.
   if (produced.length > 0 && produced.every((p) => p.result.errors.length > 0)) throw allRejected(produced);
@@ -102,6 +105,8 @@ export async function processRequest(deps: ProcessDeps, req: Request): Promise<C
   for (const p of produced) {
     if (p.result.errors.length > 0) messages.push(`${p.label}: rejected: ${p.result.errors.map(issueString).join('; ')}`);
   }
+  const deprecated = deprecationMessage(endpoint, version);
+  if (deprecated) messages.push(deprecated);
 
   const base = {
     records_processed: out.recordsProcessed,

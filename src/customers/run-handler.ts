@@ -6,7 +6,7 @@ import { join } from 'node:path';
 import { CustomValidationError } from './custom-validation-error.ts';
 import { createHandlerPool, HandlerStopped, type HandlerPool } from './handler-pool.ts';
 import type { HandlerTaskResult } from './handler-worker.ts';
-import type { CustomRecord, HandlerContext, HandlerResult, LoadedEndpoint, StandardEventPayload } from './types.ts';
+import type { CustomRecord, EndpointVersion, HandlerContext, HandlerResult, LoadedEndpoint, StandardEventPayload } from './types.ts';
 import { isRecord } from '../schema/guards.ts';
 
 export const HANDLER_TIMEOUT_MS = 5_000;
@@ -70,12 +70,12 @@ export async function closeDefaultHandlerPool(): Promise<void> {
 }
 
 /** Runs the handler in the pool (see handler-pool.ts) and checks what it returns. */
-export async function runHandler(ep: LoadedEndpoint, body: unknown, ctx: HandlerContext, opts: RunHandlerOptions): Promise<HandlerOutput> {
+export async function runHandler(ep: LoadedEndpoint, version: EndpointVersion, body: unknown, ctx: HandlerContext, opts: RunHandlerOptions): Promise<HandlerOutput> {
   const { logger, ...plainCtx } = ctx;
-  const who = `handler of ${ep.customer}/${ep.name}`;
+  const who = `handler of ${ep.customer}/${ep.name} version ${version.version}`;
   let out: HandlerTaskResult;
   try {
-    out = await opts.pool.run({ file: join(ep.folder, 'handler.ts'), body, ctx: plainCtx }, opts.timeoutMs ?? HANDLER_TIMEOUT_MS);
+    out = await opts.pool.run({ file: join(version.dir, 'handler.ts'), fresh: version.fresh, body, ctx: plainCtx }, opts.timeoutMs ?? HANDLER_TIMEOUT_MS);
   } catch (err) {
     if (err instanceof HandlerStopped) throw new AppError('INTERNAL_ERROR', 500, `${who} ${err.message}`, { cause: err });
     throw new AppError('INTERNAL_ERROR', 500, `${who} failed`, { cause: err });

@@ -4,6 +4,7 @@ import type { Logger } from '../logger.ts';
 import type { EndpointConfig } from './endpoint-config.ts';
 import type { EndpointAuth } from './auth/endpoint-auth.ts';
 import type { BodyValidator } from './body-validator.ts';
+import type { VersionPlan } from './endpoint-versions.ts';
 
 /** `env` query parameter: `test` runs everything but stores and delivers nothing. */
 export type CustomEnv = 'production' | 'test';
@@ -62,7 +63,8 @@ export interface HandlerContext {
   /** Milliseconds since the epoch when the request arrived; use it instead of Date.now(). */
   now: number;
   requestId: string;
-  endpoint: { customer: string; name: string };
+  /** `version`: the endpoint version this request was served by. */
+  endpoint: { customer: string; name: string; version: number };
   /** `settings` of endpoint.json, as written there. */
   settings: Readonly<Record<string, unknown>>;
   /** Structured logger bound to the request; never log identifiers or free text. */
@@ -97,19 +99,36 @@ export type CustomHandler<TBody = Record<string, unknown>> = (
   ctx: HandlerContext,
 ) => HandlerResult | Promise<HandlerResult>;
 
+/** One version of an endpoint as loaded: its own schema, example and handler. */
+export interface EndpointVersion extends VersionPlan {
+  /** The request body schema as written (for docs and `customers list`). */
+  schema: Record<string, unknown>;
+  /** example.json as read and checked at load (the admin API's test run sends it). */
+  example: unknown;
+  validateBody: BodyValidator;
+  handler: CustomHandler<any>;
+  /** Names, sizes and times of the version's files when loaded: unchanged files are not loaded again. */
+  fingerprint: string;
+  /** Set when the handler was loaded afresh after a change; the worker threads load it the same way. */
+  fresh?: string;
+}
+
 /** One endpoint as loaded and checked at start. */
 export interface LoadedEndpoint {
   customer: string;
   name: string;
   folder: string;
   config: EndpointConfig;
-  /** The request body schema as written (for docs and `customers list`). */
+  /** The current version's schema, example, validator and handler (as `versions.get(current)`). */
   schema: Record<string, unknown>;
-  /** example.json as read and checked at load (the admin API's test run sends it). */
   example: unknown;
   validateBody: BodyValidator;
-  auth: EndpointAuth;
   handler: CustomHandler<any>;
+  /** The version a request gets when it names none and its account has no pin. */
+  current: number;
+  /** Every version served, ascending; a retired one is gone from the folder and from here. */
+  versions: ReadonlyMap<number, EndpointVersion>;
+  auth: EndpointAuth;
   /** Things an operator should fix that do not stop loading (logged at start). */
   warnings: string[];
 }

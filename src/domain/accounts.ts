@@ -34,6 +34,8 @@ export interface Account {
   customer: string | null;
   /** Intake requests per second allowed (endpoints 1–3); null: the service default. */
   rateLimit: number | null;
+  /** Custom endpoint name → the version this account's requests get when they name none. */
+  endpointPins: Record<string, number>;
   createdAt: number;
   updatedAt: number;
 }
@@ -49,7 +51,7 @@ export interface NewAccount {
 }
 
 export type AccountPatch = Partial<
-  Pick<Account, 'name' | 'tier' | 'addon' | 'enabled' | 'host' | 'country' | 'taxRate' | 'extraEvents' | 'customer' | 'rateLimit'>
+  Pick<Account, 'name' | 'tier' | 'addon' | 'enabled' | 'host' | 'country' | 'taxRate' | 'extraEvents' | 'customer' | 'rateLimit' | 'endpointPins'>
 >;
 
 export interface TokenRecord {

@@ -20,9 +20,9 @@ const LEASES = new Set(['lease_owner', 'lease_until']);
 
 /** One or more rows in every table, with the values a copy gets wrong: false, NULL, non-ASCII, gaps in ids. */
 const SEED = `
-  INSERT INTO accounts (script_id, name, tier, addon, enabled, host, country, tax_rate, extra_events, customer, rate_limit, created_at, updated_at) VALUES
-    ('AAAA1111', 'Shop “Über” 🛒', 'PRO', 1, 1, 'https://shop.example', 'DE', 19.5, '["lead_won"]', 'demo', 50, ${T0}, ${T0 + 1}),
-    ('BBBB2222', 'Off', 'BASIC', 0, 0, NULL, NULL, NULL, '[]', NULL, NULL, ${T0}, ${T0});
+  INSERT INTO accounts (script_id, name, tier, addon, enabled, host, country, tax_rate, extra_events, customer, rate_limit, endpoint_pins, created_at, updated_at) VALUES
+    ('AAAA1111', 'Shop “Über” 🛒', 'PRO', 1, 1, 'https://shop.example', 'DE', 19.5, '["lead_won"]', 'demo', 50, '{"order-sync":1}', ${T0}, ${T0 + 1}),
+    ('BBBB2222', 'Off', 'BASIC', 0, 0, NULL, NULL, NULL, '[]', NULL, NULL, '{}', ${T0}, ${T0});
   INSERT INTO access_tokens (id, script_id, hash, prefix, created_at, expires_at) VALUES
     (1, 'AAAA1111', 'hash-old', 'tlk_ab', ${T0}, ${T0 + 86_400_000}), (2, 'AAAA1111', 'hash-new', 'tlk_cd', ${T0 + 5}, NULL),
     (7, 'BBBB2222', 'hash-b', 'tlk_ef', ${T0}, NULL);
@@ -55,6 +55,8 @@ const SEED = `
   INSERT INTO custom_records (seq, script_id, customer, endpoint, type, record_key, request_id, received_at, data) VALUES
     (1, 'AAAA1111', 'demo', 'order-sync', 'order', 'O-1', 'req-c1', ${T0}, '{"total":10}'),
     (5, 'AAAA1111', 'demo', 'order-sync', 'note', NULL, 'req-c2', ${T0 + 1}, '{"text":"ß"}');
+  INSERT INTO custom_endpoint_usage (script_id, customer, endpoint, version, env, uses, first_used_at, last_used_at) VALUES
+    ('AAAA1111', 'demo', 'order-sync', 1, 'production', 3000000000, ${T0}, ${T0 + 7}), ('AAAA1111', 'demo', 'order-sync', 2, 'test', 1, ${T0 + 2}, ${T0 + 2});
   INSERT INTO rule_versions (version, scope, destination, document, author, message, created_at) VALUES
     (1, 'default', 'webhook', '{"destination":"webhook","rules":[]}', 'ana', 'first', ${T0}),
     (2, 'default', 'webhook', '{"rules":[],"destination":"webhook"}', 'bo', 'keys kept in order', ${T0 + 1}),

@@ -34,6 +34,10 @@ for (const kind of STORE_KINDS) describe(`store contract (${STORE_LABEL[kind]})`
     const u = await store.accounts.update('ACCT0001', { tier: 'PRO', enabled: false, extraEvents: ['x_done'], rateLimit: 5, customer: 'demo' });
     expect(u).to.include({ tier: 'PRO', enabled: false, rateLimit: 5, customer: 'demo' });
     expect(u!.extraEvents).to.deep.equal(['x_done']);
+    expect(a!.endpointPins).to.deep.equal({});
+    const pinned = await store.accounts.update('ACCT0001', { endpointPins: { 'order-sync': 1, leads: 12 } });
+    expect((await store.accounts.get('ACCT0001'))!.endpointPins).to.deep.equal({ 'order-sync': 1, leads: 12 });
+    expect(pinned!.endpointPins).to.deep.equal({ 'order-sync': 1, leads: 12 });
     expect(await store.accounts.update('NOPE0000', { tier: 'PRO' })).to.equal(null);
     expect((await store.accounts.list()).map((x) => x.scriptId)).to.deep.equal(['ACCT0001']);
     expect((await store.accounts.activeTokens('ACCT0001', T0)).map((t) => t.hash)).to.deep.equal(['hash-1']);

@@ -1,8 +1,10 @@
 // Custom records (custom endpoints' durable output) in PostgreSQL: each request's rows in
 // one transaction, acknowledged after COMMIT; a keyed record replaces the stored one with
 // the same (account, endpoint, type, key), so a retried request does not double anything.
+// Endpoint version uses are summed in memory and upserted every second.
 import type pg from 'pg';
-import type { CustomRecordStore, StoredCustomRecord } from '../custom-record-contract.ts';
+import type { CustomRecordStore, StoredCustomRecord, VersionUsage } from '../custom-record-contract.ts';
+import { createUsageBuffer } from '../usage-buffer.ts';
 
 interface Row {
   script_id: string; customer: string; endpoint: string; type: string; record_key: string | null;
@@ -12,7 +14,24 @@ interface Row {
 export function pgCustomRecordStore(pool: pg.Pool): CustomRecordStore {
   let inFlight = 0;
   const idle: (() => void)[] = [];
+  const usage = createUsageBuffer(async (rows) => {
+    const col = <K extends keyof VersionUsage>(k: K) => rows.map((r) => r[k]);
+    await pool.query(`INSERT INTO custom_endpoint_usage (script_id, customer, endpoint, version, env, uses, first_used_at, last_used_at)
+      SELECT * FROM unnest($1::text[], $2::text[], $3::text[], $4::int[], $5::text[], $6::bigint[], $7::bigint[], $8::bigint[])
+      ON CONFLICT (script_id, customer, endpoint, version, env) DO UPDATE SET uses = custom_endpoint_usage.uses + excluded.uses,
+        first_used_at = LEAST(custom_endpoint_usage.first_used_at, excluded.first_used_at),
+        last_used_at = GREATEST(custom_endpoint_usage.last_used_at, excluded.last_used_at)`,
+    [col('scriptId'), col('customer'), col('endpoint'), col('version'), col('env'), col('uses'), col('firstUsedAt'), col('lastUsedAt')]);
+  });
   return {
+    countUse: (use) => usage.count(use),
+    async listUsage(customer) {
+      const { rows } = await pool.query<VersionUsage>(`SELECT script_id AS "scriptId", customer, endpoint, version, env, uses::float8 AS uses,
+          first_used_at::float8 AS "firstUsedAt", last_used_at::float8 AS "lastUsedAt"
+        FROM custom_endpoint_usage ${customer === undefined ? '' : 'WHERE customer = $1'} ORDER BY customer, endpoint, version, script_id, env`,
+      customer === undefined ? [] : [customer]);
+      return rows;
+    },
     async write(rows) {
       if (rows.length === 0) return;
       // Within one request the last record of a key wins, as successive writes would.
@@ -47,10 +66,12 @@ export function pgCustomRecordStore(pool: pg.Pool): CustomRecordStore {
         requestId: r.request_id, receivedAt: r.received_at, data: JSON.parse(r.data) as Record<string, unknown>,
       }));
     },
-    drain() {
-      return inFlight === 0 ? Promise.resolve() : new Promise<void>((r) => idle.push(r));
+    async drain() {
+      await usage.flush();
+      if (inFlight > 0) await new Promise<void>((r) => idle.push(r));
     },
     async close() {
+      await usage.flush();
       // The pool belongs to the store, which closes it.
     },
   };

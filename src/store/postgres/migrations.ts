@@ -209,6 +209,25 @@ const MIGRATIONS: { version: number; sql: string }[] = [
     version: 3,
     sql: `ALTER TABLE dispatch_queue ADD COLUMN held_for TEXT;`,
   },
+  {
+    // Custom endpoint versions: an account's pins (endpoint name → version, JSON), and every
+    // use of a version counted per account and env, so old shapes are retired knowingly.
+    version: 4,
+    sql: `
+      ALTER TABLE accounts ADD COLUMN endpoint_pins TEXT NOT NULL DEFAULT '{}';
+      CREATE TABLE custom_endpoint_usage (
+        script_id     TEXT NOT NULL,
+        customer      TEXT NOT NULL,
+        endpoint      TEXT NOT NULL,
+        version       INTEGER NOT NULL,
+        env           TEXT NOT NULL,
+        uses          BIGINT NOT NULL,
+        first_used_at BIGINT NOT NULL,
+        last_used_at  BIGINT NOT NULL,
+        PRIMARY KEY (script_id, customer, endpoint, version, env)
+      );
+    `,
+  },
 ];
 
 export const PG_SCHEMA_VERSION = MIGRATIONS[MIGRATIONS.length - 1].version;

@@ -2,10 +2,12 @@
 // service's SQLite file, opened with the store's pragmas (WAL, synchronous=FULL) and written
 // through the store's group commit: rows of concurrent requests share a transaction, and
 // each request's promise settles once its rows are committed (or the commit failed).
+// Endpoint version uses (migration 011) are summed in memory and upserted every second.
 import type Database from 'better-sqlite3';
-import type { CustomRecordStore, StoredCustomRecord } from '../custom-record-contract.ts';
+import type { CustomRecordStore, StoredCustomRecord, VersionUsage } from '../custom-record-contract.ts';
 import { createGroupCommit } from '../group-commit.ts';
 import { openConnection } from './connection.ts';
+import { createUsageBuffer } from '../usage-buffer.ts';
 
 interface Row {
   script_id: string; customer: string; endpoint: string; type: string; record_key: string | null;
@@ -27,6 +29,15 @@ export function openCustomRecordStore(file: string, opts: { busyTimeoutMs?: numb
     db.close();
     throw new Error(`custom records: the database at ${file} has no custom_records table (migration 006): ${(e as Error).message}`);
   }
+  const upsertUsage = db.prepare(`INSERT INTO custom_endpoint_usage (script_id, customer, endpoint, version, env, uses, first_used_at, last_used_at)
+    VALUES (@scriptId, @customer, @endpoint, @version, @env, @uses, @firstUsedAt, @lastUsedAt)
+    ON CONFLICT (script_id, customer, endpoint, version, env) DO UPDATE SET uses = uses + excluded.uses,
+      first_used_at = MIN(first_used_at, excluded.first_used_at), last_used_at = MAX(last_used_at, excluded.last_used_at)`);
+  const usage = createUsageBuffer(async (rows) => {
+    db.transaction(() => {
+      for (const r of rows) upsertUsage.run(r);
+    }).immediate();
+  });
   const insertAll = db.transaction((rows: StoredCustomRecord[]) => {
     for (const r of rows) insert.run({ ...r, data: JSON.stringify(r.data) });
   });
@@ -51,8 +62,19 @@ export function openCustomRecordStore(file: string, opts: { busyTimeoutMs?: numb
         requestId: r.request_id, receivedAt: r.received_at, data: JSON.parse(r.data) as Record<string, unknown>,
       }));
     },
-    drain: () => group.drain(),
+    countUse: (use) => usage.count(use),
+    async listUsage(customer) {
+      const rows = db.prepare(`SELECT script_id AS scriptId, customer, endpoint, version, env, uses, first_used_at AS firstUsedAt, last_used_at AS lastUsedAt
+        FROM custom_endpoint_usage ${customer === undefined ? '' : 'WHERE customer = ?'} ORDER BY customer, endpoint, version, script_id, env`)
+        .all(...(customer === undefined ? [] : [customer]));
+      return rows as VersionUsage[];
+    },
+    drain: async () => {
+      await usage.flush();
+      await group.drain();
+    },
     async close() {
+      await usage.flush();
       await group.drain();
       if (db.open) db.close();
     },

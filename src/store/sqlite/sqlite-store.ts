@@ -57,7 +57,7 @@ export function defaultWriterThread(env: NodeJS.ProcessEnv = process.env): boole
 interface AccountRow {
   script_id: string; name: string; tier: Account['tier']; addon: number; enabled: number;
   host: string | null; country: string | null; tax_rate: number | null; extra_events: string;
-  customer: string | null; rate_limit: number | null; created_at: number; updated_at: number;
+  customer: string | null; rate_limit: number | null; endpoint_pins: string; created_at: number; updated_at: number;
 }
 interface TokenRow { id: number; script_id: string; hash: string; prefix: string; created_at: number; expires_at: number | null }
 
@@ -73,6 +73,7 @@ const toAccount = (r: AccountRow): Account => ({
   extraEvents: JSON.parse(r.extra_events) as string[],
   customer: r.customer,
   rateLimit: r.rate_limit,
+  endpointPins: JSON.parse(r.endpoint_pins) as Record<string, number>,
   createdAt: r.created_at,
   updatedAt: r.updated_at,
 });
@@ -85,12 +86,12 @@ const toToken = (r: TokenRow): TokenRecord => ({
 /** Column names of AccountPatch keys. */
 const PATCH_COLUMNS: Record<keyof AccountPatch, string> = {
   name: 'name', tier: 'tier', addon: 'addon', enabled: 'enabled', host: 'host', country: 'country',
-  taxRate: 'tax_rate', extraEvents: 'extra_events', customer: 'customer', rateLimit: 'rate_limit',
+  taxRate: 'tax_rate', extraEvents: 'extra_events', customer: 'customer', rateLimit: 'rate_limit', endpointPins: 'endpoint_pins',
 };
 
 function patchValue(key: keyof AccountPatch, v: unknown): unknown {
   if (key === 'addon' || key === 'enabled') return v ? 1 : 0;
-  if (key === 'extraEvents') return JSON.stringify(v);
+  if (key === 'extraEvents' || key === 'endpointPins') return JSON.stringify(v);
   return v;
 }
 
