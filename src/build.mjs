@@ -1,5 +1,5 @@
 // `npm run build`, and npm's `prepare` (run after `npm install` / `npm ci` in the project):
-// compiles the core and the shipped plugins and custom endpoints to dist/ (tsconfig.build.json),
+// compiles the core and the shipped plugins and custom endpoints to dist/ (src/tsconfig.build.json),
 // which npm start, the worker threads and the tracklane CLI then run as long as nothing under
 // src/ is newer (src/build-state.cjs). Built beside dist/ and swapped in whole, so a failed
 // build leaves the previous one and a finished one holds no files of deleted sources.
@@ -10,7 +10,7 @@ import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 
 const require = createRequire(import.meta.url);
-const { BUILD_DIR, STAMP_FILE } = require('../src/build-state.cjs');
+const { BUILD_DIR, STAMP_FILE } = require('./build-state.cjs');
 const root = fileURLToPath(new URL('..', import.meta.url));
 const dist = join(root, BUILD_DIR);
 const next = `${dist}.next`;
@@ -27,7 +27,7 @@ try {
   process.exit(0);
 }
 rmSync(next, { recursive: true, force: true });
-const run = spawnSync(process.execPath, [tsc, '-p', join(root, 'tsconfig.build.json'), '--outDir', next], { stdio: 'inherit' });
+const run = spawnSync(process.execPath, [tsc, '-p', join(root, 'src/tsconfig.build.json'), '--outDir', next], { stdio: 'inherit' });
 if (run.status !== 0) {
   rmSync(next, { recursive: true, force: true });
   process.stderr.write(`tracklane: the build failed; ${BUILD_DIR}/ is unchanged\n`);

@@ -23,7 +23,7 @@ function run(file: string, args: string[], cwd: string, env: Record<string, stri
 /** The project as a fresh clone has it (operator folders aside), sharing this checkout's node_modules. */
 function copyProject(): string {
   const dir = tempDir('tl-built-');
-  for (const f of ['package.json', 'tsconfig.json', 'tsconfig.build.json', 'scripts', 'src', 'plugins']) cpSync(join(ROOT, f), join(dir, f), { recursive: true });
+  for (const f of ['package.json', 'tsconfig.json', 'src', 'plugins']) cpSync(join(ROOT, f), join(dir, f), { recursive: true });
   mkdirSync(join(dir, 'customers'));
   cpSync(join(ROOT, 'customers/demo'), join(dir, 'customers/demo'), { recursive: true });
   mkdirSync(join(dir, 'rules'));
