@@ -2,11 +2,9 @@
 // the msclkid and visitor-id forms, replies classified (the CAPI guide's own 401 and 400
 // bodies among them), and one request really sent to a loopback double through `endpoint`.
 import { expect } from 'chai';
-import { join } from 'node:path';
-import { fileURLToPath } from 'node:url';
-import { loadPlugins } from '../../src/destinations/load-plugins.ts';
 import type { OutgoingItem } from '../../src/destinations/types.ts';
 import { startDestinationDouble } from '../../test/helpers/destination-double.ts';
+import { shippedPlugins } from '../../test/helpers/shipped-plugins.ts';
 import { outcomeCases, settingsSchemaCases, type OutcomeCase } from '../../test/helpers/plugin-cases.ts';
 import { normalizedEvent, reply as res } from '../../test/helpers/plugin-fixtures.ts';
 import { msclkidUuid, parseUetMsclkid, parseUetVid } from './attribution.ts';
@@ -33,7 +31,7 @@ function item(n: number, receivedAt = RECEIVED): OutgoingItem {
 describe('microsoft-ads plugin', () => {
   describe('definition', () => {
     it('loads from its folder like any plugin, advertising gated by marketing consent, batches of 1,000', async () => {
-      const registry = await loadPlugins(join(fileURLToPath(new URL('.', import.meta.url)), '..'));
+      const registry = await shippedPlugins();
       expect(registry.get('microsoft-ads')?.plugin.description).to.equal(plugin.description);
       expect(plugin.consent).to.equal('marketing');
       expect(plugin.batch).to.deep.equal({ maxEvents: 1000 });

@@ -2,11 +2,9 @@
 // events Snap will refuse sent alone, the action source, replies classified, and one request
 // really sent to a loopback double through the `endpoint` override.
 import { expect } from 'chai';
-import { join } from 'node:path';
-import { fileURLToPath } from 'node:url';
-import { loadPlugins } from '../../src/destinations/load-plugins.ts';
 import type { OutgoingItem } from '../../src/destinations/types.ts';
 import { startDestinationDouble } from '../../test/helpers/destination-double.ts';
+import { shippedPlugins } from '../../test/helpers/shipped-plugins.ts';
 import { outcomeCases, settingsSchemaCases, type OutcomeCase } from '../../test/helpers/plugin-cases.ts';
 import { normalizedEvent, reply as res } from '../../test/helpers/plugin-fixtures.ts';
 import { actionSource, MAX_AGE_MS } from './build-requests.ts';
@@ -34,7 +32,7 @@ function item(n: number, fields: Partial<OutgoingItem> = {}): OutgoingItem {
 describe('snapchat plugin', () => {
   describe('definition', () => {
     it('loads from its folder like any plugin, advertising gated by marketing consent, batches of 1,000', async () => {
-      const registry = await loadPlugins(join(fileURLToPath(new URL('.', import.meta.url)), '..'));
+      const registry = await shippedPlugins();
       expect(registry.get('snapchat')?.plugin.description).to.equal(plugin.description);
       expect(plugin.consent).to.equal('marketing');
       expect(plugin.batch).to.deep.equal({ maxEvents: 1000 });

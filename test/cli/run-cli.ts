@@ -6,6 +6,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { expect } from 'chai';
+import { shippedFolderEnv } from '../helpers/shipped-folders.ts';
 
 export const ROOT = fileURLToPath(new URL('../..', import.meta.url));
 export const BASE_URL = 'https://track.example.test';
@@ -26,11 +27,11 @@ export interface TempCli {
 
 /**
  * `databaseUrl`: run against that PostgreSQL database instead of a SQLite file in the temp DATA_DIR.
- * `env`: more settings (e.g. RULES_DIR).
+ * `env`: more settings (e.g. RULES_DIR; the rules, customers and plugins folders are the shipped ones unless named).
  */
 export function tempCli(opts: { databaseUrl?: string; env?: Record<string, string> } = {}): TempCli {
   const dataDir = mkdtempSync(tmpdir() + '/tl-');
-  const env = { ...process.env, DATA_DIR: dataDir, DATABASE_URL: opts.databaseUrl ?? '', PORT: '', PUBLIC_BASE_URL: BASE_URL, ...opts.env };
+  const env = { ...process.env, ...shippedFolderEnv(), DATA_DIR: dataDir, DATABASE_URL: opts.databaseUrl ?? '', PORT: '', PUBLIC_BASE_URL: BASE_URL, ...opts.env };
   const run = (...args: string[]) =>
     new Promise<CliResult>((resolve) => {
       execFile(process.execPath, [join(ROOT, 'src/cli/bin.mjs'), ...args], { cwd: ROOT, env, encoding: 'utf8' }, (err, stdout, stderr) => {

@@ -1,15 +1,12 @@
 // Runs one custom endpoint folder end to end: a real server (test-server.ts) loading the
-// folder's customers root, and an account on the CUSTOM plan bound to the folder's
+// folder's customer alone (beside it, another customer's unfinished folder changes nothing), and an account on the CUSTOM plan bound to the folder's
 // customer. Endpoint tests (customers/**/*.test.ts) and scaffolded tests use it; it
 // re-exports chai's expect so a test outside this package needs no bare imports.
-import { readFileSync } from 'node:fs';
+import { rmSync, symlinkSync } from 'node:fs';
 export { expect } from 'chai';
-import { basename, dirname, resolve } from 'node:path';
-import { fileURLToPath } from 'node:url';
+import { basename, dirname, join, resolve } from 'node:path';
 import type { CreateAccountInput } from '../../src/accounts/account-service.ts';
-import { startTestServer, type PostOptions, type TestAccount, type TestResponse, type TestServer } from '../helpers/test-server.ts';
-
-const ROOT = fileURLToPath(new URL('../..', import.meta.url));
+import { startTestServer, tempDir, type PostOptions, type TestAccount, type TestResponse, type TestServer } from '../helpers/test-server.ts';
 
 export interface CustomPostOptions extends Omit<PostOptions, 'query'> {
   /** `production` (the default when absent), `test`, or anything to provoke a refusal. */
@@ -25,7 +22,7 @@ export interface EndpointHarness {
   customer: string;
   endpoint: string;
   path: string;
-  /** example.json, parsed. */
+  /** The current version's example.json, as loaded. */
   example: any;
   post(body: unknown, opts?: CustomPostOptions): Promise<TestResponse>;
   /** Another account: `{ tier: 'PRO' }`, `{ customer: null }` (unbound), approved events… */
@@ -40,18 +37,15 @@ export interface HarnessOptions {
   approveEvents?: string[];
 }
 
-/** `endpointDir` is customers/<slug>/endpoints/<name>; its customers root is loaded as CUSTOMERS_DIR. */
+/** `endpointDir` is customers/<slug>/endpoints/<name>; CUSTOMERS_DIR holds its customer folder, linked, and nothing else. */
 export async function startEndpointHarness(endpointDir: string, opts: HarnessOptions = {}): Promise<EndpointHarness> {
   const dir = resolve(endpointDir);
   const endpoint = basename(dir);
   const customerDir = dirname(dirname(dir));
   const customer = basename(customerDir);
-  const server = await startTestServer({
-    CUSTOMERS_DIR: dirname(customerDir),
-    PLUGINS_DIR: resolve(ROOT, 'plugins'),
-    RULES_DIR: resolve(ROOT, 'rules'),
-    ...opts.env,
-  });
+  const customersDir = tempDir('tl-endpoint-');
+  symlinkSync(customerDir, join(customersDir, customer), 'dir');
+  const server = await startTestServer({ CUSTOMERS_DIR: customersDir, ...opts.env });
   const path = `/service/custom/${endpoint}`;
 
   async function makeAccount(input: Partial<CreateAccountInput> & { customer?: string | null; approveEvents?: string[] } = {}): Promise<TestAccount> {
@@ -68,13 +62,16 @@ export async function startEndpointHarness(endpointDir: string, opts: HarnessOpt
     customer,
     endpoint,
     path,
-    example: JSON.parse(readFileSync(resolve(dir, 'example.json'), 'utf8')),
+    example: server.running.customers.get(customer)!.get(endpoint)!.example,
     makeAccount,
     post(body, o = {}) {
       const a = o.account ?? account;
       const query = o.query ?? `id=${a.scriptId}${o.env === undefined ? '' : `&env=${encodeURIComponent(o.env)}`}`;
       return server.post(path, body, { ...o, account: a, query });
     },
-    close: () => server.close(),
+    async close() {
+      await server.close();
+      rmSync(customersDir, { recursive: true, force: true });
+    },
   };
 }

@@ -6,6 +6,7 @@ import { join } from 'node:path';
 import { loadCustomers, loadEndpoint, listEndpoints } from '../../src/customers/load-customers.ts';
 import { ROOT } from '../helpers/spawn-server.ts';
 import { customersRoot, writeEndpoint } from './fixtures.ts';
+import { shippedFolders } from '../helpers/shipped-folders.ts';
 
 const SECRET = 'hmac-test-secret-at-least-32-bytes-long!!';
 
@@ -30,7 +31,7 @@ describe('custom endpoints: inline secrets', () => {
   });
 
   it("the demo's inline secrets load without a warning, and the demo README says they are public", async () => {
-    const registry = await loadCustomers(join(ROOT, 'customers'));
+    const registry = await loadCustomers(shippedFolders().customersDir);
     for (const ep of listEndpoints(registry).filter((e) => e.customer === 'demo')) expect(ep.warnings, ep.name).to.deep.equal([]);
     const { readFileSync } = await import('node:fs');
     expect(readFileSync(join(ROOT, 'customers/demo/README.md'), 'utf8')).to.match(/public/i).and.match(/secret_env/);

@@ -10,6 +10,7 @@ import { createAccountService } from '../../src/accounts/account-service.ts';
 import { openSqliteStore } from '../../src/store/sqlite/sqlite-store.ts';
 import { startDestinationDouble, type DestinationDouble, type RecordedRequest } from '../helpers/destination-double.ts';
 import { tempDir } from '../helpers/test-server.ts';
+import { shippedFolderEnv } from '../helpers/shipped-folders.ts';
 import { checkout, ROOT, SETTINGS } from './delivery-fixture.ts';
 
 const TYPES = ['ga4', 'meta-capi', 'tiktok', 'webhook'] as const;
@@ -34,7 +35,7 @@ interface Server {
 function startServer(dataDir: string): Promise<Server> {
   const child = spawn(process.execPath, ['src/index.cjs'], {
     cwd: ROOT,
-    env: { ...process.env, DATA_DIR: dataDir, PORT: '0', HOST: '127.0.0.1', ALLOW_PRIVATE_DESTINATIONS: '1', LOG_LEVEL: 'info', WORKERS: '1', DATABASE_URL: '' },
+    env: { ...process.env, ...shippedFolderEnv(), DATA_DIR: dataDir, PORT: '0', HOST: '127.0.0.1', ALLOW_PRIVATE_DESTINATIONS: '1', LOG_LEVEL: 'info', WORKERS: '1', DATABASE_URL: '' },
     stdio: ['ignore', 'pipe', 'pipe'],
   });
   const exited = new Promise<number | null>((r) => child.once('exit', (code) => r(code)));

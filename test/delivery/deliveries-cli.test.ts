@@ -6,6 +6,7 @@ import { join } from 'node:path';
 import { createRetryPolicy } from '../../src/delivery/retry-policy.ts';
 import { expectFailure, type CliResult } from '../cli/run-cli.ts';
 import { startDestinationDouble, type DestinationDouble } from '../helpers/destination-double.ts';
+import { shippedFolderEnv } from '../helpers/shipped-folders.ts';
 import { checkout, createFixture, ROOT, type Fixture } from './delivery-fixture.ts';
 
 describe('delivery: deliveries and stats CLI', function () {
@@ -20,7 +21,7 @@ describe('delivery: deliveries and stats CLI', function () {
   let maxReplay = '10000';
   const cli = (...args: string[]) => new Promise<CliResult>((resolve) => {
     execFile(process.execPath, [join(ROOT, 'src/cli/bin.mjs'), ...args], {
-      cwd: ROOT, encoding: 'utf8', env: { ...process.env, DATA_DIR: f.dir, DATABASE_URL: '', PORT: '', MAX_REPLAY: maxReplay },
+      cwd: ROOT, encoding: 'utf8', env: { ...process.env, ...shippedFolderEnv(), DATA_DIR: f.dir, DATABASE_URL: '', PORT: '', MAX_REPLAY: maxReplay },
     }, (err, stdout, stderr) => resolve({ code: err ? (typeof err.code === 'number' ? err.code : -1) : 0, stdout, stderr }));
   });
   const json = async <T = any>(...args: string[]): Promise<T> => {

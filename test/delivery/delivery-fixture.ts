@@ -1,4 +1,4 @@
-// A real SQLite store in a temp dir, the real plugins and rules, accounts and destinations
+// A real SQLite store in a temp dir, the real plugins and rules as the repository ships them, accounts and destinations
 // pointing at loopback doubles, events stored the way intake stores them, and a dispatcher
 // with a controllable clock. Each test file builds its own.
 import { execFile } from 'node:child_process';
@@ -18,6 +18,7 @@ import type { RuleSet } from '../../src/rules/rule-set.ts';
 import { validateEvent } from '../../src/schema/validate-event.ts';
 import { openSqliteStore } from '../../src/store/sqlite/sqlite-store.ts';
 import type { DestinationRecord, Store } from '../../src/store/types.ts';
+import { shippedFolderEnv, shippedFolders } from '../helpers/shipped-folders.ts';
 import { tempDir } from '../helpers/test-server.ts';
 import { startDestinationDouble, type DestinationDouble } from '../helpers/destination-double.ts';
 
@@ -80,11 +81,12 @@ export interface Fixture {
 export async function createFixture(opts: { open?: () => Promise<Store> } = {}): Promise<Fixture> {
   const dir = tempDir('tl-dlv-');
   const store = opts.open ? await opts.open() : openSqliteStore({ file: join(dir, 'tracklane.db') });
-  const plugins = await loadPlugins(join(ROOT, 'plugins'));
+  const { pluginsDir, rulesDir } = shippedFolders();
+  const plugins = await loadPlugins(pluginsDir);
   // The plugins' default rules under the operator's layer, as the server loads them (a file
   // run alone must not depend on another file having registered them).
-  usePluginRules(join(ROOT, 'rules'), join(ROOT, 'plugins'));
-  const loaded = loadRules(join(ROOT, 'rules'));
+  usePluginRules(rulesDir, pluginsDir);
+  const loaded = loadRules(rulesDir);
   if (!loaded.ok) throw new Error('rules failed to load');
   const ruleSet = loaded.ruleSet;
   const clock = fakeClock();
@@ -178,7 +180,7 @@ export function useFixtureWithDouble(): FixtureWithDouble {
 export function fixtureCli(f: () => Fixture) {
   return (...args: string[]) => new Promise<{ code: number; stdout: string; stderr: string }>((resolve) => {
     execFile(process.execPath, [join(ROOT, 'src/cli/bin.mjs'), ...args], {
-      cwd: ROOT, encoding: 'utf8', env: { ...process.env, DATA_DIR: f().dir, DATABASE_URL: '', PORT: '' },
+      cwd: ROOT, encoding: 'utf8', env: { ...process.env, ...shippedFolderEnv(), DATA_DIR: f().dir, DATABASE_URL: '', PORT: '' },
     }, (err, stdout, stderr) => resolve({ code: err ? (typeof err.code === 'number' ? err.code : -1) : 0, stdout, stderr }));
   });
 }

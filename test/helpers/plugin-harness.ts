@@ -1,7 +1,6 @@
 // The golden harness every plugin's golden.test.ts runs: payload → validateEvent → the rules
-// in rules/ (over each plugin's own rules.json) → mapEventForDestination, exactly as the pipeline does, then assertions on the
+// in rules/ (over each plugin's own rules.json), as the repository ships them, → mapEventForDestination, exactly as the pipeline does, then assertions on the
 // request that comes out. The expected requests stay literals in each plugin's test.
-import { fileURLToPath } from 'node:url';
 import { expect } from 'chai';
 import { SPEC_EVENT_NAMES, type Account } from '../../src/accounts/types.ts';
 import type { DestinationPlugin, OutboundRequest } from '../../src/destinations/types.ts';
@@ -9,9 +8,7 @@ import { mapEventForDestination, type MapResult, type SkipReason } from '../../s
 import { formatRuleError, loadRules } from '../../src/rules/load-rules.ts';
 import type { RuleSpec } from '../../src/rules/types.ts';
 import { validateEvent } from '../../src/schema/validate-event.ts';
-
-const RULES_DIR = fileURLToPath(new URL('../../rules', import.meta.url));
-const PLUGINS_DIR = fileURLToPath(new URL('../../plugins', import.meta.url));
+import { shippedFolders } from './shipped-folders.ts';
 
 export interface GoldenSetup {
   plugin: DestinationPlugin;
@@ -63,7 +60,8 @@ export function goldenHarness(setup: GoldenSetup): GoldenHarness {
 
 /** The rules in force for one account and destination type: rules/ over the plugins' own rules.json. */
 function accountRules(scriptId: string, destinationType: string): readonly RuleSpec[] {
-  const loaded = loadRules(RULES_DIR, { pluginsDir: PLUGINS_DIR });
+  const { rulesDir, pluginsDir } = shippedFolders();
+  const loaded = loadRules(rulesDir, { pluginsDir });
   if (!loaded.ok) throw new Error(`rules/ does not load:\n${loaded.errors.map(formatRuleError).join('\n')}`);
   return loaded.ruleSet.rulesFor(scriptId, destinationType);
 }

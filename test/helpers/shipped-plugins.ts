@@ -1,19 +1,16 @@
 // The destination plugins that ship, found the way the loader finds them (every folder under
-// plugins/), so the shared tests cover a new destination without a file outside its folder
-// naming it. What a test expects of each plugin comes from the plugin's own definition.
-import { readdirSync } from 'node:fs';
-import { join } from 'node:path';
-import { fileURLToPath } from 'node:url';
+// plugins/ that the repository tracks: see shipped-folders.ts), so the shared tests cover a new
+// destination without a file outside its folder naming it, and an operator's own plugin
+// folder changes none of them. What a test expects of each plugin comes from its definition.
 import { loadPlugins, type PluginRegistry } from '../../src/destinations/load-plugins.ts';
+import { shippedFolders, subfolderNames } from './shipped-folders.ts';
 
-export const PLUGINS_DIR = fileURLToPath(new URL('../../plugins', import.meta.url));
+/** The folder the shipped plugins load from (plugins/ itself when it holds nothing else). */
+export const PLUGINS_DIR = shippedFolders().pluginsDir;
 
-/** The folder names under plugins/, in the loader's order (sorted). */
+/** The shipped plugins' folder names, in the loader's order (sorted). */
 export function shippedPluginNames(): string[] {
-  return readdirSync(PLUGINS_DIR, { withFileTypes: true })
-    .filter((e) => e.isDirectory() && !e.name.startsWith('.'))
-    .map((e) => e.name)
-    .sort();
+  return subfolderNames(PLUGINS_DIR);
 }
 
 /** Every shipped plugin, loaded and checked by the real loader. */

@@ -3,6 +3,7 @@
 import { spawn, type ChildProcess } from 'node:child_process';
 import { fileURLToPath } from 'node:url';
 import { join } from 'node:path';
+import { shippedFolderEnv } from './shipped-folders.ts';
 
 export const ROOT = fileURLToPath(new URL('../..', import.meta.url));
 
@@ -16,6 +17,7 @@ export interface SpawnedServer {
 }
 
 /**
+ * RULES_DIR, CUSTOMERS_DIR and PLUGINS_DIR are the shipped folders (shipped-folders.ts) unless `env` names others.
  * `cwd`: run from another folder (its .env applies), with tsx and the entry found by path.
  * `command`: how to launch it (`['npm', 'start']`); by default npm start's entry, tsx's
  * require hook found from the entry's own folder whatever the cwd.
@@ -24,7 +26,7 @@ export async function spawnServer(env: Record<string, string>, timeoutMs = 15_00
   const [file, ...args] = command;
   const child = spawn(file, args, {
     cwd,
-    env: { ...process.env, PORT: '0', HOST: '127.0.0.1', LOG_LEVEL: 'info', ...env },
+    env: { ...process.env, PORT: '0', HOST: '127.0.0.1', LOG_LEVEL: 'info', ...shippedFolderEnv(), ...env },
     stdio: ['ignore', 'pipe', 'pipe'],
   });
   let out = '';

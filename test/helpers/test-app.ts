@@ -2,14 +2,14 @@
 // port 0, over a fresh SQLite file, without what startServer adds around it: no delivery,
 // no worker threads (preview hashing, rule previews and custom handlers run inline, events are appended
 // on the main connection), no folder watchers, no connection limits or header timeouts.
-// Plugins, the rules and the shipped customers folder are loaded once per process.
+// Plugins, the rules and the customers folder are those the repository ships (shipped-folders.ts),
+// loaded once per process.
 // Requests go over real HTTP, so status, headers and body are exactly what a client sees.
 // For delivery, threads, hot reload, connection defences or a real process, use
 // startTestServer (test-server.ts) or spawnServer (spawn-server.ts). The wiring below
 // follows startServer's (src/server.ts): what changes there belongs here too.
 import { createServer, type Server } from 'node:http';
 import { rmSync } from 'node:fs';
-import { fileURLToPath } from 'node:url';
 import type { AddressInfo } from 'node:net';
 import { loadConfig, type Config } from '../../src/config.ts';
 import { createLogger, type Logger } from '../../src/logger.ts';
@@ -34,6 +34,7 @@ import { runDraftTask, type DraftRunner } from '../../src/pipeline/draft-preview
 import { DRAFT_TIME_LIMIT_MS } from '../../src/workers/draft-pool.ts';
 import type { CustomerRegistry } from '../../src/customers/types.ts';
 import { accountMaker, poster, tempDir, type TestTarget } from './test-server.ts';
+import { shippedFolderEnv } from './shipped-folders.ts';
 export { tempDir, waitFor, type PostOptions, type TestAccount, type TestResponse } from './test-server.ts';
 
 export interface TestAppOptions {
@@ -54,7 +55,6 @@ export interface TestApp extends TestTarget {
   running: Pick<Running, 'url' | 'app' | 'store' | 'writer' | 'logger' | 'plugins' | 'rules' | 'customers'>;
 }
 
-const SHIPPED_CUSTOMERS = fileURLToPath(new URL('../../customers', import.meta.url));
 const silent = createLogger('silent');
 const pluginsByDir = new Map<string, Promise<PluginRegistry>>();
 const rulesByDirs = new Map<string, RuleWatcher>();
@@ -94,12 +94,12 @@ const inlineDrafts = (plugins: PluginRegistry): DraftRunner => ({
 /** `env` as for startTestServer (loadConfig's variables); DATA_DIR is a fresh temp folder. */
 export async function startTestApp(env: Record<string, string> = {}, opts: TestAppOptions = {}): Promise<TestApp> {
   const dataDir = tempDir();
-  const config = loadConfig({ PORT: '0', HOST: '127.0.0.1', DATA_DIR: dataDir, LOG_LEVEL: 'silent', ...env });
+  const config = loadConfig({ PORT: '0', HOST: '127.0.0.1', DATA_DIR: dataDir, LOG_LEVEL: 'silent', ...shippedFolderEnv(), ...env });
   const logger = opts.logger ?? silent;
   if (!pluginsByDir.has(config.pluginsDir)) pluginsByDir.set(config.pluginsDir, loadPlugins(config.pluginsDir));
   const plugins = await pluginsByDir.get(config.pluginsDir)!;
-  const customers = config.customersDir === SHIPPED_CUSTOMERS
-    ? await (shippedCustomers ??= loadCustomers(SHIPPED_CUSTOMERS))
+  const customers = config.customersDir === shippedFolderEnv().CUSTOMERS_DIR
+    ? await (shippedCustomers ??= loadCustomers(config.customersDir))
     : await loadCustomers(config.customersDir);
   // No writer thread: appends run on the main connection, which waits for a lock as the server's writer thread would.
   const busyTimeoutMs = opts.busyTimeoutMs ?? SERVER_BUSY_TIMEOUTS.writerMs;

@@ -1,4 +1,5 @@
-// A real tracklane server on port 0 over a fresh SQLite file, with helpers to make
+// A real tracklane server on port 0 over a fresh SQLite file and the folders the repository
+// ships (shipped-folders.ts; `env` may name others), with helpers to make
 // accounts and send requests. Every test file gets its own data directory. Tests that need
 // no delivery, worker threads, hot reload or connection defences use the faster app of
 // test-app.ts, which shares account() and post() with this one.
@@ -12,6 +13,7 @@ import { openSqliteStore } from '../../src/store/sqlite/sqlite-store.ts';
 import { SERVER_BUSY_TIMEOUTS } from '../../src/store/sqlite/connection.ts';
 import { sqliteFile } from '../../src/store/open-store.ts';
 import { createAccountService, type CreateAccountInput } from '../../src/accounts/account-service.ts';
+import { shippedFolderEnv } from './shipped-folders.ts';
 
 export interface TestAccount {
   scriptId: string;
@@ -68,7 +70,7 @@ export async function startTestServer(env: Record<string, string> = {}, opts: Te
   const dataDir = tempDir();
   // Delivery runs on the main thread here unless a test asks for the thread (DELIVERY_THREAD: '1'):
   // tests reach into running.delivery, and a thread per test file costs start-up time.
-  const config = loadConfig({ PORT: '0', HOST: '127.0.0.1', DATA_DIR: dataDir, LOG_LEVEL: 'silent', DELIVERY_THREAD: '0', ...env });
+  const config = loadConfig({ PORT: '0', HOST: '127.0.0.1', DATA_DIR: dataDir, LOG_LEVEL: 'silent', DELIVERY_THREAD: '0', ...shippedFolderEnv(), ...env });
   // The server's lock waits, as startServer opens the store (see SERVER_BUSY_TIMEOUTS).
   const store = openSqliteStore({ file: sqliteFile(config), busyTimeoutMs: opts.busyTimeoutMs ?? SERVER_BUSY_TIMEOUTS.writerMs, mainBusyTimeoutMs: SERVER_BUSY_TIMEOUTS.mainMs });
   const running = await startServer(config, { logger: opts.logger ?? createLogger('silent'), store, draftTimeLimitMs: opts.draftTimeLimitMs });

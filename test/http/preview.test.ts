@@ -4,12 +4,10 @@
 import { expect } from 'chai';
 import { cpSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { fileURLToPath } from 'node:url';
 import { startTestApp, tempDir, waitFor, type TestApp, type TestAccount } from '../helpers/test-app.ts';
 import { INTAKE_PATHS } from '../../src/http/intake-routes.ts';
 import { createDestinationService } from '../../src/destinations/destination-service.ts';
-
-const ROOT = fileURLToPath(new URL('../..', import.meta.url));
+import { shippedFolders } from '../helpers/shipped-folders.ts';
 
 export const CONFIGS = {
   ga4: { measurement_id: 'G-TEST123', api_secret: 'ga4-secret-value' },
@@ -38,7 +36,7 @@ describe('endpoint 2 preview', () => {
 
   before(async () => {
     rulesDir = tempDir('tl-rules-');
-    cpSync(join(ROOT, 'rules'), rulesDir, { recursive: true });
+    cpSync(shippedFolders().rulesDir, rulesDir, { recursive: true });
     s = await startTestApp({ RULES_DIR: rulesDir }, { watchRules: true });
     a = await s.account({ country: 'RO', host: 'https://shop.example' });
     const svc = createDestinationService(s.running.store, s.running.plugins);
@@ -167,7 +165,7 @@ describe('endpoint 2 preview', () => {
   it('uses an edited rule file within 2 s, and keeps the last good rules when an edit is invalid', async () => {
     // The operator's file over the plugin's own defaults, started from a copy of them.
     const file = join(rulesDir, 'ga4.json');
-    const original = readFileSync(join(ROOT, 'plugins/ga4/rules.json'), 'utf8');
+    const original = readFileSync(join(shippedFolders().pluginsDir, 'ga4/rules.json'), 'utf8');
     const eventName = async () => (await preview(checkout)).preview.find((p: any) => p.type === 'ga4').requests[0]?.body.events[0].name;
     expect(await eventName()).to.equal('purchase');
     writeFileSync(file, original.replace('"name": "purchase"', '"name": "purchase_v2"'));

@@ -11,7 +11,8 @@ import { createDestinationService } from '../../src/destinations/destination-ser
 import { INTAKE_PATHS } from '../../src/http/intake-routes.ts';
 import { startDestinationDouble, type DestinationDouble } from '../helpers/destination-double.ts';
 import { startTestApp, tempDir, waitFor } from '../helpers/test-app.ts';
-import { checkout, ROOT, useFixtureWithDouble } from '../delivery/delivery-fixture.ts';
+import { checkout, useFixtureWithDouble } from '../delivery/delivery-fixture.ts';
+import { shippedFolders } from '../helpers/shipped-folders.ts';
 
 const USER = {
   id: 'CUST-PLAIN-77', email: 'Jane.Plain@Example.com', phone: '+40 722 123 456', first_name: 'Janeplain', last_name: 'Doeplain',
@@ -72,7 +73,7 @@ describe('rules see identifiers hashed unless the destination opted in and marke
 
     /** The shipped rules with the account's published webhook version over them. */
     function publishedRules() {
-      const loaded = loadRules(join(ROOT, 'rules'), {
+      const loaded = loadRules(shippedFolders().rulesDir, {
         overlay: [{ file: `version 1 (${scriptId}/webhook)`, version: 1, scriptId, destination: 'webhook', parsed: LEAKY_RULES }],
       });
       if (!loaded.ok) throw new Error(loaded.errors.map(formatRuleError).join('\n'));
@@ -116,7 +117,7 @@ describe('rules see identifiers hashed unless the destination opted in and marke
   describe('endpoint 2 preview', () => {
     it('shows the rules of a not opted-in webhook, and of one whose event refused marketing consent, only hashes', async () => {
       const rulesDir = tempDir('tl-rules-');
-      cpSync(join(ROOT, 'rules'), rulesDir, { recursive: true });
+      cpSync(shippedFolders().rulesDir, rulesDir, { recursive: true });
       const s = await startTestApp({ RULES_DIR: rulesDir }, { watchRules: true });
       try {
         const a = await s.account({ country: 'RO', host: 'https://shop.example' });

@@ -8,6 +8,7 @@ import { join } from 'node:path';
 import { loadEnvFile } from '../../src/env-file.ts';
 import { spawnServer, ROOT, type SpawnedServer } from '../helpers/spawn-server.ts';
 import { tempDir } from '../helpers/test-server.ts';
+import { shippedFolders } from '../helpers/shipped-folders.ts';
 import type { CliResult } from '../cli/run-cli.ts';
 
 describe('process: .env shared by the CLI and the server', function () {
@@ -29,9 +30,9 @@ describe('process: .env shared by the CLI and the server', function () {
     writeFileSync(join(dir, '.env'), [
       '# tracklane settings for this folder',
       'DATA_DIR=./somewhere',
-      `PLUGINS_DIR=${join(ROOT, 'plugins')}`,
-      `RULES_DIR=${join(ROOT, 'rules')}`,
-      `CUSTOMERS_DIR=${join(ROOT, 'customers')}`,
+      `PLUGINS_DIR=${shippedFolders().pluginsDir}`,
+      `RULES_DIR=${shippedFolders().rulesDir}`,
+      `CUSTOMERS_DIR=${shippedFolders().customersDir}`,
       'PUBLIC_BASE_URL="http://localhost:8080"',
     ].join('\n'));
   });

@@ -9,10 +9,11 @@ import { join } from 'node:path';
 import { randomBytes } from 'node:crypto';
 import { openSqliteStore } from '../../src/store/sqlite/sqlite-store.ts';
 import { createAccountService } from '../../src/accounts/account-service.ts';
-import { spawnServer, ROOT, type SpawnedServer } from '../helpers/spawn-server.ts';
+import { spawnServer, type SpawnedServer } from '../helpers/spawn-server.ts';
 import { startDestinationDouble, type DestinationDouble } from '../helpers/destination-double.ts';
 import { tempDir, waitFor } from '../helpers/test-server.ts';
 import { checkout, SETTINGS } from '../delivery/delivery-fixture.ts';
+import { shippedFolders } from '../helpers/shipped-folders.ts';
 
 /** A webhook rule file whose `when` is `levels` operations deep (JSON text, built without recursion). */
 const deepWebhookFile = (levels: number) =>
@@ -39,7 +40,7 @@ describe('process: a broken account rule file holds only its own scope', functio
   it("delivers other accounts and A's other destinations at once, holds A × webhook until its file is fixed", async () => {
     dir = tempDir('tl-held-rules-');
     data = tempDir('tl-held-data-');
-    cpSync(join(ROOT, 'rules'), dir, { recursive: true });
+    cpSync(shippedFolders().rulesDir, dir, { recursive: true });
     hooks = await startDestinationDouble();
     ga = await startDestinationDouble();
     const file = join(data, 'tracklane.db');

@@ -13,7 +13,8 @@ import { CUSTOM_OPERATIONS } from '../../src/rules/custom-ops.ts';
 import { evaluate } from '../../src/rules/json-logic.ts';
 import type { NormalizedEvent } from '../../src/schema/types.ts';
 import { validateEvent } from '../../src/schema/validate-event.ts';
-import { checkout, ROOT } from '../delivery/delivery-fixture.ts';
+import { checkout } from '../delivery/delivery-fixture.ts';
+import { shippedFolders } from '../helpers/shipped-folders.ts';
 
 interface Interpreter { apply(logic: unknown, data: unknown): unknown; add_operation(name: string, fn: unknown): void; rm_operation(name: string): void }
 
@@ -59,7 +60,8 @@ describe('rules: compiled evaluation matches json-logic-js', () => {
     expect(outcome(() => evaluate(logic, data)), JSON.stringify(logic)).to.deep.equal(outcome(() => interpreter.apply(logic, data)));
 
   it('for every expression of every shipped rule, on several events', () => {
-    const files = readdirSync(join(ROOT, 'plugins')).map((p) => join(ROOT, 'plugins', p, 'rules.json'))
+    const { pluginsDir } = shippedFolders();
+    const files = readdirSync(pluginsDir).map((p) => join(pluginsDir, p, 'rules.json'))
       .filter((f) => { try { readFileSync(f); return true; } catch { return false; } });
     expect(files.length).to.be.greaterThan(3);
     const ctx = { approvedEvents: new Set(SPEC_EVENT_NAMES), defaultTaxRate: 19, host: null };

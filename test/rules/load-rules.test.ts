@@ -4,6 +4,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { formatRuleError, loadRules, type LoadRulesResult } from '../../src/rules/load-rules.ts';
+import { shippedFolders } from '../helpers/shipped-folders.ts';
 
 const FIXTURES = fileURLToPath(new URL('./fixtures/', import.meta.url));
 const ROOT = fileURLToPath(new URL('../../', import.meta.url));
@@ -184,7 +185,7 @@ describe('loadRules', () => {
   });
 
   it('the default rules shipped in rules/ load', () => {
-    const r = loadRules(join(ROOT, 'rules'), { displayBase: ROOT });
+    const r = loadRules(shippedFolders().rulesDir, { displayBase: ROOT });
     expect(r.ok ? [] : r.errors.map(formatRuleError)).to.deep.equal([]);
   });
 });

@@ -12,8 +12,8 @@ import { checkExpression } from '../../src/rules/check-expression.ts';
 import { INTAKE_PATHS } from '../../src/http/intake-routes.ts';
 import { createDestinationService } from '../../src/destinations/destination-service.ts';
 import { startTestApp, tempDir, waitFor, type TestApp } from '../helpers/test-app.ts';
-import { ROOT } from '../helpers/spawn-server.ts';
 import { checkout } from '../delivery/delivery-fixture.ts';
+import { shippedFolders } from '../helpers/shipped-folders.ts';
 
 const range = (n: number) => Array.from({ length: n }, (_, i) => i);
 /** 300 × 300 × 300 comparisons, none true until the very end. */
@@ -78,7 +78,7 @@ describe('rules: evaluation budget', function () {
     let rulesDir: string;
     before(async () => {
       rulesDir = tempDir('tl-budget-rules-');
-      cpSync(join(ROOT, 'rules'), rulesDir, { recursive: true });
+      cpSync(shippedFolders().rulesDir, rulesDir, { recursive: true });
       s = await startTestApp({ RULES_DIR: rulesDir }, { watchRules: true });
     });
     after(async () => {

@@ -12,6 +12,7 @@ import { evaluate, EVALUATION_BUDGET } from '../../src/rules/json-logic.ts';
 import type { RuleSpec } from '../../src/rules/types.ts';
 import { tempDir } from '../helpers/test-server.ts';
 import { ROOT } from '../helpers/spawn-server.ts';
+import { shippedFolders } from '../helpers/shipped-folders.ts';
 
 const range = (n: number) => Array.from({ length: n }, (_, i) => i);
 /** 150 × 200 comparisons of a literal: 150,302 steps whatever the event, under the budget alone. */
@@ -88,10 +89,11 @@ describe('rules: static cost bound', function () {
     ];
     for (const logic of samples) expect(ruleStepBound(rule('s', '*', logic))).to.be.at.least(spent(logic, data));
     // The plugins' own rules, on an event with that many products.
-    for (const name of readdirSync(join(ROOT, 'plugins'))) {
+    const { pluginsDir } = shippedFolders();
+    for (const name of readdirSync(pluginsDir)) {
       let file: { rules: RuleSpec[] };
       try {
-        file = JSON.parse(readFileSync(join(ROOT, 'plugins', name, 'rules.json'), 'utf8'));
+        file = JSON.parse(readFileSync(join(pluginsDir, name, 'rules.json'), 'utf8'));
       } catch {
         continue;
       }
@@ -111,7 +113,7 @@ describe('rules: static cost bound', function () {
     const bad = await check({ RULES_DIR: dir });
     expect(bad.code).to.equal(1);
     expect(bad.stdout + bad.stderr).to.match(/accounts\/AB12CD34\/webhook\.json: \/rules\/0: RULE_COST_TOO_HIGH: one "lead_created" event/);
-    const shipped = await check({});
+    const shipped = await check({ RULES_DIR: shippedFolders().rulesDir, PLUGINS_DIR: shippedFolders().pluginsDir });
     expect(shipped.stdout + shipped.stderr, shipped.stderr).to.match(/^OK: /);
   });
 });

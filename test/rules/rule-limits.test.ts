@@ -7,10 +7,11 @@ import { cpSync, mkdirSync, rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { checkExpression, RULE_LIMITS } from '../../src/rules/check-expression.ts';
 import { formatRuleError, loadRules, RULE_FILE_LIMITS } from '../../src/rules/load-rules.ts';
-import { spawnServer, ROOT, type SpawnedServer } from '../helpers/spawn-server.ts';
+import { spawnServer, type SpawnedServer } from '../helpers/spawn-server.ts';
 import { openSqliteStore } from '../../src/store/sqlite/sqlite-store.ts';
 import { createAccountService } from '../../src/accounts/account-service.ts';
 import { tempDir, waitFor } from '../helpers/test-server.ts';
+import { shippedFolders } from '../helpers/shipped-folders.ts';
 
 /** `{"and": [{"and": [ … true … ]}]}`, `levels` operations deep, as JSON text (built without recursion). */
 function deepWhen(levels: number): string {
@@ -40,7 +41,7 @@ describe('rules: limits', () => {
     let dir: string;
     beforeEach(() => {
       dir = tempDir('tl-rulelim-');
-      cpSync(join(ROOT, 'rules'), dir, { recursive: true });
+      cpSync(shippedFolders().rulesDir, dir, { recursive: true });
       mkdirSync(join(dir, 'accounts', 'AB12CD34'), { recursive: true });
     });
     afterEach(() => rmSync(dir, { recursive: true, force: true }));
@@ -74,7 +75,7 @@ describe('rules: a real process with a 7,000-deep rule file', function () {
   before(() => {
     dir = tempDir('tl-deep-');
     data = tempDir('tl-deep-data-');
-    cpSync(join(ROOT, 'rules'), dir, { recursive: true });
+    cpSync(shippedFolders().rulesDir, dir, { recursive: true });
     mkdirSync(join(dir, 'accounts', 'AB12CD34'), { recursive: true });
     writeFileSync(join(dir, 'accounts', 'AB12CD34', 'ga4.json'), accountFile(deepWhen(7_000)));
   });
