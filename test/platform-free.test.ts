@@ -75,8 +75,8 @@ export function textFindings(file: string, source: string, phrases: readonly Phr
   return blanked.split('\n').flatMap((text, i) => (namesPlatform(text, phrases) ? [{ file, line: i + 1, text: text.trim().slice(0, 80) }] : []));
 }
 
-const CODE = new Set(['.ts', '.js', '.cjs', '.mjs']);
-const TEXT = new Set(['.html', '.css']);
+const CODE = new Set(['.ts', '.cts', '.js', '.cjs', '.mjs']);
+const TEXT = new Set(['.html', '.css', '.json']);
 const DOCS = new Set(['.md']);
 
 function filesUnder(dir: string): string[] {
