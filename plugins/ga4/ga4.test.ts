@@ -132,9 +132,21 @@ describe('ga4 plugin', () => {
       expect(body.consent).to.deep.equal({ ad_user_data: 'DENIED', ad_personalization: 'DENIED' });
     });
 
-    it('personalization alone grants ad_personalization', () => {
+    it('personalization without marketing consent does not grant ad_personalization', () => {
       const body = bodyOf([item({ event: event('x', { consent: { analytics: true, personalization: true, marketing: false } }) })]);
-      expect(body.consent).to.deep.equal({ ad_user_data: 'DENIED', ad_personalization: 'GRANTED' });
+      expect(body.consent).to.deep.equal({ ad_user_data: 'DENIED', ad_personalization: 'DENIED' });
+    });
+
+    it('marketing without personalization consent grants ad_user_data only', () => {
+      const body = bodyOf([item({ event: event('x', { consent: { analytics: true, personalization: false, marketing: true } }) })]);
+      expect(body.consent).to.deep.equal({ ad_user_data: 'GRANTED', ad_personalization: 'DENIED' });
+    });
+
+    it('never sends the deprecated non_personalized_ads', () => {
+      for (const personalization of [true, false]) {
+        const body = bodyOf([item({ event: event('x', { consent: { analytics: true, personalization, marketing: false } }) })]);
+        expect(body).not.to.have.property('non_personalized_ads');
+      }
     });
 
     it('omits ip_override, user_agent, user_id and user_data when absent', () => {
@@ -191,6 +203,76 @@ describe('ga4 plugin', () => {
       expect(requests.length).to.be.greaterThan(1);
       expect(requests.flatMap((r) => r.eventIds)).to.deep.equal(items.map((i) => i.eventId));
       for (const r of requests) expect(Buffer.byteLength(r.body)).to.be.lessThan(130_000);
+    });
+
+    it('sends the time a rule gives as the event\'s own timestamp_micros', () => {
+      const own = (RECEIVED - 3_600_000) * 1000;
+      const body = bodyOf([item({ native: { ruleId: 'r', fields: { name: 'generate_lead', timestamp_micros: own, params: {} } } })]);
+      expect(body.timestamp_micros).to.equal(own);
+      expect(body.events).to.deep.equal([{ name: 'generate_lead', params: {} }]);
+    });
+
+    it('moves a time older than 72 hours to 72 hours ago less a minute, and a future time to now', () => {
+      const now = RECEIVED + 5;
+      const old = bodyOf([item({ native: { ruleId: 'r', fields: { name: 'x', timestamp_micros: 1_000_000, params: {} } } })]);
+      expect(old.timestamp_micros).to.equal((now - 72 * 3_600_000 + 60_000) * 1000);
+      const future = bodyOf([item({ native: { ruleId: 'r', fields: { name: 'x', timestamp_micros: (now + 86_400_000) * 1000, params: {} } } })]);
+      expect(future.timestamp_micros).to.equal(now * 1000);
+    });
+
+    it('gives an event in a shared request its own timestamp_micros only when it differs', () => {
+      const a = item({ eventId: 'A', native: { ruleId: 'r', fields: { name: 'a', params: {}, timestamp_micros: 5_000 + RECEIVED * 1000 } } });
+      const b = item({ eventId: 'B', native: { ruleId: 'r', fields: { name: 'b', params: {} } } });
+      const body = bodyOf([a, b]);
+      expect(body.timestamp_micros).to.equal(RECEIVED * 1000 + 5_000);
+      expect(body.events).to.deep.equal([{ name: 'a', params: {} }, { name: 'b', params: {}, timestamp_micros: RECEIVED * 1000 }]);
+    });
+
+    it('sends user_properties from the rule at request level, each value wrapped as {value}', () => {
+      const body = bodyOf([item({
+        native: { ruleId: 'r', fields: { name: 'x', params: {}, user_properties: { orders_total_number: 3, tier: { value: 'gold', timestamp_micros: 7 }, none: null } } },
+      })]);
+      expect(body.user_properties).to.deep.equal({ orders_total_number: { value: 3 }, tier: { value: 'gold', timestamp_micros: 7 } });
+      expect(body.events).to.deep.equal([{ name: 'x', params: {} }]);
+      expect(Object.keys(body)).to.deep.equal(['client_id', 'timestamp_micros', 'user_properties', 'consent', 'ip_override', 'user_agent', 'events']);
+    });
+
+    it('never sends an identifier as a user property: e-mails, SHA-256 hashes and the user\'s own identifiers are dropped with a warning', () => {
+      const user = { id: 'cust-42', email: 'Ana@Example.com', phone: '+40 721 234 567', first_name: 'Ana' };
+      const input = item({
+        event: event('x', { user }),
+        native: { ruleId: 'r', fields: { name: 'x', params: {}, user_properties: {
+          contact: 'someone@example.com', hashed: 'a'.repeat(64), customer: 'cust-42', mobile: '0040721234567', nickname: ' ana ',
+          orders_total_number: 3, tier: 'gold',
+        } } },
+      });
+      const body = bodyOf([input]);
+      expect(body.user_properties).to.deep.equal({ orders_total_number: { value: 3 }, tier: { value: 'gold' } });
+      expect(ga4.warnings!({ settings: SETTINGS, items: [input], now: RECEIVED })).to.include.members([
+        'user property contact looks like an identifier (an e-mail, a hash or one of the user\'s identifiers) and was not sent',
+        'user property hashed looks like an identifier (an e-mail, a hash or one of the user\'s identifiers) and was not sent',
+        'user property customer looks like an identifier (an e-mail, a hash or one of the user\'s identifiers) and was not sent',
+        'user property mobile looks like an identifier (an e-mail, a hash or one of the user\'s identifiers) and was not sent',
+        'user property nickname looks like an identifier (an e-mail, a hash or one of the user\'s identifiers) and was not sent',
+      ]);
+    });
+
+    it('drops reserved user property names and values that are not a string, number or {value}', () => {
+      const input = item({ native: { ruleId: 'r', fields: { name: 'x', params: {}, user_properties: {
+        user_id: 'u', first_visit_time: 1, ga_tier: 'x', google_x: 'y', firebase_x: 'z', list: ['a'], obj: { a: 1 }, ok: true,
+      } } } });
+      expect(bodyOf([input]).user_properties).to.deep.equal({ ok: { value: true } });
+      const warnings = ga4.warnings!({ settings: SETTINGS, items: [input], now: RECEIVED });
+      expect(warnings).to.include('user property user_id has a name GA4 reserves and was not sent');
+      expect(warnings).to.include('user property list is neither a string, a number, true/false nor {value} and was not sent');
+    });
+
+    it('puts events whose user properties differ in separate requests', () => {
+      const requests = build([
+        item({ eventId: 'A', native: { ruleId: 'r', fields: { name: 'x', params: {}, user_properties: { tier: 'gold' } } } }),
+        item({ eventId: 'B', native: { ruleId: 'r', fields: { name: 'x', params: {}, user_properties: { tier: 'silver' } } } }),
+      ]);
+      expect(requests.map((r) => r.eventIds)).to.deep.equal([['A'], ['B']]);
     });
 
     it('sends a request without client_id when the rule let an event through without one', () => {

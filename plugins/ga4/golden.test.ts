@@ -2,61 +2,21 @@
 // with the rules of the real rules/ directory → the exact Measurement Protocol body.
 // Expected bodies are literals; hashes were computed apart from tracklane with
 // `node -e "crypto.createHash('sha256').update(VALUE).digest('hex')"`.
-import type { MapResult } from '../../src/pipeline/map-event.ts';
 import { expect } from 'chai';
-import { expectOneRequest, expectReady, expectSkipped, goldenHarness } from '../../test/helpers/plugin-harness.ts';
-import ga4 from './index.ts';
+import { expectReady, expectSkipped } from '../../test/helpers/plugin-harness.ts';
 import { cut, limitEvent } from './limits.ts';
+import { HOST_URL, MICROS, UA, GA, GA_SESSION, CLIENT_ID, SESSION_ID, DERIVED_CLIENT_ID, H, MUG, MUG_ITEM, expectBody, ga4Golden } from './golden-fixtures.ts';
 
-const ACCOUNT = { scriptId: 'GOLD1234', country: 'RO', host: 'https://shop.example.com' };
-const SETTINGS = { measurement_id: 'G-ABCDEF1234', api_secret: 'golden-secret' };
-const COLLECT_URL = 'https://www.google-analytics.com/mp/collect?measurement_id=G-ABCDEF1234&api_secret=golden-secret';
-const RECEIVED = 1_795_252_500_000; // 2026-11-21T09:15:00Z
-const MICROS = 1_795_252_500_000_000;
-const UA = 'Mozilla/5.0 (Windows NT 10.0; Win64; x64) AppleWebKit/537.36 (KHTML, like Gecko) Chrome/131.0 Safari/537.36';
-
-const GA = { name: '_ga', value: 'GA1.1.1234567890.1700000000' };
-const GA_SESSION = { name: '_ga_ABCDEF1234', value: 'GS2.1.s1795251000$o3$g1$t1795252400$j60$l0$h0' };
-const CLIENT_ID = '1234567890.1700000000';
-const SESSION_ID = '1795251000';
-/** HMAC-SHA256('GOLD1234', 'id:crm-9001') split as derived-client-id.ts documents, computed apart. */
-const DERIVED_CLIENT_ID = '53892509.1631472513';
-
-const H = {
-  email_ana: 'ec2fec7969b33848f8274bc619e6e2338dff2672313e7c65fecc357575ad8417', // anapopescu@gmail.com
-  phone_ana: 'bc4d7e7d07c12f4ef1c15e16cbdf0c19868e561bff2f2a5a14ba770f97220d67', // +40721234567
-  fn_ana: '24d4b96f58da6d4a8512313bbd02a28ebf0ca95dec6e4c86ef78ce7f01e788ac', // ana
-  ln_popescu: '912ee1d17d1d3594ebece22ed4bd433d510467e7b7b5723be8d49ed2457c7b2c', // popescu
-  street: 'c84db050752289fd740f4d9edc041145eac8826c6012211bdbfc06985a21bd82', // str exemplu 1
-  email_ion: 'a9d861474a28a9186fcf58288831b08c9b81174b88c46e518203d75601fe8ec3', // ion.ionescu@example.com
-  email_maria: '2bf26a4b222b621aa1d5442ca03dec657ee8b50bbe650ac5fb83ec3926fa9482', // maria.ionescu@example.ro
-  phone_maria: '3ea316a4615bbca632bb464e7d68dab5cb567230c79b9fae4d3d17aa16cf87f6', // +40744555666
-};
-
-const MUG = {
-  id: 'MUG-1-W', parent_id: 'MUG-1', name: 'Mug, white', parent_name: 'Mug',
-  price_base: 59.99, price: 49.99, tax_included: true, tax_percent: 9, quantity: 2, category: 'Kitchen', brand: 'Acme',
-};
-const MUG_ITEM = {
-  item_id: 'MUG-1-W', item_name: 'Mug', item_variant: 'Mug, white', item_brand: 'Acme', item_category: 'Kitchen',
-  price: 49.99, quantity: 2, discount: 10,
-};
-
-const { run } = goldenHarness({
-  plugin: ga4, destination: { id: 'dst-ga4', name: 'GA4' }, account: ACCOUNT, settings: SETTINGS, receivedAt: RECEIVED, now: RECEIVED + 1000,
-});
-
-function expectBody(result: MapResult, eventId: string, expected: Record<string, unknown>): void {
-  expectOneRequest(result, { url: COLLECT_URL, headers: { 'content-type': 'application/json' }, eventId, body: expected });
-}
+const { run } = ga4Golden();
 
 describe('ga4 golden: payload → pipeline → Measurement Protocol body', () => {
-  it('checkout_completed → purchase with items, shipping, coupon, tax, user_data and session', () => {
+  it('checkout_completed → purchase with items, shipping, coupon, tax, page_location, page_referrer, user properties, user_data, consent, time and session', () => {
     const payload = {
       event: { name: 'checkout_completed', id: 'ORD-2026-0042', value: 204.48, currency: 'RON', properties: { tax: 32.65, store: 'ro-main' } },
       context: {
         environment: 'prod', data_source: 'website', user_agent: UA, overide_ip: '2a02:2f0e:d10:9a00::1',
         url: 'https://shop.example.com/checkout/order-received/42', page_type: 'checkout',
+        referrer_url: 'https://www.google.com/', landing_url: 'https://shop.example.com/?utm_source=google',
       },
       products: [
         {
@@ -72,6 +32,8 @@ describe('ga4 golden: payload → pipeline → Measurement Protocol body', () =>
       user: {
         id: 'cust-42', email: ' Ana.Popescu@Gmail.com ', phone: '0721 234 567', first_name: 'Ana', last_name: 'Popescu',
         street: 'Str. Exemplu 1', city: 'București', region: 'Ilfov', postal_code: '010101', country: 'Romania',
+        orders_total_number: 3, orders_canceled_number: 0, orders_total_value: 612.4, created_at: 1_700_000_000_000,
+        properties: { loyalty_email: 'ana.popescu@gmail.com', tier: 'gold' },
       },
       consent: { analytics: true, personalization: true, marketing: true },
       cookies: [GA, GA_SESSION],
@@ -80,6 +42,12 @@ describe('ga4 golden: payload → pipeline → Measurement Protocol body', () =>
       client_id: CLIENT_ID,
       user_id: 'cust-42',
       timestamp_micros: MICROS,
+      user_properties: {
+        orders_total_number: { value: 3 },
+        orders_canceled_number: { value: 0 },
+        orders_total_value: { value: 612.4 },
+        customer_since: { value: '2023-11-14' },
+      },
       user_data: {
         sha256_email_address: [H.email_ana],
         sha256_phone_number: [H.phone_ana],
@@ -107,6 +75,8 @@ describe('ga4 golden: payload → pipeline → Measurement Protocol body', () =>
             },
             { item_id: 'EL-77', item_name: 'Wireless earbuds', item_brand: 'Sonic', item_category: 'Electronics', price: 30.5, quantity: 1 },
           ],
+          page_location: 'https://shop.example.com/checkout/order-received/42',
+          page_referrer: 'https://www.google.com/',
           session_id: SESSION_ID,
           engagement_time_msec: 1,
         },
@@ -114,7 +84,7 @@ describe('ga4 golden: payload → pipeline → Measurement Protocol body', () =>
     });
   });
 
-  it('order_canceled → refund; marketing refused: consent DENIED and no user_data', () => {
+  it('order_canceled → refund; consent denied: ad_user_data and ad_personalization DENIED, no user_data; no URL: the host as page_location', () => {
     const payload = {
       event: { name: 'order_canceled', id: 'ORD-2026-0042', value: 204.48, currency: 'RON' },
       context: { environment: 'prod', data_source: 'admin' },
@@ -127,11 +97,11 @@ describe('ga4 golden: payload → pipeline → Measurement Protocol body', () =>
       user_id: 'cust-42',
       timestamp_micros: MICROS,
       consent: { ad_user_data: 'DENIED', ad_personalization: 'DENIED' },
-      events: [{ name: 'refund', params: { transaction_id: 'ORD-2026-0042', value: 204.48, currency: 'RON' } }],
+      events: [{ name: 'refund', params: { transaction_id: 'ORD-2026-0042', value: 204.48, currency: 'RON', page_location: HOST_URL } }],
     });
   });
 
-  it('cart_viewed → view_cart with every line as an item', () => {
+  it('cart_viewed → view_cart with every line as an item; no referrer: page_location alone', () => {
     const payload = {
       event: { name: 'cart_viewed', value: 229.97, currency: 'EUR' },
       context: { environment: 'prod', data_source: 'website', user_agent: UA, overide_ip: '203.0.113.7', url: 'https://shop.example.com/cart', page_type: 'cart' },
@@ -153,6 +123,7 @@ describe('ga4 golden: payload → pipeline → Measurement Protocol body', () =>
           value: 229.97,
           currency: 'EUR',
           items: [MUG_ITEM, { item_id: 'LAMP-9', item_name: 'Desk lamp', item_category: 'Lighting', price: 129.99, quantity: 1 }],
+          page_location: 'https://shop.example.com/cart',
           session_id: SESSION_ID,
           engagement_time_msec: 1,
         },
@@ -171,7 +142,10 @@ describe('ga4 golden: payload → pipeline → Measurement Protocol body', () =>
       client_id: CLIENT_ID,
       timestamp_micros: MICROS,
       consent: { ad_user_data: 'GRANTED', ad_personalization: 'GRANTED' },
-      events: [{ name: 'view_item', params: { value: 49.99, currency: 'EUR', items: [{ ...MUG_ITEM, quantity: 1 }] } }],
+      events: [{
+        name: 'view_item',
+        params: { value: 49.99, currency: 'EUR', items: [{ ...MUG_ITEM, quantity: 1 }], page_location: 'https://shop.example.com/p/mug?color=white' },
+      }],
     });
   });
 
@@ -190,7 +164,7 @@ describe('ga4 golden: payload → pipeline → Measurement Protocol body', () =>
       user_agent: UA,
       events: [{
         name: 'add_to_cart',
-        params: { value: 99.98, currency: 'EUR', items: [MUG_ITEM], session_id: SESSION_ID, engagement_time_msec: 1 },
+        params: { value: 99.98, currency: 'EUR', items: [MUG_ITEM], page_location: HOST_URL, session_id: SESSION_ID, engagement_time_msec: 1 },
       }],
     });
   });
@@ -207,7 +181,7 @@ describe('ga4 golden: payload → pipeline → Measurement Protocol body', () =>
       client_id: CLIENT_ID,
       timestamp_micros: MICROS,
       consent: { ad_user_data: 'GRANTED', ad_personalization: 'GRANTED' },
-      events: [{ name: 'remove_from_cart', params: { value: 49.99, currency: 'EUR', items: [{ ...MUG_ITEM, quantity: 1 }] } }],
+      events: [{ name: 'remove_from_cart', params: { value: 49.99, currency: 'EUR', items: [{ ...MUG_ITEM, quantity: 1 }], page_location: HOST_URL } }],
     });
   });
 
@@ -224,7 +198,7 @@ describe('ga4 golden: payload → pipeline → Measurement Protocol body', () =>
       timestamp_micros: MICROS,
       user_data: { sha256_email_address: [H.email_maria], sha256_phone_number: [H.phone_maria] },
       consent: { ad_user_data: 'GRANTED', ad_personalization: 'GRANTED' },
-      events: [{ name: 'generate_lead', params: { lead_source: 'webinar' } }],
+      events: [{ name: 'generate_lead', params: { lead_source: 'webinar', page_location: HOST_URL } }],
     });
   });
 
@@ -239,7 +213,7 @@ describe('ga4 golden: payload → pipeline → Measurement Protocol body', () =>
       user_id: 'crm-9001',
       timestamp_micros: MICROS,
       consent: { ad_user_data: 'GRANTED', ad_personalization: 'GRANTED' },
-      events: [{ name: 'qualify_lead', params: { value: 500, currency: 'EUR' } }],
+      events: [{ name: 'qualify_lead', params: { value: 500, currency: 'EUR', page_location: HOST_URL } }],
     });
   });
 
@@ -256,7 +230,7 @@ describe('ga4 golden: payload → pipeline → Measurement Protocol body', () =>
       user_id: 'crm-9001',
       timestamp_micros: MICROS,
       consent: { ad_user_data: 'GRANTED', ad_personalization: 'DENIED' },
-      events: [{ name: 'close_convert_lead', params: { value: 1200, currency: 'EUR' } }],
+      events: [{ name: 'close_convert_lead', params: { value: 1200, currency: 'EUR', page_location: HOST_URL } }],
     });
   });
 
