@@ -1,6 +1,6 @@
 // Runs one custom endpoint folder end to end: a real server (test-server.ts) loading the
-// folder's customer alone (beside it, another customer's unfinished folder changes nothing), and an account on the CUSTOM plan bound to the folder's
-// customer. Endpoint tests (customers/**/*.test.ts) and scaffolded tests use it; it
+// folder's customer alone (another customer's unfinished folder beside it changes nothing),
+// and an account on the CUSTOM plan bound to the folder's customer. Endpoint tests (customers/**/*.test.ts) and scaffolded tests use it; it
 // re-exports chai's expect so a test outside this package needs no bare imports.
 import { readFileSync, rmSync, symlinkSync } from 'node:fs';
 export { expect } from 'chai';
