@@ -91,11 +91,14 @@ const OPS: Op[] = [
     method: 'post', path: '/admin/deliveries/{id}/replay', summary: 'Re-queue a failed or dead delivery (a delivered one only with force)',
     params: [['id', 'path', 'integer', 'Delivery id']], body: { force: { type: 'boolean' } }, errors: { '404': 'NOT_FOUND', '409': 'CONFLICT: pending, skipped, or delivered without force' },
   },
-  { method: 'get', path: '/admin/customers', summary: 'Loaded custom endpoints with their bound accounts and example' },
+  { method: 'get', path: '/admin/customers', summary: 'Loaded custom endpoints with their bound accounts, examples, and versions with their pinned accounts and uses' },
   {
     method: 'post', path: '/admin/customers/{customer}/endpoints/{endpoint}/test', summary: 'Run a custom endpoint in test mode (nothing stored or sent)',
     params: [['customer', 'path', 'string', 'Customer slug'], ['endpoint', 'path', 'string', 'Endpoint name']],
-    body: { script_id: { type: 'string' }, body: { description: 'Request body; default the endpoint example' } }, required: ['script_id'],
+    body: {
+      script_id: { type: 'string' }, body: { description: "Request body; default the version's example" },
+      version: { type: ['integer', 'string'], description: "Endpoint version, as X-Service-Endpoint-Version names it; default the account's pin, else the current one" },
+    }, required: ['script_id'],
     errors: { '400': 'CUSTOM_VALIDATION_ERROR', '404': 'NOT_FOUND' },
   },
   { method: 'get', path: '/admin/rules', summary: 'Every (scope, destination) with its live source and version' },

@@ -10,7 +10,7 @@ import type { PluginRegistry } from '../destinations/load-plugins.ts';
 import { maskSettings } from '../destinations/destination-service.ts';
 import type { CustomerRegistry } from '../customers/types.ts';
 import { listEndpoints } from '../customers/load-customers.ts';
-import { endpointJson } from '../customers/describe-endpoint.ts';
+import { endpointUsageJson } from '../customers/describe-endpoint.ts';
 import { runEndpointTest } from '../customers/custom-routes.ts';
 import type { ProcessDeps } from '../customers/process-request.ts';
 import type { AppContext, AppState } from '../http/types.ts';
@@ -152,12 +152,13 @@ export function adminRouter(deps: AdminDeps): Router<AppState> {
   router.get('/customers', async function adminCustomers(ctx: AppContext) {
     const registry = deps.customers?.registry;
     if (!registry) return void (ctx.body = { items: [] });
-    const accounts = await store.accounts.list();
+    const [accounts, usage] = await Promise.all([store.accounts.list(), deps.customers!.process.records.listUsage()]);
     ctx.body = {
       items: listEndpoints(registry).map((ep) => ({
-        ...endpointJson(ep),
+        ...endpointUsageJson(ep, usage, accounts),
         accounts: accounts.filter((a) => a.customer === ep.customer).map((a) => a.scriptId),
         example: ep.example,
+        examples: Object.fromEntries([...ep.versions.values()].map((v) => [String(v.version), v.example])),
       })),
     };
   });

@@ -32,9 +32,12 @@ Commands:
   accounts update ID [--name N] [--tier T] [--addon|--no-addon] [--enable|--disable]
                   [--host URL] [--country CC] [--tax-rate P] [--approve-event NAME]...
                   [--customer SLUG|--no-customer] [--rate-limit N]
+                  [--pin-endpoint ENDPOINT=VERSION]... [--unpin-endpoint ENDPOINT]...
                                          change an account; --host/--country/--tax-rate ''
                                          clear the value, --customer '' unbinds;
-                                         --rate-limit: requests/s on endpoints 1-3 ('' = default)
+                                         --rate-limit: requests/s on endpoints 1-3 ('' = default);
+                                         --pin-endpoint: the custom endpoint version its
+                                         requests get when they name none
   accounts rotate-token ID [--grace-hours H]
                                          issue a new token; older ones keep working
                                          for H hours (default 24)
@@ -105,10 +108,13 @@ Commands:
                                          pending age, paused or not; events awaiting fan-out
   plugins list                           the destination plugins loaded from PLUGINS_DIR
   customers list                         the custom endpoints loaded from CUSTOMERS_DIR,
-                                         with their auth and rate limits
+                                         with their auth, rate limits, versions and each
+                                         version's uses per account
   customers new SLUG ENDPOINT            scaffold customers/SLUG/endpoints/ENDPOINT/: a
-                                         working schema, handler, example.json, README
-                                         and a passing test
+                                         working schema, handler, example.json (version 1
+                                         in versions/1/), README and a passing test
+  customers new-version SLUG ENDPOINT    copy the current version to the next one
+                                         (versions/N/), listed active; the current stays
 `;
 
 /**

@@ -1,6 +1,6 @@
-// `tracklane customers new SLUG ENDPOINT`: writes a working endpoint folder (schema,
-// endpoint.json, handler, example, README and a test that passes as written), then loads
-// it with the real loader, so what was scaffolded is known to start.
+// `tracklane customers new SLUG ENDPOINT`: writes a working endpoint folder (endpoint.json,
+// README, a test that passes as written, and version 1's schema, handler and example in
+// versions/1/), then loads it with the real loader, so what was scaffolded is known to start.
 import { existsSync, mkdirSync, rmSync, writeFileSync } from 'node:fs';
 import { join, relative, sep } from 'node:path';
 import { projectRoot } from '../build-state.cjs';
@@ -24,7 +24,7 @@ const HARNESS = join(ROOT, 'test/customers/endpoint-harness.ts');
 const SRC = join(ROOT, 'src');
 
 /** A relative import specifier from `fromDir` to `target`, POSIX separators. */
-function importPath(fromDir: string, target: string): string {
+export function importPath(fromDir: string, target: string): string {
   const rel = relative(fromDir, target).split(sep).join('/');
   return rel.startsWith('.') ? rel : `./${rel}`;
 }
@@ -75,6 +75,8 @@ function endpointJson(customer: string, endpoint: string): unknown {
     auth: [],
     rate_limit: { production: { per_minute: 600 }, test: { per_minute: 1000 } },
     settings: { data_source: 'crm' },
+    current_version: 1,
+    versions: {},
   };
 }
 
@@ -178,7 +180,10 @@ on the CUSTOM plan and bound to this folder
 (\`npx tracklane accounts update ID --tier CUSTOM --customer ${customer}\`).
 
 ## What it receives
-See \`schema.json\`; \`example.json\` is a complete valid request.
+Version 1 (current): see \`versions/1/schema.json\`; \`versions/1/example.json\` is a complete
+valid request. A client may name the version with the \`X-Service-Endpoint-Version\` header or
+\`?version=\`; without one it gets the current version (see customers/README.md, "Changing an
+endpoint").
 
 | Field | Type | Required | Notes |
 |---|---|---|---|
@@ -199,7 +204,7 @@ Script id and access token only (add mechanisms to \`endpoint.json\` → \`auth\
 \`\`\`sh
 curl -sS -X POST "$BASE_URL/service/custom/${endpoint}?id=$SCRIPT_ID&env=test" \\
   -H 'Content-Type: application/json' -H "X-Service-Access-Token: $TOKEN" \\
-  --data @customers/${customer}/endpoints/${endpoint}/example.json
+  --data @customers/${customer}/endpoints/${endpoint}/versions/1/example.json
 \`\`\`
 
 ## Tests
@@ -214,16 +219,17 @@ export async function scaffoldEndpoint(customersDir: string, customer: string, e
   if (!ENDPOINT_NAME_RE.test(endpoint)) throw new ScaffoldError(`ENDPOINT must be lowercase letters, digits and dashes, got "${endpoint}"`);
   const folder = join(customersDir, customer, 'endpoints', endpoint);
   if (existsSync(folder)) throw new ScaffoldError(`${folder} already exists; pick another endpoint name or edit it`);
-  mkdirSync(folder, { recursive: true });
+  const v1 = join(folder, 'versions', '1');
+  mkdirSync(v1, { recursive: true });
   // Handlers and tests are ES modules; a CUSTOMERS_DIR outside this package needs to say so.
   if (!isEsmScope(customersDir)) writeFileSync(join(customersDir, 'package.json'), json({ private: true, type: 'module' }));
   const files: Record<string, string> = {
-    'schema.json': json(schema(endpoint)),
     'endpoint.json': json(endpointJson(customer, endpoint)),
-    'handler.ts': handler(endpoint, folder),
-    'example.json': json(EXAMPLE),
     'README.md': readme(customer, endpoint),
     [`${endpoint}.test.ts`]: testFile(customer, endpoint, folder),
+    'versions/1/schema.json': json(schema(endpoint)),
+    'versions/1/handler.ts': handler(endpoint, v1),
+    'versions/1/example.json': json(EXAMPLE),
   };
   for (const [name, text] of Object.entries(files)) writeFileSync(join(folder, name), text);
   try {

@@ -1,5 +1,6 @@
 // Custom endpoints view: each loaded endpoint, its auth and rate limit, the accounts bound
-// to its customer, its example, and a test run (env=test: nothing stored or sent).
+// to its customer, its versions (state, sunset, pinned accounts, uses per account: who still
+// sends an old shape), its examples, and a test run of a chosen version (env=test: nothing stored or sent).
 import { api, report } from './api.js';
 import { $, fill, h, pre } from './dom.js';
 
@@ -36,8 +37,26 @@ function rateText(rate) {
   return Object.entries(rate).map(([env, r]) => `${env} ${one(r)}`).join('; ');
 }
 
+/** One line per version: its state, sunset, pinned accounts and uses per account. */
+function versionsTable(ep) {
+  const versions = ep.versions ?? [];
+  const uses = (v) => (v.usage ?? []).length === 0 ? 'none'
+    : v.usage.map((u) => `${u.script_id} ${u.env}: ${u.uses} (last ${u.last_used_at.slice(0, 16).replace('T', ' ')})`).join('; ');
+  return h('div', { class: 'scroll-x' }, h('table', { class: 'custom-versions' },
+    h('thead', {}, h('tr', {}, ['version', 'state', 'sunset', 'pinned', 'uses'].map((c) => h('th', {}, c)))),
+    h('tbody', {}, versions.map((v) => h('tr', { data: { version: String(v.version), state: v.state } },
+      h('td', {}, String(v.version)),
+      h('td', {}, v.state),
+      h('td', {}, v.sunset ? v.sunset.slice(0, 10) : ''),
+      h('td', {}, (v.pinned_accounts ?? []).join(', ')),
+      h('td', {}, uses(v)))))));
+}
+
 function row(ep) {
   const accounts = ep.accounts ?? [];
+  const versions = ep.versions ?? [];
+  const version = h('select', { class: 'custom-version' }, versions.map((v) =>
+    h('option', { value: String(v.version), selected: v.state === 'current' }, `${v.version} (${v.state})`)));
   const out = h('pre', { class: 'code custom-out', hidden: true });
   const select = h('select', { class: 'custom-account', disabled: accounts.length === 0 },
     accounts.length === 0 ? h('option', { value: '' }, 'no account bound') : accounts.map((a) => h('option', { value: a }, a)));
@@ -49,7 +68,7 @@ function row(ep) {
     try {
       const r = await api(`/admin/customers/${encodeURIComponent(ep.customer)}/endpoints/${encodeURIComponent(ep.endpoint)}/test`, {
         method: 'POST',
-        body: { script_id: select.value },
+        body: versions.length > 0 ? { script_id: select.value, version: version.value } : { script_id: select.value },
       });
       out.textContent = JSON.stringify(r, null, 2);
     } catch (err) {
@@ -65,7 +84,8 @@ function row(ep) {
       h('dt', {}, 'auth'), h('dd', {}, authText(ep.auth)),
       h('dt', {}, 'rate limit'), h('dd', {}, rateText(ep.rate_limit)),
       h('dt', {}, 'accounts'), h('dd', {}, accounts.length ? accounts.join(', ') : 'none')),
-    h('details', {}, h('summary', {}, 'Example body'), ep.example === undefined || ep.example === null ? h('p', { class: 'muted' }, 'no example.json') : pre(ep.example)),
-    h('div', { class: 'toolbar' }, h('label', {}, 'Account ', select), send),
+    versionsTable(ep),
+    h('details', {}, h('summary', {}, 'Example body (current version)'), ep.example === undefined || ep.example === null ? h('p', { class: 'muted' }, 'no example.json') : pre(ep.example)),
+    h('div', { class: 'toolbar' }, h('label', {}, 'Account ', select), versions.length > 0 ? h('label', {}, 'Version ', version) : null, send),
     out);
 }
