@@ -3,7 +3,7 @@
 // TypeScript sources through tsx. Plain CommonJS, so npm start's entry and the CLI's can ask
 // before anything is compiled or a loader is registered.
 'use strict';
-const { existsSync, readdirSync, readFileSync, statSync } = require('node:fs');
+const { existsSync, readdirSync, readFileSync, realpathSync, statSync } = require('node:fs');
 const { dirname, isAbsolute, join, relative, resolve } = require('node:path');
 const { fileURLToPath } = require('node:url');
 
@@ -63,7 +63,16 @@ const sourcesWarning = (why) => `tracklane: ${why}; running the TypeScript sourc
  * of `file`'s folder; else null (a folder added or edited after the build).
  */
 function compiledCopy(root, file) {
-  const rel = relative(root, file);
+  // A folder linked in (an operator's symlinked plugin, the tests' shipped folders) is the
+  // folder it points at: compare real paths.
+  const real = (p) => {
+    try {
+      return realpathSync(p);
+    } catch {
+      return p;
+    }
+  };
+  const rel = relative(real(root), real(file));
   if (rel.startsWith('..') || isAbsolute(rel) || !rel.endsWith('.ts') || rel.startsWith(`${BUILD_DIR}/`)) return null;
   const out = join(root, BUILD_DIR, `${rel.slice(0, -3)}.js`);
   const started = buildStarted(root);
