@@ -14,13 +14,22 @@ import { loadConfig } from '../../src/config.ts';
 import { openStore } from '../../src/store/open-store.ts';
 import { SERVER_ARGS } from './payloads.ts';
 import { createAccountService } from '../../src/accounts/account-service.ts';
+import { readEndpointPlan } from '../../src/customers/endpoint-versions.ts';
+import { rebaseImports } from '../../src/customers/new-version.ts';
+
+/** The current version's example.json of an endpoint folder (versions/<n>/ or the folder itself). */
+function currentExample(folder: string): string {
+  const plan = readEndpointPlan(folder);
+  if (typeof plan === 'string') throw new Error(`${folder}: ${plan}`);
+  return join(plan.versions.find((v) => v.version === plan.current)!.dir, 'example.json');
+}
 
 const ROOT = fileURLToPath(new URL('../..', import.meta.url));
 const DURATION = Number(process.env.BENCH_SECONDS ?? 10);
 const CONNECTIONS = Number(process.env.BENCH_CONNECTIONS ?? 50);
 const ENVS = (process.env.BENCH_ENVS ?? 'production,test').split(',');
 
-/** demo/ copied out of the tree: rate limits lifted, handler imports pointed back at src/. */
+/** demo/ copied out of the tree: rate limits lifted, every version's handler imports pointed back at src/. */
 function benchCustomers(): string {
   const dir = mkdtempSync(join(tmpdir(), 'tl-bench-customers-'));
   cpSync(join(ROOT, 'customers/demo'), join(dir, 'demo'), { recursive: true, filter: (f) => !f.endsWith('.test.ts') });
@@ -30,8 +39,12 @@ function benchCustomers(): string {
     const cfg = JSON.parse(readFileSync(join(folder, 'endpoint.json'), 'utf8'));
     cfg.rate_limit = { production: { per_minute: 10_000_000 }, test: { per_minute: 10_000_000 } };
     writeFileSync(join(folder, 'endpoint.json'), JSON.stringify(cfg));
-    const handler = readFileSync(join(folder, 'handler.ts'), 'utf8').replaceAll("'../../../../src/", `'${join(ROOT, 'src')}/`);
-    writeFileSync(join(folder, 'handler.ts'), handler);
+    const plan = readEndpointPlan(folder);
+    if (typeof plan === 'string') throw new Error(`${folder}: ${plan}`);
+    for (const v of plan.versions) {
+      const original = join(ROOT, 'customers/demo/endpoints', ep, v.dir.slice(folder.length));
+      writeFileSync(join(v.dir, 'handler.ts'), rebaseImports(readFileSync(join(v.dir, 'handler.ts'), 'utf8'), original, v.dir));
+    }
   }
   return dir;
 }
@@ -91,7 +104,7 @@ async function main(): Promise<void> {
   try {
     const port = await waitListening(server);
     for (const endpoint of readdirSync(join(customersDir, 'demo/endpoints')).sort()) {
-      const body = readFileSync(join(customersDir, 'demo/endpoints', endpoint, 'example.json'), 'utf8');
+      const body = readFileSync(currentExample(join(customersDir, 'demo/endpoints', endpoint)), 'utf8');
       for (const e of ENVS) {
         const headers = { 'content-type': 'application/json', 'x-service-access-token': accessToken, ...(await authFor(endpoint, body)) };
         const url = `http://127.0.0.1:${port}/service/custom/${endpoint}?id=${account.scriptId}&env=${e}`;
@@ -111,7 +124,7 @@ async function main(): Promise<void> {
     rmSync(customersDir, { recursive: true, force: true });
   }
 
-  const bodySize = (ep: string) => readFileSync(join(ROOT, 'customers/demo/endpoints', ep, 'example.json')).length;
+  const bodySize = (ep: string) => readFileSync(currentExample(join(ROOT, 'customers/demo/endpoints', ep))).length;
   console.log(`\n${DURATION} s per run, ${CONNECTIONS} connections, example.json as the body, real auth, one CUSTOM account\n`);
   console.log('| endpoint | env | body B | req/s | p50 ms | p90 ms | p99 ms | max ms | non-2xx | errors |');
   console.log('|---|---|---:|---:|---:|---:|---:|---:|---:|---:|');

@@ -1,6 +1,8 @@
-// demo/order-sync over real HTTP: example.json in both envs, per-order messages, what is
-// stored, the API key, and one refusal per rule with the field it names.
+// demo/order-sync version 1 (the first shape, still served) over real HTTP: its example.json
+// in both envs, per-order messages, what is stored, the API key, and one refusal per rule
+// with the field it names. Version 2 and choosing between them: order-sync-versions.test.ts.
 import { expect } from 'chai';
+import { readFileSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 import { startEndpointHarness, type EndpointHarness } from '../../../../test/customers/endpoint-harness.ts';
 import { createDestinationService } from '../../../../src/destinations/destination-service.ts';
@@ -9,8 +11,9 @@ import { sqliteFile } from '../../../../src/store/open-store.ts';
 import type { TestAccount } from '../../../../test/helpers/test-server.ts';
 
 const DIR = fileURLToPath(new URL('.', import.meta.url));
-/** The demo key; endpoint.json holds only its SHA-256. */
-const KEY = { 'x-api-key': 'demo_order_sync_key_3f9a1c7e52b84d06' };
+/** The demo key (endpoint.json holds only its SHA-256), and version 1 named as its clients name it. */
+const KEY = { 'x-api-key': 'demo_order_sync_key_3f9a1c7e52b84d06', 'x-service-endpoint-version': '1' };
+const V1_EXAMPLE = JSON.parse(readFileSync(new URL('./versions/1/example.json', import.meta.url), 'utf8'));
 
 describe('demo/order-sync', () => {
   let h: EndpointHarness;
@@ -26,10 +29,10 @@ describe('demo/order-sync', () => {
   });
   after(() => h.close());
 
-  const example = () => structuredClone(h.example);
+  const example = () => structuredClone(V1_EXAMPLE);
 
   it('env=test: example.json → two checkout_completed and one order_canceled, previewed per destination, one message per order, nothing stored', async () => {
-    const r = await h.post(h.example, { env: 'test', headers: KEY, account: viewer });
+    const r = await h.post(V1_EXAMPLE, { env: 'test', headers: KEY, account: viewer });
     expect(r.status, r.text).to.equal(200);
     expect(r.body.result).to.equal('ok');
     expect(r.body.messages).to.deep.equal([
@@ -66,7 +69,7 @@ describe('demo/order-sync', () => {
   });
 
   it('env=production: example.json is committed before the 200 — events through the standard pipeline, the status record alongside', async () => {
-    const r = await h.post(h.example, { env: 'production', headers: KEY });
+    const r = await h.post(V1_EXAMPLE, { env: 'production', headers: KEY });
     expect(r.status, r.text).to.equal(200);
     expect(r.body.messages).to.have.length(4);
     expect(r.body.custom_data).to.include({ records_processed: 4, validation_status: 'valid_with_warnings', env: 'production', records_stored: 1 });
@@ -91,7 +94,7 @@ describe('demo/order-sync', () => {
   });
 
   it('the same batch again: every order reported as a duplicate, nothing forwarded twice', async () => {
-    const r = await h.post(h.example, { headers: KEY });
+    const r = await h.post(V1_EXAMPLE, { headers: KEY });
     expect(r.status).to.equal(200);
     expect(r.body.custom_data.events.map((e: any) => e.status)).to.deep.equal(['duplicate', 'duplicate', 'duplicate']);
     expect(r.body.messages.slice(4)).to.deep.equal([
@@ -124,7 +127,7 @@ describe('demo/order-sync', () => {
       error_code: 'AUTH_MISSING',
       error_context: { field: 'X-Api-Key', expected_format: '' },
     });
-    const wrong = await h.post(h.example, { headers: { 'x-api-key': 'demo_order_sync_key_guess' } });
+    const wrong = await h.post(V1_EXAMPLE, { headers: { 'x-api-key': 'demo_order_sync_key_guess' } });
     expect(wrong.status).to.equal(401);
     expect(wrong.body.error_code).to.equal('INVALID_CREDENTIALS');
   });

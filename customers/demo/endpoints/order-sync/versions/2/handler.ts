@@ -1,8 +1,11 @@
-// order-sync: a batch from the ERP. Each order → checkout_completed; each cancellation →
+// order-sync version 2 (current): a batch from the ERP, where an order's total is grand_total
+// and the buyer is split into customer (who), contact (e-mail, phone) and address (city,
+// country); version 1 sent them as total and one customer object. The same events result.
+// A batch from the ERP. Each order → checkout_completed; each cancellation →
 // order_canceled; shipped/delivered/refunded → an order_status record (no standard event
 // fits them). One message per order and per status change says what became of it.
-import type { CustomHandler, CustomRecord, StandardEventPayload } from '../../../../src/customers/types.ts';
-import { customValidationError } from '../../../../src/customers/custom-validation-error.ts';
+import type { CustomHandler, CustomRecord, StandardEventPayload } from '../../../../../../src/customers/types.ts';
+import { customValidationError } from '../../../../../../src/customers/custom-validation-error.ts';
 
 export interface OrderItem {
   sku: string;
@@ -18,15 +21,15 @@ export interface Order {
   order_id: string;
   placed_at: string;
   currency: string;
-  total: number;
+  grand_total: number;
   shipping_total?: number;
   channel?: string;
   coupon?: string;
   payment_method?: string;
   consent?: { analytics: boolean; personalization: boolean; marketing: boolean };
-  customer?: {
-    id?: string; email?: string; phone?: string; first_name?: string; last_name?: string; city?: string; country?: string;
-  };
+  customer?: { id?: string; first_name?: string; last_name?: string };
+  contact?: { email?: string; phone?: string };
+  address?: { city?: string; country?: string };
   items: OrderItem[];
 }
 
@@ -47,7 +50,7 @@ export interface OrderSyncBody {
 export function checkoutEvent(o: Order, batchId: string, settings: Readonly<Record<string, unknown>>): StandardEventPayload {
   const channel = o.channel ?? (typeof settings.default_channel === 'string' ? settings.default_channel : 'admin');
   const ev: StandardEventPayload = {
-    event: { name: 'checkout_completed', id: o.order_id, value: o.total, currency: o.currency, properties: { batch_id: batchId } },
+    event: { name: 'checkout_completed', id: o.order_id, value: o.grand_total, currency: o.currency, properties: { batch_id: batchId } },
     context: { environment: 'prod', data_source: channel },
     products: o.items.map((i) => ({
       id: i.sku,
@@ -61,10 +64,10 @@ export function checkoutEvent(o: Order, batchId: string, settings: Readonly<Reco
     })),
   };
   if (o.shipping_total !== undefined) ev.shipping = [{ name: String(settings.shipping_name ?? 'Shipping'), value: o.shipping_total }];
-  if (o.payment_method !== undefined) ev.payments = [{ type: o.payment_method, value: o.total }];
+  if (o.payment_method !== undefined) ev.payments = [{ type: o.payment_method, value: o.grand_total }];
   if (o.coupon !== undefined) ev.coupons = [{ name: o.coupon }];
   if (o.consent) ev.consent = { ...o.consent };
-  if (o.customer) ev.user = { ...o.customer };
+  if (o.customer || o.contact || o.address) ev.user = { ...o.customer, ...o.contact, ...o.address };
   return ev;
 }
 
@@ -88,7 +91,7 @@ const handler: CustomHandler<OrderSyncBody> = (body, ctx) => {
   const messages: string[] = [];
   for (const o of orders) {
     events.push(checkoutEvent(o, body.batch_id, ctx.settings));
-    messages.push(`order ${o.order_id}: checkout_completed, ${o.total} ${o.currency}, ${o.items.length} line${o.items.length === 1 ? '' : 's'}`);
+    messages.push(`order ${o.order_id}: checkout_completed, ${o.grand_total} ${o.currency}, ${o.items.length} line${o.items.length === 1 ? '' : 's'}`);
   }
   for (const c of changes) {
     if (c.status === 'canceled') {
