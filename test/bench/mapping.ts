@@ -3,8 +3,11 @@
 // tiktok, webhook) with the shipped plugins and rules, then each destination's requests built
 // from the items as the send lanes build them. Prints the best of five timed rounds in µs per
 // event and the bytes allocated per event (V8's sampling heap profiler, collected objects
-// included). Identifiers are hashed inline here (the server hashes them in the pool).
+// included: an unbiased estimate from ~30,000 samples of 10 rounds, which the machine's load
+// does not move). Identifiers are hashed inline here (the server hashes them in the pool).
 // Steadier than the end-to-end runs on a shared machine: use it to compare mapping changes.
+// `BENCH_MAPPING_SITES=40` also prints where the bytes go (add `--no-turbo-inlining` to
+// the node flags to see inlined functions apart from their callers).
 import inspector from 'node:inspector';
 import { join } from 'node:path';
 import { SPEC_EVENT_NAMES } from '../../src/accounts/types.ts';
@@ -71,7 +74,8 @@ const session = new inspector.Session();
 session.connect();
 const post = <T>(method: string, params: object = {}) =>
   new Promise<T>((resolve, reject) => session.post(method, params, (err, r) => (err ? reject(err) : resolve(r as T))));
-interface SampleNode { selfSize: number; children: SampleNode[] }
+interface CallFrame { functionName: string; url: string; lineNumber: number }
+interface SampleNode { selfSize: number; callFrame: CallFrame; children: SampleNode[] }
 await post('HeapProfiler.enable');
 await post('HeapProfiler.startSampling', { samplingInterval: 4096, includeObjectsCollectedByMajorGC: true, includeObjectsCollectedByMinorGC: true });
 const SAMPLED = 10;
@@ -79,6 +83,40 @@ for (let i = 0; i < SAMPLED; i++) await round();
 const { profile } = await post<{ profile: { head: SampleNode } }>('HeapProfiler.stopSampling');
 session.disconnect();
 const total = (n: SampleNode): number => n.selfSize + n.children.reduce((s, c) => s + total(c), 0);
+
+/** `BENCH_MAPPING_SITES=N`: the N sites that allocate most, each with the nearest project frame that called it. */
+function printSites(head: SampleNode, n: number): void {
+  const where = (f: CallFrame) => `${f.functionName || '(anonymous)'} ${f.url.replace(/^.*\/(src|plugins|test)\//, '$1/')}:${f.lineNumber + 1}`;
+  const ours = (f: CallFrame) => /\/(src|plugins)\//.test(f.url);
+  const bytes = new Map<string, number>();
+  const walk = (node: SampleNode, caller: CallFrame | null) => {
+    const site = ours(node.callFrame) || caller === null ? where(node.callFrame) : `${where(node.callFrame)} ← ${where(caller)}`;
+    if (node.selfSize > 0) bytes.set(site, (bytes.get(site) ?? 0) + node.selfSize);
+    for (const c of node.children) walk(c, ours(node.callFrame) ? node.callFrame : caller);
+  };
+  walk(head, null);
+  // Inclusive: a project function's bytes with everything it called (counted once under recursion).
+  const inclusive = new Map<string, number>();
+  const walkIn = (node: SampleNode, open: Set<string>): number => {
+    const name = ours(node.callFrame) ? where(node.callFrame) : null;
+    const fresh = name !== null && !open.has(name);
+    if (fresh) open.add(name);
+    let sum = node.selfSize;
+    for (const c of node.children) sum += walkIn(c, open);
+    if (fresh) {
+      open.delete(name);
+      inclusive.set(name, (inclusive.get(name) ?? 0) + sum);
+    }
+    return sum;
+  };
+  walkIn(head, new Set());
+  const kb = (b: number) => `${(b / 1024 / (SAMPLED * EVENTS)).toFixed(2).padStart(7)} KB`;
+  console.log('Allocated by the site itself:');
+  for (const [site, b] of [...bytes].sort((x, y) => y[1] - x[1]).slice(0, n)) console.log(`${kb(b)}  ${site}`);
+  console.log('Allocated by a project function and what it called:');
+  for (const [site, b] of [...inclusive].sort((x, y) => y[1] - x[1]).slice(0, n)) console.log(`${kb(b)}  ${site}`);
+}
+if (process.env.BENCH_MAPPING_SITES) printSites(profile.head, Number(process.env.BENCH_MAPPING_SITES));
 
 const result = {
   events_per_round: EVENTS, destinations: TYPES.length, requests_per_round: perRound,
