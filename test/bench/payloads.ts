@@ -73,6 +73,23 @@ export async function stop(child: ChildProcess): Promise<void> {
   await done;
 }
 
+/** Resolves with the port once `child`'s stdout matches `pattern` (its first group the port); rejects if it exits first. */
+export function waitListening(child: ChildProcess, pattern: RegExp): Promise<number> {
+  return new Promise((resolve, reject) => {
+    let buf = '';
+    const onData = (d: Buffer) => {
+      buf += d.toString();
+      const m = buf.match(pattern);
+      if (m) {
+        child.stdout!.off('data', onData);
+        resolve(Number(m[1]));
+      }
+    };
+    child.stdout!.on('data', onData);
+    child.once('exit', (code) => reject(new Error(`server exited with ${code}: ${buf}`)));
+  });
+}
+
 /** One loopback double per destination type, each answering as its platform does on success. */
 export async function startDoubles(types: readonly string[]): Promise<Map<string, DestinationDouble>> {
   const doubles = new Map<string, DestinationDouble>();

@@ -7,23 +7,22 @@
 // delivery running. Once that run's events are all delivered, the end-to-end run sends
 // BENCH_E2E_EVENTS (20,000) unique events and times them until the doubles hold every
 // native event, with each event's ack → receipt lag; then endpoint 1 again at a fixed
-// offered rate (BENCH_E2E_RATE), for the lag at a load below saturation.
+// offered rate (BENCH_E2E_RATE), for the lag at a load below saturation. Each single-event
+// figure and the end-to-end run also give the server's CPU per event (every thread, from
+// /proc) as a multiple of bare Koa's CPU per request in the round before them: CPU per
+// event swings far less with the machine's hour than rates do.
 import { hashingRows, hashingTable } from './hash-pool.ts';
-import Database from 'better-sqlite3';
-import { sqliteFile } from '../../src/store/open-store.ts';
 import autocannon from 'autocannon';
-import { Pool } from 'undici';
-import { spawn, type ChildProcess } from 'node:child_process';
+import { spawn } from 'node:child_process';
 import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { loadConfig } from '../../src/config.ts';
 import { openStore } from '../../src/store/open-store.ts';
 import type { DestinationDouble } from '../helpers/destination-double.ts';
-import { benchAccount, checkout, cpuSeconds, nativeEvents, peakRssMb, SERVER_ARGS, startDoubles, stop } from './payloads.ts';
-import { randomUUID } from 'node:crypto';
-import { SPEC_EVENT_NAMES } from '../../src/accounts/types.ts';
-import { validateEvent } from '../../src/schema/validate-event.ts';
+import { benchAccount, checkout, cpuSeconds, nativeEvents, peakRssMb, SERVER_ARGS, startDoubles, stop, waitListening } from './payloads.ts';
+import { drainBacklog } from './drain.ts';
+import { overload } from './overload.ts';
 
 /** Users hashed in the hashing rows (`BENCH_HASH_USERS`). */
 const HASH_USERS = Number(process.env.BENCH_HASH_USERS ?? 10_000);
@@ -69,77 +68,18 @@ function lagsOf(webhook: DestinationDouble, acks: ReadonlyMap<string, number>): 
   }).sort((a, b) => a - b);
 }
 
+/** CPU µs per event of a run (per request but for batch intake). */
+const cpuUs = (r: Row): number => (r.cpu * 1e6) / Math.max(1, r.ok * r.perRequest);
+
 const percentile = (sorted: readonly number[], p: number): number | null =>
   sorted.length === 0 ? null : sorted[Math.min(sorted.length - 1, Math.floor((p / 100) * sorted.length))];
-
-interface Drain { events: number; native: number; seconds: number; events_per_second: number; native_per_second: number; peak_rss_mb: number; server_cpu_ms_per_event: number }
-
-/**
- * A backlog, as after an outage of every destination: `n` accepted checkout events stored
- * before the server starts, for an account with the four destinations; then the time from
- * spawning the server until the doubles hold every native event, and the server's peak RSS.
- */
-async function drainBacklog(n: number): Promise<Drain> {
-  const dir = mkdtempSync(join(tmpdir(), 'tl-drain-'));
-  const env = { ...process.env, DATA_DIR: dir, PORT: '0', HOST: '127.0.0.1', LOG_LEVEL: 'info', ALLOW_PRIVATE_DESTINATIONS: '1' };
-  const doubles = await startDoubles(TYPES);
-  const store = await openStore(loadConfig(env));
-  const account = await benchAccount(store, 'Drain', { doubles, country: 'RO' });
-  const ctx = { approvedEvents: new Set(SPEC_EVENT_NAMES), defaultTaxRate: 19, host: null };
-  for (let i = 0; i < n; i += 1_000) {
-    const now = Date.now();
-    await store.events.append(Array.from({ length: Math.min(1_000, n - i) }, (_, k) => {
-      const id = `drain-${i + k}`;
-      const r = validateEvent(checkout(id), ctx);
-      return { id: randomUUID(), scriptId: account.scriptId, name: 'checkout_completed', eventId: id, status: 'accepted' as const, source: 'event', requestId: 'bench', receivedAt: now, errors: [], warnings: r.warnings, payload: r.event };
-    }));
-  }
-  await store.close();
-  const started = performance.now();
-  const server = spawn(process.execPath, [...SERVER_ARGS], { env, stdio: ['ignore', 'pipe', 'inherit'] });
-  await waitListening(server, /"url":"http:\/\/[^:]+:(\d+)"/);
-  server.stdout!.resume();
-  const expected = n * TYPES.length;
-  let native = 0;
-  const deadline = Date.now() + 600_000;
-  while (native < expected && Date.now() < deadline) {
-    await new Promise((r) => setTimeout(r, 200));
-    native = TYPES.reduce((sum, t) => sum + nativeEvents(t, doubles.get(t)!), 0);
-  }
-  const seconds = (performance.now() - started) / 1000;
-  const peak = peakRssMb(server.pid!);
-  const cpu = cpuSeconds(server.pid!);
-  await stop(server);
-  for (const d of doubles.values()) await d.close();
-  rmSync(dir, { recursive: true, force: true });
-  return {
-    events: n, native, seconds: Math.round(seconds * 10) / 10, events_per_second: Math.round(native / TYPES.length / seconds),
-    native_per_second: Math.round(native / seconds), peak_rss_mb: peak,
-    server_cpu_ms_per_event: Math.round((cpu * 1000 / n) * 100) / 100,
-  };
-}
-
-
-function waitListening(child: ChildProcess, pattern: RegExp): Promise<number> {
-  return new Promise((resolve, reject) => {
-    let buf = '';
-    const onData = (d: Buffer) => {
-      buf += d.toString();
-      const m = buf.match(pattern);
-      if (m) {
-        child.stdout!.off('data', onData);
-        resolve(Number(m[1]));
-      }
-    };
-    child.stdout!.on('data', onData);
-    child.once('exit', (code) => reject(new Error(`server exited with ${code}: ${buf}`)));
-  });
-}
 
 interface Row {
   name: string; ok: number; rps: number; p50: number; p99: number; p999: number; errors: number; non2xx: number; rssMb: number;
   /** Events per request (1 but for batch intake) and the events per second that makes. */
   perRequest: number; eps: number; connections: number; note?: string;
+  /** CPU seconds the loaded process used during the run, every thread. */
+  cpu: number;
   /** The bare-Koa round run just before this one (single-event runs): the ratios' baseline. */
   bare?: Row;
 }
@@ -155,6 +95,7 @@ async function load(name: string, url: string, headers: Record<string, string>, 
   const connections = opts.connections ?? CONNECTIONS;
   const batch = opts.batch;
   const acks = opts.acks;
+  const cpuBefore = cpuSeconds(pid);
   const r = await autocannon({
     url, connections, ...(opts.amount !== undefined ? { amount: opts.amount } : { duration: DURATION }),
     ...(opts.rate !== undefined ? { overallRate: opts.rate } : {}),
@@ -173,89 +114,17 @@ async function load(name: string, url: string, headers: Record<string, string>, 
       },
     }],
   });
+  const cpu = cpuSeconds(pid) - cpuBefore;
   const rss = Number(readFileSync(`/proc/${pid}/status`, 'utf8').match(/VmRSS:\s+(\d+)/)?.[1] ?? 0) / 1024;
   const perRequest = batch ?? 1;
   return {
     name, ok: r['2xx'], rps: r.requests.average, p50: r.latency.p50, p99: r.latency.p99, p999: r.latency.p99_9, errors: r.errors + r.timeouts,
-    non2xx: r.non2xx, rssMb: Math.round(rss), perRequest, eps: (r['2xx'] * perRequest) / (opts.amount !== undefined ? r.duration : DURATION), connections,
+    non2xx: r.non2xx, rssMb: Math.round(rss), perRequest, eps: (r['2xx'] * perRequest) / (opts.amount !== undefined ? r.duration : DURATION), connections, cpu,
   };
 }
 
 
 
-interface Overload {
-  bound: number; waiting: number; window_ms: number; connections: number; refused: number; refused_with_retry_after: number; other: number;
-  refused_per_second: number; refused_p50_ms: number; refused_p99_ms: number; refused_max_ms: number; stored_after: number;
-}
-
-/**
- * Back-pressure: the write lock held by another connection and `bound + 1` events sent so
- * the intake queue is full (one commit in flight, `bound` waiting); then CONNECTIONS
- * keep-alive clients send endpoint-1 events (unique ids) back to back for `windowMs`: each
- * should be refused at once, 503 + Retry-After. The window ends well inside the writer's
- * 1 s busy timeout, so the lock goes before the commit in flight gives up, and every waiting
- * event must then be stored.
- */
-async function overload(bound: number, windowMs: number): Promise<Overload> {
-  const dir = mkdtempSync(join(tmpdir(), 'tl-overload-'));
-  const env = { ...process.env, DATA_DIR: dir, PORT: '0', HOST: '127.0.0.1', LOG_LEVEL: 'info', INTAKE_MAX_PENDING: String(bound), MAX_CONNECTIONS_PER_ADDRESS: '1000' };
-  const config = loadConfig(env);
-  const store = await openStore(config);
-  const { scriptId, accessToken } = await benchAccount(store, 'Overload');
-  await store.close();
-  const server = spawn(process.execPath, [...SERVER_ARGS], { env, stdio: ['ignore', 'pipe', 'inherit'] });
-  const port = await waitListening(server, /"url":"http:\/\/[^:]+:(\d+)"/);
-  server.stdout!.resume();
-  const origin = `http://127.0.0.1:${port}`;
-  const path = `/webhooks/service/event?id=${scriptId}`;
-  const headers = { 'content-type': 'application/json', 'x-service-access-token': accessToken };
-  const fillers = new Pool(origin, { connections: bound + 1 });
-  const clients = new Pool(origin, { connections: CONNECTIONS });
-  // Connections opened before the lock is taken, so the window measures answers, not handshakes.
-  await Promise.all(Array.from({ length: CONNECTIONS }, (_, i) => clients.request({ path, method: 'POST', headers, body: JSON.stringify(checkout(`WARM-${i}`)) }).then((r) => r.body.dump())));
-  const locker = new Database(sqliteFile(config));
-  locker.exec('BEGIN IMMEDIATE');
-  const post = (pool: Pool, id: string) => pool.request({ path, method: 'POST', headers, body: JSON.stringify(checkout(id)) });
-  // Fill the queue: one event whose commit is then in flight (stuck on the lock), and `bound`
-  // more that wait behind it (arriving together, they would all have joined that first commit).
-  const wait = (i: number) => post(fillers, `WAIT-${i}`).then(async (r) => { await r.body.dump(); return r.statusCode; });
-  const waiting = [wait(0)];
-  await new Promise((r) => setTimeout(r, 50));
-  for (let i = 1; i <= bound; i++) waiting.push(wait(i));
-  // Probe with a wrong token until the queue is full: such a request is never queued itself
-  // (refused 503 at the door once full, else 401), so probing cannot add to the wait.
-  for (let i = 0; ; i++) {
-    const r = await clients.request({ path, method: 'POST', headers: { ...headers, 'x-service-access-token': 'probe' }, body: '{}' });
-    await r.body.dump();
-    if (r.statusCode === 503) break;
-    if (i > 1_000) throw new Error('the intake queue never filled');
-  }
-  const answers: { status: number; ms: number; retryAfter: boolean }[] = [];
-  const until = performance.now() + windowMs;
-  let seq = 0;
-  await Promise.all(Array.from({ length: CONNECTIONS }, async () => {
-    while (performance.now() < until) {
-      const t0 = performance.now();
-      const r = await post(clients, `OVER-${++seq}`);
-      await r.body.dump();
-      answers.push({ status: r.statusCode, ms: performance.now() - t0, retryAfter: r.headers['retry-after'] !== undefined });
-    }
-  }));
-  locker.exec('ROLLBACK');
-  locker.close();
-  const statuses = await Promise.all(waiting);
-  await Promise.all([fillers.close(), clients.close()]);
-  await stop(server);
-  rmSync(dir, { recursive: true, force: true });
-  const refused = answers.filter((a) => a.status === 503).map((a) => a.ms).sort((x, y) => x - y);
-  const at = (p: number) => Math.round((refused[Math.min(refused.length - 1, Math.floor(p * refused.length))] ?? NaN) * 10) / 10;
-  return {
-    bound, waiting: bound + 1, window_ms: windowMs, connections: CONNECTIONS, refused: refused.length,
-    refused_with_retry_after: answers.filter((a) => a.status === 503 && a.retryAfter).length, other: answers.length - refused.length,
-    refused_per_second: Math.round((refused.length * 1_000) / windowMs), refused_p50_ms: at(0.5), refused_p99_ms: at(0.99),
-    refused_max_ms: Math.round((refused[refused.length - 1] ?? NaN) * 10) / 10, stored_after: statuses.filter((s) => s === 200).length,
-  };
-}
 
 async function main(): Promise<void> {
   const dataDir = mkdtempSync(join(tmpdir(), 'tl-bench-'));
@@ -269,9 +138,10 @@ async function main(): Promise<void> {
   const rows: Row[] = [];
   const bare = spawn(process.execPath, ['--import', 'tsx', 'test/bench/bare-koa.ts'], { env, stdio: ['ignore', 'pipe', 'inherit'] });
   const barePort = await waitListening(bare, /listening (\d+)/);
+  const bareRound = () => load('bare Koa (baseline)', `http://127.0.0.1:${barePort}/`, {}, bare.pid!);
   /** A bare-Koa round, then the run it is the baseline of. */
   const againstBare = async (run: () => Promise<Row>): Promise<Row> => {
-    const round = await load('bare Koa (baseline)', `http://127.0.0.1:${barePort}/`, {}, bare.pid!);
+    const round = await bareRound();
     const row = await run();
     row.bare = round;
     return row;
@@ -300,7 +170,8 @@ async function main(): Promise<void> {
   rows.push(e1);
 
   // End to end: E2E_EVENTS unique events, closed loop; timed from the first request until the
-  // doubles hold every native event of them.
+  // doubles hold every native event of them. Its CPU per event is set against a bare-Koa round of its own.
+  const e2eBare = await bareRound();
   const acks = new Map<string, number>();
   const requestsBefore = nativeRequestsNow();
   const e2eStart = performance.now();
@@ -312,7 +183,7 @@ async function main(): Promise<void> {
   const e2eSeconds = (performance.now() - e2eStart) / 1000;
   const nativeRequests = nativeRequestsNow() - requestsBefore;
   // The server's CPU (every thread) per event, from the first request to the last native event out.
-  const cpuMsPerEvent = Math.round(((cpuSeconds(server.pid!) - cpuAtStart) * 1000 / e2eRun.ok) * 100) / 100;
+  const cpuUsPerEvent = ((cpuSeconds(server.pid!) - cpuAtStart) * 1e6) / e2eRun.ok;
   const lags = lagsOf(doubles.get('webhook')!, acks);
   const pct = (p: number) => percentile(lags, p);
   const endToEnd = {
@@ -320,7 +191,9 @@ async function main(): Promise<void> {
     all_delivered: delivered >= e2eRun.ok * TYPES.length, intake_per_second: Math.round(e2eRun.eps), ack_p99_ms: e2eRun.p99,
     seconds: Math.round(e2eSeconds * 10) / 10, events_per_second: Math.round(delivered / TYPES.length / e2eSeconds),
     native_events_per_second: Math.round(delivered / e2eSeconds), native_requests_per_second: Math.round(nativeRequests / e2eSeconds),
-    lag_ms: { p50: pct(50), p99: pct(99), samples: lags.length }, server_cpu_ms_per_event: cpuMsPerEvent,
+    lag_ms: { p50: pct(50), p99: pct(99), samples: lags.length }, server_cpu_ms_per_event: Math.round(cpuUsPerEvent / 10) / 100,
+    bare_rps: Math.round(e2eBare.rps), bare_cpu_us_per_request: Math.round(cpuUs(e2eBare)),
+    cpu_ratio_to_bare: Math.round((cpuUsPerEvent / cpuUs(e2eBare)) * 10) / 10,
   };
 
   // The same endpoint at a fixed rate below saturation, once everything above is delivered.
@@ -350,45 +223,55 @@ async function main(): Promise<void> {
   await stop(server);
   for (const d of doubles.values()) await d.close();
   rmSync(dataDir, { recursive: true, force: true });
-  const drained = await drainBacklog(DRAIN_EVENTS);
+  const drained = await drainBacklog(DRAIN_EVENTS, TYPES);
   const hashing = await hashingRows(HASH_USERS);
-  const over = await overload(OVERLOAD_BOUND, OVERLOAD_WINDOW_MS);
+  const over = await overload(OVERLOAD_BOUND, OVERLOAD_WINDOW_MS, CONNECTIONS);
 
   const single = rows.filter((r) => r.bare !== undefined);
   const bareRounds = single.map((r) => r.bare!);
   const ratio = (r: Row) => r.rps / r.bare!.rps;
   const p99Ratio = (r: Row) => r.p99 / Math.max(r.bare!.p99, 1);
+  const cpuRatio = (r: Row) => cpuUs(r) / cpuUs(r.bare!);
   console.log(`\n${DURATION} s per run, ${CONNECTIONS} connections, ~${JSON.stringify(checkout('x')).length} B checkout_completed body, unique event ids; ` +
-    'each run follows its own bare-Koa round, and its ratios are to that round\n');
-  console.log('| run | req/s | bare Koa round req/s | ratio to bare | p50 ms | p99 ms | p99.9 ms | bare p99 ms | p99 ratio | errors | non-2xx | RSS MB |');
-  console.log('|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|');
+    'each run follows its own bare-Koa round, and its ratios are to that round; CPU: the loaded process\'s, every thread, over the run, ' +
+    'per request (endpoint 1\'s includes the delivery that ran meanwhile)\n');
+  console.log('| run | req/s | bare Koa round req/s | ratio to bare | CPU µs per request | bare Koa CPU µs per request | CPU ratio to bare | ' +
+    'p50 ms | p99 ms | p99.9 ms | bare p99 ms | p99 ratio | errors | non-2xx | RSS MB |');
+  console.log('|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|');
   for (const r of single) {
-    console.log(`| ${r.name} | ${Math.round(r.rps)} | ${Math.round(r.bare!.rps)} | ${ratio(r).toFixed(2)} | ${r.p50} | ${r.p99} | ${r.p999} | ${r.bare!.p99} | ` +
-      `${p99Ratio(r).toFixed(2)} | ${r.errors} | ${r.non2xx} | ${r.rssMb} |`);
+    console.log(`| ${r.name} | ${Math.round(r.rps)} | ${Math.round(r.bare!.rps)} | ${ratio(r).toFixed(2)} | ${Math.round(cpuUs(r))} | ${Math.round(cpuUs(r.bare!))} | ` +
+      `${cpuRatio(r).toFixed(1)}× | ${r.p50} | ${r.p99} | ${r.p999} | ${r.bare!.p99} | ${p99Ratio(r).toFixed(2)} | ${r.errors} | ${r.non2xx} | ${r.rssMb} |`);
   }
-  console.log(`\nBare Koa rounds: ${bareRounds.map((b) => Math.round(b.rps)).join(', ')} req/s (p99 ${bareRounds.map((b) => b.p99).join(', ')} ms; RSS ${bareRounds.map((b) => b.rssMb).join(', ')} MB).`);
+  console.log(`\nBare Koa rounds: ${bareRounds.map((b) => Math.round(b.rps)).join(', ')} req/s (p99 ${bareRounds.map((b) => b.p99).join(', ')} ms; ` +
+    `CPU ${bareRounds.map((b) => Math.round(cpuUs(b))).join(', ')} µs per request; RSS ${bareRounds.map((b) => b.rssMb).join(', ')} MB); ` +
+    `before the end-to-end run ${endToEnd.bare_rps} req/s, ${endToEnd.bare_cpu_us_per_request} µs per request.`);
   for (const r of rows) if (r.note) console.log(`\n${r.name}: ${r.note}`);
   console.log(`\nEnd to end: ${endToEnd.events} unique events into endpoint 1 (closed loop, ${CONNECTIONS} connections; intake ${endToEnd.intake_per_second}/s, ack p99 ${endToEnd.ack_p99_ms} ms), ` +
     `${endToEnd.all_delivered ? 'every one delivered to all 4 destinations' : `NOT ALL DELIVERED (${endToEnd.native_delivered} of ${endToEnd.native_expected} native events)`} ` +
     `${endToEnd.seconds} s after the first request: **${endToEnd.events_per_second} events/s end to end**, ${endToEnd.native_events_per_second} native events/s ` +
     `in ${endToEnd.native_requests_per_second} native requests/s; ack → webhook receipt lag p50 ${endToEnd.lag_ms.p50} ms, p99 ${endToEnd.lag_ms.p99} ms ` +
-    `(${endToEnd.lag_ms.samples} events); server CPU ${endToEnd.server_cpu_ms_per_event.toFixed(2)} ms per event (all threads).`);
+    `(${endToEnd.lag_ms.samples} events); server CPU ${endToEnd.server_cpu_ms_per_event.toFixed(2)} ms per event (all threads), ` +
+    `**${endToEnd.cpu_ratio_to_bare}× bare Koa's CPU per request** (${endToEnd.bare_cpu_us_per_request} µs in the round just before).`);
   console.log(`\nEnd to end at a fixed rate: endpoint 1 offered ${fixedRate.offered_per_second} events/s for ${DURATION} s (open loop, ${CONNECTIONS} connections), ` +
     `${fixedRate.accepted} accepted (${fixedRate.accepted_per_second}/s, ack p99 ${fixedRate.p99_ack_ms} ms), ` +
     `${fixedRate.all_delivered ? 'every one delivered to all 4 destinations' : 'NOT ALL DELIVERED'}; ` +
     `ack → webhook receipt lag p50 ${fixedRate.lag_ms.p50} ms, p99 ${fixedRate.lag_ms.p99} ms, max ${fixedRate.lag_ms.max} ms (${fixedRate.lag_ms.samples} events).`);
   const e1Eps = e1.eps;
   console.log(`\nIntake, events stored per second (durable commit, delivery running; batch runs with ${BATCH_CONNECTIONS} clients):\n`);
-  console.log('| run | events per request | clients | events/s | ratio to endpoint 1 | p50 ms per request | p99 ms per request | errors | non-2xx | RSS MB |');
-  console.log('|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|');
+  console.log('| run | events per request | clients | events/s | ratio to endpoint 1 | server CPU µs per event | p50 ms per request | p99 ms per request | errors | non-2xx | RSS MB |');
+  console.log('|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|');
   for (const r of [e1, ...batchRows]) {
-    console.log(`| ${r.name} | ${r.perRequest} | ${r.connections} | ${Math.round(r.eps)} | ${(r.eps / e1Eps).toFixed(2)} | ${r.p50} | ${r.p99} | ${r.errors} | ${r.non2xx} | ${r.rssMb} |`);
+    console.log(`| ${r.name} | ${r.perRequest} | ${r.connections} | ${Math.round(r.eps)} | ${(r.eps / e1Eps).toFixed(2)} | ${Math.round(cpuUs(r))} | ${r.p50} | ${r.p99} | ` +
+      `${r.errors} | ${r.non2xx} | ${r.rssMb} |`);
   }
   console.log(`\nPeak RSS of the service process under intake (all runs above): ${intakePeakRss} MB.`);
   console.log(`Backlog drain: ${drained.events} stored events (x ${TYPES.length} destinations) delivered in ${drained.seconds} s from the server's start: ` +
     `${drained.events_per_second} events/s, ${drained.native_per_second} native events/s; peak RSS ${drained.peak_rss_mb} MB; ` +
     `server CPU ${drained.server_cpu_ms_per_event.toFixed(2)} ms per event (all threads, start-up included)` +
     `${drained.native < drained.events * TYPES.length ? ` (INCOMPLETE: ${drained.native} native events)` : ''}.`);
+  console.log(`Store after the drain: **${drained.store_bytes_per_event} bytes per event** stored for ${TYPES.length} destinations (the SQLite file and its WAL, ` +
+    `grown from before the ${drained.events} events were stored to after their drain, the server stopped; ${drained.store_bytes_per_event_running} bytes ` +
+    `per event while it still ran, its WAL then ${(drained.wal_bytes_running / 1048576).toFixed(1)} MB).`);
   console.log(`\nOverload (back-pressure): INTAKE_MAX_PENDING=${over.bound}, the write lock held by another connection and ${over.waiting} events ` +
     `waiting for it; then ${over.connections} keep-alive clients send endpoint-1 events back to back for ${over.window_ms} ms (unique ids):\n`);
   console.log('| refused 503 | with Retry-After | other answers | refusals/s | p50 ms | p99 ms | max ms | waiting events stored once the lock went |');
@@ -401,10 +284,14 @@ async function main(): Promise<void> {
   if (jsonAt !== -1 && process.argv[jsonAt + 1]) {
     const figures = {
       duration_s: DURATION, connections: CONNECTIONS,
-      bare_rounds: bareRounds.map((b) => ({ rps: Math.round(b.rps), p50_ms: b.p50, p99_ms: b.p99, p999_ms: b.p999, rss_mb: b.rssMb })),
+      bare_rounds: bareRounds.map((b) => ({ rps: Math.round(b.rps), cpu_us_per_request: Math.round(cpuUs(b)), p50_ms: b.p50, p99_ms: b.p99, p999_ms: b.p999, rss_mb: b.rssMb })),
       runs: rows.map((r) => ({
         name: r.name, rps: Math.round(r.rps),
-        ...(r.bare ? { bare_rps: Math.round(r.bare.rps), ratio_to_bare: Math.round(ratio(r) * 100) / 100, p99_ratio_to_bare: Math.round(p99Ratio(r) * 100) / 100 } : {}),
+        cpu_us_per_event: Math.round(cpuUs(r)),
+        ...(r.bare ? {
+          bare_rps: Math.round(r.bare.rps), ratio_to_bare: Math.round(ratio(r) * 100) / 100, p99_ratio_to_bare: Math.round(p99Ratio(r) * 100) / 100,
+          bare_cpu_us_per_request: Math.round(cpuUs(r.bare)), cpu_ratio_to_bare: Math.round(cpuRatio(r) * 10) / 10,
+        } : {}),
         events_per_request: r.perRequest, connections: r.connections, events_per_second: Math.round(r.eps),
         events_ratio_to_endpoint_1: Math.round((r.eps / e1Eps) * 100) / 100,
         p50_ms: r.p50, p99_ms: r.p99, p999_ms: r.p999, errors: r.errors, non_2xx: r.non2xx, rss_mb: r.rssMb,
