@@ -1,19 +1,20 @@
 // One destination's send lane: its own queue, concurrency and timers, so a slow or dead
-// destination never holds up another. Takes new deliveries straight from the fan-out
-// (leased to it there) only while nothing is due in the store for it; otherwise it claims
-// due ones with a lease, oldest due first (lingering briefly to fill batches), builds the
-// requests as it queues them (signatures use that time), sends, and records each request's
-// attempt through the shared group-commit recorder.
+// destination never holds up another. Work comes in two ways: handed off by the fan-out,
+// already leased (lane-handoffs.ts), only while nothing is due in the store for it; else
+// claimed from the store, oldest due first (lane-claims.ts). pump() moves queued requests
+// into free slots (lane-send.ts) and asks for a claim when the queue runs low. The state all
+// parts share is one object (lane-state.ts).
 import type { LoadedPlugin } from '../destinations/load-plugins.ts';
-import type { OutboundRequest } from '../destinations/types.ts';
 import type { AttemptRecorder } from './attempt-recorder.ts';
-import { buildRequestsFor } from './build-requests-for.ts';
 import type { DeliveryMetrics } from './delivery-metrics.ts';
 import type { HttpSender } from './http-sender.ts';
-import type { LaneLogger } from './types.ts';
-import { nextUpdate, storeErrorBackoffMs, verdictOf, type RetryPolicy } from './retry-policy.ts';
-import { logDeliveryFailure, observeAttempt } from './lane-report.ts';
-import type { ActiveDestination, ClaimedDelivery, DeliveryStore, DeliveryUpdate } from './types.ts';
+import { createLaneClaims } from './lane-claims.ts';
+import { createLaneHandoffs } from './lane-handoffs.ts';
+import { createLaneSend } from './lane-send.ts';
+import { claimLimit, createLaneState, isActive, isIdle, isRunning, maxEvents } from './lane-state.ts';
+import { createLaneUnits } from './lane-units.ts';
+import type { RetryPolicy } from './retry-policy.ts';
+import type { ActiveDestination, ClaimedDelivery, DeliveryStore, LaneLogger } from './types.ts';
 
 export type { LaneLogger } from './types.ts';
 
@@ -42,14 +43,6 @@ export interface LaneDeps {
   random?: () => number;
 }
 
-
-interface Unit {
-  request: OutboundRequest;
-  deliveries: ClaimedDelivery[];
-  claimId: string;
-  leaseUntil: number;
-}
-
 export interface Lane {
   readonly destinationId: string;
   readonly inflight: number;
@@ -75,330 +68,75 @@ export interface Lane {
   stop(): Promise<void>;
 }
 
-/** At most this many deliveries wait in a lane's memory after a handoff (a slow destination takes less). */
-const HANDOFF_CAP = 400;
-
 export function createLane(deps: LaneDeps, initial: ActiveDestination, initialPlugin: LoadedPlugin | undefined): Lane {
-  let dest = initial;
-  let plugin = initialPlugin;
-  let started = false;
-  let stopped = false;
-  let claiming = false;
-  /**
-   * Work is due in the store for this lane (rows the fan-out stored unleased, retries come
-   * due, leases handed back): it claims as its queue runs low, and takes no handoffs until a
-   * claim comes back short, so new work never overtakes what waits in the store.
-   */
-  let wantClaim = true;
-  /** notify() calls so far: a claim that read the store before the last one cannot say it is empty. */
-  let notified = 0;
-  let inflight = 0;
-  /** Attempts sent whose record is not committed yet. */
-  let recording = 0;
-  const queue: Unit[] = [];
-  let wakeTimer: NodeJS.Timeout | undefined;
-  let lingerTimer: NodeJS.Timeout | undefined;
-  const idleWaiters: (() => void)[] = [];
-  const log = { destination_id: dest.id, destination_type: dest.type };
-  /** Claims that failed in a row (the store is in trouble: disk full, locked); 0 after a success. */
-  let claimFailures = 0;
-  /** When saturated() first saw this lane short of room (null: it has room). */
-  let shortSince: number | null = null;
+  const s = createLaneState(initial, initialPlugin);
+  const log = { destination_id: initial.id, destination_type: initial.type };
+  const units = createLaneUnits(deps, s, log);
+  const handoffs = createLaneHandoffs(deps, s, units, pump);
+  const claims = createLaneClaims(deps, s, units, log, pump);
+  const sendUnit = createLaneSend(deps, s, units, log, pump);
 
-  const active = () => !stopped && dest.enabled && dest.pausedAt === null && plugin !== undefined;
-  const maxEvents = () => Math.max(1, plugin?.plugin.batch.maxEvents ?? 1);
-  // One claim fills a platform batch, or (one event per request) a few rounds of the slots:
-  // claims and their commits stay few whatever the request size.
-  const claimLimit = () => Math.max(maxEvents(), 4 * deps.concurrency);
-  /** Deliveries queued (leased, not sent yet). A lane takes handed-off work only below its cap. */
-  const queuedDeliveries = () => queue.reduce((n, u) => n + u.deliveries.length, 0);
-  const handoffCap = () => Math.max(2 * claimLimit(), deps.handoffCap ?? HANDOFF_CAP);
-  /** Handed-off deliveries this lane takes now: its cap less what it queues, sends and holds. */
-  const room = () => handoffCap() - queuedDeliveries() - inflight * maxEvents() - (hold?.deliveries.length ?? 0);
-  const lingers = () => deps.lingerMs > 0 && maxEvents() > 1;
-  /**
-   * Handed-off deliveries of a batching plugin, held for `lingerMs` under one claim so that
-   * events fanned out in quick succession share a request (offer() keeps offering this claim).
-   */
-  let hold: { claimId: string; leaseUntil: number; deliveries: ClaimedDelivery[]; timer: NodeJS.Timeout } | null = null;
-
-  function flushHold(): void {
-    if (hold === null) return;
-    const h = hold;
-    hold = null;
-    clearTimeout(h.timer);
-    if (!started || stopped || !active()) {
-      void release([{ claimId: h.claimId, deliveries: h.deliveries }]);
-      return;
-    }
-    queue.push(...build(h.deliveries, h.claimId, h.leaseUntil));
-    pump();
-  }
-
+  /** Fills free slots from the queue, then claims more when a claim is wanted and the queue runs low. */
   function pump(): void {
-    if (!started || stopped) return;
-    while (inflight < deps.concurrency && queue.length > 0) void sendUnit(queue.shift()!);
-    if (!active() || !wantClaim || claiming || lingerTimer !== undefined) return;
+    if (!isRunning(s)) return;
+    while (s.inflight < deps.concurrency && s.queue.length > 0) void sendUnit(s.queue.shift()!);
+    if (!isActive(s) || !s.claims.wanted || s.claims.running || s.timers.linger !== undefined) return;
     // Refill before the slots run dry; big batches wait until the queue is empty, so a slow
     // destination never holds thousands of leased events that it cannot send yet.
-    if (queue.length >= (maxEvents() > 1 ? 1 : deps.concurrency)) return;
-    void claimAndQueue();
-  }
-
-  async function claimAndQueue(): Promise<void> {
-    claiming = true;
-    try {
-      const limit = claimLimit();
-      const notifiedBefore = notified;
-      const { units, claimed } = await claim(limit);
-      claimFailures = 0;
-      queue.push(...units);
-      if (claimed < limit && notified === notifiedBefore) {
-        wantClaim = false;
-        await scheduleWake();
-      }
-    } catch (err) {
-      // Never spin on a failing store: back off (capped, with jitter); one line per retry.
-      claimFailures++;
-      const retryInMs = storeErrorBackoffMs(claimFailures, deps.random ?? Math.random);
-      deps.logger.error({ ...log, err, consecutive_failures: claimFailures, retry_in_ms: retryInMs },
-        'claiming deliveries failed; backing off');
-      wantClaim = false;
-      wakeAfter(retryInMs);
-    } finally {
-      claiming = false;
-    }
-    pump();
-  }
-
-  async function scheduleWake(): Promise<void> {
-    clearTimeout(wakeTimer);
-    if (!started || stopped || !active()) return;
-    const next = await deps.store.nextDue(dest.id);
-    wakeAfter(next === null ? deps.idlePollMs : Math.min(deps.idlePollMs, Math.max(0, next - deps.clock())));
-  }
-
-  function wakeAfter(ms: number): void {
-    clearTimeout(wakeTimer);
-    if (!started || stopped) return;
-    wakeTimer = setTimeout(() => {
-      wakeTimer = undefined;
-      void wakeIfDue();
-    }, ms);
-    wakeTimer.unref();
-  }
-
-  /** Claims (and stops taking handoffs) only when something is due now; else looks again later. */
-  async function wakeIfDue(): Promise<void> {
-    if (wantClaim || claimFailures > 0) {
-      wantClaim = true; // after a store error: try the claim itself again
-      pump();
-      return;
-    }
-    try {
-      const next = await deps.store.nextDue(dest.id);
-      if (next !== null && next <= deps.clock()) {
-        wantClaim = true;
-        pump();
-      } else await scheduleWake();
-    } catch (err) {
-      deps.logger.error({ ...log, err }, 'reading the next due delivery failed');
-      wantClaim = true;
-      pump();
-    }
-  }
-
-  /** Leases up to `limit` due deliveries and turns them into requests. */
-  async function claim(limit: number): Promise<{ units: Unit[]; claimed: number }> {
-    const claimId = deps.nextClaimId();
-    const now = deps.clock();
-    const leaseUntil = now + deps.leaseMs;
-    const claimed = await deps.store.claimDeliveries(dest.id, claimId, now, leaseUntil, limit);
-    return { units: claimed.length > 0 ? build(claimed, claimId, leaseUntil) : [], claimed: claimed.length };
-  }
-
-  function build(claimed: ClaimedDelivery[], claimId: string, leaseUntil: number): Unit[] {
-    const { units, unsendable } = buildRequestsFor(plugin!.plugin, dest.type, dest.settings, claimed, deps.clock());
-    for (const u of unsendable) finish(claimId, u.deliveries, u.message);
-    return units.map((u) => ({ ...u, claimId, leaseUntil }));
-  }
-
-  /** Ends deliveries as failed without an attempt (nothing could be sent). */
-  function finish(claimId: string, deliveries: ClaimedDelivery[], message: string): void {
-    const updates = deliveries.map((d): DeliveryUpdate => ({ id: d.id, status: 'failed', attempts: d.attempts, nextAttemptAt: null }));
-    deps.recorder.record({ claimId, destinationId: dest.id, at: deps.clock(), http: null, message, updates, pauseAfterMs: 0 })
-      .catch((err) => deps.logger.error({ ...log, err }, 'recording failed deliveries failed'));
-  }
-
-  async function release(units: readonly Pick<Unit, 'claimId' | 'deliveries'>[]): Promise<void> {
-    for (const u of units) {
-      await deps.store.release(u.claimId, deps.clock(), u.deliveries.map((d) => d.id))
-        .catch((err) => deps.logger.error({ ...log, err }, 'releasing deliveries failed'));
-    }
-  }
-
-  async function sendUnit(unit: Unit): Promise<void> {
-    inflight++;
-    let holdsSlot = true;
-    const freeSlot = () => {
-      if (!holdsSlot) return;
-      holdsSlot = false;
-      inflight--;
-      pump();
-    };
-    try {
-      if (deps.clock() + deps.sendBudgetMs >= unit.leaseUntil || !active()) {
-        await release([unit]); // waited too long in the queue, or paused/disabled meanwhile
-        return;
-      }
-      const result = await deps.sender.send(unit.request, deps.abort);
-      if (deps.abort.aborted && result.kind === 'error' && result.errorClass === 'other') {
-        await release([unit]); // cut short by shutdown: not an attempt; due again at once
-        return;
-      }
-      const now = deps.clock();
-      const verdict = verdictOf(result, plugin!.plugin.classifyResponse, now);
-      // 410 Gone is a receiver saying "stop": the destination pauses until an operator resumes
-      // it, and these deliveries wait (pending, due at once) to go out then.
-      const gone = result.kind === 'response' && result.response.status === 410;
-      const updates = gone
-        ? unit.deliveries.map((d): DeliveryUpdate => ({ id: d.id, status: 'pending', attempts: d.attempts + 1, nextAttemptAt: now }))
-        : unit.deliveries.map((d) => nextUpdate(deps.policy, d, verdict, now));
-      // The slot is free once the reply is in; the record joins the next group commit.
-      recording++;
-      freeSlot();
-      try {
-        const rec = await deps.recorder.record({
-          claimId: unit.claimId,
-          destinationId: dest.id,
-          at: now,
-          http: result.kind === 'response'
-            ? { statusCode: result.response.status, latencyMs: result.latencyMs, responseBody: result.response.body, errorClass: null, outcome: verdict.outcome }
-            : { statusCode: null, latencyMs: result.latencyMs, responseBody: null, errorClass: result.errorClass, outcome: verdict.outcome },
-          message: verdict.message,
-          updates,
-          pauseAfterMs: deps.pauseAfterMs,
-          ...(gone ? { pauseNow: `the receiver answered 410 Gone: ${verdict.message}`.slice(0, 500) } : {}),
-        });
-        observeAttempt(deps.metrics, dest.type, unit.deliveries, updates, verdict, rec.applied, now);
-        if (verdict.outcome !== 'success' && !gone) {
-          logDeliveryFailure(deps.logger, log, unit.deliveries, updates, verdict, result.kind === 'response' ? result.response.status : null);
-        }
-        if (rec.paused && dest.pausedAt === null) {
-          dest = { ...dest, pausedAt: now };
-          deps.logger.warn({ ...log, status_code: gone ? 410 : undefined }, gone
-            ? 'destination paused: the receiver answered 410 Gone; resume with `tracklane deliveries resume` once it accepts events again'
-            : 'destination paused: failing with no success; resume with `tracklane deliveries resume` or `destinations update --enable`');
-          void release(queue.splice(0));
-        }
-      } finally {
-        recording--;
-      }
-    } catch (err) {
-      // The lease runs out and the deliveries come due again: at-least-once, nothing lost.
-      deps.logger.error({ ...log, err }, 'delivery attempt could not be recorded');
-    } finally {
-      freeSlot();
-      if (inflight === 0 && recording === 0 && queue.length === 0) for (const f of idleWaiters.splice(0)) f();
-    }
+    if (s.queue.length >= (maxEvents(s) > 1 ? 1 : deps.concurrency)) return;
+    void claims.claimAndQueue();
   }
 
   function idle(): Promise<void> {
-    if (inflight === 0 && recording === 0 && queue.length === 0) return Promise.resolve();
-    return new Promise((r) => idleWaiters.push(r));
+    if (isIdle(s)) return Promise.resolve();
+    return new Promise((r) => s.idleWaiters.push(r));
   }
 
   return {
-    destinationId: dest.id,
+    destinationId: initial.id,
     get inflight() {
-      return inflight;
+      return s.inflight;
     },
     update(next, nextPlugin) {
-      const wasActive = active();
-      dest = next;
-      plugin = nextPlugin;
-      if (!active()) {
-        flushHold(); // inactive now: hands the held deliveries back
-        void release(queue.splice(0));
-        clearTimeout(wakeTimer);
+      const wasActive = isActive(s);
+      s.dest = next;
+      s.plugin = nextPlugin;
+      if (!isActive(s)) {
+        handoffs.flushHold(); // inactive now: hands the held deliveries back
+        void units.release(s.queue.splice(0));
+        clearTimeout(s.timers.wake);
       } else if (!wasActive) {
-        wantClaim = true;
+        s.claims.wanted = true;
         pump();
       }
     },
-    notify() {
-      notified++;
-      if (!started || !active()) return;
-      if (deps.lingerMs > 0 && maxEvents() > 1 && !wantClaim && lingerTimer === undefined) {
-        // Let more events arrive so the batch fills, then claim.
-        lingerTimer = setTimeout(() => {
-          lingerTimer = undefined;
-          wantClaim = true;
-          pump();
-        }, deps.lingerMs);
-        lingerTimer.unref();
-        return;
-      }
-      wantClaim = true;
-      pump();
-    },
-    offer() {
-      // Stored work is due: new work goes to the store behind it and is claimed in turn.
-      if (!started || !active() || claimFailures > 0 || wantClaim || lingerTimer !== undefined) return null;
-      const r = room();
-      if (r <= 0) return null;
-      if (hold !== null) return { claimId: hold.claimId, leaseUntil: hold.leaseUntil, room: r };
-      return { claimId: deps.nextClaimId(), leaseUntil: deps.clock() + deps.leaseMs, room: r };
-    },
-    saturated(need, nowMs, patienceMs) {
-      // A lane serving its stored work takes no handoffs: nothing to wait for.
-      if (!started || stopped || !active() || claimFailures > 0 || wantClaim || room() >= need) {
-        shortSince = null;
-        return false;
-      }
-      shortSince ??= nowMs;
-      return nowMs - shortSince < patienceMs;
-    },
-    take(claimId, leaseUntil, deliveries) {
-      if (deliveries.length === 0) return;
-      if (!started || stopped || !active()) {
-        // Stopped or paused while the fan-out committed: hand the lease back, due again at once.
-        void release([{ claimId, deliveries }]);
-        return;
-      }
-      if (!lingers()) {
-        queue.push(...build(deliveries, claimId, leaseUntil));
-        pump();
-        return;
-      }
-      if (hold !== null && hold.claimId !== claimId) flushHold();
-      if (hold === null) hold = { claimId, leaseUntil, deliveries: [], timer: setTimeout(flushHold, deps.lingerMs).unref() };
-      hold.deliveries.push(...deliveries);
-      if (hold.deliveries.length >= maxEvents()) flushHold();
-    },
+    notify: claims.notify,
+    offer: handoffs.offer,
+    saturated: handoffs.saturated,
+    take: handoffs.take,
     start() {
-      started = true;
-      wantClaim = true;
+      if (s.phase === 'created') s.phase = 'running';
+      s.claims.wanted = true;
       pump();
     },
     async drainOnce() {
-      if (!active()) return;
-      const limit = claimLimit();
+      if (!isActive(s)) return;
+      const limit = claimLimit(s, deps.concurrency);
       for (;;) {
-        const { units, claimed } = await claim(limit);
-        queue.push(...units);
-        const batch = queue.splice(0);
+        const { units: claimed, claimed: count } = await claims.claim(limit);
+        s.queue.push(...claimed);
+        const batch = s.queue.splice(0);
         for (let i = 0; i < batch.length; i += deps.concurrency) await Promise.all(batch.slice(i, i + deps.concurrency).map(sendUnit));
         await deps.recorder.drain();
-        if (claimed === 0 || !active()) return;
+        if (count === 0 || !isActive(s)) return;
       }
     },
     async stop() {
-      stopped = true;
-      clearTimeout(wakeTimer);
-      clearTimeout(lingerTimer);
-      flushHold(); // stopped now: hands the held deliveries back
-      await release(queue.splice(0));
+      s.phase = 'stopped';
+      clearTimeout(s.timers.wake);
+      clearTimeout(s.timers.linger);
+      handoffs.flushHold(); // stopped now: hands the held deliveries back
+      await units.release(s.queue.splice(0));
       await idle();
     },
   };

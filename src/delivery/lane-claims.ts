@@ -1,0 +1,116 @@
+// The second way into a lane: it claims due deliveries from the store with a lease, oldest due
+// first (notify → claimAndQueue), lingering briefly after new work so batches fill. While a
+// claim comes back full it keeps claiming (and takes no handoffs); a short one ends that until
+// the store has something due again, which the lane looks for at most every idlePollMs. A
+// failing store is retried with a capped, jittered backoff.
+import type { LaneDeps } from './lane.ts';
+import { claimLimit, isActive, isRunning, maxEvents, type LaneState, type Unit } from './lane-state.ts';
+import type { LaneUnits } from './lane-units.ts';
+import { storeErrorBackoffMs } from './retry-policy.ts';
+
+export interface LaneClaims {
+  /** New deliveries were stored for this lane. */
+  notify(): void;
+  /** Claims a batch into the queue (pump() calls it when the queue runs low and a claim is wanted). */
+  claimAndQueue(): Promise<void>;
+  /** Leases up to `limit` due deliveries and turns them into requests. */
+  claim(limit: number): Promise<{ units: Unit[]; claimed: number }>;
+}
+
+export function createLaneClaims(deps: LaneDeps, s: LaneState, units: LaneUnits, log: Record<string, unknown>, pump: () => void): LaneClaims {
+  async function claim(limit: number): Promise<{ units: Unit[]; claimed: number }> {
+    const claimId = deps.nextClaimId();
+    const now = deps.clock();
+    const leaseUntil = now + deps.leaseMs;
+    const claimed = await deps.store.claimDeliveries(s.dest.id, claimId, now, leaseUntil, limit);
+    return { units: claimed.length > 0 ? units.build(claimed, claimId, leaseUntil) : [], claimed: claimed.length };
+  }
+
+  async function claimAndQueue(): Promise<void> {
+    s.claims.running = true;
+    try {
+      const limit = claimLimit(s, deps.concurrency);
+      const notifiedBefore = s.claims.notified;
+      const { units: claimed, claimed: count } = await claim(limit);
+      s.claims.failures = 0;
+      s.queue.push(...claimed);
+      if (count < limit && s.claims.notified === notifiedBefore) {
+        s.claims.wanted = false;
+        await scheduleWake();
+      }
+    } catch (err) {
+      backOff(err);
+    } finally {
+      s.claims.running = false;
+    }
+    pump();
+  }
+
+  /** Never spins on a failing store: waits (capped, with jitter) before claiming again; one line per wait. */
+  function backOff(err: unknown): void {
+    s.claims.failures++;
+    const retryInMs = storeErrorBackoffMs(s.claims.failures, deps.random ?? Math.random);
+    deps.logger.error({ ...log, err, consecutive_failures: s.claims.failures, retry_in_ms: retryInMs },
+      'claiming deliveries failed; backing off');
+    s.claims.wanted = false;
+    wakeAfter(retryInMs);
+  }
+
+  async function scheduleWake(): Promise<void> {
+    clearTimeout(s.timers.wake);
+    if (!isRunning(s) || !isActive(s)) return;
+    const next = await deps.store.nextDue(s.dest.id);
+    wakeAfter(next === null ? deps.idlePollMs : Math.min(deps.idlePollMs, Math.max(0, next - deps.clock())));
+  }
+
+  function wakeAfter(ms: number): void {
+    clearTimeout(s.timers.wake);
+    if (!isRunning(s)) return;
+    s.timers.wake = setTimeout(() => {
+      s.timers.wake = undefined;
+      void wakeIfDue();
+    }, ms);
+    s.timers.wake.unref();
+  }
+
+  /** Claims (and stops taking handoffs) only when something is due now; else looks again later. */
+  async function wakeIfDue(): Promise<void> {
+    if (s.claims.wanted || s.claims.failures > 0) {
+      s.claims.wanted = true; // after a store error: try the claim itself again
+      pump();
+      return;
+    }
+    try {
+      const next = await deps.store.nextDue(s.dest.id);
+      if (next !== null && next <= deps.clock()) {
+        s.claims.wanted = true;
+        pump();
+      } else await scheduleWake();
+    } catch (err) {
+      deps.logger.error({ ...log, err }, 'reading the next due delivery failed');
+      s.claims.wanted = true;
+      pump();
+    }
+  }
+
+  return {
+    claim,
+    claimAndQueue,
+    notify() {
+      s.claims.notified++;
+      if (!isRunning(s) || !isActive(s)) return;
+      if (deps.lingerMs > 0 && maxEvents(s) > 1 && !s.claims.wanted && s.timers.linger === undefined) {
+        // Let more events arrive so the batch fills, then claim.
+        s.timers.linger = setTimeout(() => {
+          s.timers.linger = undefined;
+          s.claims.wanted = true;
+          pump();
+        }, deps.lingerMs);
+        s.timers.linger.unref();
+        return;
+      }
+      s.claims.wanted = true;
+      pump();
+    },
+  };
+}

@@ -1,0 +1,76 @@
+// The first way into a lane: the fan-out hands it new deliveries, already leased to a claim
+// the lane offered, without a claim query (take → hold → flushHold). Only while nothing is
+// due in the store for the lane (lane-claims.ts), and only as many as its room.
+import type { LaneDeps } from './lane.ts';
+import { claimLimit, isActive, isRunning, maxEvents, queuedDeliveries, takesHandoffs, type LaneState } from './lane-state.ts';
+import type { LaneUnits } from './lane-units.ts';
+import type { ClaimedDelivery } from './types.ts';
+
+/** At most this many deliveries wait in a lane's memory after a handoff (a slow destination takes less). */
+export const HANDOFF_CAP = 400;
+
+export interface LaneHandoffs {
+  offer(): { claimId: string; leaseUntil: number; room: number } | null;
+  saturated(need: number, nowMs: number, patienceMs: number): boolean;
+  take(claimId: string, leaseUntil: number, deliveries: ClaimedDelivery[]): void;
+  /** Queues what the hold has gathered, or hands it back when the lane cannot send. */
+  flushHold(): void;
+}
+
+export function createLaneHandoffs(deps: LaneDeps, s: LaneState, units: LaneUnits, pump: () => void): LaneHandoffs {
+  const handoffCap = () => Math.max(2 * claimLimit(s, deps.concurrency), deps.handoffCap ?? HANDOFF_CAP);
+  /** Handed-off deliveries this lane takes now: its cap less what it queues, sends and holds. */
+  const room = () => handoffCap() - queuedDeliveries(s) - s.inflight * maxEvents(s) - (s.hold?.deliveries.length ?? 0);
+  const lingers = () => deps.lingerMs > 0 && maxEvents(s) > 1;
+
+  function flushHold(): void {
+    if (s.hold === null) return;
+    const h = s.hold;
+    s.hold = null;
+    clearTimeout(h.timer);
+    if (!isRunning(s) || !isActive(s)) {
+      void units.release([{ claimId: h.claimId, deliveries: h.deliveries }]);
+      return;
+    }
+    s.queue.push(...units.build(h.deliveries, h.claimId, h.leaseUntil));
+    pump();
+  }
+
+  return {
+    flushHold,
+    offer() {
+      // Stored work is due: new work goes to the store behind it and is claimed in turn.
+      if (!takesHandoffs(s)) return null;
+      const r = room();
+      if (r <= 0) return null;
+      if (s.hold !== null) return { claimId: s.hold.claimId, leaseUntil: s.hold.leaseUntil, room: r };
+      return { claimId: deps.nextClaimId(), leaseUntil: deps.clock() + deps.leaseMs, room: r };
+    },
+    saturated(need, nowMs, patienceMs) {
+      // A lane serving its stored work takes no handoffs: nothing to wait for.
+      if (!isRunning(s) || !isActive(s) || s.claims.failures > 0 || s.claims.wanted || room() >= need) {
+        s.shortSince = null;
+        return false;
+      }
+      s.shortSince ??= nowMs;
+      return nowMs - s.shortSince < patienceMs;
+    },
+    take(claimId, leaseUntil, deliveries) {
+      if (deliveries.length === 0) return;
+      if (!isRunning(s) || !isActive(s)) {
+        // Stopped or paused while the fan-out committed: hand the lease back, due again at once.
+        void units.release([{ claimId, deliveries }]);
+        return;
+      }
+      if (!lingers()) {
+        s.queue.push(...units.build(deliveries, claimId, leaseUntil));
+        pump();
+        return;
+      }
+      if (s.hold !== null && s.hold.claimId !== claimId) flushHold();
+      if (s.hold === null) s.hold = { claimId, leaseUntil, deliveries: [], timer: setTimeout(flushHold, deps.lingerMs).unref() };
+      s.hold.deliveries.push(...deliveries);
+      if (s.hold.deliveries.length >= maxEvents(s)) flushHold();
+    },
+  };
+}

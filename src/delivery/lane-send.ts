@@ -1,0 +1,117 @@
+// Sending one unit, step by step: take a slot; hand the unit back unsent if its lease is too
+// short or the lane stopped sending; send; judge the answer into delivery updates; free the
+// slot; record the attempt (group commit); report it (metrics, log line); pause the lane when
+// the record says the destination is paused. A record that fails leaves the lease to run out:
+// the deliveries come due again (at-least-once, nothing lost).
+import type { SendResult } from './http-sender.ts';
+import type { LaneDeps } from './lane.ts';
+import { logDeliveryFailure, observeAttempt } from './lane-report.ts';
+import { isActive, isIdle, type LaneState, type Unit } from './lane-state.ts';
+import type { LaneUnits } from './lane-units.ts';
+import { nextUpdate, verdictOf, type Verdict } from './retry-policy.ts';
+import type { AttemptRecord, DeliveryUpdate, RecordResult } from './types.ts';
+
+/** What an answer means for the deliveries a request carried. */
+interface Judgement {
+  verdict: Verdict;
+  /** 410 Gone: the receiver says "stop"; the destination pauses and these deliveries wait. */
+  gone: boolean;
+  updates: DeliveryUpdate[];
+  at: number;
+}
+
+export function createLaneSend(deps: LaneDeps, s: LaneState, units: LaneUnits, log: Record<string, unknown>, pump: () => void) {
+  /** Occupies a send slot; the returned function frees it once (and lets the lane send more). */
+  function takeSlot(): () => void {
+    s.inflight++;
+    let held = true;
+    return () => {
+      if (!held) return;
+      held = false;
+      s.inflight--;
+      pump();
+    };
+  }
+
+  /** Waited too long in the queue (less lease left than a send may take), or paused/disabled meanwhile. */
+  const mustGoBack = (unit: Unit) => deps.clock() + deps.sendBudgetMs >= unit.leaseUntil || !isActive(s);
+
+  /** Cut short by shutdown: not an attempt; due again at once. */
+  const abortedByShutdown = (result: SendResult) => deps.abort.aborted && result.kind === 'error' && result.errorClass === 'other';
+
+  function judge(unit: Unit, result: SendResult): Judgement {
+    const at = deps.clock();
+    const verdict = verdictOf(result, s.plugin!.plugin.classifyResponse, at);
+    // 410 Gone is a receiver saying "stop": the destination pauses until an operator resumes
+    // it, and these deliveries wait (pending, due at once) to go out then.
+    const gone = result.kind === 'response' && result.response.status === 410;
+    const updates = gone
+      ? unit.deliveries.map((d): DeliveryUpdate => ({ id: d.id, status: 'pending', attempts: d.attempts + 1, nextAttemptAt: at }))
+      : unit.deliveries.map((d) => nextUpdate(deps.policy, d, verdict, at));
+    return { verdict, gone, updates, at };
+  }
+
+  function attemptRecord(unit: Unit, result: SendResult, j: Judgement): AttemptRecord {
+    return {
+      claimId: unit.claimId,
+      destinationId: s.dest.id,
+      at: j.at,
+      http: result.kind === 'response'
+        ? { statusCode: result.response.status, latencyMs: result.latencyMs, responseBody: result.response.body, errorClass: null, outcome: j.verdict.outcome }
+        : { statusCode: null, latencyMs: result.latencyMs, responseBody: null, errorClass: result.errorClass, outcome: j.verdict.outcome },
+      message: j.verdict.message,
+      updates: j.updates,
+      pauseAfterMs: deps.pauseAfterMs,
+      ...(j.gone ? { pauseNow: `the receiver answered 410 Gone: ${j.verdict.message}`.slice(0, 500) } : {}),
+    };
+  }
+
+  function report(unit: Unit, result: SendResult, j: Judgement, rec: RecordResult): void {
+    observeAttempt(deps.metrics, s.dest.type, unit.deliveries, j.updates, j.verdict, rec.applied, j.at);
+    if (j.verdict.outcome !== 'success' && !j.gone) {
+      logDeliveryFailure(deps.logger, log, unit.deliveries, j.updates, j.verdict, result.kind === 'response' ? result.response.status : null);
+    }
+  }
+
+  /** The record paused the destination (failing too long, or 410 Gone): stop sending and hand the queue back. */
+  function pauseIfRecorded(rec: RecordResult, j: Judgement): void {
+    if (!rec.paused || s.dest.pausedAt !== null) return;
+    s.dest = { ...s.dest, pausedAt: j.at };
+    deps.logger.warn({ ...log, status_code: j.gone ? 410 : undefined }, j.gone
+      ? 'destination paused: the receiver answered 410 Gone; resume with `tracklane deliveries resume` once it accepts events again'
+      : 'destination paused: failing with no success; resume with `tracklane deliveries resume` or `destinations update --enable`');
+    void units.release(s.queue.splice(0));
+  }
+
+  /** Records the attempt (the slot is already free), then reports it and pauses if the record says so. */
+  async function recordAndReport(unit: Unit, result: SendResult, j: Judgement): Promise<void> {
+    try {
+      const rec = await deps.recorder.record(attemptRecord(unit, result, j));
+      report(unit, result, j, rec);
+      pauseIfRecorded(rec, j);
+    } finally {
+      s.recording--;
+    }
+  }
+
+  /** Sends one unit (its slot is taken before the first await) and records the attempt. */
+  return async function sendUnit(unit: Unit): Promise<void> {
+    const freeSlot = takeSlot();
+    try {
+      if (mustGoBack(unit)) return void (await units.release([unit]));
+      const result = await deps.sender.send(unit.request, deps.abort);
+      if (abortedByShutdown(result)) return void (await units.release([unit]));
+      const j = judge(unit, result);
+      // The slot is free once the reply is in; the record joins the next group commit.
+      s.recording++;
+      freeSlot();
+      await recordAndReport(unit, result, j);
+    } catch (err) {
+      // The lease runs out and the deliveries come due again: at-least-once, nothing lost.
+      deps.logger.error({ ...log, err }, 'delivery attempt could not be recorded');
+    } finally {
+      freeSlot();
+      if (isIdle(s)) for (const f of s.idleWaiters.splice(0)) f();
+    }
+  };
+}
