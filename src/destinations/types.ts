@@ -80,7 +80,9 @@ export interface DestinationPlugin<S = any> {
   batch: { maxEvents: number };
   /**
    * Builds the HTTP request(s) for one or more native events of the same destination
-   * (at most batch.maxEvents). Pure: no I/O, no clock except input.now.
+   * (at most batch.maxEvents). Pure: no I/O, no clock except input.now, and the items
+   * are read-only (their native fields share the normalised event's objects; build new
+   * objects around them, never write into them).
    */
   buildRequests(input: BuildInput<S>): OutboundRequest[];
   /** Classifies the platform's reply. Never throws. */

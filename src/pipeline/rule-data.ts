@@ -36,27 +36,50 @@ export function publicSettings(plugin: Pick<DestinationPlugin, 'secretSettings'>
 /** Settings object → its public part (rules only read it), for the plugin's list of secrets it was stripped with. */
 const stripped = new WeakMap<object, { secret: DestinationPlugin['secretSettings']; value: Record<string, unknown> }>();
 
+/** Where a RuleData keeps what its `user` getter needs, and the user once hashed (a symbol: rules, JSON and for…in never see it). */
+const LAZY_USER = Symbol('lazy user');
+
+interface LazyUser {
+  input: RuleDataInput;
+  user: Record<string, unknown> | undefined;
+}
+
+function readUser(this: RuleData & { [LAZY_USER]: LazyUser }): Record<string, unknown> {
+  const lazy = this[LAZY_USER];
+  return (lazy.user ??= ruleUser(lazy.input));
+}
+
+/**
+ * `user` hashed on first read (most destinations' rules never read it), through one shared
+ * getter: a getter written in the object literal is a new closure per event, which leaves
+ * the object in dictionary mode (~1 KB allocated per destination and event instead of ~0.2).
+ */
+const USER_PROPERTY: PropertyDescriptor = { get: readUser, enumerable: true, configurable: true };
+
+/**
+ * The event's parts as they are, not copies: rules only read their data (the compiled
+ * operations write nothing), and what a rule outputs is used as it is when it already is
+ * JSON data (applyRules).
+ */
 export function buildRuleData(input: RuleDataInput): RuleData {
   const { event } = input;
-  let user: Record<string, unknown> | undefined;
-  return {
-    event: { ...event.event },
+  const data = {
+    event: event.event,
     context: event.context,
     products: event.products,
     shipping: event.shipping,
     payments: event.payments,
     coupons: event.coupons,
-    // Hashed on first read: most destinations' rules never read the user.
-    get user() {
-      return (user ??= ruleUser(input));
-    },
-    consent: event.consent,
-    cookies: event.cookies,
-    attribution: { ...input.attribution },
-    account: { script_id: input.account.scriptId, country: input.account.country, host: input.account.host },
-    settings: input.settings,
-    received_at: input.receivedAt,
-  };
+  } as unknown as RuleData & { [LAZY_USER]: LazyUser };
+  Object.defineProperty(data, 'user', USER_PROPERTY);
+  data.consent = event.consent;
+  data.cookies = event.cookies;
+  data.attribution = input.attribution;
+  data.account = { script_id: input.account.scriptId, country: input.account.country, host: input.account.host };
+  data.settings = input.settings;
+  data.received_at = input.receivedAt;
+  data[LAZY_USER] = { input, user: undefined };
+  return data;
 }
 
 /**

@@ -89,7 +89,7 @@ function buildOutput(rule: RuleSpec, data: RuleData, warnings: string[], overBud
         warnings.push(`rule ${rule.id}: output "${key}" is not a finite number; left out`);
         continue;
       }
-      value = toJsonData(raw, 0);
+      value = isJsonData(raw, 0) ? raw : toJsonData(raw, 0);
       if (isAbsent(value)) continue;
       setPath(fields, key, value, 'strict');
     } catch (err) {
@@ -104,9 +104,30 @@ function buildOutput(rule: RuleSpec, data: RuleData, warnings: string[], overBud
 const MAX_DEPTH = 32;
 
 /**
- * A fresh copy made of JSON data only, so a native event never aliases the normalised
- * event and plugins may do as they like with it. Undefined members are dropped and
- * non-finite numbers become null, as JSON.stringify would.
+ * Whether `v` already is what toJsonData would make of it, so it can be used as it is: rule
+ * data is read-only (plugins build their bodies from it without writing to it, see
+ * test/pipeline/read-only-inputs.test.ts), so a native event may share it instead of a copy.
+ */
+function isJsonData(v: unknown, depth: number): boolean {
+  if (depth > MAX_DEPTH) return false;
+  if (v === null || typeof v === 'string' || typeof v === 'boolean') return true;
+  if (typeof v === 'number') return Number.isFinite(v);
+  if (Array.isArray(v)) {
+    for (let i = 0; i < v.length; i++) if (v[i] === undefined || !isJsonData(v[i], depth + 1)) return false;
+    return true;
+  }
+  if (!isPlainObject(v)) return false;
+  for (const k in v) {
+    if (!Object.hasOwn(v, k)) continue;
+    const x = v[k];
+    if (x === undefined || !isJsonData(x, depth + 1)) return false;
+  }
+  return true;
+}
+
+/**
+ * A copy made of JSON data only, for a value that is not (isJsonData). Undefined members
+ * are dropped and non-finite numbers become null, as JSON.stringify would.
  */
 function toJsonData(v: unknown, depth: number): unknown {
   if (depth > MAX_DEPTH) throw new Error(`value nested deeper than ${MAX_DEPTH} levels`);

@@ -108,11 +108,11 @@ describe('applyRules', () => {
     expect(r.warnings).to.deep.equal(['rule n: output "v" is not a finite number; left out']);
   });
 
-  it('outputs are copies: changing them leaves the rule data alone', () => {
+  it('outputs that are JSON data share the rule data (read-only) instead of copying it; others are copied as JSON would have them', () => {
     const d = data();
-    const r = applyRules([{ id: 'c', event: '*', output: { products: { var: 'products' } } }], d);
-    (r.events[0].fields.products as Record<string, unknown>[])[0].id = 'changed';
-    expect(d.products[0].id).to.equal('A');
+    const r = applyRules([{ id: 'c', event: '*', output: { products: { var: 'products' }, gaps: [1, { var: 'event.nothing' }] } }], d);
+    expect(r.events[0].fields.products).to.equal(d.products);
+    expect(r.events[0].fields.gaps).to.deep.equal([1, null]);
   });
 
   it('a value that is not JSON data is refused', () => {
