@@ -117,28 +117,54 @@ function paramValue(params: readonly URLSearchParams[], name: string): string | 
 
 /** A reading finished for one destination: each spec's refine step with that destination's settings. */
 export function refineAttribution(reading: AttributionReading, input: AttributionInput): AttributionResult {
-  const ids: AttributionIds = { ...reading.ids };
-  const warnings: TaggedAttributionWarning[] = [...reading.warnings];
-  // One context for every refine step (they run one after another); `warn` tags a warning
-  // with the destination whose step is running.
-  let destination = '';
-  const ctx: RefineContext = {
-    ids,
-    cookies: reading.jar,
-    user: input.user,
-    now: input.now,
-    salt: input.salt ?? 'tracklane',
-    settings: input.settings ?? {},
-    warn: (w) => warnings.push({ destination, ...w }),
-  };
+  const ctx = new Refining(reading, input);
   for (const named of input.specs) {
     if (named.spec.refine === undefined) continue;
-    destination = named.name;
-    ctx.ids = ids; // a step that replaced the object must not hide the ids from the next one
+    ctx.destination = named.name;
+    ctx.ids = ctx.own; // a step that replaced the object must not hide the ids from the next one
     named.spec.refine(ctx);
   }
-  return { ids: withoutUndefined(ids), warnings };
+  return { ids: withoutUndefined(ctx.own), warnings: ctx.warnings };
 }
+
+/**
+ * One context for every refine step of a destination (they run one after another), a class
+ * so that no closure is made per destination and event; `warn` tags a warning with the
+ * destination whose step is running. The reading's warnings are copied on the first new one.
+ */
+class Refining implements RefineContext {
+  readonly own: AttributionIds;
+  ids: AttributionIds;
+  readonly cookies: AttributionReading['jar'];
+  readonly user: AttributionInput['user'];
+  readonly now: number;
+  readonly salt: string;
+  readonly settings: Readonly<Record<string, unknown>>;
+  destination = '';
+  warnings: TaggedAttributionWarning[];
+  private copied = false;
+
+  constructor(reading: AttributionReading, input: AttributionInput) {
+    this.own = { ...reading.ids };
+    this.ids = this.own;
+    this.cookies = reading.jar;
+    this.user = input.user;
+    this.now = input.now;
+    this.salt = input.salt ?? 'tracklane';
+    this.settings = input.settings ?? NO_SETTINGS;
+    this.warnings = reading.warnings;
+  }
+
+  warn(w: AttributionWarning): void {
+    if (!this.copied) {
+      this.warnings = [...this.warnings];
+      this.copied = true;
+    }
+    this.warnings.push({ destination: this.destination, ...w });
+  }
+}
+
+const NO_SETTINGS: Readonly<Record<string, unknown>> = Object.freeze({});
 
 /** Whether a destination's spec reads any URL parameter (URL warnings concern it then). */
 export function readsParams(spec: { ids: NamedAttributionSpec['spec']['ids'] } | undefined): boolean {

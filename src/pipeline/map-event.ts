@@ -118,7 +118,10 @@ export function mapEventForDestination(input: MapEventInput): MapResult {
   const warnings: string[] = [];
   const wantWarnings = input.warnings !== false;
   const specs = specsWith(plugin, input.attributionSpecs);
-  const attributionInput = { ...attributionSources(event, account, now, specs), settings };
+  const attributionInput: AttributionInput = {
+    cookies: event.cookies, url: event.context.url, landingUrl: event.context.landing_url, user: event.user ?? null,
+    now, salt: account.scriptId, specs, settings,
+  };
   const attribution = input.attributionReading !== undefined && specs === input.attributionSpecs
     ? refineAttribution(input.attributionReading, attributionInput)
     : extractAttribution(attributionInput);
@@ -209,20 +212,24 @@ export function attributionSources(
 
 type Gate = { kind: 'none' } | { kind: 'gated'; key: keyof Consent } | { kind: 'invalid'; value: string };
 
+/** The gates a destination can have, made once (consentGate runs per destination and event). */
+const NO_GATE: Gate = { kind: 'none' };
+const GATES = new Map<string, Gate>(CONSENT_KEYS.map((key) => [key, { kind: 'gated', key }]));
+
 /** The given specs, with the plugin's own added when it is not among them. */
 function specsWith(plugin: DestinationPlugin, specs: readonly NamedAttributionSpec[] | undefined): readonly NamedAttributionSpec[] {
   const list = specs ?? [];
-  if (plugin.attribution === undefined || list.some((s) => s.name === plugin.name)) return list;
+  if (plugin.attribution === undefined) return list;
+  for (let i = 0; i < list.length; i++) if (list[i].name === plugin.name) return list;
   return [...list, { name: plugin.name, spec: plugin.attribution }];
 }
 
 /** `consent_category` from the settings wins over the plugin's own consent flag. */
 function consentGate(own: ConsentGate | undefined, override: unknown): Gate {
   if (override === undefined || override === null || override === '') {
-    return own === null || own === undefined ? { kind: 'none' } : { kind: 'gated', key: own };
+    return own === null || own === undefined ? NO_GATE : GATES.get(own) ?? { kind: 'gated', key: own };
   }
-  if (typeof override === 'string' && (CONSENT_KEYS as readonly string[]).includes(override)) {
-    return { kind: 'gated', key: override as keyof Consent };
-  }
+  const gate = typeof override === 'string' ? GATES.get(override) : undefined;
+  if (gate !== undefined) return gate;
   return { kind: 'invalid', value: String(override) };
 }

@@ -57,11 +57,16 @@ export async function planEvents(deps: PlanDeps, subjects: readonly PlanSubject[
   const specs = attributionSpecsOf(deps.plugins);
   const out: DestinationPlan[][] = [];
   let slice = performance.now();
-  for (const [i, s] of subjects.entries()) {
+  for (let i = 0; i < subjects.length; i++) {
+    const s = subjects[i];
     // Cookies and URLs are read once per event; each destination refines the reading.
     const reading = s.destinations.length > 1 && s.event?.context !== undefined
       ? readAttribution(attributionSources(s.event, s.account, opts.now, specs)) : undefined;
-    out.push(s.destinations.map((d) => planOne(deps, s, d, opts, specs, hashed.get(`${i}|${d.type}`), reading)));
+    const plans: DestinationPlan[] = [];
+    for (const d of s.destinations) {
+      plans.push(planOne(deps, s, d, opts, specs, hashed.size === 0 ? undefined : hashed.get(`${i}|${d.type}`), reading));
+    }
+    out.push(plans);
     if (opts.sliceMs !== undefined && performance.now() - slice > opts.sliceMs) {
       await new Promise((r) => setImmediate(r));
       slice = performance.now();
