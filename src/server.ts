@@ -19,7 +19,7 @@ import { formatRuleError } from './rules/load-rules.ts';
 import { describeHold } from './rules/rule-holds.ts';
 import { createServerHashPool, serverPoolThreads, type HashPool } from './workers/pool.ts';
 import { startDelivery, startWhenRulesValid, type DeliveryOverrides, type DeliveryRuntime } from './delivery/start-delivery.ts';
-import { startDeliveryThread, type DeliveryThread } from './delivery/delivery-thread.ts';
+import { startDeliveryThread, type DeliveryThread } from './delivery/delivery-thread-host.ts';
 import { registerDeliveryMetrics } from './delivery/delivery-metrics.ts';
 import { listEndpoints, loadCustomers } from './customers/load-customers.ts';
 import { watchNewEndpoints, type EndpointWatcher } from './customers/endpoint-watcher.ts';

@@ -1,8 +1,9 @@
-// The delivery thread: fan-out, send lanes and the scheduled jobs on their own event loop
-// and their own SQLite connection, so intake (the main thread) and delivery use both
-// cores instead of taking turns on one. It loads plugins and rules itself and watches the
-// rules (files and store versions) like the main thread does; the main thread wakes it when
-// a commit adds work and asks it for its metrics text on each scrape. Messages: see delivery-thread.ts.
+// The delivery thread's own side, run inside the thread: fan-out, send lanes and the
+// scheduled jobs on their own event loop and their own SQLite connection, so intake (the main
+// thread) and delivery use both cores instead of taking turns on one. It loads plugins and
+// rules itself and watches the rules (files and store versions) like the main thread does;
+// the main thread (delivery-thread-host.ts) wakes it when a commit adds work and asks it for
+// its metrics text on each scrape.
 import { parentPort, workerData } from 'node:worker_threads';
 import { Registry } from 'prom-client';
 import type { Config } from '../config.ts';
@@ -15,18 +16,18 @@ import { createServerHashPool, serverPoolThreads } from '../workers/pool.ts';
 import { registerDeliveryMetrics } from './delivery-metrics.ts';
 import { startDelivery, startWhenRulesValid, type DeliveryRuntime } from './start-delivery.ts';
 
-export interface DeliveryWorkerData {
+export interface DeliveryThreadData {
   config: Config;
 }
 
-export type ToDeliveryWorker =
+export type ToDeliveryThread =
   | { t: 'wake' }
   | { t: 'metrics'; id: number }
   | { t: 'stop'; graceMs: number }
   /** Tests: die of an uncaught error on the next turn (between, never inside, store calls). */
   | { t: 'crash' };
 
-export type FromDeliveryWorker =
+export type FromDeliveryThread =
   | { t: 'ready' }
   /** Delivery started with this lease owner id (the main thread releases its leases if the thread dies). */
   | { t: 'owner'; owner: string }
@@ -34,11 +35,11 @@ export type FromDeliveryWorker =
   | { t: 'stopped' }
   | { t: 'failed'; message: string };
 
-export function runDeliveryWorker(): void {
+export function runInDeliveryThread(): void {
   const port = parentPort!;
-  const { config } = workerData as DeliveryWorkerData;
+  const { config } = workerData as DeliveryThreadData;
   const logger = createLogger(config.logLevel).child({ thread: 'delivery' });
-  const post = (m: FromDeliveryWorker) => port.postMessage(m);
+  const post = (m: FromDeliveryThread) => port.postMessage(m);
   const registry = new Registry();
   const metrics = registerDeliveryMetrics(registry);
   let delivery: DeliveryRuntime | null = null;
@@ -65,7 +66,7 @@ export function runDeliveryWorker(): void {
     post({ t: 'failed', message: err.message });
   });
 
-  port.on('message', (m: ToDeliveryWorker) => {
+  port.on('message', (m: ToDeliveryThread) => {
     if (m.t === 'wake') delivery?.dispatcher.wake();
     else if (m.t === 'crash') setImmediate(() => { throw new Error('delivery thread crash requested'); });
     else if (m.t === 'metrics') {

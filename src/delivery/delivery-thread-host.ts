@@ -1,6 +1,7 @@
-// Runs delivery (delivery-worker.ts) on a worker thread of the server process, so the HTTP
-// thread only takes events in. The thread has its own store connection, plugins, rules and
-// hash pool; the two threads share nothing but the database file. The main thread:
+// The main thread's side of the delivery thread: runs delivery (in-delivery-thread.ts) on a
+// worker thread of the server process, so the HTTP thread only takes events in. The thread
+// has its own store connection, plugins, rules and hash pool; the two threads share nothing
+// but the database file. The main thread:
 // - wakes it when an intake commit adds work (at most one message per event-loop turn);
 // - asks it for its Prometheus text on each /metrics scrape;
 // - restarts it when it dies (its leases lapse and the new one takes the work over, as
@@ -11,12 +12,12 @@ import { fileURLToPath } from 'node:url';
 import { runsCompiled, siblingModule } from '../build-state.cjs';
 import type { Config } from '../config.ts';
 import type { Logger } from '../logger.ts';
-import type { DeliveryWorkerData, FromDeliveryWorker, ToDeliveryWorker } from './delivery-worker.ts';
+import type { DeliveryThreadData, FromDeliveryThread, ToDeliveryThread } from './in-delivery-thread.ts';
 import { workerResourceLimits } from '../workers/worker-options.ts';
 
 // From the build (dist/) the compiled ES module starts the thread; among the sources, the .cjs
 // entry that registers tsx's require hook first.
-const ENTRY = runsCompiled(import.meta.url) ? siblingModule(import.meta.url, 'delivery-worker-main') : fileURLToPath(new URL('./delivery-worker.cjs', import.meta.url));
+const ENTRY = runsCompiled(import.meta.url) ? siblingModule(import.meta.url, 'in-delivery-thread-main') : fileURLToPath(new URL('./in-delivery-thread.cjs', import.meta.url));
 const RESTART_DELAY_MS = 1_000;
 /** A scrape waits this long for the thread's metrics (a busy thread answers between tasks), then goes without them. */
 const METRICS_WAIT_MS = 3_000;
@@ -56,9 +57,9 @@ export function startDeliveryThread(opts: { config: Config; logger: Logger; onDi
 
   function spawn(): void {
     starts++;
-    const data: DeliveryWorkerData = { config: opts.config };
+    const data: DeliveryThreadData = { config: opts.config };
     worker = withWriteGate(() => new Worker(ENTRY, { workerData: data, stdout: false, stderr: false, resourceLimits: workerResourceLimits() }));
-    worker.on('message', (m: FromDeliveryWorker) => {
+    worker.on('message', (m: FromDeliveryThread) => {
       if (m.t === 'ready') readyResolve();
       else if (m.t === 'owner') owner = m.owner;
       else if (m.t === 'failed') readyReject(new Error(`delivery thread failed to start: ${m.message}`));
@@ -85,7 +86,7 @@ export function startDeliveryThread(opts: { config: Config; logger: Logger; onDi
   }
   spawn();
 
-  const post = (m: ToDeliveryWorker) => worker.postMessage(m);
+  const post = (m: ToDeliveryThread) => worker.postMessage(m);
   return {
     ready,
     get starts() {
@@ -119,8 +120,8 @@ export function startDeliveryThread(opts: { config: Config; logger: Logger; onDi
         // interrupt a SQLite call. Past the grace (+ margin) it is ended regardless.
         const timer = setTimeout(() => void w.terminate(), graceMs + 5_000);
         w.once('exit', () => { clearTimeout(timer); resolve(); });
-        w.on('message', (m: FromDeliveryWorker) => { if (m.t === 'stopped') void w.terminate(); });
-        w.postMessage({ t: 'stop', graceMs } satisfies ToDeliveryWorker);
+        w.on('message', (m: FromDeliveryThread) => { if (m.t === 'stopped') void w.terminate(); });
+        w.postMessage({ t: 'stop', graceMs } satisfies ToDeliveryThread);
       });
       return stopping;
     },
