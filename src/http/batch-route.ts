@@ -16,6 +16,7 @@ import { authenticate } from './authenticate.ts';
 import type { AuthFailureLimiter } from './auth-failure-limit.ts';
 import { readJsonBody } from './read-json-body.ts';
 import { checkJsonSafety, DEFAULT_JSON_LIMITS } from './json-safety.ts';
+import { postOnly } from './post-only.ts';
 import { takeOrUnavailable, type TokenBucketLimiter } from './rate-limit.ts';
 import type { AppContext, AppState } from './types.ts';
 
@@ -87,8 +88,10 @@ const idOf = (event: unknown): string | null => {
 
 export function batchRouter(deps: BatchDeps): Router<AppState> {
   const router = new Router<AppState>();
-  router.all(
+  postOnly(
+    router,
     BATCH_PATH,
+    'batch',
     intakeGuard({ route: 'batch', maxBodyBytes: deps.maxBatchBytes, writer: deps.writer }),
     authenticate({ authenticator: deps.authenticator, gate: deps.gate, failures: deps.authFailures }),
     async function bodyNotJson(ctx: AppContext, next: Next) {

@@ -14,12 +14,13 @@ export interface IntakeGuardOptions {
 
 const DIGITS = /^\d+$/;
 
+/** What a POST-only route answers any other method (the error funnel adds Allow: POST). */
+export const methodNotAllowed = (ctx: AppContext) => new AppError('METHOD_NOT_ALLOWED', 405, `Use POST on ${ctx.path}`);
+
 export function intakeGuard(opts: IntakeGuardOptions) {
   return async function intakeGuardMiddleware(ctx: AppContext, next: Next): Promise<void> {
     ctx.state.route = opts.route;
-    if (ctx.method !== 'POST') {
-      throw new AppError('METHOD_NOT_ALLOWED', 405, `Use POST on ${ctx.path}`);
-    }
+    if (ctx.method !== 'POST') throw methodNotAllowed(ctx);
     // The common case (exactly this header, a declared length) skips type-is's parse; its
     // answer for it is the same: a body of that type.
     const declared = ctx.get('content-length');

@@ -17,6 +17,7 @@ import type { Metrics } from './metrics.ts';
 import { ack, type Level } from './responses.ts';
 import { issueString } from '../schema/issue-text.ts';
 import { intakeGuard } from './intake-guard.ts';
+import { postOnly } from './post-only.ts';
 import { boundTestResponseText } from './bound-response.ts';
 import { authenticate } from './authenticate.ts';
 import type { AuthFailureLimiter } from './auth-failure-limit.ts';
@@ -76,7 +77,7 @@ export function intakeRouter(deps: IntakeDeps): Router<AppState> {
   ];
 
   // 1: acknowledge after commit, valid or not; invalid events are kept as `rejected`.
-  router.all(INTAKE_PATHS.event, ...chain('event', true), async function acceptEvent(ctx: AppContext, _next: Next) {
+  postOnly(router, INTAKE_PATHS.event, 'event', ...chain('event', true), async function acceptEvent(ctx: AppContext, _next: Next) {
     const result = evaluate(ctx, deps.metrics);
     await store(deps, ctx, 'event', result);
     ctx.body = ack('Event received', 0);
@@ -84,7 +85,7 @@ export function intakeRouter(deps: IntakeDeps): Router<AppState> {
 
   // 2: synchronous feedback, nothing stored, nothing sent: validation, the funnel check,
   // and per destination the exact requests it would get.
-  router.all(INTAKE_PATHS.test, ...chain('event_test', false), async function testEvent(ctx: AppContext, _next: Next) {
+  postOnly(router, INTAKE_PATHS.test, 'event_test', ...chain('event_test', false), async function testEvent(ctx: AppContext, _next: Next) {
     const result = evaluate(ctx, deps.metrics);
     const warnings = result.warnings.map(issueString);
     let preview: DestinationPreview[] = [];
@@ -114,7 +115,7 @@ export function intakeRouter(deps: IntakeDeps): Router<AppState> {
   });
 
   // 3: the Event Create path: 400 with coded errors, or stored and 200.
-  router.all(INTAKE_PATHS.standard, ...chain('standard', true), async function createEvent(ctx: AppContext, _next: Next) {
+  postOnly(router, INTAKE_PATHS.standard, 'standard', ...chain('standard', true), async function createEvent(ctx: AppContext, _next: Next) {
     const result = evaluate(ctx, deps.metrics);
     if (result.errors.length > 0) {
       ctx.status = 400;
