@@ -86,13 +86,33 @@ export function setPath(target: Json, key: string, value: unknown, mode: SetMode
 /**
  * Merges `source` (keys may be dot paths, values may be nested objects) into `target` and
  * returns it. Existing keys keep their position; new keys are appended. `undefined` values
- * are skipped.
+ * are skipped. A source already expanded (a rule's output: no dot path, no undefined member
+ * at any depth) is not copied: its objects are placed in `target` as they are, and merged
+ * into only where `target` already holds an object there; so `target` shares them, and
+ * plugins write only into the objects they made themselves.
  */
 export function mergeDotPaths(target: Json, source: Json): Json {
+  return needsExpanding(source, 0) ? mergePaths(target, source) : mergeExpanded(target, source);
+}
+
+/** mergeDotPaths for a source that needs expanding: every plain object copied through setPath. */
+function mergePaths(target: Json, source: Json): Json {
   for (const key in source) {
     if (!Object.hasOwn(source, key)) continue;
     const value = source[key];
     if (value !== undefined) setPath(target, key, value, 'merge');
+  }
+  return target;
+}
+
+/** mergeDotPaths for an expanded source: what gives the same result as copying, without the copies. */
+function mergeExpanded(target: Json, source: Json): Json {
+  for (const key in source) {
+    if (!Object.hasOwn(source, key)) continue;
+    const value = source[key];
+    const current = target[key];
+    if (isPlainObject(value) && isPlainObject(current)) mergeExpanded(current, value);
+    else target[key] = value;
   }
   return target;
 }
