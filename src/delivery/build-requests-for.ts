@@ -35,9 +35,11 @@ export function buildRequestsFor(
 ): { units: RequestUnit[]; unsendable: Unsendable[] } {
   const units: RequestUnit[] = [];
   const unsendable: Unsendable[] = [];
-  const gone = claimed.filter((d) => d.item === null);
-  if (gone.length > 0) unsendable.push({ deliveries: gone, message: 'the event is no longer stored; nothing to send' });
-  const sendable = claimed.filter((d) => d.item !== null);
+  let sendable = claimed;
+  if (claimed.some(isGone)) {
+    unsendable.push({ deliveries: claimed.filter(isGone), message: 'the event is no longer stored; nothing to send' });
+    sendable = claimed.filter((d) => !isGone(d));
+  }
   for (const chunk of batchesFor(plugin, sendable)) {
     let requests: OutboundRequest[];
     try {
@@ -46,22 +48,48 @@ export function buildRequestsFor(
       unsendable.push({ deliveries: chunk, message: `${type}: building the request failed: ${(err as Error).message}` });
       continue;
     }
-    const byEventId = new Map<string, ClaimedDelivery[]>();
+    // Deliveries by event id, in order: one delivery held as it is, a list only when an
+    // event gave several native events (most give one; a list per delivery was most of
+    // this function's allocations).
+    const byEventId = new Map<string, ClaimedDelivery | ClaimedDelivery[]>();
     for (const d of chunk) {
-      const list = byEventId.get(d.item!.eventId) ?? [];
-      list.push(d);
-      byEventId.set(d.item!.eventId, list);
+      const id = d.item!.eventId;
+      const held = byEventId.get(id);
+      if (held === undefined) byEventId.set(id, d);
+      else if (Array.isArray(held)) held.push(d);
+      else byEventId.set(id, [held, d]);
     }
     for (const request of requests) {
-      const deliveries = request.eventIds.map((id) => byEventId.get(id)?.shift()).filter((d): d is ClaimedDelivery => d !== undefined);
+      const deliveries: ClaimedDelivery[] = [];
+      for (const id of request.eventIds) {
+        const held = byEventId.get(id);
+        if (held === undefined) continue;
+        if (!Array.isArray(held)) {
+          deliveries.push(held);
+          byEventId.delete(id);
+          continue;
+        }
+        const d = held.shift();
+        if (d !== undefined) deliveries.push(d);
+      }
       if (deliveries.length === 0) continue;
       // Never hand HTTP a header it would refuse (and retry for a day): fail it, saying why.
       const bad = invalidHeader(request.headers);
       if (bad !== null) unsendable.push({ deliveries, message: `${type}: header ${bad} holds characters HTTP does not allow; not sent` });
       else units.push({ request, deliveries });
     }
-    const left = [...byEventId.values()].flat();
-    if (left.length > 0) unsendable.push({ deliveries: left, message: `${type}: the plugin built no request for this event` });
+    if (byEventId.size > 0) {
+      const left: ClaimedDelivery[] = [];
+      for (const held of byEventId.values()) {
+        if (Array.isArray(held)) left.push(...held);
+        else left.push(held);
+      }
+      if (left.length > 0) unsendable.push({ deliveries: left, message: `${type}: the plugin built no request for this event` });
+    }
   }
   return { units, unsendable };
+}
+
+function isGone(d: ClaimedDelivery): boolean {
+  return d.item === null;
 }

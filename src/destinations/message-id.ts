@@ -20,11 +20,14 @@ export function messageId(p: MessageIdParts): string {
 
 /** Header values HTTP allows: visible ASCII, space, tab and obs-text bytes; nothing else. */
 const HEADER_VALUE = /^[\t\x20-\x7e\x80-\xff]*$/;
+/** Header names HTTP allows (a token). */
+const HEADER_NAME = /^[!#$%&'*+.^_`|~0-9A-Za-z-]+$/;
 
 /** The first header whose name or value HTTP would refuse, or null. */
 export function invalidHeader(headers: Record<string, string>): string | null {
-  for (const [name, value] of Object.entries(headers)) {
-    if (!/^[!#$%&'*+.^_`|~0-9A-Za-z-]+$/.test(name) || !HEADER_VALUE.test(value)) return name;
+  for (const name in headers) {
+    if (!Object.hasOwn(headers, name)) continue;
+    if (!HEADER_NAME.test(name) || !HEADER_VALUE.test(headers[name])) return name;
   }
   return null;
 }
