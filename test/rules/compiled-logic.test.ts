@@ -101,6 +101,10 @@ describe('rules: compiled evaluation matches json-logic-js', () => {
       { object: ['k', { var: 's' }, 'm.n', { var: 'a.b.0' }] }, { object: ['k'] }, { first: [{ var: 'n' }, '', { var: 's' }] },
       { sum: [{ var: 'a.b' }] }, { round: [{ '/': [{ var: 'a.b.1' }, 3] }] }, { merge: [[1], { var: 'a.b' }, 2] }, { cat: ['a', null, { var: 'z' }] },
       { '==': [{ var: 'z' }, false] }, { '!!': [{ var: 'e' }] }, { in: ['x', { var: 's' }] }, { '+': [] },
+      { '===': [{ var: 'z' }, 0] }, { '!=': ['1', 1] }, { '!==': ['1', 1] }, { '!': { var: 'e' } }, { '!': [] }, { '!!': 'x' },
+      { '>': ['10', 9] }, { '>=': [{ var: 'n' }, 0] }, { '<': [1, { var: 'a.b.1' }, 3] }, { '<': [1, 2, 2] }, { '<=': [1, 1, 0] }, { '<=': ['a', 'b'] },
+      { '%': [7, { var: 'a.b.1' }] }, { '-': [{ var: 'a.b.2' }] }, { '-': ['5', 2] }, { '/': [1, 0] }, { '+': ['1.5', { var: 'a.b.0' }, null, 2, '3x', 4] },
+      { '+': [0.1, 0.2] }, { '+': 'x' }, { in: [2, { var: 'a.b' }] }, { in: ['q', null] }, { in: [1, 5] },
       { reduce: [{ var: 'a.b' }, { '+': [{ var: 'current' }, { var: 'accumulator' }] }, 0] },
       { some: [{ var: 'items' }, { '>': [{ var: 'p' }, 4] }] }, { missing: ['a', 'zz'] }, { unknown_op: [1] }, { method: ['s', 'toUpperCase'] },
     ]) same(logic, data);
