@@ -33,11 +33,11 @@ export interface DispatcherOptions {
   owner?: string;
   /** How long a claim holds events or deliveries; default 60 s. */
   leaseMs?: number;
-  /** The sender's total timeout; a request is not started with less lease than this left. Default 15 s. */
+  /** The sender's total timeout (unless a destination sets `timeout_ms`); a request is not started with less lease than this left. Default 15 s. */
   sendTimeoutMs?: number;
   /** Wait after new work arrives before claiming a batch (batching plugins); default 50 ms. */
   lingerMs?: number;
-  /** Requests in flight per destination; default 8. */
+  /** Requests in flight per destination (unless it sets `max_concurrency`); default 8. */
   perDestinationConcurrency?: number;
   /** Pause a destination failing with no success this long; 0 never. Default 24 h. */
   pauseAfterMs?: number;
@@ -105,7 +105,7 @@ export function createDispatcher(opts: DispatcherOptions): Dispatcher {
     clock,
     nextClaimId: () => `${owner}#${(++claimSeq).toString(36)}`,
     leaseMs,
-    sendBudgetMs: Math.min(opts.sendTimeoutMs ?? 15_000, leaseMs / 2),
+    sendTimeoutMs: opts.sendTimeoutMs ?? 15_000,
     lingerMs: opts.lingerMs ?? 50,
     concurrency: Math.max(1, opts.perDestinationConcurrency ?? 8),
     pauseAfterMs: opts.pauseAfterMs ?? 24 * 3_600_000,

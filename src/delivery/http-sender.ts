@@ -34,8 +34,11 @@ export type SendResult =
   | { kind: 'error'; errorClass: SendErrorClass; message: string; latencyMs: number };
 
 export interface HttpSender {
-  /** One attempt. `signal` aborts it early (e.g. on shutdown): errorClass 'other'. */
-  send(req: OutboundRequest, signal?: AbortSignal): Promise<SendResult>;
+  /**
+   * One attempt. `signal` aborts it early (e.g. on shutdown): errorClass 'other'. `timeoutMs`
+   * replaces the total timeout for this attempt (a destination's own, or a shortened one).
+   */
+  send(req: OutboundRequest, signal?: AbortSignal, timeoutMs?: number): Promise<SendResult>;
   /** Closes pooled connections once in-flight requests finish. */
   close(): Promise<void>;
 }
@@ -52,7 +55,7 @@ interface Exchange {
  * ends as a response with the bytes kept, and the connection is dropped so the rest is
  * never received.
  */
-function exchange(agent: Agent, target: Target, req: OutboundRequest, maxBytes: number): Exchange {
+function exchange(agent: Agent, target: Target, req: OutboundRequest, maxBytes: number, timeoutMs: number): Exchange {
   let controller: Dispatcher.DispatchController | null = null;
   let aborted = false;
   let settled = false;
@@ -106,7 +109,10 @@ function exchange(agent: Agent, target: Target, req: OutboundRequest, maxBytes: 
       fail(err);
     },
   };
-  agent.dispatch({ origin: target.origin, path: target.path, method: req.method, headers: req.headers, body: req.body }, handler);
+  agent.dispatch({
+    origin: target.origin, path: target.path, method: req.method, headers: req.headers, body: req.body,
+    headersTimeout: timeoutMs, bodyTimeout: timeoutMs,
+  }, handler);
   return {
     done,
     abort() {
@@ -179,7 +185,7 @@ export function createHttpSender(opts: HttpSenderOptions): HttpSender {
     return c;
   };
 
-  async function send(req: OutboundRequest, signal?: AbortSignal): Promise<SendResult> {
+  async function send(req: OutboundRequest, signal?: AbortSignal, timeoutMs = totalTimeoutMs): Promise<SendResult> {
     const started = performance.now();
     const latencyMs = () => Math.round(performance.now() - started);
 
@@ -192,12 +198,12 @@ export function createHttpSender(opts: HttpSenderOptions): HttpSender {
     const timer = setTimeout(() => {
       deadlineExceeded = true;
       attempt?.abort();
-    }, totalTimeoutMs);
+    }, timeoutMs);
     const onCallerAbort = () => attempt?.abort();
     signal?.addEventListener('abort', onCallerAbort, { once: true });
     try {
       // Inside the try: a request undici refuses outright (a header it will not send) is an attempt that failed.
-      attempt = exchange(agent, url.target, req, maxResponseBytes);
+      attempt = exchange(agent, url.target, req, maxResponseBytes, timeoutMs);
       const res = await attempt.done;
       // undici hands a kept-alive socket back to its pool after the turn that ends the
       // response; waiting that turn lets the next send to this origin reuse it.

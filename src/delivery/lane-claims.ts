@@ -4,7 +4,7 @@
 // the store has something due again, which the lane looks for at most every idlePollMs. A
 // failing store is retried with a capped, jittered backoff.
 import type { LaneDeps } from './lane.ts';
-import { claimLimit, isActive, isRunning, maxEvents, type LaneState, type Unit } from './lane-state.ts';
+import { claimLimit, concurrencyOf, isActive, isRunning, maxEvents, type LaneState, type Unit } from './lane-state.ts';
 import type { LaneUnits } from './lane-units.ts';
 import { storeErrorBackoffMs } from './retry-policy.ts';
 
@@ -29,7 +29,7 @@ export function createLaneClaims(deps: LaneDeps, s: LaneState, units: LaneUnits,
   async function claimAndQueue(): Promise<void> {
     s.claims.running = true;
     try {
-      const limit = claimLimit(s, deps.concurrency);
+      const limit = claimLimit(s, concurrencyOf(s, deps.concurrency));
       const notifiedBefore = s.claims.notified;
       const { units: claimed, claimed: count } = await claim(limit);
       s.claims.failures = 0;

@@ -2,7 +2,7 @@
 // the lane offered, without a claim query (take → hold → flushHold). Only while nothing is
 // due in the store for the lane (lane-claims.ts), and only as many as its room.
 import type { LaneDeps } from './lane.ts';
-import { claimLimit, isActive, isRunning, maxEvents, queuedDeliveries, takesHandoffs, type LaneState } from './lane-state.ts';
+import { claimLimit, concurrencyOf, isActive, isRunning, maxEvents, queuedDeliveries, takesHandoffs, type LaneState } from './lane-state.ts';
 import type { LaneUnits } from './lane-units.ts';
 import type { ClaimedDelivery } from './types.ts';
 
@@ -18,7 +18,7 @@ export interface LaneHandoffs {
 }
 
 export function createLaneHandoffs(deps: LaneDeps, s: LaneState, units: LaneUnits, pump: () => void): LaneHandoffs {
-  const handoffCap = () => Math.max(2 * claimLimit(s, deps.concurrency), deps.handoffCap ?? HANDOFF_CAP);
+  const handoffCap = () => Math.max(2 * claimLimit(s, concurrencyOf(s, deps.concurrency)), deps.handoffCap ?? HANDOFF_CAP);
   /** Handed-off deliveries this lane takes now: its cap less what it queues, sends and holds. */
   const room = () => handoffCap() - queuedDeliveries(s) - s.inflight * maxEvents(s) - (s.hold?.deliveries.length ?? 0);
   const lingers = () => deps.lingerMs > 0 && maxEvents(s) > 1;

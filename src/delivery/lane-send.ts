@@ -1,12 +1,13 @@
 // Sending one unit, step by step: take a slot; hand the unit back unsent if its lease is too
-// short or the lane stopped sending; send; judge the answer into delivery updates; free the
-// slot; record the attempt (group commit); report it (metrics, log line); pause the lane when
-// the record says the destination is paused. A record that fails leaves the lease to run out:
-// the deliveries come due again (at-least-once, nothing lost).
+// short or the lane stopped sending; send within the lane's limit (lane-timeouts.ts); judge
+// the answer into delivery updates; free the slot; record the attempt (group commit); report
+// it (metrics, log line); pause the lane when the record says the destination is paused. A
+// record that fails leaves the lease to run out: the deliveries come due again.
 import type { SendResult } from './http-sender.ts';
 import type { LaneDeps } from './lane.ts';
 import { logDeliveryFailure, observeAttempt } from './lane-report.ts';
 import { isActive, isIdle, type LaneState, type Unit } from './lane-state.ts';
+import { noteAttempt, sendLimit, type SendLimit } from './lane-timeouts.ts';
 import type { LaneUnits } from './lane-units.ts';
 import { nextUpdate, verdictOf, type Verdict } from './retry-policy.ts';
 import type { AttemptRecord, DeliveryUpdate, RecordResult } from './types.ts';
@@ -33,8 +34,20 @@ export function createLaneSend(deps: LaneDeps, s: LaneState, units: LaneUnits, l
     };
   }
 
-  /** Waited too long in the queue (less lease left than a send may take), or paused/disabled meanwhile. */
-  const mustGoBack = (unit: Unit) => deps.clock() + deps.sendBudgetMs >= unit.leaseUntil || !isActive(s);
+  /** Waited too long in the queue (less lease left than the send may take), or paused/disabled meanwhile. */
+  const mustGoBack = (unit: Unit, limit: SendLimit) => deps.clock() + Math.min(limit.ms, deps.leaseMs / 2) >= unit.leaseUntil || !isActive(s);
+
+  /** Sends with the lane's limit; a timeout under the lane's own limit says which limit it was. */
+  async function sendWithin(unit: Unit, limit: SendLimit): Promise<SendResult> {
+    const result = await deps.sender.send(unit.request, deps.abort, limit.own ? limit.ms : undefined);
+    if (result.kind === 'response') noteAttempt(s, { timedOut: false, latencyMs: result.latencyMs });
+    else if (result.errorClass === 'timeout') noteAttempt(s, { timedOut: true });
+    if (result.kind === 'error' && result.errorClass === 'timeout' && limit.own) {
+      const why = limit.shortened ? ', shortened after a recent timeout' : '';
+      return { ...result, message: `${result.message} (limit ${limit.ms} ms${why})` };
+    }
+    return result;
+  }
 
   /** Cut short by shutdown: not an attempt; due again at once. */
   const abortedByShutdown = (result: SendResult) => deps.abort.aborted && result.kind === 'error' && result.errorClass === 'other';
@@ -98,8 +111,9 @@ export function createLaneSend(deps: LaneDeps, s: LaneState, units: LaneUnits, l
   return async function sendUnit(unit: Unit): Promise<void> {
     const freeSlot = takeSlot();
     try {
-      if (mustGoBack(unit)) return void (await units.release([unit]));
-      const result = await deps.sender.send(unit.request, deps.abort);
+      const limit = sendLimit(s, deps.sendTimeoutMs);
+      if (mustGoBack(unit, limit)) return void (await units.release([unit]));
+      const result = await sendWithin(unit, limit);
       if (abortedByShutdown(result)) return void (await units.release([unit]));
       const j = judge(unit, result);
       // The slot is free once the reply is in; the record joins the next group commit.

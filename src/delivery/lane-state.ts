@@ -3,6 +3,7 @@
 // parts (lane-handoffs, lane-claims, lane-send) read and change this object and nothing else.
 import type { LoadedPlugin } from '../destinations/load-plugins.ts';
 import type { OutboundRequest } from '../destinations/types.ts';
+import { createTimeoutState, type TimeoutState } from './lane-timeouts.ts';
 import type { ActiveDestination, ClaimedDelivery } from './types.ts';
 
 /** One request ready to go out, with the claim that leases the deliveries it carries. */
@@ -60,6 +61,8 @@ export interface LaneState {
   };
   /** When saturated() first saw this lane short of room (null: it has room). */
   shortSince: number | null;
+  /** Recent answers and timeouts, for the shortened limit after a timeout (lane-timeouts.ts). */
+  timeouts: TimeoutState;
   /** stop() callers waiting for nothing to be queued, in flight or recording. */
   idleWaiters: (() => void)[];
 }
@@ -76,6 +79,7 @@ export function createLaneState(dest: ActiveDestination, plugin: LoadedPlugin | 
     recording: 0,
     timers: {},
     shortSince: null,
+    timeouts: createTimeoutState(),
     idleWaiters: [],
   };
 }
@@ -90,6 +94,12 @@ export const isIdle = (s: LaneState): boolean => s.inflight === 0 && s.recording
 
 /** Events per request the plugin takes (1: one event per request). */
 export const maxEvents = (s: LaneState): number => Math.max(1, s.plugin?.plugin.batch.maxEvents ?? 1);
+
+/** Requests in flight at most: the destination's `max_concurrency` when it sets one in range, else the server's. */
+export function concurrencyOf(s: LaneState, serverConcurrency: number): number {
+  const v = s.dest.settings.max_concurrency;
+  return typeof v === 'number' && Number.isInteger(v) && v >= 1 && v <= 64 ? v : serverConcurrency;
+}
 
 // One claim fills a platform batch, or (one event per request) a few rounds of the slots:
 // claims and their commits stay few whatever the request size.

@@ -11,7 +11,7 @@ import type { HttpSender } from './http-sender.ts';
 import { createLaneClaims } from './lane-claims.ts';
 import { createLaneHandoffs } from './lane-handoffs.ts';
 import { createLaneSend } from './lane-send.ts';
-import { claimLimit, createLaneState, isActive, isIdle, isRunning, maxEvents } from './lane-state.ts';
+import { claimLimit, concurrencyOf, createLaneState, isActive, isIdle, isRunning, maxEvents } from './lane-state.ts';
 import { createLaneUnits } from './lane-units.ts';
 import type { RetryPolicy } from './retry-policy.ts';
 import type { ActiveDestination, ClaimedDelivery, DeliveryStore, LaneLogger } from './types.ts';
@@ -28,9 +28,14 @@ export interface LaneDeps {
   clock: () => number;
   nextClaimId(): string;
   leaseMs: number;
-  /** Longest a send may take; a queued request whose lease has less left goes back unsent. */
-  sendBudgetMs: number;
+  /**
+   * The server's limit for one request, unless the destination sets `timeout_ms` (lane-timeouts.ts
+   * shortens either after a timeout). A queued request whose lease has less left than its limit
+   * (at most half the lease) goes back unsent.
+   */
+  sendTimeoutMs: number;
   lingerMs: number;
+  /** Requests in flight per destination, unless it sets `max_concurrency`. */
   concurrency: number;
   pauseAfterMs: number;
   /** Longest sleep while idle, so work queued by another process (a replay) is noticed. */
@@ -79,11 +84,12 @@ export function createLane(deps: LaneDeps, initial: ActiveDestination, initialPl
   /** Fills free slots from the queue, then claims more when a claim is wanted and the queue runs low. */
   function pump(): void {
     if (!isRunning(s)) return;
-    while (s.inflight < deps.concurrency && s.queue.length > 0) void sendUnit(s.queue.shift()!);
+    const concurrency = concurrencyOf(s, deps.concurrency);
+    while (s.inflight < concurrency && s.queue.length > 0) void sendUnit(s.queue.shift()!);
     if (!isActive(s) || !s.claims.wanted || s.claims.running || s.timers.linger !== undefined) return;
     // Refill before the slots run dry; big batches wait until the queue is empty, so a slow
     // destination never holds thousands of leased events that it cannot send yet.
-    if (s.queue.length >= (maxEvents(s) > 1 ? 1 : deps.concurrency)) return;
+    if (s.queue.length >= (maxEvents(s) > 1 ? 1 : concurrency)) return;
     void claims.claimAndQueue();
   }
 
@@ -121,12 +127,13 @@ export function createLane(deps: LaneDeps, initial: ActiveDestination, initialPl
     },
     async drainOnce() {
       if (!isActive(s)) return;
-      const limit = claimLimit(s, deps.concurrency);
+      const concurrency = concurrencyOf(s, deps.concurrency);
+      const limit = claimLimit(s, concurrency);
       for (;;) {
         const { units: claimed, claimed: count } = await claims.claim(limit);
         s.queue.push(...claimed);
         const batch = s.queue.splice(0);
-        for (let i = 0; i < batch.length; i += deps.concurrency) await Promise.all(batch.slice(i, i + deps.concurrency).map(sendUnit));
+        for (let i = 0; i < batch.length; i += concurrency) await Promise.all(batch.slice(i, i + concurrency).map(sendUnit));
         await deps.recorder.drain();
         if (count === 0 || !isActive(s)) return;
       }

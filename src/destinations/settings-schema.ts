@@ -11,6 +11,10 @@ export interface CommonSettings {
   events?: string[];
   /** Consent flag that gates this destination instead of its category's default. */
   consent_category?: 'analytics' | 'marketing';
+  /** Requests in flight to this destination at most (1–64); unset: the server's (8). */
+  max_concurrency?: number;
+  /** Longest a request to it may take, ms (1,000–30,000); unset: the server's (15,000). */
+  timeout_ms?: number;
 }
 
 /**
@@ -25,6 +29,8 @@ export const COMMON_SETTINGS_PROPERTIES = {
   test_event_code: { type: 'string', minLength: 1 },
   events: { type: 'array', items: { type: 'string', minLength: 1 }, uniqueItems: true },
   consent_category: { type: 'string', enum: ['analytics', 'marketing'] },
+  max_concurrency: { type: 'integer', minimum: 1, maximum: 64 },
+  timeout_ms: { type: 'integer', minimum: 1_000, maximum: 30_000 },
 } as const;
 
 /**

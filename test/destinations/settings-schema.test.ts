@@ -10,13 +10,13 @@ describe('destinations: settings-schema', () => {
     formatsPlugin.default(ajv);
     const validate = ajv.compile({ type: 'object', additionalProperties: false, properties: COMMON_SETTINGS_PROPERTIES });
 
-    it('names the keys the plugin loader requires, in a fixed order', () => {
-      expect(Object.keys(COMMON_SETTINGS_PROPERTIES)).to.deep.equal(['endpoint', 'test_event_code', 'events', 'consent_category']);
+    it('names the common keys in a fixed order (the loader requires endpoint, events and consent_category)', () => {
+      expect(Object.keys(COMMON_SETTINGS_PROPERTIES)).to.deep.equal(['endpoint', 'test_event_code', 'events', 'consent_category', 'max_concurrency', 'timeout_ms']);
     });
 
     it('accepts no settings and every key', () => {
       expect(validate({})).to.equal(true);
-      const all = { endpoint: 'http://127.0.0.1:9000/', test_event_code: 'T1', events: ['checkout_completed'], consent_category: 'analytics' };
+      const all = { endpoint: 'http://127.0.0.1:9000/', test_event_code: 'T1', events: ['checkout_completed'], consent_category: 'analytics', max_concurrency: 64, timeout_ms: 30_000 };
       expect(validate(all), JSON.stringify(validate.errors)).to.equal(true);
     });
 
@@ -28,6 +28,12 @@ describe('destinations: settings-schema', () => {
       ['an empty event name', { events: [''] }],
       ['an event listed twice', { events: ['a', 'a'] }],
       ['an unknown consent_category', { consent_category: 'personalization' }],
+      ['a max_concurrency of 0', { max_concurrency: 0 }],
+      ['a max_concurrency over 64', { max_concurrency: 65 }],
+      ['a fractional max_concurrency', { max_concurrency: 2.5 }],
+      ['a timeout_ms under 1,000', { timeout_ms: 999 }],
+      ['a timeout_ms over 30,000', { timeout_ms: 30_001 }],
+      ['a timeout_ms as a string', { timeout_ms: '5000' }],
     ];
     for (const [what, config] of refused) {
       it(`refuses ${what}`, () => expect(validate(config)).to.equal(false));
