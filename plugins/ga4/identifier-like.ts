@@ -13,11 +13,13 @@ const MIN_OWN_LENGTH = 3;
 export type IdentifierTest = (text: string) => boolean;
 
 export function identifierTest(user: User | undefined): IdentifierTest {
-  const own = identifierValues(user);
+  let own: Set<string> | undefined; // made on the first text that is neither empty, an e-mail nor a hash (this runs per GA4 event)
   return (value) => {
     const text = value.trim().toLowerCase();
     if (text === '') return false;
-    if (text.includes('@') || isSha256Hex(text) || own.has(text)) return true;
+    if (text.includes('@') || isSha256Hex(text)) return true;
+    own ??= identifierValues(user);
+    if (own.has(text)) return true;
     const digits = phoneDigits(text);
     return digits !== undefined && own.has(`tel:${digits}`);
   };
@@ -28,16 +30,20 @@ function identifierValues(user: User | undefined): Set<string> {
   const out = new Set<string>();
   if (user === undefined) return out;
   for (const field of IDENTIFIER_FIELDS) {
-    for (const v of [user[field]].flat()) {
-      if (typeof v !== 'string' && typeof v !== 'number') continue;
-      const text = String(v).trim().toLowerCase();
-      if (text.length < MIN_OWN_LENGTH) continue;
-      out.add(text);
-      const digits = field === 'phone' ? phoneDigits(text) : undefined;
-      if (digits !== undefined) out.add(`tel:${digits}`);
-    }
+    const raw = user[field];
+    if (!Array.isArray(raw)) addValue(out, field, raw);
+    else for (const v of raw) addValue(out, field, v);
   }
   return out;
+}
+
+function addValue(out: Set<string>, field: (typeof IDENTIFIER_FIELDS)[number], v: unknown): void {
+  if (typeof v !== 'string' && typeof v !== 'number') return;
+  const text = String(v).trim().toLowerCase();
+  if (text.length < MIN_OWN_LENGTH) return;
+  out.add(text);
+  const digits = field === 'phone' ? phoneDigits(text) : undefined;
+  if (digits !== undefined) out.add(`tel:${digits}`);
 }
 
 /**
