@@ -17,6 +17,7 @@ import type { AppContext, AppState } from '../http/types.ts';
 import { eventItem, traceEvent } from './trace.ts';
 import type { EventStreams } from './event-stream.ts';
 import { adminLog, intParam, jsonBody, pageLimit, param } from './admin-params.ts';
+import { isLagging, overdueMs } from '../delivery/lagging.ts';
 import { encodeCursor, pageCursor } from './page-cursor.ts';
 
 export interface AdminDeps {
@@ -107,6 +108,7 @@ export function adminRouter(deps: AdminDeps): Router<AppState> {
     for (const sid of new Set(stats.map((s) => s.scriptId))) {
       for (const d of await store.destinations.list(sid)) records.set(d.id, d.settings);
     }
+    const now = Date.now();
     const items = await Promise.all(stats.map(async (s) => {
       const recent = await store.deliveries.list({ destinationId: s.destinationId, limit: 20 });
       const secret = deps.plugins.get(s.type)?.plugin.secretSettings ?? [];
@@ -115,6 +117,8 @@ export function adminRouter(deps: AdminDeps): Router<AppState> {
         settings: maskSettings(records.get(s.destinationId) ?? {}, secret),
         counts: s.counts,
         oldest_pending_at: s.oldestPendingAt,
+        overdue_seconds: Math.round(overdueMs(s.nextDueAt, now) / 1000),
+        lagging: isLagging({ enabled: s.enabled, paused: s.health?.pausedAt != null, nextDueAt: s.nextDueAt }, now),
         paused_at: s.health?.pausedAt ?? null,
         pause_reason: s.health?.pauseReason ?? null,
         last_success_at: s.health?.lastSuccessAt ?? null,

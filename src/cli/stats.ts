@@ -1,6 +1,8 @@
 // `tracklane stats`: per destination, deliveries by status, the oldest pending delivery's
-// age and whether the destination is paused; plus the events still awaiting fan-out.
+// age, how long due work has waited (lagging past a minute: src/delivery/lagging.ts) and
+// whether the destination is paused; plus the events still awaiting fan-out.
 import { createAccountService } from '../accounts/account-service.ts';
+import { isLagging, overdueMs } from '../delivery/lagging.ts';
 import { parseCommand, positionals } from './args.ts';
 import type { CliContext } from './context.ts';
 import { UsageError, formatTable, iso } from './output.ts';
@@ -31,21 +33,26 @@ export async function runStats(args: string[], ctx: CliContext): Promise<void> {
     counts: s.counts,
     oldest_pending_at: iso(s.oldestPendingAt),
     oldest_pending_age_seconds: s.oldestPendingAt === null ? null : Math.max(0, Math.round((now - s.oldestPendingAt) / 1000)),
+    overdue_seconds: Math.round(overdueMs(s.nextDueAt, now) / 1000),
+    lagging: !s.removed && isLagging({ enabled: s.enabled, paused: s.health?.pausedAt != null, nextDueAt: s.nextDueAt }, now),
   }));
   const out = {
     generated_at: iso(now),
     dispatch_backlog: await store.deliveries.dispatchBacklog(),
     paused_destinations: destinations.filter((d) => d.paused).map((d) => d.destination_id),
+    lagging_destinations: destinations.filter((d) => d.lagging).map((d) => d.destination_id),
     destinations,
   };
   ctx.output(values.json ?? false).result(out, () => {
-    const head = `Events awaiting fan-out: ${out.dispatch_backlog}. Paused destinations: ${out.paused_destinations.length === 0 ? 'none' : out.paused_destinations.join(', ')}.`;
+    const list = (ids: string[]) => (ids.length === 0 ? 'none' : ids.join(', '));
+    const head = `Events awaiting fan-out: ${out.dispatch_backlog}. Paused destinations: ${list(out.paused_destinations)}. `
+      + `Lagging destinations (work overdue more than a minute): ${list(out.lagging_destinations)}.`;
     if (destinations.length === 0) return `${head}\nNo destinations.`;
     const table = formatTable(
-      ['DESTINATION', 'ACCOUNT', 'TYPE', 'STATE', 'PENDING', 'DELIVERED', 'FAILED', 'DEAD', 'SKIPPED', 'OLDEST_PENDING_S'],
+      ['DESTINATION', 'ACCOUNT', 'TYPE', 'STATE', 'PENDING', 'DELIVERED', 'FAILED', 'DEAD', 'SKIPPED', 'OLDEST_PENDING_S', 'OVERDUE_S'],
       destinations.map((d) => [d.destination_id, d.script_id, d.type,
-        d.removed ? 'removed' : d.paused ? 'PAUSED' : d.enabled ? 'enabled' : 'disabled',
-        d.counts.pending, d.counts.delivered, d.counts.failed, d.counts.dead, d.counts.skipped, d.oldest_pending_age_seconds]));
+        d.removed ? 'removed' : d.paused ? 'PAUSED' : d.lagging ? 'LAGGING' : d.enabled ? 'enabled' : 'disabled',
+        d.counts.pending, d.counts.delivered, d.counts.failed, d.counts.dead, d.counts.skipped, d.oldest_pending_age_seconds, d.overdue_seconds]));
     return `${head}\n\n${table}`;
   });
 }

@@ -1,7 +1,9 @@
 // Delivery metrics, registered on the app's Prometheus registry: attempts by destination
-// type and outcome, delivery state changes, queue depth and oldest pending age (set by the
-// stats roll-up job, so a scrape never scans the queue), and ack-to-delivery lag.
+// type and outcome, delivery state changes, queue depth and oldest pending age by type and by
+// destination, with each destination's overdue time and lagging state (set by the stats
+// roll-up job, so a scrape never scans the queue), and ack-to-delivery lag.
 import { Counter, Gauge, Histogram, type Registry } from 'prom-client';
+import { isLagging, overdueMs } from './lagging.ts';
 import type { QueueSnapshot } from './types.ts';
 
 export interface DeliveryMetrics {
@@ -45,7 +47,28 @@ export function registerDeliveryMetrics(registry: Registry): DeliveryMetrics {
     help: 'Destinations paused: failing with no success for PAUSE_AFTER_HOURS, or a receiver answered 410 Gone',
     registers,
   });
+  const destLabels = ['destination_id', 'destination_type'] as const;
+  const destOldest = new Gauge({
+    name: 'tracklane_destination_oldest_pending_age_seconds',
+    help: 'Age of a destination\'s oldest pending delivery (since its event was acknowledged)',
+    labelNames: destLabels,
+    registers,
+  });
+  const destOverdue = new Gauge({
+    name: 'tracklane_destination_overdue_seconds',
+    help: 'How long a destination\'s oldest due delivery has waited past its due time (0: nothing waiting)',
+    labelNames: destLabels,
+    registers,
+  });
+  const destLagging = new Gauge({
+    name: 'tracklane_destination_lagging',
+    help: '1 while an enabled, unpaused destination has work overdue by more than a minute: slower than its traffic',
+    labelNames: destLabels,
+    registers,
+  });
   const known = new Set<string>();
+  /** Label sets of destinations reported by the last roll-up, to drop those whose queue emptied. */
+  let reported = new Map<string, { destination_id: string; destination_type: string }>();
   return {
     attempts: new Counter({
       name: 'tracklane_delivery_attempts_total',
@@ -82,6 +105,20 @@ export function registerDeliveryMetrics(registry: Registry): DeliveryMetrics {
         queueDepth.set({ destination_type: type }, 0);
         oldestPending.set({ destination_type: type }, 0);
       }
+      const current = new Map<string, { destination_id: string; destination_type: string }>();
+      for (const d of snapshot.byDestination) {
+        const labels = { destination_id: d.destinationId, destination_type: d.destinationType };
+        current.set(d.destinationId, labels);
+        destOldest.set(labels, d.oldestPendingAt === null ? 0 : Math.max(0, (now - d.oldestPendingAt) / 1000));
+        destOverdue.set(labels, overdueMs(d.nextDueAt, now) / 1000);
+        destLagging.set(labels, isLagging(d, now) ? 1 : 0);
+      }
+      // A destination with nothing pending (or removed) has no series.
+      for (const [id, labels] of reported) {
+        if (current.has(id)) continue;
+        for (const g of [destOldest, destOverdue, destLagging]) g.remove(labels);
+      }
+      reported = current;
     },
   };
 }

@@ -208,6 +208,8 @@ export interface DestinationStats {
   counts: Record<DeliveryStatus, number>;
   /** Acknowledgement time of the oldest pending delivery. */
   oldestPendingAt: number | null;
+  /** The earliest next_attempt_at of its pending deliveries (a leased one: its lease end); null: none pending. Past: work waits. */
+  nextDueAt: number | null;
   health: DestinationHealth | null;
 }
 
@@ -215,6 +217,16 @@ export interface QueueSnapshot {
   /** Accepted events not yet fanned out. */
   dispatchBacklog: number;
   byType: { destinationType: string; pending: number; oldestPendingAt: number | null }[];
+  /** Each destination with pending deliveries (removed ones left out). */
+  byDestination: {
+    destinationId: string;
+    destinationType: string;
+    pending: number;
+    oldestPendingAt: number | null;
+    nextDueAt: number | null;
+    enabled: boolean;
+    paused: boolean;
+  }[];
   pausedDestinations: number;
 }
 

@@ -3,7 +3,7 @@
 // and the response cap of an attempt record.
 import type { NormalizedEvent } from '../schema/types.ts';
 import type {
-  AttemptView, ClaimedDelivery, DeliveryStatus, DeliveryView, DestinationHealth, DestinationStats, StoredItem,
+  AttemptView, ClaimedDelivery, DeliveryStatus, DeliveryView, DestinationHealth, DestinationStats, QueueSnapshot, StoredItem,
 } from './delivery-contract.ts';
 
 export interface ClaimRow {
@@ -85,13 +85,13 @@ const emptyCounts = (): Record<DeliveryStatus, number> => ({ pending: 0, deliver
 /** Destinations with their counts by status; removed ones only while they have deliveries on record. */
 export function assembleStats(
   dests: readonly DestinationHealthRow[],
-  counts: readonly { destination_id: string; status: DeliveryStatus; n: number; oldest: number | null }[],
+  counts: readonly { destination_id: string; status: DeliveryStatus; n: number; oldest: number | null; next_due: number | null }[],
 ): DestinationStats[] {
   const byId = new Map<string, DestinationStats>();
   for (const d of dests) {
     byId.set(d.id, {
       destinationId: d.id, scriptId: d.script_id, type: d.type, name: d.name, enabled: d.enabled === true || d.enabled === 1,
-      removed: d.removed_at !== null, counts: emptyCounts(), oldestPendingAt: null,
+      removed: d.removed_at !== null, counts: emptyCounts(), oldestPendingAt: null, nextDueAt: null,
       health: d.destination_id === null ? null : toHealth(d),
     });
   }
@@ -99,7 +99,24 @@ export function assembleStats(
     const s = byId.get(c.destination_id);
     if (!s) continue;
     s.counts[c.status] = c.n;
-    if (c.status === 'pending') s.oldestPendingAt = c.oldest;
+    if (c.status === 'pending') {
+      s.oldestPendingAt = c.oldest;
+      s.nextDueAt = c.next_due === null ? null : Number(c.next_due);
+    }
   }
   return [...byId.values()].filter((s) => !s.removed || Object.values(s.counts).some((n) => n > 0));
+}
+
+/** A destination's pending deliveries summed, with its enabled flag and pause (queueSnapshot). */
+export interface PendingByDestinationRow {
+  destination_id: string; destination_type: string; pending: number; oldest: number | null; next_due: number | null;
+  enabled: boolean | number; paused_at: number | null;
+}
+
+export function toPendingByDestination(r: PendingByDestinationRow): QueueSnapshot['byDestination'][number] {
+  return {
+    destinationId: r.destination_id, destinationType: r.destination_type, pending: Number(r.pending),
+    oldestPendingAt: r.oldest === null ? null : Number(r.oldest), nextDueAt: r.next_due === null ? null : Number(r.next_due),
+    enabled: r.enabled === true || r.enabled === 1, paused: r.paused_at !== null,
+  };
 }

@@ -196,7 +196,7 @@ describe('admin API: traces, deliveries and destination health', () => {
   it('shows destination health with counts, and resumes a destination', async () => {
     const list = await get(`/admin/destinations?script_id=${shop.scriptId}`);
     const mine = list.body.items.find((x: any) => x.id === destId);
-    expect(mine).to.include({ type: 'webhook', name: 'hook', enabled: true });
+    expect(mine).to.include({ type: 'webhook', name: 'hook', enabled: true, lagging: false, overdue_seconds: 0 });
     expect(mine.counts.delivered).to.be.at.least(1);
     expect(mine.settings.secret).to.equal('****');
     const r = await post(`/admin/destinations/${destId}/resume`);

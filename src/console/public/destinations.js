@@ -1,7 +1,7 @@
-// Destinations view: each destination's queue counts, oldest pending age, last error,
-// paused state, and resume for a paused one.
+// Destinations view: each destination's queue counts, oldest pending age, how long due work
+// has waited (flagged lagging past a minute), last error, paused state, and resume for a paused one.
 import { api, qs, report, toast } from './api.js';
-import { $, fill, fmtAge, h } from './dom.js';
+import { $, fill, fmtAge, fmtDuration, h } from './dom.js';
 
 let loadSeq = 0;
 
@@ -20,7 +20,7 @@ async function load() {
   try {
     const { items = [] } = (await api(`/admin/destinations${qs({ script_id: $('#dest-filter-account').value })}`)) ?? {};
     if (seq !== loadSeq) return;
-    fill(tbody, items.length === 0 ? h('tr', {}, h('td', { colspan: '11', class: 'muted' }, 'No destinations.')) : items.map(row));
+    fill(tbody, items.length === 0 ? h('tr', {}, h('td', { colspan: '12', class: 'muted' }, 'No destinations.')) : items.map(row));
   } catch (err) {
     report(err);
   }
@@ -39,6 +39,9 @@ function row(d) {
     cell(c.failed, 'bad'),
     cell(c.dead, 'bad'),
     h('td', { class: 'nowrap dest-oldest' }, d.oldest_pending_at ? fmtAge(d.oldest_pending_at) : '—'),
+    h('td', { class: 'nowrap dest-overdue' }, d.lagging
+      ? [h('span', { class: 'status status-lagging', title: 'work has waited past its due time for more than a minute' }, 'lagging'), ` ${fmtDuration(d.overdue_seconds * 1000)}`]
+      : d.overdue_seconds > 0 ? fmtDuration(d.overdue_seconds * 1000) : '—'),
     h('td', { class: 'bad dest-error' }, d.last_error ?? ''),
     h('td', { class: 'nowrap' }, d.paused_at
       ? [h('span', { class: 'status status-paused' }, `paused ${fmtAge(d.paused_at)} ago`), ' ',

@@ -3,7 +3,8 @@
 // Same results as the SQLite twin, so the store contract tests run against both.
 import type pg from 'pg';
 import {
-  assembleStats, toAttemptView, toDeliveryView, toHealth, type AttemptRow, type HealthRow, type ViewRow,
+  assembleStats, toAttemptView, toDeliveryView, toHealth, toPendingByDestination, type AttemptRow, type HealthRow,
+  type PendingByDestinationRow, type ViewRow,
 } from '../delivery-rows.ts';
 import type {
   DeliveryStatus, DeliveryStore, QueueSnapshot, ReplayFilter,
@@ -103,8 +104,9 @@ export function pgDeliveryQueries(pool: pg.Pool): Queries {
 
     async stats(scriptId) {
       const args = scriptId === undefined ? [] : [scriptId];
-      const { rows: counts } = await pool.query<{ destination_id: string; status: DeliveryStatus; n: number; oldest: number | null }>(
-        `SELECT destination_id, status, count(*)::int AS n, min(CASE WHEN status = 'pending' THEN received_at END) AS oldest
+      const { rows: counts } = await pool.query<{ destination_id: string; status: DeliveryStatus; n: number; oldest: number | null; next_due: number | null }>(
+        `SELECT destination_id, status, count(*)::int AS n, min(CASE WHEN status = 'pending' THEN received_at END) AS oldest,
+           min(CASE WHEN status = 'pending' THEN next_attempt_at END) AS next_due
          FROM deliveries ${scriptId === undefined ? '' : 'WHERE script_id = $1'} GROUP BY destination_id, status`, args);
       const { rows: dests } = await pool.query<HealthRow & { id: string; script_id: string; type: string; name: string; enabled: boolean; removed_at: number | null }>(
         `SELECT d.id, d.script_id, d.type, d.name, d.enabled, d.removed_at, h.destination_id, h.last_success_at, h.last_failure_at,
@@ -127,9 +129,17 @@ export function pgDeliveryQueries(pool: pg.Pool): Queries {
          FROM deliveries WHERE status = 'pending' GROUP BY destination_type ORDER BY destination_type`);
       const { rows: [paused] } = await pool.query<{ n: number }>(`SELECT count(*)::int AS n FROM destination_health h
         JOIN destinations d ON d.id = h.destination_id WHERE h.paused_at IS NOT NULL AND d.removed_at IS NULL`);
+      const { rows: byDestination } = await pool.query<PendingByDestinationRow>(`SELECT p.*, d.enabled, h.paused_at FROM (
+          SELECT destination_id, min(destination_type) AS destination_type, count(*)::int AS pending,
+            min(received_at) AS oldest, min(next_attempt_at) AS next_due
+          FROM deliveries WHERE status = 'pending' GROUP BY destination_id) p
+        JOIN destinations d ON d.id = p.destination_id AND d.removed_at IS NULL
+        LEFT JOIN destination_health h ON h.destination_id = p.destination_id
+        ORDER BY p.destination_id`);
       return {
         dispatchBacklog: await backlog(),
         byType: byType.map((r) => ({ destinationType: r.destination_type, pending: r.pending, oldestPendingAt: r.oldest })),
+        byDestination: byDestination.map(toPendingByDestination),
         pausedDestinations: paused.n,
       };
     },

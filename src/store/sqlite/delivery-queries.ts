@@ -2,7 +2,8 @@
 // snapshot for metrics, and the retention purges (chunked, so intake never waits long).
 import type Database from 'better-sqlite3';
 import {
-  assembleStats, toAttemptView, toDeliveryView, toHealth, type AttemptRow, type HealthRow, type ViewRow,
+  assembleStats, toAttemptView, toDeliveryView, toHealth, toPendingByDestination, type AttemptRow, type HealthRow,
+  type PendingByDestinationRow, type ViewRow,
 } from '../delivery-rows.ts';
 import type {
   DeliveryStatus, DeliveryStore, QueueSnapshot, ReplayFilter,
@@ -95,9 +96,10 @@ export function sqliteDeliveryQueries(db: Database.Database): Queries {
       const scope = scriptId === undefined ? '' : 'WHERE script_id = ?';
       const args = scriptId === undefined ? [] : [scriptId];
       const counts = db.prepare(`SELECT destination_id, status, count(*) AS n,
-          min(CASE WHEN status = 'pending' THEN received_at END) AS oldest
+          min(CASE WHEN status = 'pending' THEN received_at END) AS oldest,
+          min(CASE WHEN status = 'pending' THEN next_attempt_at END) AS next_due
         FROM deliveries ${scope} GROUP BY destination_id, status`).all(...args) as
-        { destination_id: string; status: DeliveryStatus; n: number; oldest: number | null }[];
+        { destination_id: string; status: DeliveryStatus; n: number; oldest: number | null; next_due: number | null }[];
       const dests = db.prepare(`SELECT d.id, d.script_id, d.type, d.name, d.enabled, d.removed_at, h.*
         FROM destinations d LEFT JOIN destination_health h ON h.destination_id = d.id
         ${scriptId === undefined ? '' : 'WHERE d.script_id = ?'} ORDER BY d.script_id, d.created_at, d.id`).all(...args) as
@@ -120,9 +122,17 @@ export function sqliteDeliveryQueries(db: Database.Database): Queries {
         { destination_type: string; pending: number; oldest: number | null }[];
       const paused = db.prepare(`SELECT count(*) AS n FROM destination_health h JOIN destinations d ON d.id = h.destination_id
         WHERE h.paused_at IS NOT NULL AND d.removed_at IS NULL`).get() as { n: number };
+      const byDestination = db.prepare(`SELECT p.*, d.enabled, h.paused_at FROM (
+          SELECT destination_id, min(destination_type) AS destination_type, count(*) AS pending,
+            min(received_at) AS oldest, min(next_attempt_at) AS next_due
+          FROM deliveries WHERE status = 'pending' GROUP BY destination_id) p
+        JOIN destinations d ON d.id = p.destination_id AND d.removed_at IS NULL
+        LEFT JOIN destination_health h ON h.destination_id = p.destination_id
+        ORDER BY p.destination_id`).all() as PendingByDestinationRow[];
       return {
         dispatchBacklog: backlog(),
         byType: byType.map((r) => ({ destinationType: r.destination_type, pending: r.pending, oldestPendingAt: r.oldest })),
+        byDestination: byDestination.map(toPendingByDestination),
         pausedDestinations: paused.n,
       };
     },
