@@ -62,9 +62,10 @@ export async function planEvents(deps: PlanDeps, subjects: readonly PlanSubject[
     // Cookies and URLs are read once per event; each destination refines the reading.
     const reading = s.destinations.length > 1 && s.event?.context !== undefined
       ? readAttribution(attributionSources(s.event, s.account, opts.now, specs)) : undefined;
-    const plans: DestinationPlan[] = [];
-    for (const d of s.destinations) {
-      plans.push(planOne(deps, s, d, opts, specs, hashed.size === 0 ? undefined : hashed.get(`${i}|${d.type}`), reading));
+    const plans = new Array<DestinationPlan>(s.destinations.length);
+    for (let k = 0; k < plans.length; k++) {
+      const d = s.destinations[k];
+      plans[k] = planOne(deps, s, d, opts, specs, hashed.size === 0 ? undefined : hashed.get(`${i}|${d.type}`), reading);
     }
     out.push(plans);
     if (opts.sliceMs !== undefined && performance.now() - slice > opts.sliceMs) {

@@ -44,9 +44,11 @@ function outputEntries(output: RuleSpec['output']): [string, unknown][] {
  * //     considered: ['ga4.purchase'], overBudget: [] }
  */
 export function applyRules(rules: readonly RuleSpec[], data: RuleData): ApplyRulesResult {
-  const events: NativeEvent[] = [];
+  // Most calls list one rule and one event, and no warning: lists are made on their first
+  // member, at that size (an empty list's first push reserves room for 17).
+  let events: NativeEvent[] = NONE;
   const warnings: string[] = [];
-  const considered: string[] = [];
+  let considered: string[] = NONE;
   const overBudget: string[] = [];
   const name = typeof data.event.name === 'string' ? data.event.name : '';
   const budget = createEvaluationBudget();
@@ -55,7 +57,7 @@ export function applyRules(rules: readonly RuleSpec[], data: RuleData): ApplyRul
   for (let r = 0; r < rules.length; r++) {
     const rule = rules[r];
     if (rule.disabled === true || !ruleMatchesEvent(rule, name)) continue;
-    considered.push(rule.id);
+    considered = append(considered, rule.id);
     if (rule.when !== undefined) {
       let applies: boolean;
       try {
@@ -72,9 +74,18 @@ export function applyRules(rules: readonly RuleSpec[], data: RuleData): ApplyRul
     }
     const fields = buildOutput(rule, data, warnings, overBudget, budget);
     if (overBudget.length > 0) break;
-    if (fields !== null) events.push({ ruleId: rule.id, fields });
+    if (fields !== null) events = append<NativeEvent>(events, { ruleId: rule.id, fields });
   }
   return { events, warnings, considered, overBudget };
+}
+
+/** Shared by every result that has no member in a list (results are only read). */
+const NONE: never[] = Object.freeze([]) as unknown as never[];
+
+function append<T>(list: T[], item: T): T[] {
+  if (list === NONE) return [item];
+  list.push(item);
+  return list;
 }
 
 function buildOutput(rule: RuleSpec, data: RuleData, warnings: string[], overBudget: string[], budget: EvaluationBudget): Record<string, unknown> | null {
