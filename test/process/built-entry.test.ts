@@ -45,7 +45,11 @@ describe('process: npm start runs the build in dist/', function () {
   let project: string;
   let server: SpawnedServer | undefined;
   const start = (): Promise<SpawnedServer> =>
-    spawnServer({ DATA_DIR: join(project, 'data'), ADMIN_TOKEN }, 60_000, project, ['npm', 'start']).then((s) => (server = s));
+    // The copy's own folders: spawnServer's defaults are this checkout's shipped ones.
+    spawnServer({
+      DATA_DIR: join(project, 'data'), ADMIN_TOKEN,
+      RULES_DIR: join(project, 'rules'), PLUGINS_DIR: join(project, 'plugins'), CUSTOMERS_DIR: join(project, 'customers'),
+    }, 60_000, project, ['npm', 'start']).then((s) => (server = s));
   const stop = async () => {
     if (server === undefined) return;
     server.child.kill('SIGTERM');
