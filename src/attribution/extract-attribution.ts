@@ -174,7 +174,10 @@ export function readsParams(spec: { ids: NamedAttributionSpec['spec']['ids'] } |
 /** `o` itself, or a copy without its undefined members when it has any (refine steps may unset an id that way). */
 function withoutUndefined(o: AttributionIds): AttributionIds {
   for (const k in o) {
-    if (o[k] === undefined) return Object.fromEntries(Object.entries(o).filter(([, v]) => v !== undefined)) as AttributionIds;
+    if (o[k] !== undefined) continue;
+    const out: AttributionIds = {};
+    for (const key in o) if (Object.hasOwn(o, key) && o[key] !== undefined) out[key] = o[key];
+    return out;
   }
   return o;
 }
