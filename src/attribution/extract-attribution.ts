@@ -62,18 +62,18 @@ export function readAttribution(input: Omit<AttributionInput, 'settings'>): Attr
   const warnings: TaggedAttributionWarning[] = [];
   const jar = cookieJar(input.cookies);
   const params: URLSearchParams[] = [];
-  for (const [field, url] of [['context.url', input.url], ['context.landing_url', input.landingUrl]] as const) {
-    if (typeof url !== 'string' || url.trim() === '') continue;
-    const p = queryParams(url.trim());
-    if (p !== null) params.push(p);
-    else warnings.push({ field, code: 'URL_UNPARSEABLE', message: `${field} is not an absolute URL; no click ids read from it` });
-  }
-  // Plain loops and module-level helpers, no closures: this runs for every event delivered.
+  readParams(params, 'context.url', input.url, warnings);
+  readParams(params, 'context.landing_url', input.landingUrl, warnings);
+  // Indexed loops and module-level helpers, no closures: this runs for every event delivered
+  // (for…of here left an iterator result per step in allocation profiles).
   const ids: AttributionIds = {};
-  for (const { name: destination, spec } of input.specs) {
+  for (let d = 0; d < input.specs.length; d++) {
+    const { name: destination, spec } = input.specs[d];
     for (const key in spec.ids) {
       if (!Object.hasOwn(spec.ids, key) || ids[key] !== undefined) continue;
-      for (const s of spec.ids[key]) {
+      const sources = spec.ids[key];
+      for (let i = 0; i < sources.length; i++) {
+        const s = sources[i];
         let value: string | undefined;
         if (s.cookie !== undefined) value = cookieValue(jar, s.cookie, s.parse, destination, warnings);
         else if (s.param !== undefined) {
@@ -90,13 +90,22 @@ export function readAttribution(input: Omit<AttributionInput, 'settings'>): Attr
   return { ids, warnings, jar };
 }
 
+/** A URL's query parameters added to `params`, or a warning when it is not an absolute URL. */
+function readParams(params: URLSearchParams[], field: 'context.url' | 'context.landing_url', url: string | undefined, warnings: TaggedAttributionWarning[]): void {
+  if (typeof url !== 'string' || url.trim() === '') return;
+  const p = queryParams(url.trim());
+  if (p !== null) params.push(p);
+  else warnings.push({ field, code: 'URL_UNPARSEABLE', message: `${field} is not an absolute URL; no click ids read from it` });
+}
+
 /** The first value of cookie `name` that `parse` accepts (any value without one); a warning when values exist but none parses. */
 function cookieValue(
   jar: AttributionReading['jar'], name: string, parse: ((v: string) => string | undefined) | undefined, destination: string,
   warnings: TaggedAttributionWarning[],
 ): string | undefined {
   const values = jar.all(name);
-  for (const v of values) {
+  for (let i = 0; i < values.length; i++) {
+    const v = values[i];
     const found = parse === undefined ? v : parse(v);
     if (found !== undefined) return found;
   }
@@ -108,8 +117,8 @@ function cookieValue(
 
 /** The first usable click id named `name` in the URLs, in order. */
 function paramValue(params: readonly URLSearchParams[], name: string): string | undefined {
-  for (const p of params) {
-    const v = cleanClickId(p.get(name));
+  for (let i = 0; i < params.length; i++) {
+    const v = cleanClickId(params[i].get(name));
     if (v !== undefined) return v;
   }
   return undefined;
