@@ -42,7 +42,7 @@ export interface AttributionResult {
  * // → { ids: { fbp: 'fb.1.1700000000000.42', gclid: 'Cj0KCQiA', … }, warnings: [] }
  */
 export function extractAttribution(input: AttributionInput): AttributionResult {
-  return refineAttribution(readAttribution(input), input);
+  return refine(readAttribution(input), input, false);
 }
 
 /** The part of extraction that does not depend on the destination being mapped: one per event. */
@@ -51,6 +51,16 @@ export interface AttributionReading {
   ids: AttributionIds;
   warnings: TaggedAttributionWarning[];
   jar: ReturnType<typeof cookieJar>;
+  /** The last refinement of this reading, for the next destination whose settings agree where it read them. */
+  refined: Refinement | undefined;
+}
+
+/** A refinement, what it was given and the settings it read (null: it looked at them otherwise, so it is not reused). */
+interface Refinement {
+  input: AttributionInput;
+  settings: Readonly<Record<string, unknown>>;
+  read: (string | symbol)[] | null;
+  result: AttributionResult;
 }
 
 /**
@@ -87,7 +97,7 @@ export function readAttribution(input: Omit<AttributionInput, 'settings'>): Attr
       }
     }
   }
-  return { ids, warnings, jar };
+  return { ids, warnings, jar, refined: undefined };
 }
 
 /** A URL's query parameters added to `params`, or a warning when it is not an absolute URL. */
@@ -124,16 +134,67 @@ function paramValue(params: readonly URLSearchParams[], name: string): string | 
   return undefined;
 }
 
-/** A reading finished for one destination: each spec's refine step with that destination's settings. */
+/**
+ * A reading finished for one destination: each spec's refine step with that destination's
+ * settings. Refine steps are pure and most read no setting, so the destinations of one event
+ * share a refinement when the settings it read (recorded as it ran) hold the same values for
+ * them; its result is then the same object (ids and warnings are only read).
+ */
 export function refineAttribution(reading: AttributionReading, input: AttributionInput): AttributionResult {
-  const ctx = new Refining(reading, input);
+  return refine(reading, input, true);
+}
+
+function refine(reading: AttributionReading, input: AttributionInput, remember: boolean): AttributionResult {
+  const settings = input.settings ?? NO_SETTINGS;
+  const last = reading.refined;
+  if (last !== undefined && reusable(last, input, settings)) return last.result;
+  const recorder = remember ? new SettingsReads() : null;
+  const ctx = new Refining(reading, input, recorder === null ? settings : new Proxy(settings, recorder));
   for (const named of input.specs) {
     if (named.spec.refine === undefined) continue;
     ctx.destination = named.name;
     ctx.ids = ctx.own; // a step that replaced the object must not hide the ids from the next one
     named.spec.refine(ctx);
   }
-  return { ids: withoutUndefined(ctx.own), warnings: ctx.warnings };
+  const result = { ids: withoutUndefined(ctx.own), warnings: ctx.warnings };
+  if (recorder !== null) reading.refined = { input, settings, read: recorder.keys, result };
+  return result;
+}
+
+/** Whether `last` is what refining with `input` would give: the same event inputs and the same values where its steps read the settings. */
+function reusable(last: Refinement, input: AttributionInput, settings: Readonly<Record<string, unknown>>): boolean {
+  if (last.read === null) return false;
+  const before = last.input;
+  if (before.specs !== input.specs || before.user !== input.user || before.now !== input.now || before.salt !== input.salt) return false;
+  for (const key of last.read) {
+    if (!Object.is((last.settings as Record<string | symbol, unknown>)[key], (settings as Record<string | symbol, unknown>)[key])) return false;
+  }
+  return true;
+}
+
+/** Proxy handler recording which settings the refine steps read; any other look (keys, `in`) makes the refinement not reusable. */
+class SettingsReads implements ProxyHandler<Readonly<Record<string, unknown>>> {
+  keys: (string | symbol)[] | null = [];
+
+  get(target: Readonly<Record<string, unknown>>, key: string | symbol): unknown {
+    if (this.keys !== null && !this.keys.includes(key)) this.keys.push(key);
+    return Reflect.get(target, key);
+  }
+
+  has(target: Readonly<Record<string, unknown>>, key: string | symbol): boolean {
+    this.keys = null;
+    return Reflect.has(target, key);
+  }
+
+  ownKeys(target: Readonly<Record<string, unknown>>): (string | symbol)[] {
+    this.keys = null;
+    return Reflect.ownKeys(target);
+  }
+
+  getOwnPropertyDescriptor(target: Readonly<Record<string, unknown>>, key: string | symbol): PropertyDescriptor | undefined {
+    this.keys = null;
+    return Reflect.getOwnPropertyDescriptor(target, key);
+  }
 }
 
 /**
@@ -153,14 +214,14 @@ class Refining implements RefineContext {
   warnings: TaggedAttributionWarning[];
   private copied = false;
 
-  constructor(reading: AttributionReading, input: AttributionInput) {
+  constructor(reading: AttributionReading, input: AttributionInput, settings: Readonly<Record<string, unknown>>) {
     this.own = { ...reading.ids };
     this.ids = this.own;
     this.cookies = reading.jar;
     this.user = input.user;
     this.now = input.now;
     this.salt = input.salt ?? 'tracklane';
-    this.settings = input.settings ?? NO_SETTINGS;
+    this.settings = settings;
     this.warnings = reading.warnings;
   }
 

@@ -178,6 +178,42 @@ describe('readAttribution + refineAttribution (one reading per event, refined pe
   });
 });
 
+describe('refineAttribution: destinations of one event share a refinement where their settings agree', () => {
+  const counting = (read: (ctx: RefineContext) => unknown) => {
+    const calls: unknown[] = [];
+    const specs: NamedAttributionSpec[] = [{ name: 'alpha', spec: { ids: {}, refine: (ctx: RefineContext) => { calls.push(read(ctx)); ctx.ids.seen = String(calls.length); } } }];
+    return { calls, specs };
+  };
+
+  it('runs the steps once for destinations whose settings they do not read, and shares the result', () => {
+    const { calls, specs } = counting(() => null);
+    const input = { now: NOW, specs };
+    const reading = readAttribution(input);
+    const first = refineAttribution(reading, { ...input, settings: { pixel_id: '1' } });
+    const second = refineAttribution(reading, { ...input, settings: { measurement_id: 'G-1' } });
+    expect(calls).to.have.length(1);
+    expect(second).to.equal(first);
+    expect(second.ids).to.deep.equal({ seen: '1' });
+  });
+
+  it('runs them again when a setting they read differs, or when they looked at the settings otherwise', () => {
+    const byValue = counting((ctx) => ctx.settings.measurement_id);
+    const input = { now: NOW, specs: byValue.specs };
+    const reading = readAttribution(input);
+    refineAttribution(reading, { ...input, settings: { measurement_id: 'G-1', other: 1 } });
+    refineAttribution(reading, { ...input, settings: { measurement_id: 'G-1', other: 2 } });
+    refineAttribution(reading, { ...input, settings: { measurement_id: 'G-2' } });
+    expect(byValue.calls).to.deep.equal(['G-1', 'G-2']);
+
+    const byKeys = counting((ctx) => Object.keys(ctx.settings).join());
+    const keysInput = { now: NOW, specs: byKeys.specs };
+    const keysReading = readAttribution(keysInput);
+    refineAttribution(keysReading, { ...keysInput, settings: { a: 1 } });
+    refineAttribution(keysReading, { ...keysInput, settings: { a: 1 } });
+    expect(byKeys.calls).to.deep.equal(['a', 'a']);
+  });
+});
+
 describe('refine steps share one context per destination', () => {
   const specs: NamedAttributionSpec[] = [
     { name: 'alpha', spec: { ids: { a: [{ cookie: 'a' }] }, refine: (ctx: RefineContext) => { ctx.ids.b = 'from-alpha'; ctx.warn({ field: 'cookies.a', code: 'COOKIE_MALFORMED', message: 'alpha says' }); } } },
