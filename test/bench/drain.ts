@@ -1,6 +1,7 @@
 // The backlog-drain row of `npm run bench`, and the store's bytes per event it leaves: a
 // fixed number of events stored, delivered to four destinations, then the SQLite file and
 // its WAL weighed against what they were before the events (issue 34 tracks that figure).
+import Database from 'better-sqlite3';
 import { spawn } from 'node:child_process';
 import { randomUUID } from 'node:crypto';
 import { existsSync, mkdtempSync, rmSync, statSync } from 'node:fs';
@@ -18,6 +19,18 @@ export interface Drain {
   store_bytes_per_event: number;
   /** The same growth with the server still running, once every native event arrived, and its WAL then. */
   store_bytes_per_event_running: number; wal_bytes_running: number;
+  /** Of the file after the drain, the bytes in free pages (rows deleted since, reused by later writes before the file grows). */
+  free_bytes_after: number;
+}
+
+/** Bytes in the database file's free pages. */
+function freeBytes(file: string): number {
+  const db = new Database(file, { readonly: true });
+  try {
+    return Number(db.pragma('freelist_count', { simple: true })) * Number(db.pragma('page_size', { simple: true }));
+  } finally {
+    db.close();
+  }
 }
 
 /** The SQLite database file and its WAL, in bytes (a file that is not there weighs 0). */
@@ -70,6 +83,7 @@ export async function drainBacklog(n: number, types: readonly string[]): Promise
   const running = storeBytes(file);
   await stop(server);
   const stopped = storeBytes(file);
+  const free = freeBytes(file);
   for (const d of doubles.values()) await d.close();
   rmSync(dir, { recursive: true, force: true });
   const perEvent = (b: { db: number; wal: number }) => Math.round((b.db + b.wal - empty.db - empty.wal) / n);
@@ -78,5 +92,6 @@ export async function drainBacklog(n: number, types: readonly string[]): Promise
     native_per_second: Math.round(native / seconds), peak_rss_mb: peak,
     server_cpu_ms_per_event: Math.round((cpu * 1000 / n) * 100) / 100,
     store_bytes_per_event: perEvent(stopped), store_bytes_per_event_running: perEvent(running), wal_bytes_running: running.wal,
+    free_bytes_after: free,
   };
 }

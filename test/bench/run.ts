@@ -271,7 +271,8 @@ async function main(): Promise<void> {
     `${drained.native < drained.events * TYPES.length ? ` (INCOMPLETE: ${drained.native} native events)` : ''}.`);
   console.log(`Store after the drain: **${drained.store_bytes_per_event} bytes per event** stored for ${TYPES.length} destinations (the SQLite file and its WAL, ` +
     `grown from before the ${drained.events} events were stored to after their drain, the server stopped; ${drained.store_bytes_per_event_running} bytes ` +
-    `per event while it still ran, its WAL then ${(drained.wal_bytes_running / 1048576).toFixed(1)} MB).`);
+    `per event while it still ran, its WAL then ${(drained.wal_bytes_running / 1048576).toFixed(1)} MB; ` +
+    `${Math.round(drained.free_bytes_after / drained.events)} bytes per event of the file are free pages, left by rows deleted during the drain).`);
   console.log(`\nOverload (back-pressure): INTAKE_MAX_PENDING=${over.bound}, the write lock held by another connection and ${over.waiting} events ` +
     `waiting for it; then ${over.connections} keep-alive clients send endpoint-1 events back to back for ${over.window_ms} ms (unique ids):\n`);
   console.log('| refused 503 | with Retry-After | other answers | refusals/s | p50 ms | p99 ms | max ms | waiting events stored once the lock went |');
