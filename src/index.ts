@@ -32,7 +32,7 @@ async function main(): Promise<void> {
   logger.flush(); // now, not at the next periodic flush: supervisors and scripts wait for this line
 
   let stopping = false;
-  const stop = (why: { signal: string } | { reason: string }) => {
+  const stop = (why: { signal: string } | { reason: string }, exitCode = 0) => {
     if (stopping) return;
     stopping = true;
     logger.info(why, 'shutting down');
@@ -42,13 +42,22 @@ async function main(): Promise<void> {
     }, 10_000);
     hard.unref();
     running.close(8_000).then(
-      () => process.exit(0),
+      () => process.exit(exitCode),
       (err) => {
         logger.error({ err }, 'shutdown failed');
         process.exit(1);
       },
     );
   };
+  // Delivery starts after the server listens; a service that cannot deliver stops (exit 1)
+  // rather than accept events it would never send.
+  running.deliveryReady.then(
+    () => logger.info('delivery started'),
+    (err: unknown) => {
+      logger.fatal({ err }, 'delivery failed to start');
+      stop({ reason: 'delivery failed to start' }, 1);
+    },
+  );
   process.on('SIGTERM', () => stop({ signal: 'SIGTERM' }));
   process.on('SIGINT', () => stop({ signal: 'SIGINT' }));
   // Under npm start or npx a supervisor's signal may reach only the launcher: without it the

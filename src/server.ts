@@ -47,6 +47,12 @@ export interface Running {
   readonly delivery: DeliveryRuntime | null;
   /** With DELIVERY_THREAD=1: the thread delivery runs on. */
   readonly deliveryThread: DeliveryThread | null;
+  /**
+   * Settles once delivery has started (the delivery thread is up, or the in-thread dispatcher
+   * is running or waiting for valid rules); rejects when it cannot start. The server listens
+   * before: intake needs no delivery, and what it accepts meanwhile waits in the queue.
+   */
+  readonly deliveryReady: Promise<void>;
   /** Custom endpoints loaded from CUSTOMERS_DIR. */
   customers: CustomerRegistry;
   /** Loads custom endpoint folders added while running (tests call scan()). */
@@ -141,18 +147,16 @@ export async function startServer(config: Config, opts: StartOptions = {}): Prom
   let delivery: DeliveryRuntime | null = null;
   let deliveryStarting: Promise<void> | null = null;
   let thread: DeliveryThread | null = null;
+  let deliveryReady: Promise<void> = Promise.resolve();
   if (config.deliveryThread && !opts.delivery) {
     thread = startDeliveryThread({ config, logger, onDied: (owner) => store.deliveries.releaseOwner(owner, Date.now()) });
     const t = thread;
     wakeDelivery = () => t.wake();
     deliveryMetricsText = () => t.metrics();
-    try {
-      await t.ready;
-    } catch (err) {
-      await t.stop(0);
-      server.close();
-      throw err;
-    }
+    // Not awaited here: the thread loads its own modules, plugins and rules (about half a
+    // second), while intake is served already; wakes and metrics requests posted meanwhile
+    // wait in its message port. The entry stops the process if it never starts.
+    deliveryReady = t.ready;
   } else {
     const deliveryMetrics = registerDeliveryMetrics(metrics.registry);
     const beginDelivery = () => (deliveryStarting ??= startDelivery({ config, store, plugins, rules, pool, logger, metrics: deliveryMetrics, overrides: opts.delivery })
@@ -191,6 +195,7 @@ export async function startServer(config: Config, opts: StartOptions = {}): Prom
       return delivery;
     },
     deliveryThread: thread,
+    deliveryReady,
   };
 }
 

@@ -35,6 +35,8 @@ describe('rules: a real process picks a published version up on both threads', f
     expect(s.output()).to.contain('RULES INVALID AT START');
     const degraded = async () => ((await (await fetch(`${s.url}/readyz`)).json()) as { degraded?: string[] }).degraded ?? [];
     expect((await degraded())[0]).to.match(/^rules invalid since start/);
+    // The server listens before its delivery thread is up: publish once both threads run.
+    expect(await waitFor(() => s.output().includes('"msg":"delivery started"'), 20_000), s.output()).to.equal(true);
 
     const store = openSqliteStore({ file: join(data, 'tracklane.db'), writerThread: false });
     try {
