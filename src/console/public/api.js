@@ -16,11 +16,13 @@ export function setUnauthorizedHandler(fn) {
 }
 
 export class ApiError extends Error {
-  constructor(status, code, message, details) {
+  /** `body`: the error response as parsed JSON (whatever its shape), or undefined. */
+  constructor(status, code, message, details, body) {
     super(message);
     this.status = status;
     this.code = code;
     this.details = details;
+    this.body = body;
   }
 }
 
@@ -37,6 +39,25 @@ export function qs(params) {
   return s ? `?${s}` : '';
 }
 
+const text = (v) => (typeof v === 'string' && v !== '' ? v : undefined);
+
+/**
+ * Code, message and details of an error body in any of the service's shapes: the admin API's
+ * {error: {code, message}}, a custom endpoint's {messages, error_code, error_context}, the
+ * standard family's {message, errors: [{code}]} and the ack family's {errors: ['CODE: …']}.
+ */
+export function errorFields(body) {
+  if (!body || typeof body !== 'object') return {};
+  if (body.error && typeof body.error === 'object') return { code: text(body.error.code), message: text(body.error.message), details: body.error.details };
+  const messages = Array.isArray(body.messages) ? body.messages.filter((m) => typeof m === 'string') : [];
+  const first = Array.isArray(body.errors) ? body.errors[0] : undefined;
+  return {
+    code: text(body.error_code) ?? text(first?.code) ?? text(typeof first === 'string' ? /^([A-Z_]+):/.exec(first)?.[1] : undefined),
+    message: (messages.length > 0 ? messages.join('; ') : undefined) ?? text(body.message) ?? text(first?.message) ?? text(first),
+    details: body.error_context ?? (Array.isArray(body.errors) ? body.errors : undefined),
+  };
+}
+
 async function failure(res) {
   let body;
   try {
@@ -44,8 +65,8 @@ async function failure(res) {
   } catch {
     body = undefined;
   }
-  const e = body?.error ?? {};
-  const err = new ApiError(res.status, e.code ?? `HTTP_${res.status}`, e.message ?? `${res.status} ${res.statusText}`, e.details);
+  const { code, message, details } = errorFields(body);
+  const err = new ApiError(res.status, code ?? `HTTP_${res.status}`, message ?? `${res.status} ${res.statusText}`, details, body);
   if (res.status === 401) {
     token.clear();
     onUnauthorized('The admin token was refused (401). Enter it again.');

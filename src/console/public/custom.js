@@ -71,8 +71,12 @@ function row(ep) {
         body: versions.length > 0 ? { script_id: select.value, version: version.value } : { script_id: select.value },
       });
       out.textContent = JSON.stringify(r, null, 2);
+      out.dataset.status = '200';
     } catch (err) {
-      out.textContent = JSON.stringify({ error: { status: err.status, code: err.code, message: err.message, details: err.details } }, null, 2);
+      // The endpoint's own answer as it came (messages, error_code, error_context…), with its HTTP status.
+      const answer = err.body && typeof err.body === 'object' ? err.body : { error: { code: err.code, message: err.message, details: err.details } };
+      out.textContent = JSON.stringify({ http_status: err.status, ...answer }, null, 2);
+      out.dataset.status = String(err.status ?? '');
       report(err);
     } finally {
       send.disabled = false;
