@@ -1,6 +1,6 @@
 // Operator actions on accounts, shared by the CLI and any admin surface: input is
 // validated here, so every caller gets the same rules and the same messages.
-import { SPEC_EVENT_NAMES, type Account, type AccountPatch, type Tier } from './types.ts';
+import { CONSENT_DEFAULTS, SPEC_EVENT_NAMES, type Account, type AccountPatch, type ConsentDefault, type Tier } from './types.ts';
 import type { Store } from '../store/types.ts';
 import { hashToken, newAccessToken, newScriptId, tokenDisplayPrefix } from './credentials.ts';
 import { isTier } from './tiers.ts';
@@ -32,6 +32,8 @@ export interface UpdateAccountInput {
   rateLimit?: number | null;
   /** Custom endpoint versions to pin (endpoint name → version), or to unpin (→ null). */
   pinEndpoints?: Record<string, number | null>;
+  /** How an event without a valid consent object is read: `granted` or `denied`. */
+  consentDefault?: string;
 }
 
 const EVENT_NAME_RE = /^[a-z][a-z0-9_]{0,63}$/;
@@ -132,6 +134,12 @@ export function createAccountService(store: Store, now: () => number = Date.now)
           throw new AccountInputError(`rate limit must be a whole number of requests per second from 1 to 1000000, got ${input.rateLimit}`);
         }
         patch.rateLimit = input.rateLimit;
+      }
+      if (input.consentDefault !== undefined) {
+        if (!(CONSENT_DEFAULTS as readonly string[]).includes(input.consentDefault)) {
+          throw new AccountInputError(`consent default must be granted or denied, got "${input.consentDefault}"`);
+        }
+        patch.consentDefault = input.consentDefault as ConsentDefault;
       }
       if (input.pinEndpoints !== undefined && Object.keys(input.pinEndpoints).length > 0) {
         const pins = { ...current.endpointPins };

@@ -39,6 +39,7 @@ const OPS: Op[] = [
       name: { type: 'string' }, tier: { type: 'string' }, addon: { type: 'boolean' }, enabled: { type: 'boolean' }, host: { type: ['string', 'null'] },
       country: { type: ['string', 'null'] }, tax_rate: { type: ['number', 'null'] }, approve_events: { type: 'array', items: { type: 'string' } },
       customer: { type: ['string', 'null'] }, rate_limit: { type: ['number', 'null'] },
+      consent_default: { type: 'string', enum: ['granted', 'denied'] },
     },
     errors: { '400': 'INVALID_VALUE / INVALID_TYPE', '404': 'NOT_FOUND' },
   },

@@ -45,7 +45,8 @@ async function asInput<T>(run: () => Promise<T>): Promise<T> {
 
 const accountView = (a: Account) => ({
   script_id: a.scriptId, name: a.name, tier: a.tier, addon: a.addon, enabled: a.enabled, host: a.host, country: a.country,
-  tax_rate: a.taxRate, approved_events: a.extraEvents, customer: a.customer, rate_limit: a.rateLimit, created_at: a.createdAt, updated_at: a.updatedAt,
+  tax_rate: a.taxRate, approved_events: a.extraEvents, customer: a.customer, rate_limit: a.rateLimit,
+  consent_default: a.consentDefault, created_at: a.createdAt, updated_at: a.updatedAt,
 });
 
 const deliveryView = (d: DeliveryView) => ({
@@ -98,6 +99,7 @@ export function manageRouter(deps: ManageDeps): Router<AppState> {
       name: field(b, 'name', 'string'), tier: field(b, 'tier', 'string'), addon: field(b, 'addon', 'boolean'), enabled: field(b, 'enabled', 'boolean'),
       host: field(b, 'host', 'nullable-string'), country: field(b, 'country', 'nullable-string'), taxRate: field(b, 'tax_rate', 'nullable-number'),
       approveEvents: approve as string[] | undefined, customer: field(b, 'customer', 'nullable-string'), rateLimit: field(b, 'rate_limit', 'nullable-number'),
+      consentDefault: field(b, 'consent_default', 'string'),
     };
     const a = await asInput(() => accounts.update(id(ctx, 'id'), patch));
     deps.authenticator?.invalidate();

@@ -27,6 +27,8 @@ export interface AccountJson {
   rate_limit: number | null;
   /** Custom endpoint name → the version pinned for this account's requests that name none. */
   endpoint_pins: Record<string, number>;
+  /** How an event without a valid consent object is read: `granted` (the spec's rule) or `denied`. */
+  consent_default: string;
   created_at: string;
   updated_at: string;
 }
@@ -46,6 +48,7 @@ export function accountJson(a: Account, baseUrl: string): AccountJson {
     customer: a.customer,
     rate_limit: a.rateLimit,
     endpoint_pins: a.endpointPins,
+    consent_default: a.consentDefault,
     created_at: iso(a.createdAt)!,
     updated_at: iso(a.updatedAt)!,
   };
@@ -66,6 +69,7 @@ function accountRows(a: AccountJson): [string, unknown][] {
     ['customer', a.customer],
     ['rate_limit', a.rate_limit ?? 'default'],
     ['endpoint_pins', Object.entries(a.endpoint_pins).map(([e, v]) => `${e}=${v}`).join(', ') || 'none'],
+    ['consent_default', a.consent_default],
     ['created_at', a.created_at],
     ['updated_at', a.updated_at],
   ];
@@ -169,6 +173,7 @@ const update: Command = async (args, ctx, svc) => {
     'rate-limit': { type: 'string' },
     'pin-endpoint': { type: 'string', multiple: true },
     'unpin-endpoint': { type: 'string', multiple: true },
+    'consent-default': { type: 'string' },
   }, cmd);
   if (values.help) return help(cmd);
   const [id] = positionals(pos, ['ID'], cmd);
@@ -176,6 +181,10 @@ const update: Command = async (args, ctx, svc) => {
   exclusive(values, 'addon', 'no-addon', cmd);
   exclusive(values, 'enable', 'disable', cmd);
   exclusive(values, 'customer', 'no-customer', cmd);
+  const consentDefault = values['consent-default'];
+  if (consentDefault !== undefined && consentDefault !== 'granted' && consentDefault !== 'denied') {
+    throw new UsageError(`--consent-default must be granted or denied, got "${consentDefault}"`, cmd);
+  }
   const input = {
     name: values.name,
     tier: values.tier,
@@ -188,6 +197,7 @@ const update: Command = async (args, ctx, svc) => {
     customer: values['no-customer'] ? null : values.customer === undefined ? undefined : values.customer || null,
     rateLimit: values['rate-limit'] === undefined ? undefined : numberFlag('rate-limit', values['rate-limit']),
     pinEndpoints: pins,
+    consentDefault,
   };
   if (Object.values(input).every((v) => v === undefined)) {
     throw new UsageError('nothing to change: give at least one option', cmd);

@@ -71,7 +71,7 @@ async function preview(args: string[], ctx: CliContext): Promise<void> {
   }
   const account = await store.accounts.get(values.account);
   if (!account) throw new CliError(`no account with script id "${values.account}"`);
-  const result = validateEvent(body, { approvedEvents: approvedEvents(account), defaultTaxRate: account.taxRate, host: account.host });
+  const result = validateEvent(body, { approvedEvents: approvedEvents(account), defaultTaxRate: account.taxRate, host: account.host, consentDefault: account.consentDefault });
   const warnings = result.warnings.map(issueString);
   let destinations: DestinationPreview[] = [];
   if (result.event) {

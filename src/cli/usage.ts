@@ -33,11 +33,14 @@ Commands:
                   [--host URL] [--country CC] [--tax-rate P] [--approve-event NAME]...
                   [--customer SLUG|--no-customer] [--rate-limit N]
                   [--pin-endpoint ENDPOINT=VERSION]... [--unpin-endpoint ENDPOINT]...
+                  [--consent-default granted|denied]
                                          change an account; --host/--country/--tax-rate ''
                                          clear the value, --customer '' unbinds;
                                          --rate-limit: requests/s on endpoints 1-3 ('' = default);
                                          --pin-endpoint: the custom endpoint version its
-                                         requests get when they name none
+                                         requests get when they name none;
+                                         --consent-default: how an event without a
+                                         valid consent object is read (default granted)
   accounts rotate-token ID [--grace-hours H]
                                          issue a new token; older ones keep working
                                          for H hours (default 24)

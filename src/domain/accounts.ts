@@ -36,9 +36,14 @@ export interface Account {
   rateLimit: number | null;
   /** Custom endpoint name → the version this account's requests get when they name none. */
   endpointPins: Record<string, number>;
+  /** How an event without a valid consent object is read: all granted (the spec's rule) or all refused. */
+  consentDefault: ConsentDefault;
   createdAt: number;
   updatedAt: number;
 }
+
+export const CONSENT_DEFAULTS = ['granted', 'denied'] as const;
+export type ConsentDefault = typeof CONSENT_DEFAULTS[number];
 
 export interface NewAccount {
   scriptId: string;
@@ -51,7 +56,7 @@ export interface NewAccount {
 }
 
 export type AccountPatch = Partial<
-  Pick<Account, 'name' | 'tier' | 'addon' | 'enabled' | 'host' | 'country' | 'taxRate' | 'extraEvents' | 'customer' | 'rateLimit' | 'endpointPins'>
+  Pick<Account, 'name' | 'tier' | 'addon' | 'enabled' | 'host' | 'country' | 'taxRate' | 'extraEvents' | 'customer' | 'rateLimit' | 'endpointPins' | 'consentDefault'>
 >;
 
 export interface TokenRecord {

@@ -23,7 +23,7 @@ const contexts = new WeakMap<Account, ValidationContext>();
 export function validationContext(a: Account): ValidationContext {
   let c = contexts.get(a);
   if (!c) {
-    c = { approvedEvents: approvedEvents(a), defaultTaxRate: a.taxRate, host: a.host };
+    c = { approvedEvents: approvedEvents(a), defaultTaxRate: a.taxRate, host: a.host, consentDefault: a.consentDefault };
     contexts.set(a, c);
   }
   return c;

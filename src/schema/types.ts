@@ -30,6 +30,8 @@ export interface ValidationContext {
   defaultTaxRate: number | null;
   /** The account's host, the fallback for a missing cart_viewed context.url. */
   host: string | null;
+  /** How a missing or unreadable consent is read: all granted (the spec's rule) unless `denied`. */
+  consentDefault?: 'granted' | 'denied';
 }
 
 export interface Cookie { name: string; value: string }

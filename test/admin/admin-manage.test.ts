@@ -30,6 +30,10 @@ describe('admin API: accounts', () => {
     expect((await call('PATCH', `/admin/accounts/${acc.scriptId}`, { tier: 'GOLD' })).status).to.equal(400);
     expect((await call('PATCH', `/admin/accounts/${acc.scriptId}`, { addon: 'yes' })).body.error.code).to.equal('INVALID_TYPE');
     expect((await call('PATCH', '/admin/accounts/ZZZZZZZZ', { name: 'x' })).status).to.equal(404);
+    expect(created.body.consent_default).to.equal('granted');
+    expect((await call('PATCH', `/admin/accounts/${acc.scriptId}`, { consent_default: 'denied' })).body.consent_default).to.equal('denied');
+    const badConsent = await call('PATCH', `/admin/accounts/${acc.scriptId}`, { consent_default: 'maybe' });
+    expect([badConsent.status, badConsent.body.error.code]).to.deep.equal([400, 'INVALID_VALUE']);
     const rotated = await call('POST', `/admin/accounts/${acc.scriptId}/rotate-token`, { grace_hours: 0 });
     expect(rotated.body.access_token).to.be.a('string').and.not.equal(acc.token);
     expect((await s.post(INTAKE_PATHS.event, lead('A-2'), { account: { ...acc, token: rotated.body.access_token } })).status).to.equal(200);

@@ -10,7 +10,7 @@ import { BASE_URL, expectFailure, tempCli, type TempCli } from './run-cli.ts';
 interface AccountJson {
   script_id: string; name: string; tier: string; addon: boolean; enabled: boolean; base_url: string;
   host: string | null; country: string | null; tax_rate: number | null; approved_events: string[];
-  customer: string | null; created_at: string; updated_at: string; access_token?: string;
+  customer: string | null; consent_default: string; created_at: string; updated_at: string; access_token?: string;
 }
 interface Rotated { script_id: string; access_token: string; previous_token_expires_at: string }
 
@@ -63,7 +63,7 @@ describe('cli: accounts', function () {
     it('show returns the account, without any token material but prefixes', async () => {
       const a = await cli.json<AccountJson & { tokens: unknown[] }>('accounts', 'show', created.script_id);
       const { access_token: _, ...expected } = created;
-      expect(a).to.include(Object.fromEntries(Object.entries(expected).filter(([, v]) => !Array.isArray(v))));
+      expect(a).to.include(Object.fromEntries(Object.entries(expected).filter(([, v]) => v === null || typeof v !== 'object')));
       expect(a.approved_events).to.deep.equal(created.approved_events);
       expect(a).to.not.have.property('access_token');
       expect(JSON.stringify(a)).to.not.include(created.access_token!.slice(8));
@@ -122,6 +122,18 @@ describe('cli: accounts', function () {
       expect(a.approved_events).to.deep.equal([...SPEC_EVENT_NAMES, 'refund_issued', 'subscription_started']);
       const again = await cli.json<AccountJson>('accounts', 'update', id, '--approve-event', 'refund_issued');
       expect(again.approved_events).to.deep.equal(a.approved_events);
+    });
+
+    it('--consent-default granted|denied is stored and shown (granted until changed); another value is a usage error', async () => {
+      const fresh = (await cli.json<AccountJson>('accounts', 'create', '--name', 'Consent')).script_id;
+      expect((await cli.json<AccountJson>('accounts', 'show', fresh)).consent_default).to.equal('granted');
+      expect((await cli.json<AccountJson>('accounts', 'update', fresh, '--consent-default', 'denied')).consent_default).to.equal('denied');
+      expect((await cli.json<AccountJson>('accounts', 'show', fresh)).consent_default).to.equal('denied');
+      expect((await cli.run('accounts', 'show', fresh)).stdout).to.match(/consent_default\s+denied/);
+      expect((await cli.json<AccountJson>('accounts', 'update', fresh, '--consent-default', 'granted')).consent_default).to.equal('granted');
+      const bad = await cli.run('accounts', 'update', fresh, '--consent-default', 'maybe');
+      expect(bad.code).to.equal(2);
+      expect(bad.stderr).to.match(/^tracklane: --consent-default must be granted or denied, got "maybe"/);
     });
 
     it('refuses bad values with one line on stderr and exit 1', async () => {

@@ -155,11 +155,11 @@ export interface FixtureWithDouble {
  * Mocha hooks giving each test a fresh fixture and one destination double, closed after it.
  * @example const t = useFixtureWithDouble(); it('…', async () => { await t.f.destination(id, 'ga4', t.dbl.url); });
  */
-export function useFixtureWithDouble(): FixtureWithDouble {
+export function useFixtureWithDouble(opts: { open?: () => Promise<Store> } = {}): FixtureWithDouble {
   let f: Fixture | undefined;
   let dbl: DestinationDouble | undefined;
   beforeEach(async () => {
-    f = await createFixture();
+    f = await createFixture(opts);
     dbl = await startDestinationDouble();
   });
   afterEach(async () => {

@@ -1,12 +1,13 @@
 // Consent never refuses an event, and a refusal is never turned into a grant.
 // - Three booleans (extra members ignored, with a warning): kept as given.
-// - Absent or null: all three granted, with a warning (nothing was refused).
-// - `false`: all three refused. Any other non-object (a string, an array): all granted, with
+// - Absent or null: all three granted, with a warning (nothing was refused), or all three
+//   refused for an account whose consent default is `denied`.
+// - `false`: all three refused. Any other non-object (a string, an array): as absent, with
 //   a warning, since it holds no readable refusal.
 // - An object in another shape: each member is read on its own ("false", "no", "denied",
 //   0 count as a refusal; "true", "yes", "granted", 1 as a grant). A member that is missing
-//   or unreadable is granted only when no member is refused; if any member is refused, the
-//   unreadable ones are refused too. Every such repair is a CONSENT_REPLACED warning.
+//   or unreadable takes the account's default only when no member is refused; if any member
+//   is refused, the unreadable ones are refused too. Every such repair is a CONSENT_REPLACED warning.
 import { ajv } from '../ajv.ts';
 import { consentFormatSchema } from '../object-schemas.ts';
 import { isRecord } from '../guards.ts';
@@ -37,10 +38,12 @@ export function resolveConsent(raw: unknown, rc: RuleContext): Consent {
     }
     return { analytics: raw.analytics, personalization: raw.personalization, marketing: raw.marketing };
   }
+  const granted = rc.account.consentDefault !== 'denied';
   if (raw === undefined || raw === null) {
-    warn(rc, 'consent', 'CONSENT_REPLACED',
-      'consent is missing, so analytics, personalization and marketing are all assumed granted (true); send consent to respect a refusal');
-    return { analytics: true, personalization: true, marketing: true };
+    warn(rc, 'consent', 'CONSENT_REPLACED', granted
+      ? 'consent is missing, so analytics, personalization and marketing are all assumed granted (true); send consent to respect a refusal'
+      : 'consent is missing, so analytics, personalization and marketing are all refused (false): this account\'s consent default is denied');
+    return { analytics: granted, personalization: granted, marketing: granted };
   }
   if (raw === false) {
     warn(rc, 'consent', 'CONSENT_REPLACED',
@@ -49,16 +52,17 @@ export function resolveConsent(raw: unknown, rc: RuleContext): Consent {
   }
   if (!isRecord(raw)) {
     warn(rc, 'consent', 'CONSENT_REPLACED',
-      'consent must be an object with three booleans (analytics, personalization, marketing); it was replaced with all three true');
-    return { analytics: true, personalization: true, marketing: true };
+      `consent must be an object with three booleans (analytics, personalization, marketing); it was replaced with all three ${granted}` +
+      (granted ? '' : ' (this account\'s consent default is denied)'));
+    return { analytics: granted, personalization: granted, marketing: granted };
   }
-  return repairObject(raw, rc);
+  return repairObject(raw, rc, granted);
 }
 
-function repairObject(raw: Record<string, unknown>, rc: RuleContext): Consent {
+function repairObject(raw: Record<string, unknown>, rc: RuleContext, granted: boolean): Consent {
   const read = CONSENT_KEYS.map((k) => readValue(raw[k]));
   const anyRefused = read.includes(false);
-  const fallback = !anyRefused;
+  const fallback = !anyRefused && granted;
   const [analytics, personalization, marketing] = read.map((v) => v ?? fallback);
   const consent: Consent = { analytics, personalization, marketing };
   const unreadable = CONSENT_KEYS.filter((_, i) => read[i] === undefined);
@@ -67,7 +71,8 @@ function repairObject(raw: Record<string, unknown>, rc: RuleContext): Consent {
   if (readAsBoolean.length > 0) parts.push(`${readAsBoolean.map((k) => `consent.${k}`).join(', ')} read as ${readAsBoolean.map((k) => consent[k]).join(', ')}`);
   if (unreadable.length > 0) {
     parts.push(`${unreadable.map((k) => `consent.${k}`).join(', ')} ${unreadable.length === 1 ? 'is' : 'are'} missing or not a boolean, so ` +
-      (anyRefused ? 'refused (false), because another member is refused' : 'assumed granted (true)'));
+      (anyRefused ? 'refused (false), because another member is refused'
+        : granted ? 'assumed granted (true)' : 'refused (false), this account\'s consent default'));
   }
   warn(rc, 'consent', 'CONSENT_REPLACED',
     `consent must be an object with three booleans (analytics, personalization, marketing); ${parts.join('; ')}`);

@@ -228,6 +228,13 @@ const MIGRATIONS: { version: number; sql: string }[] = [
       );
     `,
   },
+  {
+    // An account's consent default: how an event without a valid consent object is read
+    // for it, 'granted' (the spec's rule, and every existing account's) or 'denied'.
+    version: 5,
+    sql: `ALTER TABLE accounts ADD COLUMN consent_default TEXT NOT NULL DEFAULT 'granted'
+      CHECK (consent_default IN ('granted', 'denied'));`,
+  },
 ];
 
 export const PG_SCHEMA_VERSION = MIGRATIONS[MIGRATIONS.length - 1].version;

@@ -31,14 +31,15 @@ export interface PgStoreOptions {
 interface AccountRow {
   script_id: string; name: string; tier: Account['tier']; addon: boolean; enabled: boolean;
   host: string | null; country: string | null; tax_rate: number | null; extra_events: string;
-  customer: string | null; rate_limit: number | null; endpoint_pins: string; created_at: number; updated_at: number;
+  customer: string | null; rate_limit: number | null; endpoint_pins: string; consent_default: Account['consentDefault']; created_at: number; updated_at: number;
 }
 interface TokenRow { id: number; script_id: string; hash: string; prefix: string; created_at: number; expires_at: number | null }
 
 const toAccount = (r: AccountRow): Account => ({
   scriptId: r.script_id, name: r.name, tier: r.tier, addon: r.addon, enabled: r.enabled, host: r.host,
   country: r.country, taxRate: r.tax_rate, extraEvents: JSON.parse(r.extra_events) as string[], customer: r.customer,
-  rateLimit: r.rate_limit, endpointPins: JSON.parse(r.endpoint_pins) as Record<string, number>, createdAt: r.created_at, updatedAt: r.updated_at,
+  rateLimit: r.rate_limit, endpointPins: JSON.parse(r.endpoint_pins) as Record<string, number>,
+  consentDefault: r.consent_default, createdAt: r.created_at, updatedAt: r.updated_at,
 });
 
 const toToken = (r: TokenRow): TokenRecord => ({
@@ -49,6 +50,7 @@ const toToken = (r: TokenRow): TokenRecord => ({
 const PATCH_COLUMNS: Record<keyof AccountPatch, string> = {
   name: 'name', tier: 'tier', addon: 'addon', enabled: 'enabled', host: 'host', country: 'country',
   taxRate: 'tax_rate', extraEvents: 'extra_events', customer: 'customer', rateLimit: 'rate_limit', endpointPins: 'endpoint_pins',
+  consentDefault: 'consent_default',
 };
 
 const patchValue = (key: keyof AccountPatch, v: unknown): unknown => (key === 'extraEvents' || key === 'endpointPins' ? JSON.stringify(v) : v);

@@ -57,7 +57,7 @@ export function defaultWriterThread(env: NodeJS.ProcessEnv = process.env): boole
 interface AccountRow {
   script_id: string; name: string; tier: Account['tier']; addon: number; enabled: number;
   host: string | null; country: string | null; tax_rate: number | null; extra_events: string;
-  customer: string | null; rate_limit: number | null; endpoint_pins: string; created_at: number; updated_at: number;
+  customer: string | null; rate_limit: number | null; endpoint_pins: string; consent_default: Account['consentDefault']; created_at: number; updated_at: number;
 }
 interface TokenRow { id: number; script_id: string; hash: string; prefix: string; created_at: number; expires_at: number | null }
 
@@ -74,6 +74,7 @@ const toAccount = (r: AccountRow): Account => ({
   customer: r.customer,
   rateLimit: r.rate_limit,
   endpointPins: JSON.parse(r.endpoint_pins) as Record<string, number>,
+  consentDefault: r.consent_default,
   createdAt: r.created_at,
   updatedAt: r.updated_at,
 });
@@ -87,6 +88,7 @@ const toToken = (r: TokenRow): TokenRecord => ({
 const PATCH_COLUMNS: Record<keyof AccountPatch, string> = {
   name: 'name', tier: 'tier', addon: 'addon', enabled: 'enabled', host: 'host', country: 'country',
   taxRate: 'tax_rate', extraEvents: 'extra_events', customer: 'customer', rateLimit: 'rate_limit', endpointPins: 'endpoint_pins',
+  consentDefault: 'consent_default',
 };
 
 function patchValue(key: keyof AccountPatch, v: unknown): unknown {
