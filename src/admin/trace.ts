@@ -53,6 +53,7 @@ export async function traceEvent(store: Store, plugins: PluginRegistry, event: E
       destination_id: d.destinationId,
       destination_type: d.destinationType,
       destination_name: dest?.name ?? null,
+      destination_enabled: dest?.enabled ?? null,
       status: d.status,
       skip_reason: d.skipReason,
       attempts: d.attempts,

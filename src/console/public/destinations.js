@@ -1,7 +1,9 @@
 // Destinations view: each destination's queue counts, oldest pending age, how long due work
-// has waited (flagged lagging past a minute), last error, paused state, and resume for a paused one.
-import { api, qs, report, toast } from './api.js';
+// has waited (flagged lagging past a minute), last error, paused state, and its actions
+// (retry now, pause/enable, resume, replay failed and dead: delivery-actions.js).
+import { api, qs, report } from './api.js';
 import { $, fill, fmtAge, fmtDuration, h } from './dom.js';
+import { actionButtons } from './delivery-actions.js';
 
 let loadSeq = 0;
 
@@ -20,7 +22,7 @@ async function load() {
   try {
     const { items = [] } = (await api(`/admin/destinations${qs({ script_id: $('#dest-filter-account').value })}`)) ?? {};
     if (seq !== loadSeq) return;
-    fill(tbody, items.length === 0 ? h('tr', {}, h('td', { colspan: '12', class: 'muted' }, 'No destinations.')) : items.map(row));
+    fill(tbody, items.length === 0 ? h('tr', {}, h('td', { colspan: '13', class: 'muted' }, 'No destinations.')) : items.map(row));
   } catch (err) {
     report(err);
   }
@@ -45,17 +47,10 @@ function row(d) {
     h('td', { class: 'bad dest-error' }, d.last_error ?? ''),
     h('td', { class: 'nowrap' }, d.paused_at
       ? [h('span', { class: 'status status-paused' }, `paused ${fmtAge(d.paused_at)} ago`), ' ',
-        d.pause_reason ? h('span', { class: 'muted' }, `${d.pause_reason} `) : null,
-        h('button', { type: 'button', class: 'dest-resume primary', on: { click: () => resume(d) } }, 'Resume')]
-      : 'no'));
-}
-
-async function resume(d) {
-  try {
-    const r = await api(`/admin/destinations/${encodeURIComponent(d.id)}/resume`, { method: 'POST', body: {} });
-    toast(`${d.type} · ${d.name} resumed${r && r.due !== undefined ? `: ${r.due} deliveries due now` : ''}`, 'ok');
-    await load();
-  } catch (err) {
-    report(err);
-  }
+        d.pause_reason ? h('span', { class: 'muted' }, d.pause_reason) : null]
+      : d.enabled ? 'no' : 'disabled'),
+    h('td', { class: 'nowrap dest-actions' }, actionButtons({
+      id: d.id, type: d.type, name: d.name, enabled: d.enabled, paused: Boolean(d.paused_at),
+      pending: c.pending ?? 0, failedOrDead: (c.failed ?? 0) + (c.dead ?? 0),
+    }, load)));
 }

@@ -1,7 +1,9 @@
 // Trace view: find an event by tracklane id, event.id or order id; show the stored event,
-// each delivery's native request and attempts, and replay a failed (or, forced, a delivered) one.
+// each delivery's native request and attempts, replay a failed (or, forced, a delivered) one,
+// and act on its destination (retry now, pause/enable, resume: delivery-actions.js).
 import { api, qs, report, toast } from './api.js';
 import { $, fill, fmtTime, h, issueList, pre, table } from './dom.js';
+import { actionButtons } from './delivery-actions.js';
 
 const REFRESH_MS = 1000;
 const MAX_REFRESHES = 120;
@@ -123,6 +125,12 @@ function deliveryCard(d) {
       h('h4', {}, `${d.destination_type ?? ''} · ${d.destination_name ?? ''} `,
         h('span', { class: `status trace-status status-${d.status}`, data: { status: d.status } }, d.status ?? '')),
       replayButton(d)),
+    d.destination_enabled === null || d.destination_enabled === undefined ? null : h('div', { class: 'toolbar trace-actions' },
+      h('span', { class: 'muted' }, 'destination:'),
+      actionButtons({
+        id: d.destination_id, type: d.destination_type, name: d.destination_name, enabled: d.destination_enabled, paused: d.paused === true,
+        pending: d.status === 'pending' ? 1 : 0, failedOrDead: 0,
+      }, () => (shownId ? load(shownId, true) : undefined))),
     h('dl', { class: 'facts' },
       h('dt', {}, 'delivery'), h('dd', { class: 'mono' }, d.id),
       d.skip_reason ? [h('dt', {}, 'skipped'), h('dd', { class: 'warn' }, String(d.skip_reason))] : null,
@@ -159,7 +167,10 @@ function replayButton(d) {
 }
 
 async function replay(d, force) {
-  if (force && !confirm(`This delivery to ${d.destination_type} · ${d.destination_name} was already delivered. Send it again?`)) return;
+  const question = force
+    ? `This delivery to ${d.destination_type} · ${d.destination_name} was already delivered. Send it again?`
+    : `Re-queue this ${d.status} delivery to ${d.destination_type} · ${d.destination_name}? It is sent again.`;
+  if (!confirm(question)) return;
   try {
     await api(`/admin/deliveries/${encodeURIComponent(d.id)}/replay`, { method: 'POST', body: { force } });
     toast(`Delivery ${d.id} re-queued`, 'ok');
