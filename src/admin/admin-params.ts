@@ -67,6 +67,11 @@ export function adminLog(ctx: AppContext, action: string, target: string, change
   ctx.state.log.info({ admin: { action, target, author: adminName(ctx), change } }, 'admin change');
 }
 
+/** The log line of one operator reading what is masked by default (an event's identifiers), by whom. */
+export function adminRevealLog(ctx: AppContext, what: string, target: string): void {
+  ctx.state.log.info({ admin: { action: 'reveal', what, target, author: adminName(ctx) } }, 'admin reveal');
+}
+
 /** Who is making this admin request: the name of the token the gate accepted. */
 export function adminName(ctx: AppContext): string {
   const name = ctx.state.admin?.name;

@@ -15,8 +15,9 @@ import { runEndpointTest } from '../customers/custom-routes.ts';
 import type { ProcessDeps } from '../customers/process-request.ts';
 import type { AppContext, AppState } from '../http/types.ts';
 import { eventItem, traceEvent } from './trace.ts';
+import { maskTraceIdentifiers } from './mask-identifiers.ts';
 import type { EventStreams } from './event-stream.ts';
-import { adminLog, intParam, jsonBody, pageLimit, param } from './admin-params.ts';
+import { adminLog, adminRevealLog, intParam, jsonBody, pageLimit, param } from './admin-params.ts';
 import { isLagging, overdueMs } from '../delivery/lagging.ts';
 import { encodeCursor, pageCursor } from './page-cursor.ts';
 
@@ -85,8 +86,13 @@ export function adminRouter(deps: AdminDeps): Router<AppState> {
   router.get('/events/:id', async function adminEvent(ctx: AppContext) {
     const id = (ctx as AppContext & { params: { id: string } }).params.id;
     const [event] = await store.events.list({ id, limit: 1 });
+    const reveal = param(ctx, 'reveal');
+    if (reveal !== undefined && reveal !== 'identifiers') throw new AppError('INVALID_VALUE', 400, 'reveal must be identifiers', { field: 'reveal' });
     if (!event) throw new AppError('NOT_FOUND', 404, `No stored event with id ${id.slice(0, 64)}`);
-    ctx.body = await traceEvent(store, deps.plugins, event);
+    const trace = await traceEvent(store, deps.plugins, event);
+    if (reveal === undefined) return void (ctx.body = maskTraceIdentifiers(trace));
+    adminRevealLog(ctx, 'event.identifiers', event.id);
+    ctx.body = { ...trace, identifiers: 'revealed' };
   });
 
   router.get('/trace', async function adminTrace(ctx: AppContext) {

@@ -247,12 +247,25 @@ async function select(id) {
     issueList('Errors', item.errors, 'live-errors'),
     issueList('Warnings', item.warnings, 'live-warnings'),
     body);
+  await loadDetail(id, body, false);
+  // Once filled: before, the page may not be tall enough to scroll the panel up.
+  if (selectedId === id) revealIfBelow(panel);
+}
+
+/** The stored event into `body`: identifiers masked, or (`reveal`, a request the server logs) in clear. */
+async function loadDetail(id, body, reveal) {
   try {
-    const detail = await api(`/admin/events/${encodeURIComponent(id)}`);
+    const detail = await api(`/admin/events/${encodeURIComponent(id)}${reveal ? qs({ reveal: 'identifiers' }) : ''}`);
     if (selectedId !== id) return;
     const ev = detail?.event ?? {};
     const deliveries = detail?.deliveries ?? [];
     fill(body,
+      detail?.identifiers === 'masked'
+        ? h('p', { class: 'identifiers-state muted', data: { state: 'masked' } }, 'E-mail, phone, names and address are masked. ',
+          h('button', { type: 'button', class: 'live-reveal', on: { click: () => loadDetail(id, body, true) } }, 'Reveal identifiers'))
+        : detail?.identifiers === 'revealed'
+          ? h('p', { class: 'identifiers-state warn', data: { state: 'revealed' } }, 'Identifiers shown in clear (this look was logged).')
+          : null,
       h('h4', {}, 'Payload'),
       pre(ev.payload ?? null, 'code live-payload'),
       h('h4', {}, `Deliveries (${deliveries.length})`),
@@ -263,6 +276,4 @@ async function select(id) {
     if (selectedId === id) fill(body, `Could not load the event: ${err?.message ?? err}`);
     report(err);
   }
-  // Once filled: before, the page may not be tall enough to scroll the panel up.
-  if (selectedId === id) revealIfBelow(panel);
 }

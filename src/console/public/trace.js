@@ -67,16 +67,18 @@ async function search(q) {
 }
 
 /** Loads one event's trace; keeps refreshing while deliveries are still to come. */
-async function load(id, fresh) {
+async function load(id, fresh, reveal = false) {
   clearTimeout(refreshTimer);
   if (fresh) refreshes = 0;
   shownId = id;
   const seq = ++loadSeq;
   for (const b of document.querySelectorAll('.trace-hit')) b.classList.toggle('selected', b.dataset.id === id);
   try {
-    const detail = await api(`/admin/events/${encodeURIComponent(id)}`);
+    const detail = await api(`/admin/events/${encodeURIComponent(id)}${reveal ? qs({ reveal: 'identifiers' }) : ''}`);
     if (seq !== loadSeq) return;
     render(detail);
+    // A reveal is one logged look: refreshing would log it again, or mask it again.
+    if (reveal) return;
     const deliveries = detail?.deliveries ?? [];
     const waiting = deliveries.length === 0 || deliveries.some((d) => d.status === 'pending');
     // Deliveries are matched by event.id: an event without one never shows any, so no polling.
@@ -97,6 +99,7 @@ function render(detail) {
   fill($('#trace-detail'), h('div', { class: 'trace-grid' },
     h('section', { class: 'card trace-event', data: { id: ev.id } },
       h('h3', {}, `${ev.name ?? 'event'} `, h('span', { class: `status status-${ev.status}` }, ev.status ?? '')),
+      identifiersBar(detail),
       h('dl', { class: 'facts' },
         h('dt', {}, 'tracklane id'), h('dd', { class: 'mono' }, ev.id ?? ''),
         h('dt', {}, 'event id'), h('dd', { class: 'mono' }, ev.event_id ?? '—'),
@@ -110,6 +113,18 @@ function render(detail) {
       h('h3', {}, `Deliveries (${deliveries.length})`),
       deliveries.length === 0 ? h('p', { class: 'muted' }, noDeliveries(ev)) : null,
       deliveries.map(deliveryCard))));
+}
+
+/** Identifiers come masked; revealing them is one request the server logs with this token's name. */
+function identifiersBar(detail) {
+  const id = detail?.event?.id;
+  if (detail?.identifiers === 'revealed') {
+    return h('p', { class: 'identifiers-state warn', data: { state: 'revealed' } }, 'Identifiers shown in clear (this look was logged). ',
+      h('button', { type: 'button', class: 'trace-mask link', on: { click: () => load(id, true) } }, 'Mask again'));
+  }
+  if (detail?.identifiers !== 'masked') return null;
+  return h('p', { class: 'identifiers-state muted', data: { state: 'masked' } }, 'E-mail, phone, names and address are masked. ',
+    h('button', { type: 'button', class: 'trace-reveal', on: { click: () => load(id, true, true) } }, 'Reveal identifiers'));
 }
 
 function noDeliveries(ev) {
