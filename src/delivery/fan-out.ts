@@ -152,5 +152,7 @@ function toDeliveries(p: DestinationPlan, offerFor: (destinationId: string) => H
   }
   // A mapping that failed (a plugin or rule bug) is recorded as failed so the operator sees
   // it, never retried; a request that cannot be built fails the same way in the send lane.
-  return [{ ...base, status: p.status, item: null, reason: p.reason, message: p.message }];
+  // A skip's warnings are its explanation ("see warnings"), so they are kept with it.
+  const message = p.warnings.length === 0 ? p.message : `${p.message}. Warnings: ${p.warnings.join('; ')}`;
+  return [{ ...base, status: p.status, item: null, reason: p.reason, message }];
 }

@@ -128,8 +128,9 @@ export function mapEventForDestination(input: MapEventInput): MapResult {
   if (wantWarnings) warnings.push(...attributionWarnings(type, plugin, attribution.warnings));
 
   let identifiers: Record<string, string | string[]> = {};
+  let hashed: HashedIdentifiers | undefined;
   if (plugin.identifiers !== null) {
-    const hashed = input.hashed ?? hashIdentifiers(event.user, plugin.identifiers, { defaultCountry: account.country ?? undefined });
+    hashed = input.hashed ?? hashIdentifiers(event.user, plugin.identifiers, { defaultCountry: account.country ?? undefined });
     identifiers = hashed.fields;
     if (wantWarnings) warnings.push(...identifierWarnings(type, hashed.warnings));
   }
@@ -144,18 +145,26 @@ export function mapEventForDestination(input: MapEventInput): MapResult {
   });
   const applied = applyRules(input.rules, data);
   if (wantWarnings) warnings.push(...applied.warnings.map((w) => `${type}: ${w}`));
+  // A skip after the rules ran is explained by its warnings (a missing client id, a failed
+  // "when"), so they are made even for a caller that collects none: fan-out keeps them with
+  // the skipped delivery.
+  const skipWarnings = (): string[] => distinct(wantWarnings ? warnings : [
+    ...attributionWarnings(type, plugin, attribution.warnings),
+    ...(hashed === undefined ? [] : identifierWarnings(type, hashed.warnings)),
+    ...applied.warnings.map((w) => `${type}: ${w}`),
+  ]);
   if (applied.overBudget.length > 0) {
     return skipped(type, 'rule_budget_exceeded',
-      `rule ${applied.overBudget.join(', ')} was stopped: this destination's rules ran out of the evaluation step budget they share for one event; nothing sent`, warnings);
+      `rule ${applied.overBudget.join(', ')} was stopped: this destination's rules ran out of the evaluation step budget they share for one event; nothing sent`, skipWarnings());
   }
   if (applied.events.length === 0) {
     if (applied.considered.length === 0) {
-      return skipped(type, 'no_matching_rule', `no rule is written for ${event.event.name}; nothing sent`, warnings);
+      return skipped(type, 'no_matching_rule', `no rule is written for ${event.event.name}; nothing sent`, skipWarnings());
     }
     const ids = applied.considered.join(', ');
     return skipped(type, 'condition_not_met',
       `${applied.considered.length === 1 ? 'rule' : 'rules'} ${ids} ${applied.considered.length === 1 ? 'is' : 'are'} written for ${event.event.name}, ` +
-      'but produced no native event (its "when" condition was false, or it failed: see warnings); nothing sent', warnings);
+      'but produced no native event (its "when" condition was false, or it failed: see warnings); nothing sent', skipWarnings());
   }
 
   for (const native of applied.events) {
