@@ -64,8 +64,8 @@ describe('cli: customers', function () {
     expect(empty.code).to.equal(0);
     expect(empty.stdout).to.equal(`no custom endpoints under ${customersDir}\n`);
     const demo = await run([join(ROOT, 'src/cli/bin.mjs'), 'customers', 'list'], { DATA_DIR: dataDir });
-    expect(demo.stdout.split('\n')[0]).to.match(/^CUSTOMER +ENDPOINT +AUTH +PRODUCTION\/MIN +TEST\/MIN +DESCRIPTION$/);
-    expect(demo.stdout).to.match(/^demo +patient-interaction +ip_allow, jwt +1200 +1000 /m);
+    expect(demo.stdout.split('\n')[0]).to.match(/^CUSTOMER +ENDPOINT +AUTH +PRODUCTION\/MIN +TEST\/MIN +VERSIONS +DESCRIPTION$/);
+    expect(demo.stdout).to.match(/^demo +patient-interaction +ip_allow, jwt +1200 +1000 +1 current \(0 uses\) /m);
   });
 
   it('customers new scaffolds a working endpoint that loads, is listed, and passes its own generated test', async () => {
@@ -78,9 +78,11 @@ describe('cli: customers', function () {
       endpoint: 'lead-sync',
       folder,
       path: '/service/custom/lead-sync',
-      files: ['schema.json', 'endpoint.json', 'handler.ts', 'example.json', 'README.md', 'lead-sync.test.ts'],
+      files: ['endpoint.json', 'README.md', 'lead-sync.test.ts', 'versions/1/schema.json', 'versions/1/handler.ts', 'versions/1/example.json'],
     });
-    expect(readdirSync(folder).sort()).to.deep.equal(['README.md', 'endpoint.json', 'example.json', 'handler.ts', 'lead-sync.test.ts', 'schema.json']);
+    expect(readdirSync(folder).sort()).to.deep.equal(['README.md', 'endpoint.json', 'lead-sync.test.ts', 'versions']);
+    expect(readdirSync(join(folder, 'versions/1')).sort()).to.deep.equal(['example.json', 'handler.ts', 'schema.json']);
+    expect(JSON.parse(readFileSync(join(folder, 'endpoint.json'), 'utf8'))).to.include({ current_version: 1 });
     // Outside this package the folder is declared ES modules, as handlers need.
     expect(JSON.parse(readFileSync(join(customersDir, 'package.json'), 'utf8'))).to.deep.equal({ private: true, type: 'module' });
 
@@ -121,9 +123,9 @@ describe('cli: customers', function () {
   });
 
   it('customers list names a broken folder and exits 1', async () => {
-    writeFileSync(join(customersDir, 'acme/endpoints/lead-sync/example.json'), '{"reference": 1, "occurred_at": "2024-05-01T12:00:00Z"}');
+    writeFileSync(join(customersDir, 'acme/endpoints/lead-sync/versions/1/example.json'), '{"reference": 1, "occurred_at": "2024-05-01T12:00:00Z"}');
     const r = await cli('customers', 'list', '--json');
-    expectFailure(r, 1, new RegExp(`^tracklane: custom endpoint ${join(customersDir, 'acme/endpoints/lead-sync')}: example\\.json does not pass schema\\.json: reference must be a string, got a whole number\\n$`));
-    expect(existsSync(join(customersDir, 'acme/endpoints/lead-sync/handler.ts'))).to.equal(true);
+    expectFailure(r, 1, new RegExp(`^tracklane: custom endpoint ${join(customersDir, 'acme/endpoints/lead-sync/versions/1')}: example\\.json does not pass schema\\.json: reference must be a string, got a whole number\\n$`));
+    expect(existsSync(join(customersDir, 'acme/endpoints/lead-sync/versions/1/handler.ts'))).to.equal(true);
   });
 });

@@ -2,7 +2,7 @@
 // folder's customer alone (another customer's unfinished folder beside it changes nothing),
 // and an account on the CUSTOM plan bound to the folder's customer. Endpoint tests (customers/**/*.test.ts) and scaffolded tests use it; it
 // re-exports chai's expect so a test outside this package needs no bare imports.
-import { readFileSync, rmSync, symlinkSync } from 'node:fs';
+import { rmSync, symlinkSync } from 'node:fs';
 export { expect } from 'chai';
 import { basename, dirname, join, resolve } from 'node:path';
 import type { CreateAccountInput } from '../../src/accounts/account-service.ts';
@@ -22,7 +22,7 @@ export interface EndpointHarness {
   customer: string;
   endpoint: string;
   path: string;
-  /** example.json, parsed. */
+  /** The current version's example.json, as loaded. */
   example: any;
   post(body: unknown, opts?: CustomPostOptions): Promise<TestResponse>;
   /** Another account: `{ tier: 'PRO' }`, `{ customer: null }` (unbound), approved events… */
@@ -62,7 +62,7 @@ export async function startEndpointHarness(endpointDir: string, opts: HarnessOpt
     customer,
     endpoint,
     path,
-    example: JSON.parse(readFileSync(resolve(dir, 'example.json'), 'utf8')),
+    example: server.running.customers.get(customer)!.get(endpoint)!.example,
     makeAccount,
     post(body, o = {}) {
       const a = o.account ?? account;
