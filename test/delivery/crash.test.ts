@@ -44,13 +44,14 @@ function startServer(dataDir: string): Promise<Server> {
   return new Promise((resolve, reject) => {
     let buf = '';
     const timer = setTimeout(() => reject(new Error(`server did not start: ${stderr}`)), 20_000);
+    // Ready once delivery runs too: the server listens before its delivery thread is up, and
+    // the kill must come while deliveries are under way.
     child.stdout!.on('data', (c: Buffer) => {
       buf += c.toString();
-      for (const line of buf.split('\n')) {
-        if (!line.includes('tracklane listening')) continue;
-        clearTimeout(timer);
-        resolve({ child, url: (JSON.parse(line) as { url: string }).url, exited });
-      }
+      const listening = buf.split('\n').find((line) => line.includes('tracklane listening'));
+      if (listening === undefined || !buf.includes('"msg":"delivery started"')) return;
+      clearTimeout(timer);
+      resolve({ child, url: (JSON.parse(listening) as { url: string }).url, exited });
     });
     child.once('exit', (code) => reject(new Error(`server exited (${code}) before listening: ${stderr}`)));
   });
