@@ -33,6 +33,7 @@ export const CONSOLE_FILES: Readonly<Record<string, { file: string; type: string
   '/console/json-position.js': { file: 'json-position.js', type: TYPES.js },
   '/console/custom.js': { file: 'custom.js', type: TYPES.js },
   '/console/delivery-actions.js': { file: 'delivery-actions.js', type: TYPES.js },
+  '/console/accounts.js': { file: 'accounts.js', type: TYPES.js },
 };
 
 export const CONSOLE_CSP = [

@@ -10,6 +10,7 @@ import { startTestServer, waitFor, type TestAccount, type TestServer } from '../
 import { startDestinationDouble, type DestinationDouble } from '../helpers/destination-double.ts';
 import { checkout, SETTINGS } from '../delivery/delivery-fixture.ts';
 import { launchChromium, type Chromium } from './chromium.ts';
+import { layoutProblems, PHONE } from './phone-layout.ts';
 
 const ADMIN_TOKEN = `console-actions-${randomBytes(12).toString('hex')}`;
 const WAIT = 15_000;
@@ -180,5 +181,68 @@ describe('console in a browser: actions on failing deliveries, error bodies, the
     await asked;
     await hook.waitFor(() => received('ORD-A4') === 2, WAIT, 'ORD-A4 sent again by retry now');
     await page.locator('.trace-delivery .trace-status[data-status="delivered"]').waitFor();
+  });
+
+  it('live: a row shows the time in UTC, the account name, the intake endpoint and the first error code', async () => {
+    await nav('live');
+    await send(checkout('ORD-L-BAD', { event: { name: 'checkout_completed', id: 'ORD-L-BAD', value: 5, currency: 'EURO' } }));
+    const row = page.locator('.live-row[data-event-id="ORD-L-BAD"]');
+    await row.waitFor();
+    const [stored] = await s.running.store.events.list({ search: 'ORD-L-BAD', limit: 1 });
+    const code = stored.errors[0].code;
+    expect(await text(row.locator('.live-first-error'))).to.equal(code);
+    expect(await text(row.locator('.live-source'))).to.equal(stored.source);
+    await row.locator('.live-account', { hasText: 'Actions shop' }).waitFor();
+    expect(await text(row.locator('.live-account'))).to.contain(shop.scriptId);
+    const at = new Date(stored.receivedAt).toISOString().replace('T', ' ').replace('Z', ' UTC');
+    expect(await text(row.locator('.live-time'))).to.equal(at);
+  });
+
+  it('live: the detail labels the stored payload (normalised, or the body as received) and the time carries its zone', async () => {
+    const bad = page.locator('.live-row[data-event-id="ORD-L-BAD"]');
+    await bad.click();
+    await page.locator('#live-detail .live-payload').waitFor();
+    expect(await text(page.locator('#live-detail .live-payload-label'))).to.match(/^Body as received/);
+    expect(await text(page.locator('#live-detail'))).to.contain(' UTC').and.contain('Actions shop');
+
+    await send(checkout('ORD-L-OK'));
+    const ok = page.locator('.live-row[data-event-id="ORD-L-OK"]');
+    await ok.click();
+    await page.locator('#live-detail .live-payload').waitFor();
+    expect(await text(page.locator('#live-detail .live-payload-label'))).to.match(/^Normalised event/);
+    expect(await text(page.locator('#live-detail .live-payload-note'))).to.contain('not kept');
+    expect(await text(ok.locator('.live-first-error'))).to.equal('');
+  });
+
+  it('live: a filter that excludes the event in the side panel closes the panel', async () => {
+    const detail = page.locator('#live-detail');
+    expect(await detail.isVisible()).to.equal(true);
+    await page.selectOption('#live-filter-status', 'rejected');
+    await page.locator('.live-row[data-event-id="ORD-L-BAD"]').waitFor();
+    expect(await detail.isVisible(), 'the accepted ORD-L-OK is filtered out').to.equal(false);
+
+    await page.locator('.live-row[data-event-id="ORD-L-BAD"]').click();
+    await page.locator('#live-detail .live-payload').waitFor();
+    await page.selectOption('#live-filter-status', '');
+    await page.locator('.live-row[data-event-id="ORD-L-OK"]').waitFor();
+    expect(await detail.isVisible(), 'ORD-L-BAD still matches').to.equal(true);
+  });
+
+  it('at a phone\'s width the live view with its new columns and the destinations with their actions still fit', async () => {
+    await page.setViewportSize(PHONE);
+    try {
+      await page.locator('.live-row[data-event-id="ORD-L-BAD"]').waitFor();
+      const problems = await layoutProblems(page, 'live', 'tracklane id');
+      await nav('destinations');
+      await page.locator(`.dest-row[data-destination-id="${destId}"] .dest-pause`).waitFor();
+      problems.push(...await layoutProblems(page, 'destinations'));
+      expect(problems).to.deep.equal([]);
+    } finally {
+      await page.setViewportSize({ width: 1280, height: 800 });
+    }
+  });
+
+  it('no CSP violation and no uncaught error in the page', () => {
+    expect(pageProblems).to.deep.equal([]);
   });
 });

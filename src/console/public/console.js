@@ -2,6 +2,7 @@
 // with init(app) (wires its controls once) and show(arg) (called when it becomes visible).
 import { api, report, setUnauthorizedHandler, token } from './api.js';
 import { $, $$, fill, h } from './dom.js';
+import { setAccounts } from './accounts.js';
 import * as live from './live.js';
 import * as trace from './trace.js';
 import * as destinations from './destinations.js';
@@ -41,6 +42,7 @@ function showLogin(message) {
 async function loadAccounts() {
   try {
     const { items = [] } = (await api('/admin/accounts')) ?? {};
+    setAccounts(items);
     const selects = [[$('#live-filter-account'), 'all'], [$('#dest-filter-account'), 'all'], [$('#rules-preview-account'), "the scope's account"]];
     for (const [sel, none] of selects) {
       const keep = sel.value;

@@ -59,14 +59,12 @@ export function pretty(value) {
 
 export const pre = (value, cls = 'code') => h('pre', { class: cls }, pretty(value));
 
-const pad = (n, w = 2) => String(n).padStart(w, '0');
-
-/** Milliseconds since the epoch → local time, `2024-05-01 09:30:12.345`. */
+/** Milliseconds since the epoch → UTC, as the CLI and the logs give it: `2024-05-01 09:30:12.345 UTC`. */
 export function fmtTime(ms) {
   if (ms === null || ms === undefined || ms === '') return '';
   const d = new Date(Number(ms));
   if (Number.isNaN(d.getTime())) return String(ms);
-  return `${d.getFullYear()}-${pad(d.getMonth() + 1)}-${pad(d.getDate())} ${pad(d.getHours())}:${pad(d.getMinutes())}:${pad(d.getSeconds())}.${pad(d.getMilliseconds(), 3)}`;
+  return d.toISOString().replace('T', ' ').replace('Z', ' UTC');
 }
 
 /** A duration, human: `12 s`, `3 min`, `5 h`, `2 d`. */

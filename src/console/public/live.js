@@ -1,7 +1,8 @@
 // Live view: GET /admin/stream read with fetch (so the bearer header goes along), newest
 // event on top, at most MAX_ROWS kept; filters re-open the stream; pause holds new rows.
 import { api, openStream, qs, readEvents, report } from './api.js';
-import { $, count, fill, fmtTime, h, issueList, pre, revealIfBelow } from './dom.js';
+import { $, $$, count, fill, fmtTime, h, issueList, pre, revealIfBelow } from './dom.js';
+import { accountLabel, onAccounts } from './accounts.js';
 
 const MAX_ROWS = 500;
 const PRELOAD = 100;
@@ -31,6 +32,10 @@ export function init(ctx) {
     typing = setTimeout(refilter, 500);
   });
   $('#live-pause').addEventListener('click', () => setPaused(!paused));
+  // Rows drawn before the account names arrived get them now.
+  onAccounts(() => {
+    for (const td of $$('#live-list .live-account')) fill(td, accountLabel(td.dataset.scriptId));
+  });
   $('#live-list').addEventListener('click', (e) => {
     const tr = e.target.closest('.live-row');
     if (tr) select(tr.dataset.id);
@@ -67,6 +72,9 @@ function restart(force) {
   const key = JSON.stringify(filters());
   if (!force && key === openFilters) return;
   openFilters = key;
+  // The side panel never shows an event the list now leaves out.
+  const chosen = selectedId === null ? undefined : byId.get(selectedId)?.item;
+  if (selectedId !== null && !(chosen && matches(chosen, filters()))) closeDetail();
   const gen = ++generation;
   controller?.abort();
   controller = new AbortController();
@@ -118,6 +126,17 @@ async function preload(gen, f) {
   } catch (err) {
     report(err);
   }
+}
+
+/** The stream's filters as the server applies them (exact account, status and name). */
+function matches(item, f) {
+  return (!f.script_id || item.script_id === f.script_id) && (!f.status || item.status === f.status) && (!f.name || item.name === f.name);
+}
+
+function closeDetail() {
+  $('#live-detail').hidden = true;
+  selectedId = null;
+  for (const r of rows) r.tr.classList.remove('selected');
 }
 
 function setState(state, text) {
@@ -218,13 +237,34 @@ function rowFor(item, fresh) {
     data: { id: item.id, eventId: item.event_id ?? '', status: item.status ?? '' },
     tabindex: '0',
   },
-  h('td', { class: 'nowrap' }, fmtTime(item.received_at)),
-  h('td', {}, item.script_id ?? ''),
+  h('td', { class: 'nowrap live-time' }, fmtTime(item.received_at)),
+  h('td', { class: 'live-account', data: { scriptId: item.script_id ?? '' } }, accountLabel(item.script_id)),
   h('td', {}, item.name ?? ''),
   h('td', { class: 'mono' }, item.event_id ?? ''),
+  h('td', { class: 'live-source', title: 'the intake endpoint: event, standard or custom:<endpoint>' }, item.source ?? ''),
   h('td', {}, h('span', { class: `status status-${item.status}` }, item.status ?? '')),
+  h('td', { class: 'mono bad live-first-error' }, firstErrorCode(item.errors)),
   h('td', { class: 'num' }, String(count(item.errors))),
   h('td', { class: 'num' }, String(count(item.warnings))));
+}
+
+/** The first error's code ('' for none), for a row: what to look at before opening it. */
+function firstErrorCode(errors) {
+  const first = Array.isArray(errors) ? errors[0] : undefined;
+  if (first === undefined) return '';
+  return typeof first === 'string' ? first.split(':')[0] : String(first?.code ?? '');
+}
+
+/** What the stored payload is: intake keeps the normalised event of an accepted one, the body as received otherwise. */
+function payloadLabel(ev) {
+  if (ev.payload === null || ev.payload === undefined) {
+    return [h('h4', { class: 'live-payload-label' }, 'Body as received'), h('p', { class: 'muted live-payload-note' }, 'not kept: it broke a size or shape limit')];
+  }
+  if (ev.status === 'rejected') {
+    return [h('h4', { class: 'live-payload-label' }, 'Body as received'), h('p', { class: 'muted live-payload-note' }, 'rejected, so not normalised: stored as it came')];
+  }
+  return [h('h4', { class: 'live-payload-label' }, 'Normalised event'),
+    h('p', { class: 'muted live-payload-note' }, 'as validated and stored (defaults applied); the body as received is not kept for accepted events')];
 }
 
 async function select(id) {
@@ -238,11 +278,12 @@ async function select(id) {
     h('div', { class: 'detail-head' },
       h('h3', {}, `${item.name ?? 'event'} `, h('span', { class: `status status-${item.status}` }, item.status ?? '')),
       h('button', { type: 'button', class: 'live-trace link', on: { click: () => app.go('trace', id) } }, 'Trace →'),
-      h('button', { type: 'button', class: 'quiet', on: { click: () => { panel.hidden = true; selectedId = null; } } }, '×')),
+      h('button', { type: 'button', class: 'quiet', on: { click: closeDetail } }, '×')),
     h('dl', { class: 'facts' },
       h('dt', {}, 'tracklane id'), h('dd', { class: 'mono' }, id),
       h('dt', {}, 'event id'), h('dd', { class: 'mono' }, item.event_id ?? '—'),
-      h('dt', {}, 'account'), h('dd', {}, item.script_id ?? ''),
+      h('dt', {}, 'account'), h('dd', {}, accountLabel(item.script_id)),
+      h('dt', {}, 'intake'), h('dd', {}, item.source ?? ''),
       h('dt', {}, 'received'), h('dd', {}, fmtTime(item.received_at))),
     issueList('Errors', item.errors, 'live-errors'),
     issueList('Warnings', item.warnings, 'live-warnings'),
@@ -266,7 +307,7 @@ async function loadDetail(id, body, reveal) {
         : detail?.identifiers === 'revealed'
           ? h('p', { class: 'identifiers-state warn', data: { state: 'revealed' } }, 'Identifiers shown in clear (this look was logged).')
           : null,
-      h('h4', {}, 'Payload'),
+      payloadLabel(ev),
       pre(ev.payload ?? null, 'code live-payload'),
       h('h4', {}, `Deliveries (${deliveries.length})`),
       deliveries.length === 0 ? h('p', { class: 'muted' }, 'none yet') : h('ul', { class: 'plain' }, deliveries.map((d) =>
