@@ -22,7 +22,16 @@ async function main(): Promise<void> {
     throw e;
   }
   const logger = createLogger(config.logLevel, serverLogDestination());
-  const running = await startServer(config, { logger });
+  let running;
+  try {
+    running = await startServer(config, { logger });
+  } catch (err) {
+    // startServer has stopped what it started, so this is the last line (pino writes what
+    // is pending on exit, in order); the stderr line is for whoever reads only that.
+    logger.fatal({ err }, 'tracklane failed to start');
+    process.stderr.write(`tracklane: failed to start: ${err instanceof Error ? err.message : String(err)}\n`);
+    process.exit(1);
+  }
   logger.info({
     url: running.url, store: running.store.kind, dataDir: config.dataDir,
     database: describeDatabase(config), envFile: envFile.file,

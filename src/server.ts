@@ -75,6 +75,24 @@ export interface StartOptions {
 
 export async function startServer(config: Config, opts: StartOptions = {}): Promise<Running> {
   const logger = opts.logger ?? createLogger(config.logLevel);
+  // What start-up has started, stopped in reverse when a later step fails (a port in use):
+  // the caller then reports the failure last, with no watcher, pool or store left running.
+  const started: (() => unknown)[] = [];
+  try {
+    return await start(config, opts, logger, started);
+  } catch (err) {
+    for (const stop of started.reverse()) {
+      try {
+        await stop();
+      } catch (stopErr) {
+        logger.warn({ err: stopErr }, 'stopping after a failed start failed');
+      }
+    }
+    throw err;
+  }
+}
+
+async function start(config: Config, opts: StartOptions, logger: Logger, started: (() => unknown)[]): Promise<Running> {
   // Plugins first: a broken one stops start before the store is touched.
   const plugins = await loadPlugins(config.pluginsDir);
   const customers = await loadCustomers(config.customersDir);
@@ -82,10 +100,13 @@ export async function startServer(config: Config, opts: StartOptions = {}): Prom
     for (const w of ep.warnings) logger.warn({ customer: ep.customer, endpoint: ep.name }, w);
   }
   const endpointWatcher = watchNewEndpoints(config.customersDir, customers, { logger });
+  started.push(() => endpointWatcher.close());
   const store = opts.store ?? (await openStore(config, 'server', { onError: (err) => logger.warn({ err }, 'a database connection failed; the pool replaces it') }));
+  if (!opts.store) started.push(() => store.close());
   // The files overlaid by the live versions in the store (src/rules/README.md); its first read before serving.
   usePluginRules(config.rulesDir, config.pluginsDir);
   const rules = startRuleWatcher({ dir: config.rulesDir, logger, store: store.rules });
+  started.push(() => rules.close());
   await rules.ready;
   const shared = isPgStore(store) ? store : null;
   const metrics = createMetrics();
@@ -100,9 +121,13 @@ export async function startServer(config: Config, opts: StartOptions = {}): Prom
   });
   const authenticator = createAuthenticator(store);
   const pool = createServerHashPool(serverPoolThreads(config.workers).http, logger);
+  started.push(() => pool.close());
   const customRecords = shared ? pgCustomRecordStore(shared.pool) : openCustomRecordStore(sqliteFile(config), { busyTimeoutMs: SERVER_BUSY_TIMEOUTS.mainMs });
+  started.push(() => customRecords.close());
   const handlers = createHandlerPool({ memoryMb: config.handlerMemoryMb });
+  started.push(() => handlers.close());
   const drafts = createDraftPool({ pluginsDir: config.pluginsDir, timeLimitMs: opts.draftTimeLimitMs });
+  started.push(() => drafts.close());
   const app = createApp({
     config,
     store,
@@ -135,6 +160,7 @@ export async function startServer(config: Config, opts: StartOptions = {}): Prom
       resolve();
     });
   });
+  started.push(() => new Promise<void>((r) => server.close(() => r())));
   if (config.adminTokens.length === 0) logger.info('admin API and console are off (/admin and /console answer 404): set ADMIN_TOKEN to turn them on');
   const addr = server.address() as AddressInfo;
   const host = addr.family === 'IPv6' ? `[${addr.address}]` : addr.address === '0.0.0.0' ? '127.0.0.1' : addr.address;

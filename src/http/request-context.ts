@@ -7,6 +7,8 @@ import { clientIp, type TrustProxy } from '../client-ip.ts';
 import type { AppContext, ResponseFamily } from './types.ts';
 
 const INCOMING_ID = /^[A-Za-z0-9._-]{8,128}$/;
+/** Probes a supervisor or load balancer calls every few seconds: their lines would bury the rest at info. */
+const PROBE_PATHS: ReadonlySet<string> = new Set(['/healthz', '/readyz']);
 
 /** The body shape a path's errors take, known before any route runs. */
 export function familyOf(path: string): ResponseFamily {
@@ -37,10 +39,9 @@ export function requestContext(opts: { logger: Logger; metrics: Metrics; trustPr
       opts.metrics.requests.inc({ route, status: String(ctx.status) });
       opts.metrics.duration.observe({ route }, seconds);
       // Path only: query strings may carry what must not be logged.
-      ctx.state.log.info(
-        { method: ctx.method, path: ctx.path, ip: ctx.ip, status: ctx.status, ms: Math.round(seconds * 1e4) / 10, scriptId: ctx.state.account?.scriptId },
-        'request',
-      );
+      const line = { method: ctx.method, path: ctx.path, ip: ctx.ip, status: ctx.status, ms: Math.round(seconds * 1e4) / 10, scriptId: ctx.state.account?.scriptId };
+      if (PROBE_PATHS.has(ctx.path)) ctx.state.log.debug(line, 'request');
+      else ctx.state.log.info(line, 'request');
     }
   };
 }

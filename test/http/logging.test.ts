@@ -60,4 +60,14 @@ describe('logging', () => {
     expect(requestLines.length).to.equal(ids.length);
     for (const l of requestLines) expect(l.reqId).to.be.a('string');
   });
+
+  it('logs the health and readiness probes at debug, every other request at info', async () => {
+    const levelOf = async (path: string) => {
+      const id = (await fetch(`${running.url}${path}`)).headers.get('x-request-id');
+      const line = lines.map((l) => JSON.parse(l)).find((l) => l.reqId === id && l.msg === 'request');
+      return [path, line?.level];
+    };
+    expect([await levelOf('/healthz'), await levelOf('/readyz'), await levelOf('/no-such-path')])
+      .to.deep.equal([['/healthz', 20], ['/readyz', 20], ['/no-such-path', 30]]);
+  });
 });
