@@ -2,7 +2,7 @@
 // 400 CUSTOM_VALIDATION_ERROR carries: the field (dotted, indexes in brackets), what was
 // expected there in words, and a sentence.
 import type { ErrorObject } from 'ajv/dist/2020.js';
-import { ajv } from '../schema/ajv.ts';
+import { ajv, compilePayloadSchema } from '../schema/ajv.ts';
 import { toField } from '../schema/translate-errors.ts';
 import { describeSchema } from './expected-format.ts';
 
@@ -96,7 +96,7 @@ function problem(e: ErrorObject, root: Schema): BodyProblem {
  */
 export function compileBodySchema(schema: Record<string, unknown>): BodyValidator {
   if (typeof schema.$id === 'string') ajv.removeSchema(schema.$id);
-  const validate = ajv.compile(schema);
+  const validate = compilePayloadSchema(schema);
   return (body) => {
     if (validate(body)) return [];
     const errors = validate.errors ?? [];

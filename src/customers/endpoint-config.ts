@@ -1,7 +1,7 @@
 // endpoint.json: an endpoint's extra authentication, rate limits and handler settings.
 // Its schema is checked at load, so a typo stops start instead of opening an endpoint.
 import type { ErrorObject } from 'ajv';
-import { ajv07 } from '../schema/ajv-draft07.ts';
+import { compileDraft07Schema } from '../schema/ajv-draft07.ts';
 
 /** An API key in a header, compared with stored SHA-256 hashes in constant time. */
 export interface ApiKeyAuthConfig {
@@ -182,7 +182,7 @@ export const endpointConfigSchema = {
   },
 } as const;
 
-const validate = ajv07.compile<EndpointConfig>(endpointConfigSchema);
+const validate = compileDraft07Schema<EndpointConfig>(endpointConfigSchema);
 
 function describe(e: ErrorObject): string {
   const where = e.instancePath === '' ? '' : `${e.instancePath.slice(1).replaceAll('/', '.')}: `;

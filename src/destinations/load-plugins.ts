@@ -4,7 +4,7 @@
 import { readdirSync, existsSync, statSync } from 'node:fs';
 import { join } from 'node:path';
 import type { ValidateFunction } from 'ajv';
-import { ajv07 } from '../schema/ajv-draft07.ts';
+import { compileDraft07Schema } from '../schema/ajv-draft07.ts';
 import { nativeValidator } from './native-schema.ts';
 import { checkIdentifierSpec } from '../identifiers/index.ts';
 import type { AttributionSpec, NamedAttributionSpec } from '../attribution/index.ts';
@@ -95,7 +95,7 @@ const SPECS = new WeakMap<PluginRegistry, NamedAttributionSpec[]>();
 function settingsValidator(plugin: DestinationPlugin, folder: string): (s: unknown) => string[] {
   let validate: ValidateFunction;
   try {
-    validate = ajv07.compile(plugin.settingsSchema);
+    validate = compileDraft07Schema(plugin.settingsSchema);
   } catch (e) {
     throw new PluginLoadError(folder, `settingsSchema does not compile: ${(e as Error).message}`);
   }

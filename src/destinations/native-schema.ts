@@ -4,8 +4,8 @@
 // Draft-07 schemas compile on the service's draft-07 instance, 2020-12 ones on the payload
 // instance (one Ajv instance per draft); each schema is compiled once.
 import type { ErrorObject, ValidateFunction } from 'ajv';
-import { ajv } from '../schema/ajv.ts';
-import { ajv07 } from '../schema/ajv-draft07.ts';
+import { compilePayloadSchema } from '../schema/ajv.ts';
+import { compileDraft07Schema } from '../schema/ajv-draft07.ts';
 import { asExpanded } from './dot-path.ts';
 
 const DRAFT_2020 = 'https://json-schema.org/draft/2020-12/schema';
@@ -15,7 +15,7 @@ const compiled = new WeakMap<object, ValidateFunction>();
 export function nativeValidator(schema: Record<string, unknown>): ValidateFunction {
   let v = compiled.get(schema);
   if (v === undefined) {
-    v = (schema.$schema === DRAFT_2020 ? ajv.compile(schema) : ajv07.compile(schema)) as ValidateFunction;
+    v = (schema.$schema === DRAFT_2020 ? compilePayloadSchema(schema) : compileDraft07Schema(schema)) as ValidateFunction;
     compiled.set(schema, v);
   }
   return v;

@@ -1,7 +1,7 @@
 // The JSON Schema of a rule file (RuleFile in types.ts), compiled once on the service's
 // Ajv instance, and the translation of its errors into `path: message` lines.
 import type { ErrorObject } from 'ajv/dist/2020.js';
-import { ajv } from '../schema/ajv.ts';
+import { compilePayloadSchema } from '../schema/ajv.ts';
 import { childPointer } from './json-pointer.ts';
 
 /** Destination type names: the plugin folder names (`ga4`, `google-ads`, `meta-capi`). */
@@ -45,7 +45,7 @@ export const RULE_FILE_SCHEMA = {
   },
 } as const;
 
-const validate = ajv.compile(RULE_FILE_SCHEMA);
+const validate = compilePayloadSchema(RULE_FILE_SCHEMA);
 
 export interface SchemaProblem {
   /** JSON Pointer inside the file. */

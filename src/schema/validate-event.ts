@@ -1,6 +1,6 @@
 // validateEvent: the standard event payload → every error and warning, and the normalised
 // event when there is no error. Schema first (compiled once, here), then the prose rules.
-import { ajv } from './ajv.ts';
+import { compilePayloadSchema } from './ajv.ts';
 import { CART_VIEWED } from './event-requirements.ts';
 import { eventPayloadSchema } from './event-schema.ts';
 import { cloneJson } from './clone-json.ts';
@@ -11,7 +11,7 @@ import type { RuleContext } from './rules/rule-context.ts';
 import { translateErrors } from './translate-errors.ts';
 import type { Issue, ValidationContext, ValidationResult } from './types.ts';
 
-const validatePayload = ajv.compile(eventPayloadSchema);
+const validatePayload = compilePayloadSchema(eventPayloadSchema);
 
 /**
  * Validates a standard event payload for one account and normalises it.

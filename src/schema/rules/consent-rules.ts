@@ -8,13 +8,13 @@
 //   0 count as a refusal; "true", "yes", "granted", 1 as a grant). A member that is missing
 //   or unreadable takes the account's default only when no member is refused; if any member
 //   is refused, the unreadable ones are refused too. Every such repair is a CONSENT_REPLACED warning.
-import { ajv } from '../ajv.ts';
+import { compilePayloadSchema } from '../ajv.ts';
 import { consentFormatSchema } from '../object-schemas.ts';
 import { isRecord } from '../guards.ts';
 import type { Consent } from '../types.ts';
 import { warn, type RuleContext } from './rule-context.ts';
 
-const isConsentFormat = ajv.compile<Consent>(consentFormatSchema);
+const isConsentFormat = compilePayloadSchema<Consent>(consentFormatSchema);
 const CONSENT_KEYS = ['analytics', 'personalization', 'marketing'] as const;
 const KNOWN_KEYS: ReadonlySet<string> = new Set(CONSENT_KEYS);
 const REFUSALS: ReadonlySet<unknown> = new Set([false, 0, 'false', 'no', 'denied', '0']);
