@@ -80,7 +80,10 @@ const OPS: Op[] = [
     ],
     errors: { '400': 'INVALID_VALUE / OUT_OF_RANGE: a filter is malformed' },
   },
-  { method: 'get', path: '/admin/events/{id}', summary: 'One event traced: payload, deliveries, native requests (masked), attempts', params: [['id', 'path', 'string', 'tracklane id']], errors: { '404': 'NOT_FOUND' } },
+  {
+    method: 'get', path: '/admin/events/{id}', summary: 'One event traced: payload, deliveries, native requests (masked), attempts; user identifiers masked unless revealed',
+    params: [['id', 'path', 'string', 'tracklane id'], ['reveal', 'query', 'string', 'identifiers: answer them clear (logged as an admin reveal)']], errors: { '400': 'INVALID_VALUE', '404': 'NOT_FOUND' },
+  },
   { method: 'get', path: '/admin/trace', summary: 'Find events by tracklane id or event.id', params: [['q', 'query', 'string', 'The id to look up'], ['script_id', 'query', 'string', 'Account']] },
   {
     method: 'get', path: '/admin/stream', summary: 'Server-Sent Events: one `intake` message per stored event (this instance)', stream: true,
@@ -104,7 +107,7 @@ const OPS: Op[] = [
   },
   { method: 'get', path: '/admin/rules', summary: 'Every (scope, destination) with its live source and version' },
   { method: 'get', path: '/admin/rules/{destination}', summary: 'The live rule document', params: [destination, scope], errors: { '404': 'NOT_FOUND' } },
-  { method: 'get', path: '/admin/rules/{destination}/history', summary: 'Publishes and rollbacks, newest first', params: [destination, scope] },
+  { method: 'get', path: '/admin/rules/{destination}/history', summary: 'Publishes, rollbacks and reverts, newest first', params: [destination, scope] },
   { method: 'get', path: '/admin/rules/versions/{version}', summary: 'One stored version', params: [['version', 'path', 'integer', 'Version number']], errors: { '404': 'NOT_FOUND' } },
   { method: 'post', path: '/admin/rules/{destination}/check', summary: 'Check a draft exactly as loading does', params: [destination], body: draft, required: ['document'] },
   { method: 'post', path: '/admin/rules/{destination}/diff', summary: 'Rule-by-rule diff of a draft against the live version', params: [destination], body: draft, required: ['document'] },
@@ -127,6 +130,11 @@ const OPS: Op[] = [
     method: 'post', path: '/admin/rules/{destination}/rollback', summary: 'Make an earlier version live again',
     params: [destination], body: { scope: { type: 'string' }, version: { type: 'integer' }, message: { type: 'string' } }, required: ['version'],
     errors: { '404': 'NOT_FOUND', '422': 'RULES_INVALID' },
+  },
+  {
+    method: 'post', path: '/admin/rules/{destination}/revert', summary: 'No published version live for the scope: its file or plugin default serves again',
+    params: [destination], body: { scope: { type: 'string' }, message: { type: 'string' } },
+    errors: { '409': 'CONFLICT: no published version is live there', '422': 'RULES_INVALID' },
   },
 ];
 

@@ -1,7 +1,7 @@
 // The admin API's rules: what serves each (scope, destination), history, stored versions,
 // and a draft's check, diff, preview (native requests with the live rules and with the
 // draft) and replay (rules-draft-runs.ts: off the HTTP thread, replays one at a time),
-// publish and rollback. Writes go through the rule-versions service, which runs the
+// publish, rollback and revert (back to the file or plugin default). Writes go through the rule-versions service, which runs the
 // loading checks first; after one, this instance re-reads the store at once (the others
 // notice the new revision within a second).
 import Router from '@koa/router';
@@ -9,7 +9,7 @@ import { AppError } from '../errors.ts';
 import type { Store } from '../store/types.ts';
 import type { NormalizedEvent } from '../schema/types.ts';
 import type { RuleWatcher } from '../rules/rule-watcher.ts';
-import { checkDraft, diffRules, liveDocuments, publishRules, rollbackRules, type RuleProblem } from '../rules/rule-versions.ts';
+import { checkDraft, diffRules, liveDocuments, publishRules, revertRules, rollbackRules, type RuleProblem } from '../rules/rule-versions.ts';
 import { DEFAULT_SCOPE } from '../rules/stored-rules.ts';
 import type { RuleFile } from '../rules/types.ts';
 import type { DraftRunner } from '../pipeline/draft-preview.ts';
@@ -153,6 +153,19 @@ export function rulesAdminRouter(deps: RulesAdminDeps): Router<AppState> {
     await deps.watcher.refresh();
     adminLog(ctx, 'rules.rollback', `${target.scope}/${target.destination}`, { version, message });
     ctx.body = { version: r.version.version };
+  });
+
+  router.post('/:destination/revert', jsonBody(), async function adminRuleRevert(ctx: AppContext) {
+    const author = adminName(ctx);
+    const key = { scope: scopeOf(ctx), destination: destinationOf(ctx) };
+    const message = text(ctx.state.body?.message, 'revert to the file or plugin default');
+    const r = await revertRules({ store: store.rules, dir: deps.dir }, key, author, message, Date.now());
+    if (!r.ok && r.nothingLive) throw new AppError('CONFLICT', 409, r.errors[0].message);
+    if (!r.ok) throw invalid(r.errors);
+    await deps.watcher.refresh();
+    const now = await liveOf(key.scope, key.destination);
+    adminLog(ctx, 'rules.revert', `${key.scope}/${key.destination}`, { from_version: r.change.version, message });
+    ctx.body = { reverted_from: r.change.version, source: now?.source ?? null, file: now?.file ?? null };
   });
 
   return router;

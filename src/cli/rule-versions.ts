@@ -1,11 +1,11 @@
-// `tracklane rules import|export|history|diff|publish|rollback`: mapping rules as versions in
+// `tracklane rules import|export|history|diff|publish|rollback|revert`: mapping rules as versions in
 // the store (src/rules/README.md, "Versions in the store"). Every change goes through
 // src/rules/rule-versions.ts, which checks it as loading will before anything is stored;
 // running instances serve it within 2 s.
 import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { basename, join, relative } from 'node:path';
 import { formatRuleError } from '../rules/load-rules.ts';
-import { diffRules, importRules, publishRules, rollbackRules, type RuleProblem, type RuleWriteResult } from '../rules/rule-versions.ts';
+import { diffRules, importRules, publishRules, revertRules, rollbackRules, type RuleProblem, type RuleWriteResult } from '../rules/rule-versions.ts';
 import { DEFAULT_SCOPE, versionLabel } from '../rules/stored-rules.ts';
 import type { RuleChange, RuleVersion } from '../store/types.ts';
 import { intFlag, parseCommand, positionals } from './args.ts';
@@ -153,7 +153,22 @@ const rollback: Command = async (args, ctx) => {
   reportWrite(r, versionLabel(target), values.json ?? false, ctx, 'rollback');
 };
 
+const revert: Command = async (args, ctx) => {
+  const cmd = ['rules', 'revert'];
+  const { values, positionals: pos } = parseCommand(args, { ...NOTE_OPTIONS, scope: { type: 'string' } }, cmd);
+  if (values.help) return void process.stdout.write(usageFor(...cmd));
+  const [destination] = positionals(pos, ['DESTINATION'], cmd);
+  const scope = values.scope ?? DEFAULT_SCOPE;
+  const json = values.json ?? false;
+  const store = await ctx.store();
+  const r = await revertRules({ store: store.rules, dir: ctx.config().rulesDir }, { scope, destination }, authorOf(values.author),
+    values.message || 'revert to the file or plugin default', Date.now());
+  if (!r.ok) refuse(json, ctx, r.errors.map((e: RuleProblem) => ({ ...e, file: e.file ?? `${scope}/${destination}` })), 'revert refused');
+  ctx.output(json).result({ ok: true, change: changeJson(r.change) }, () =>
+    `Reverted ${scope}/${destination} (was version ${r.change.version}): its rule file or plugin default serves; running instances within 2 s.`);
+};
+
 /** The version commands of `rules`, by name. */
 export const RULE_VERSION_COMMANDS: Readonly<Record<string, Command>> = {
-  import: importCmd, export: exportCmd, history, diff, publish, rollback,
+  import: importCmd, export: exportCmd, history, diff, publish, rollback, revert,
 };

@@ -2,7 +2,7 @@
 // service does at load and on hot reload, naming the file and JSON path of each error.
 // `tracklane rules preview`: what endpoint 2's preview shows, for an event in a file (the
 // files overlaid by the live store versions, as the service serves them). The version
-// commands (import, export, history, diff, publish, rollback) are in rule-versions.ts.
+// commands (import, export, history, diff, publish, rollback, revert) are in rule-versions.ts.
 import { readFileSync } from 'node:fs';
 import { formatRuleError, loadRules, type RuleLoadError } from '../rules/load-rules.ts';
 import { loadPlugins } from '../destinations/load-plugins.ts';

@@ -79,7 +79,7 @@ Commands:
   rules export [--dir DIR]               write every live store version as a rule file
                                          under DIR (default RULES_DIR), ready to commit
   rules history [--destination D] [--scope S] [--limit N]
-                                         publishes and rollbacks, newest first (default 100);
+                                         publishes, rollbacks and reverts, newest first (default 100);
                                          S is default or a script id
   rules diff A B                         rule-by-rule changes from version A to version B
   rules publish FILE [--scope default|SCRIPT_ID] [--message M] [--author A]
@@ -90,6 +90,9 @@ Commands:
   rules rollback VERSION [--message M] [--author A]
                                          make an earlier version live again (checked the
                                          same way)
+  rules revert DESTINATION [--scope default|SCRIPT_ID] [--message M] [--author A]
+                                         no published version live for the scope any more:
+                                         its rule file or plugin default serves again
   deliveries list [--account ID] [--status pending|delivered|failed|dead|skipped]
                   [--event-id X] [--destination DEST_ID] [--limit N]
                                          deliveries, newest first (default 100); paused

@@ -32,6 +32,8 @@ export const CONSOLE_FILES: Readonly<Record<string, { file: string; type: string
   '/console/rules.js': { file: 'rules.js', type: TYPES.js },
   '/console/json-position.js': { file: 'json-position.js', type: TYPES.js },
   '/console/custom.js': { file: 'custom.js', type: TYPES.js },
+  '/console/editor-gutter.js': { file: 'editor-gutter.js', type: TYPES.js },
+  '/console/line-diff.js': { file: 'line-diff.js', type: TYPES.js },
   '/console/delivery-actions.js': { file: 'delivery-actions.js', type: TYPES.js },
   '/console/accounts.js': { file: 'accounts.js', type: TYPES.js },
 };

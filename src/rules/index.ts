@@ -20,6 +20,6 @@ export {
   type WatcherLogger,
 } from './rule-watcher.ts';
 export {
-  checkDraft, publishRules, rollbackRules, importRules, liveDocuments, diffRules,
+  checkDraft, publishRules, rollbackRules, revertRules, importRules, liveDocuments, diffRules,
   type DraftCheck, type ImportResult, type LiveDocument, type RuleDiffEntry, type RuleDraft, type RuleProblem, type RuleVersionDeps, type RuleWriteResult,
 } from './rule-versions.ts';

@@ -5,7 +5,7 @@
 // once cannot together make a set the watcher would refuse. Plus what is live, and diffs.
 import { isDeepStrictEqual } from 'node:util';
 import { SCRIPT_ID_RE } from '../accounts/credentials.ts';
-import { StaleRuleRevisionError, type NewRuleVersion, type RuleVersion, type RuleVersionStore } from '../store/types.ts';
+import { StaleRuleRevisionError, type NewRuleVersion, type RuleChange, type RuleVersion, type RuleVersionStore } from '../store/types.ts';
 import { checkRuleDocuments, documentKey, loadRules, type OverlayDocument, type RuleLoadError } from './load-rules.ts';
 import { pluginsDirFor } from './plugin-rules.ts';
 import { readRuleFiles } from './rule-files.ts';
@@ -87,6 +87,28 @@ export function rollbackRules(deps: RuleVersionDeps, version: number, author: st
     if (!check.ok) return check;
     const done = await deps.store.rollback(version, author, message, now, { ifRevision: revision });
     return done === null ? missing : { ok: true, version: done };
+  });
+}
+
+export type RevertResult = { ok: true; change: RuleChange } | { ok: false; errors: RuleProblem[]; nothingLive?: true };
+
+/**
+ * Leaves (scope, destination) without a live version, so its RULES_DIR file or plugin default
+ * (for an account without either: the defaults) serves again, when the rules then load.
+ */
+export function revertRules(deps: RuleVersionDeps, key: { scope: string; destination: string }, author: string, message: string, now: number): Promise<RevertResult> {
+  const place = placeProblems(key.scope, key.destination);
+  if (place.length > 0) return Promise.resolve({ ok: false, errors: place });
+  const k = documentKey(scriptIdOf(key.scope), key.destination);
+  return guarded(deps.store, async (revision, live): Promise<RevertResult> => {
+    if (!live.some((v) => v.scope === key.scope && v.destination === key.destination)) {
+      return { ok: false, nothingLive: true, errors: [{ path: '', message: `no published version of ${key.destination} is live in scope ${key.scope}: its file or plugin default already serves` }] };
+    }
+    const overlay = live.map(versionDocument).filter((d) => documentKey(d.scriptId, d.destination) !== k);
+    const r = loadRules(deps.dir, { displayBase: deps.dir, overlay });
+    if (!r.ok) return { ok: false, errors: r.errors.map((e) => ({ ...e })) };
+    const change = await deps.store.revert(key, author, message, now, { ifRevision: revision });
+    return change === null ? { ok: false, nothingLive: true, errors: [{ path: '', message: 'nothing live to revert' }] } : { ok: true, change };
   });
 }
 

@@ -102,7 +102,8 @@ export interface RuleChange {
   version: number;
   scope: RuleScope;
   destination: string;
-  action: 'publish' | 'rollback';
+  /** `revert`: no version is live any more (the file or plugin default serves); `version` is the one that was. */
+  action: 'publish' | 'rollback' | 'revert';
   author: string;
   message: string;
   at: number;
@@ -143,6 +144,11 @@ export interface RuleVersionStore {
   publishAll(vs: readonly NewRuleVersion[], now: number, guard?: RuleWriteGuard): Promise<RuleVersion[]>;
   /** Makes an existing version live again (records a 'rollback' change); null when the version does not exist. */
   rollback(version: number, author: string, message: string, now: number, guard?: RuleWriteGuard): Promise<RuleVersion | null>;
+  /**
+   * Leaves (scope, destination) without a live version, so its RULES_DIR file or plugin default
+   * serves again (records a 'revert' change naming the version that was live); null when none was.
+   */
+  revert(key: { scope: RuleScope; destination: string }, author: string, message: string, now: number, guard?: RuleWriteGuard): Promise<RuleChange | null>;
   get(version: number): Promise<RuleVersion | null>;
   /** Every live version, defaults first, then by script id and destination. */
   live(): Promise<RuleVersion[]>;

@@ -1,6 +1,7 @@
 // The admin API's rules: list what serves each place, check a draft (errors at JSON paths),
 // diff it against the live rules, preview it on a stored event, publish it (the next event
-// is mapped with it), see the history, and roll back (the next event uses the old rules).
+// is mapped with it), see the history, roll back (the next event uses the old rules), and
+// revert to the plugin default.
 import { expect } from 'chai';
 import { adminCall, auth, lead, TOKEN } from './admin-client.ts';
 import { randomBytes } from 'node:crypto';
@@ -132,5 +133,25 @@ describe('admin API: rules', () => {
     expect(after.filter((h: any) => h.live)).to.have.length(1);
     expect((await call('POST', '/admin/rules/webhook/rollback', { scope: 'default', version: 999999 })).status).to.equal(404);
     expect((await call('POST', '/admin/rules/ga4/rollback', { scope: 'default', version: v3 })).status).to.equal(404);
+  });
+
+  it('reverts to the plugin default: no version live there, the next event mapped by the default, recorded; again is 409', async () => {
+    const live = (await call('GET', '/admin/rules/webhook')).body;
+    expect(live.source).to.equal('store');
+    const r = await call('POST', '/admin/rules/webhook/revert', { scope: 'default', message: 'back to the default' });
+    expect(r.status, JSON.stringify(r.body)).to.equal(200);
+    expect(r.body).to.deep.equal({ reverted_from: live.version, source: 'plugin', file: r.body.file });
+    expect((await call('GET', '/admin/rules/webhook')).body).to.include({ source: 'plugin', version: null });
+    expect((await call('GET', '/admin/rules/webhook')).body.document).to.deep.equal(fileRules);
+    expect((await deliver('RULE-5')).data).not.to.have.property('note');
+    const history = (await call('GET', '/admin/rules/webhook/history')).body.items;
+    expect(history[0]).to.include({ version: live.version, action: 'revert', message: 'back to the default', live: false });
+    expect(history.filter((h: any) => h.live)).to.have.length(0);
+    const again = await call('POST', '/admin/rules/webhook/revert', { scope: 'default' });
+    expect(again.status).to.equal(409);
+    expect(again.body.error.code).to.equal('CONFLICT');
+    // A published version can be made live again after a revert.
+    expect((await call('POST', '/admin/rules/webhook/rollback', { scope: 'default', version: live.version })).status).to.equal(200);
+    expect((await deliver('RULE-6')).data.note).to.equal('v2');
   });
 });

@@ -10,6 +10,7 @@ import { startTestServer, type TestAccount, type TestServer } from '../helpers/t
 import { startDestinationDouble, type DestinationDouble } from '../helpers/destination-double.ts';
 import { checkout, SETTINGS } from '../delivery/delivery-fixture.ts';
 import { launchChromium, type Chromium } from './chromium.ts';
+import { openConsole } from './console-session.ts';
 
 const ADMIN_TOKEN = `console-ids-${randomBytes(12).toString('hex')}`;
 const WAIT = 15_000;
@@ -22,7 +23,7 @@ describe('console in a browser: identifiers masked until revealed', function () 
   let shop: TestAccount;
   let page: Page;
   const lines: any[] = [];
-  const pageProblems: string[] = [];
+  let pageProblems: string[] = [];
   const text = (l: Locator) => l.textContent().then((t) => t ?? '');
 
   before(async function () {
@@ -34,16 +35,7 @@ describe('console in a browser: identifiers masked until revealed', function () 
     await s.running.store.destinations.add({
       id: `dst_${randomBytes(8).toString('hex')}`, scriptId: shop.scriptId, type: 'webhook', name: 'hook', enabled: true, settings: SETTINGS.webhook(hook.url),
     });
-    page = await chromium.page();
-    page.setDefaultTimeout(WAIT);
-    page.on('console', (m) => {
-      if (/Content Security Policy|Refused to/i.test(m.text())) pageProblems.push(`console: ${m.text()}`);
-    });
-    page.on('pageerror', (e) => pageProblems.push(`pageerror: ${e.message}`));
-    await page.goto(`${s.url}/console`, { waitUntil: 'networkidle' });
-    await page.fill('#token-input', ADMIN_TOKEN);
-    await page.click('#token-submit');
-    await page.locator('#live-state[data-state="open"]').waitFor();
+    ({ page, problems: pageProblems } = await openConsole(chromium, s.url, ADMIN_TOKEN, WAIT));
   });
 
   after(async () => {

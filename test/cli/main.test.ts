@@ -18,7 +18,7 @@ describe('cli: usage', function () {
       expect(r.stderr).to.equal('');
       for (const c of ['serve', 'migrate', 'backup', 'migrate-store', 'accounts create', 'accounts list', 'accounts show', 'accounts update', 'accounts rotate-token',
         'events list', 'destinations add', 'destinations list', 'destinations remove', 'destinations update', 'rules check',
-        'rules preview', 'rules import', 'rules export', 'rules history', 'rules diff', 'rules publish', 'rules rollback',
+        'rules preview', 'rules import', 'rules export', 'rules history', 'rules diff', 'rules publish', 'rules rollback', 'rules revert',
         'deliveries list', 'deliveries replay', 'plugins list', 'customers list', 'customers new']) {
         expect(r.stdout).to.match(new RegExp(`^ {2}${c}\\b`, 'm'));
       }

@@ -123,6 +123,15 @@ for (const kind of ['SQLite', 'PostgreSQL'] as const) describe(`cli: rule versio
     expect(back.stdout).to.equal('Rolled back to version 2 (AB12CD34/ga4); running instances serve it within 2 s.\n');
     const [latest] = await cli.json<{ action: string; version: number; message: string }[]>('rules', 'history', '--limit', '1');
     expect(latest).to.deep.include({ action: 'rollback', version: 2, message: 'leads go to the CRM instead' });
+
+    const reverted = await cli.run('rules', 'revert', 'ga4', '--scope', 'AB12CD34', '--message', 'the file again');
+    expect(reverted.code, reverted.stderr).to.equal(0);
+    expect(reverted.stdout).to.equal('Reverted AB12CD34/ga4 (was version 2): its rule file or plugin default serves; running instances within 2 s.\n');
+    const [last] = await cli.json<{ action: string; version: number; live: boolean }[]>('rules', 'history', '--limit', '1');
+    expect(last).to.deep.include({ action: 'revert', version: 2, message: 'the file again', live: false });
+    const again = await cli.run('rules', 'revert', 'ga4', '--scope', 'AB12CD34');
+    expect(again.code).to.equal(1);
+    expect(again.stderr).to.contain('no published version of ga4 is live in scope AB12CD34');
   });
 
   it('export writes every live version where its file belongs; importing the export changes nothing', async () => {

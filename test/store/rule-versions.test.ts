@@ -1,8 +1,15 @@
 // The RuleVersionStore contract, once per store: publish makes a version live, rollback
-// makes an older one live again, history is newest first and filters, the revision moves
-// with every change, a guarded write refuses a stale revision, a missing version is null.
+// makes an older one live again, revert leaves none live (the file serves), history is newest
+// first and filters, the revision moves with every change, a guarded write refuses a stale
+// revision, a missing version is null.
 // PostgreSQL alone: two instances publishing at once end with one live version per key.
 import { expect } from 'chai';
+import Database from 'better-sqlite3';
+import { join } from 'node:path';
+import { rmSync } from 'node:fs';
+import { MIGRATIONS } from '../../src/store/sqlite/migrations.ts';
+import { openSqliteStore } from '../../src/store/sqlite/sqlite-store.ts';
+import { tempDir } from '../helpers/test-server.ts';
 import { openPostgresStore } from '../../src/store/postgres/pg-store.ts';
 import { StaleRuleRevisionError, type NewRuleVersion, type Store } from '../../src/store/types.ts';
 import type { RuleFile } from '../../src/rules/types.ts';
@@ -81,6 +88,23 @@ for (const kind of STORE_KINDS) describe(`rule versions (${STORE_LABEL[kind]})`,
     expect(await store.rules.history({ destination: 'meta-capi' })).to.deep.equal([]);
   });
 
+  it('revert leaves the key without a live version (the file serves), recorded with the version that was; nothing live is null', async () => {
+    expect(await store.rules.revert({ scope: 'default', destination: 'ga4' }, 'ana', 'nothing live', T0)).to.equal(null);
+    const v1 = await store.rules.publish(draft('default', 'v1'), T0);
+    const other = await store.rules.publish(draft('AB12CD34', 'a'), T0);
+    const r1 = await store.rules.revision();
+    const change = await store.rules.revert({ scope: 'default', destination: 'ga4' }, 'bo', 'back to the file', T0 + 5);
+    expect(change).to.deep.include({ version: v1.version, scope: 'default', destination: 'ga4', action: 'revert', author: 'bo', message: 'back to the file', at: T0 + 5, live: false });
+    expect(await store.rules.revision()).to.be.greaterThan(r1);
+    expect((await store.rules.live()).map((v) => v.version)).to.deep.equal([other.version]);
+    expect((await store.rules.get(v1.version))!.live).to.equal(false);
+    expect((await store.rules.history({ scope: 'default', destination: 'ga4' })).map((c) => c.action)).to.deep.equal(['revert', 'publish']);
+    await store.rules.revert({ scope: 'AB12CD34', destination: 'ga4' }, 'bo', 'stale', T0, { ifRevision: r1 }).then(() => expect.fail('reverted'), (e: unknown) => {
+      expect(e).to.be.instanceOf(StaleRuleRevisionError);
+    });
+    expect(await store.rules.rollback(v1.version, 'ana', 'live again', T0 + 6)).to.deep.include({ version: v1.version, live: true });
+  });
+
   it('publishAll: several versions in one go; a guarded write refuses a stale revision and changes nothing', async () => {
     const [a, b] = await store.rules.publishAll([draft('default', 'g'), draft('AB12CD34', 'a')], T0);
     expect([a.live, b.live]).to.deep.equal([true, true]);
@@ -128,6 +152,35 @@ describe('rule versions (PostgreSQL): several instances', function () {
       await a.close();
       await b.close();
       await db.drop();
+    }
+  });
+});
+
+describe('rule versions: SQLite migration 13 (revert)', () => {
+  it('keeps the history and its ids; the next change follows them, and a revert can be recorded', async () => {
+    const dir = tempDir('tl-rules-mig-');
+    const file = join(dir, 'old.db');
+    const db = new Database(file);
+    for (const [i, sql] of MIGRATIONS.slice(0, 12).entries()) {
+      db.exec(sql);
+      db.pragma(`user_version = ${i + 1}`);
+    }
+    db.prepare(`INSERT INTO rule_versions (scope, destination, document, author, message, created_at) VALUES ('default', 'ga4', ?, 'ana', 'v1', 1)`).run(JSON.stringify(doc('v1')));
+    db.prepare(`INSERT INTO rule_live (scope, destination, version) VALUES ('default', 'ga4', 1)`).run();
+    const change = db.prepare(`INSERT INTO rule_changes (version, scope, destination, action, author, message, at) VALUES (1, 'default', 'ga4', ?, 'ana', 'm', ?)`);
+    change.run('publish', 1);
+    change.run('rollback', 2);
+    db.close();
+    const store = openSqliteStore({ file });
+    try {
+      expect(await store.rules.revision()).to.equal(2);
+      expect((await store.rules.history({})).map((c) => [c.id, c.action])).to.deep.equal([[2, 'rollback'], [1, 'publish']]);
+      const reverted = await store.rules.revert({ scope: 'default', destination: 'ga4' }, 'bo', 'file', T0);
+      expect(reverted).to.deep.include({ id: 3, action: 'revert', version: 1 });
+      expect(await store.rules.live()).to.deep.equal([]);
+    } finally {
+      await store.close();
+      rmSync(dir, { recursive: true, force: true });
     }
   });
 });

@@ -1,14 +1,18 @@
-// Rules view: every (scope, destination) rule document, an editor with check, diff against
-// the live version, preview on a stored or pasted event, publish, and the version history
-// with rollback.
+// Rules view: every (scope, destination) rule document, an editor with line numbers and
+// check, diff against the live version (changed lines marked), preview on a stored or pasted
+// event, publish, the version history with rollback, and revert to the file or plugin default.
 import { api, ApiError, qs, report } from './api.js';
-import { $, fill, fmtTime, h, pre, revealIfBelow } from './dom.js';
+import { $, fill, fmtTime, h, pre, pretty, revealIfBelow } from './dom.js';
 import { jsonErrorOffset, lineColumn } from './json-position.js';
+import { attachGutter } from './editor-gutter.js';
+import { lineDiff } from './line-diff.js';
 
 let chosen = null; // {scope, destination}
 let liveVersion = null;
+let gutter = null;
 
 export function init() {
+  gutter = attachGutter($('#rules-editor'));
   $('#rules-list').addEventListener('click', (e) => {
     const item = e.target.closest('.rules-item');
     if (item) void choose(item.dataset.scope, item.dataset.destination);
@@ -73,8 +77,10 @@ async function choose(scope, destination) {
   try {
     const r = await api(`${path()}${qs({ scope })}`);
     $('#rules-editor').value = JSON.stringify(r.document, null, 2);
+    gutter.refresh();
     liveVersion = r.source === 'store' ? r.version : null;
-    $('#rules-current').textContent = `${destination} · scope ${scope} · live: ${r.source === 'store' ? `store version ${r.version}` : `file ${shortFile(r.file)}`}`;
+    fill($('#rules-current'), `${destination} · scope ${scope} · live: ${r.source === 'store' ? `store version ${r.version}` : r.source === 'plugin' ? 'plugin default' : `file ${shortFile(r.file)}`}`,
+      r.source === 'store' ? [' ', h('button', { type: 'button', class: 'rules-revert', on: { click: () => revert() } }, 'Revert to file')] : null);
     if (scope !== 'default' && !$('#rules-preview-account').value) $('#rules-preview-account').value = scope;
     for (const id of ['#rules-editor', '#rules-check', '#rules-diff', '#rules-preview', '#rules-replay', '#rules-publish']) $(id).disabled = false;
     await loadHistory();
@@ -91,8 +97,10 @@ async function loadHistory() {
     if (chosen?.scope !== scope || chosen?.destination !== destination) return;
     fill($('#rules-history'), items.length === 0
       ? h('tr', {}, h('td', { class: 'muted' }, 'No published versions: the file is live.'))
-      : items.map((v) => h('tr', { class: `rules-history-row${v.live ? ' live' : ''}`, data: { version: v.version, change: v.change ?? '' } },
-        h('td', { class: 'nowrap' }, h('strong', {}, `v${v.version}`), h('div', { class: 'muted' }, v.action ?? '')),
+      : items.map((v) => h('tr', { class: `rules-history-row${v.live ? ' live' : ''}`, data: { version: v.version, change: v.change ?? '', action: v.action ?? '' } },
+        v.action === 'revert'
+          ? h('td', { class: 'nowrap' }, h('strong', {}, 'file'), h('div', { class: 'muted' }, `revert from v${v.version}`))
+          : h('td', { class: 'nowrap' }, h('strong', {}, `v${v.version}`), h('div', { class: 'muted' }, v.action ?? '')),
         h('td', { class: 'wrap' }, v.message ?? '', h('div', { class: 'muted' }, `${v.author ?? ''} · ${fmtTime(v.at)}`)),
         h('td', { class: 'nowrap' }, v.live ? h('span', { class: 'tag tag-live rules-live' }, 'live') : null,
           v.version === liveVersion ? null : h('button', { type: 'button', class: 'rules-rollback', on: { click: () => rollback(v.version) } }, 'Roll back')))));
@@ -109,6 +117,7 @@ function parse(text, what) {
     const at = jsonErrorOffset(text);
     const p = at === null ? null : lineColumn(text, at);
     showErrors([`${what}: JSON syntax error${p ? ` at line ${p.line}, column ${p.column}` : ''}: ${err.message}`]);
+    if (p && what === 'rules') gutter.mark([p.line]);
     return null;
   }
 }
@@ -153,17 +162,26 @@ async function diff() {
   if (!body) return;
   try {
     const { changes = [], against = null } = (await api(path('/diff'), { method: 'POST', body })) ?? {};
-    const base = against === null ? 'no live rules' : against.source === 'store' ? `live store version ${against.version}` : 'the live rule file';
+    const base = against === null ? 'no live rules' : against.source === 'store' ? `live store version ${against.version}` : against.source === 'plugin' ? 'the plugin default' : 'the live rule file';
     fill($('#rules-diff-out'),
       h('h4', {}, changes.length === 0 ? `No changes against ${base}.` : `${changes.length} change(s) against ${base}`),
       changes.map((c) => h('div', { class: `rules-change change-${c.change}`, data: { ruleId: c.id, change: c.change } },
         h('div', { class: 'change-head' }, h('strong', {}, c.id), ' ', h('span', { class: 'tag' }, c.change)),
-        h('div', { class: 'pair' },
-          h('div', {}, h('h5', {}, 'before'), c.before === null || c.before === undefined ? h('p', { class: 'muted' }, '—') : pre(c.before)),
-          h('div', {}, h('h5', {}, 'after'), c.after === null || c.after === undefined ? h('p', { class: 'muted' }, '—') : pre(c.after))))));
+        diffPair(c.before, c.after))));
   } catch (err) {
     refused(err);
   }
+}
+
+/** One rule before and after, side by side, each line that differs marked (removed before, added after). */
+function diffPair(before, after) {
+  const none = (v) => v === null || v === undefined;
+  const { before: b, after: a } = lineDiff(none(before) ? '' : pretty(before), none(after) ? '' : pretty(after));
+  const lines = (rows, mark) => h('pre', { class: 'code diff-lines' }, rows.map((l) =>
+    h('span', { class: l.changed ? `diff-line ${mark}` : 'diff-line' }, `${l.text}\n`)));
+  return h('div', { class: 'pair' },
+    h('div', { class: 'diff-before' }, h('h5', {}, 'before'), none(before) ? h('p', { class: 'muted' }, '—') : lines(b, 'line-removed')),
+    h('div', { class: 'diff-after' }, h('h5', {}, 'after'), none(after) ? h('p', { class: 'muted' }, '—') : lines(a, 'line-added')));
 }
 
 async function preview() {
@@ -267,6 +285,21 @@ async function rollback(version) {
     fill($('#rules-status'), r?.version === undefined || r.version === version
       ? `rolled back: version ${version} is live`
       : `rolled back to version ${version}: live as version ${r.version}`);
+    await loadList();
+  } catch (err) {
+    refused(err);
+  }
+}
+
+/** No published version live for the chosen scope any more: its rule file or plugin default serves again. */
+async function revert() {
+  const { scope, destination } = chosen;
+  if (!confirm(`Revert ${destination} (scope ${scope}) to its rule file or plugin default? Version ${liveVersion} stops being live; it stays in the history to roll back to.`)) return;
+  try {
+    const r = await api(path('/revert'), { method: 'POST', body: { scope, message: 'revert to the file from the console' } });
+    await choose(scope, destination);
+    fill($('#rules-status'), r?.source === 'plugin' ? 'reverted: the plugin default is live'
+      : r?.source === 'file' ? `reverted: the file ${shortFile(r.file)} is live` : 'reverted: the defaults apply');
     await loadList();
   } catch (err) {
     refused(err);

@@ -235,6 +235,13 @@ const MIGRATIONS: { version: number; sql: string }[] = [
     sql: `ALTER TABLE accounts ADD COLUMN consent_default TEXT NOT NULL DEFAULT 'granted'
       CHECK (consent_default IN ('granted', 'denied'));`,
   },
+  {
+    // A rule change may be a 'revert': no version live any more, the RULES_DIR file or
+    // plugin default serves again (the change names the version that was live).
+    version: 6,
+    sql: `ALTER TABLE rule_changes DROP CONSTRAINT rule_changes_action_check;
+      ALTER TABLE rule_changes ADD CONSTRAINT rule_changes_action_check CHECK (action IN ('publish', 'rollback', 'revert'));`,
+  },
 ];
 
 export const PG_SCHEMA_VERSION = MIGRATIONS[MIGRATIONS.length - 1].version;

@@ -64,6 +64,16 @@ export function pgRuleVersionStore(pool: pg.Pool): RuleVersionStore {
       });
       return done ? get(pool, version) : null;
     },
+    async revert(key, author, message, now, guard) {
+      const id = await write(guard, async (c) => {
+        const was = (await c.query<{ version: number }>('DELETE FROM rule_live WHERE scope = $1 AND destination = $2 RETURNING version', [key.scope, key.destination])).rows[0];
+        if (was === undefined) return null;
+        const { rows } = await c.query<{ id: number }>(`${INSERT_CHANGE} RETURNING id`, [was.version, key.scope, key.destination, 'revert', author, message, now]);
+        return rows[0].id;
+      });
+      if (id === null) return null;
+      return toRuleChange((await pool.query<RuleChangeRow>(`${SELECT_CHANGES} WHERE x.id = $1`, [id])).rows[0]);
+    },
     async get(version) {
       return get(pool, version);
     },

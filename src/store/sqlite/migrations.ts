@@ -14,8 +14,9 @@ import m009 from './migrations/009-event-id-index.ts';
 import m010 from './migrations/010-held-dispatch.ts';
 import m011 from './migrations/011-endpoint-versions.ts';
 import m012 from './migrations/012-consent-default.ts';
+import m013 from './migrations/013-rule-revert.ts';
 
-export const MIGRATIONS: readonly string[] = [m001, m002, m003, m004, m005, m006, m007, m008, m009, m010, m011, m012];
+export const MIGRATIONS: readonly string[] = [m001, m002, m003, m004, m005, m006, m007, m008, m009, m010, m011, m012, m013];
 
 /** Brings the database to the latest schema version. */
 export function migrate(db: Database.Database): void {

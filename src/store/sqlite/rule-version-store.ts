@@ -16,6 +16,9 @@ export function sqliteRuleVersionStore(db: Database.Database): RuleVersionStore 
       ON CONFLICT (scope, destination) DO UPDATE SET version = excluded.version`),
     insertChange: db.prepare('INSERT INTO rule_changes (version, scope, destination, action, author, message, at) VALUES (?, ?, ?, ?, ?, ?, ?)'),
     get: db.prepare<[number], RuleVersionRow>(`${SELECT_VERSIONS} WHERE x.version = ?`),
+    liveOf: db.prepare<[string, string], { version: number }>('SELECT version FROM rule_live WHERE scope = ? AND destination = ?'),
+    unsetLive: db.prepare('DELETE FROM rule_live WHERE scope = ? AND destination = ?'),
+    change: db.prepare<[number], RuleChangeRow>(`${SELECT_CHANGES} WHERE x.id = ?`),
     live: db.prepare<[], RuleVersionRow>(SELECT_LIVE),
   };
   const revision = (): number => q.revision.get()!.r;
@@ -46,6 +49,13 @@ export function sqliteRuleVersionStore(db: Database.Database): RuleVersionStore 
     q.insertChange.run(version, target.scope, target.destination, 'rollback', author, message, now);
     return true;
   });
+  const revertTx = db.transaction((scope: string, destination: string, author: string, message: string, now: number, guard: RuleWriteGuard | undefined): number | null => {
+    checkGuard(guard);
+    const was = q.liveOf.get(scope, destination);
+    if (was === undefined) return null;
+    q.unsetLive.run(scope, destination);
+    return Number(q.insertChange.run(was.version, scope, destination, 'revert', author, message, now).lastInsertRowid);
+  });
 
   const publishAll = async (vs: readonly NewRuleVersion[], now: number, guard?: RuleWriteGuard) =>
     publishTx.immediate(vs, now, guard).map((v) => get(v)!);
@@ -56,6 +66,10 @@ export function sqliteRuleVersionStore(db: Database.Database): RuleVersionStore 
     },
     async rollback(version, author, message, now, guard) {
       return rollbackTx.immediate(version, author, message, now, guard) ? get(version) : null;
+    },
+    async revert(key, author, message, now, guard) {
+      const id = revertTx.immediate(key.scope, key.destination, author, message, now, guard);
+      return id === null ? null : toRuleChange(q.change.get(id)!);
     },
     async get(version) {
       return get(version);
