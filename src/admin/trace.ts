@@ -1,10 +1,11 @@
 // One stored event traced to the wire: the event row, then each destination's delivery
-// with the native request rebuilt from what fan-out stored (secrets masked, as previews
-// mask them) and every attempt the lane recorded.
+// with the native request its last attempt sent (kept with the attempt, secrets masked),
+// or, where nothing was kept (no attempt yet), rebuilt from what fan-out stored, and every
+// attempt the lane recorded.
 import type { Store } from '../store/types.ts';
 import type { EventRecord } from '../domain/records.ts';
 import type { PluginRegistry } from '../destinations/load-plugins.ts';
-import type { DeliveryView } from '../delivery/types.ts';
+import type { DeliveryView, SentRequest } from '../delivery/types.ts';
 import type { NormalizedEvent } from '../schema/types.ts';
 import { buildRequestsFor } from '../delivery/build-requests-for.ts';
 import { maskedSettings, maskRequest } from '../pipeline/mask-request.ts';
@@ -23,6 +24,14 @@ export interface TracedRequest {
   url: string;
   headers: Record<string, string>;
   body: unknown;
+}
+
+/** A kept request as the trace shows it: the body parsed where it is whole JSON. */
+function shownSent(r: SentRequest) {
+  return {
+    method: r.method, url: r.url, headers: r.headers, body: r.bodyTruncated ? r.body : parseBody(r.body),
+    body_bytes: r.bodyBytes, body_sha256: r.bodySha256, body_truncated: r.bodyTruncated,
+  };
 }
 
 /** The request that carries this delivery, as the lane builds it (the send time is now). */
@@ -48,6 +57,8 @@ export async function traceEvent(store: Store, plugins: PluginRegistry, event: E
   const deliveries = await Promise.all(mine.map(async (d) => {
     const dest = destinations.get(d.destinationId);
     const attempts = await store.deliveries.attempts(d.id);
+    const lastSent = [...attempts].reverse().find((a) => a.request !== null)?.request ?? null;
+    const request = lastSent !== null ? [shownSent(lastSent)] : rebuild(plugins, d, dest?.settings ?? null, event);
     return {
       id: d.id,
       destination_id: d.destinationId,
@@ -63,7 +74,8 @@ export async function traceEvent(store: Store, plugins: PluginRegistry, event: E
       updated_at: d.updatedAt,
       delivered_at: d.deliveredAt,
       paused: d.paused,
-      request: rebuild(plugins, d, dest?.settings ?? null, event),
+      request,
+      request_source: lastSent !== null ? 'sent' : request === null ? null : 'rebuilt',
       attempt_log: attempts.map((a, i) => ({
         attempt: i + 1,
         at: a.attemptedAt,
@@ -72,6 +84,7 @@ export async function traceEvent(store: Store, plugins: PluginRegistry, event: E
         outcome: a.outcome,
         error: a.message ?? a.errorClass,
         response: a.responseBody === null ? null : a.responseBody.slice(0, RESPONSE_SHOWN_BYTES),
+        request: a.request === null ? null : shownSent(a.request),
       })),
     };
   }));

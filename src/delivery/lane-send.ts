@@ -1,7 +1,7 @@
 // Sending one unit, step by step: take a slot; hand the unit back unsent if its lease is too
 // short or the lane stopped sending; send within the lane's limit (lane-timeouts.ts); judge
-// the answer into delivery updates; free the slot; record the attempt (group commit); report
-// it (metrics, log line); pause the lane when the record says the destination is paused. A
+// the answer into delivery updates; free the slot; record the attempt and what it sent
+// (secrets masked: sent-request.ts; group commit); report it (metrics, log line); pause the lane when the record says the destination is paused. A
 // record that fails leaves the lease to run out: the deliveries come due again.
 import type { SendResult } from './http-sender.ts';
 import type { LaneDeps } from './lane.ts';
@@ -11,6 +11,7 @@ import { noteAttempt, sendLimit, type SendLimit } from './lane-timeouts.ts';
 import type { LaneUnits } from './lane-units.ts';
 import { nextUpdate, verdictOf, type Verdict } from './retry-policy.ts';
 import type { AttemptRecord, DeliveryUpdate, RecordResult } from './types.ts';
+import { sentRequest } from './sent-request.ts';
 
 /** What an answer means for the deliveries a request carried. */
 interface Judgement {
@@ -65,13 +66,14 @@ export function createLaneSend(deps: LaneDeps, s: LaneState, units: LaneUnits, l
   }
 
   function attemptRecord(unit: Unit, result: SendResult, j: Judgement): AttemptRecord {
+    const request = sentRequest(unit.request, s.plugin!.plugin, s.dest.settings);
     return {
       claimId: unit.claimId,
       destinationId: s.dest.id,
       at: j.at,
       http: result.kind === 'response'
-        ? { statusCode: result.response.status, latencyMs: result.latencyMs, responseBody: result.response.body, errorClass: null, outcome: j.verdict.outcome }
-        : { statusCode: null, latencyMs: result.latencyMs, responseBody: null, errorClass: result.errorClass, outcome: j.verdict.outcome },
+        ? { request, statusCode: result.response.status, latencyMs: result.latencyMs, responseBody: result.response.body, errorClass: null, outcome: j.verdict.outcome }
+        : { request, statusCode: null, latencyMs: result.latencyMs, responseBody: null, errorClass: result.errorClass, outcome: j.verdict.outcome },
       message: j.verdict.message,
       updates: j.updates,
       pauseAfterMs: deps.pauseAfterMs,

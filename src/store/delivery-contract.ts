@@ -88,8 +88,23 @@ export interface DeliveryUpdate {
   nextAttemptAt: number | null;
 }
 
+/** The request an attempt sent, secrets masked (src/delivery/sent-request.ts). */
+export interface SentRequest {
+  method: string;
+  url: string;
+  headers: Record<string, string>;
+  /** The body text, up to 16 KiB. */
+  body: string;
+  bodyBytes: number;
+  /** Of the whole body as sent (before any masking). */
+  bodySha256: string;
+  bodyTruncated: boolean;
+}
+
 /** One HTTP request as it went out and came back. */
 export interface HttpAttempt {
+  /** What was sent; absent where the sender kept nothing. */
+  request?: SentRequest;
   statusCode: number | null;
   latencyMs: number;
   /** Truncated to 20 000 bytes by the store. */
@@ -182,6 +197,8 @@ export interface AttemptView {
   message: string | null;
   /** Deliveries the request carried. */
   events: number;
+  /** What was sent; null for attempts recorded before it was kept. */
+  request: SentRequest | null;
 }
 
 export interface ReplayFilter {

@@ -3,7 +3,7 @@
 // and the response cap of an attempt record.
 import type { NormalizedEvent } from '../schema/types.ts';
 import type {
-  AttemptView, ClaimedDelivery, DeliveryStatus, DeliveryView, DestinationHealth, DestinationStats, QueueSnapshot, StoredItem,
+  AttemptView, ClaimedDelivery, DeliveryStatus, DeliveryView, DestinationHealth, DestinationStats, QueueSnapshot, SentRequest, StoredItem,
 } from './delivery-contract.ts';
 
 export interface ClaimRow {
@@ -21,7 +21,7 @@ export interface ViewRow {
 
 export interface AttemptRow {
   id: number; attempted_at: number; status_code: number | null; latency_ms: number; response_body: string | null;
-  error_class: string | null; outcome: AttemptView['outcome']; message: string | null; events: number;
+  error_class: string | null; outcome: AttemptView['outcome']; message: string | null; events: number; request: string | null;
 }
 
 export const toDeliveryView = (r: ViewRow): DeliveryView => ({
@@ -36,6 +36,7 @@ export const toDeliveryView = (r: ViewRow): DeliveryView => ({
 export const toAttemptView = (r: AttemptRow): AttemptView => ({
   id: r.id, attemptedAt: r.attempted_at, statusCode: r.status_code, latencyMs: r.latency_ms,
   responseBody: r.response_body, errorClass: r.error_class, outcome: r.outcome, message: r.message, events: r.events,
+  request: r.request === null || r.request === undefined ? null : (JSON.parse(r.request) as SentRequest),
 });
 
 export interface HealthRow {

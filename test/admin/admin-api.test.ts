@@ -3,7 +3,7 @@
 // resume, delivery replay, and the custom endpoints' test-mode run.
 import { expect } from 'chai';
 import { adminCall, auth, lead, TOKEN } from './admin-client.ts';
-import { randomBytes } from 'node:crypto';
+import { createHash, randomBytes } from 'node:crypto';
 import { startTestServer, waitFor, type TestServer, type TestAccount } from '../helpers/test-server.ts';
 import { startTestApp, type TestApp } from '../helpers/test-app.ts';
 import { startDestinationDouble, type DestinationDouble } from '../helpers/destination-double.ts';
@@ -147,6 +147,11 @@ describe('admin API: traces, deliveries and destination health', () => {
     expect(d.request[0].url).to.equal(`${hook.url}${sent.path}`);
     expect(d.request[0].body).to.deep.equal(sent.json());
     expect(d.request[0].headers['webhook-signature']).to.equal('****');
+    // The request as the attempt sent it, not rebuilt now: its own timestamp, the body's digest and size.
+    expect(d.request_source).to.equal('sent');
+    expect(d.request[0].headers['webhook-timestamp']).to.equal(sent.headers['webhook-timestamp']);
+    expect(d.request[0]).to.include({ body_bytes: Buffer.byteLength(sent.body), body_sha256: createHash('sha256').update(sent.body).digest('hex'), body_truncated: false });
+    expect(d.attempt_log[0].request).to.deep.equal(d.request[0]);
     expect(JSON.stringify(detail)).not.to.contain(SETTINGS.webhook(hook.url).secret);
     expect((await get('/admin/events/nope')).status).to.equal(404);
   });

@@ -188,6 +188,20 @@ for (const kind of STORE_KINDS) describe(`delivery: ${STORE_LABEL[kind]} deliver
     expect(await store.deliveries.release('stale#1', T0, [d.id])).to.equal(0);
   });
 
+  it('an attempt keeps the request it sent; one recorded without it reads null', async () => {
+    await seed(2);
+    const [a, b] = await store.deliveries.claimDeliveries(DEST, 'sent#1', T0, T0 + 1_000, 2);
+    const request = { method: 'POST', url: 'https://x.example/hook', headers: { 'webhook-timestamp': '1800000000', 'webhook-signature': '****' }, body: '{"id":"L-1"}', bodyBytes: 12, bodySha256: 'ab'.repeat(32), bodyTruncated: false };
+    await store.deliveries.recordAttempts([{
+      claimId: 'sent#1', destinationId: DEST, at: T0, message: 'ok', pauseAfterMs: 0,
+      http: { request, statusCode: 200, latencyMs: 3, responseBody: '', errorClass: null, outcome: 'success' },
+      updates: [{ id: a.id, status: 'delivered', attempts: 1, nextAttemptAt: null }],
+    }]);
+    await finish('sent#1', [b.id], 'delivered');
+    expect((await store.deliveries.attempts(a.id))[0].request).to.deep.equal(request);
+    expect((await store.deliveries.attempts(b.id))[0].request).to.equal(null);
+  });
+
   it('releaseOwner hands back every lease of one process and no other', async () => {
     await seed(4);
     await store.deliveries.claimDeliveries(DEST, 'host/1/aa#1', T0, T0 + 60_000, 2);

@@ -153,10 +153,10 @@ function deliveryCard(d) {
       d.next_attempt_at ? [h('dt', {}, 'next attempt'), h('dd', {}, fmtTime(d.next_attempt_at))] : null,
       h('dt', {}, 'updated'), h('dd', {}, fmtTime(d.updated_at)),
       d.last_error ? [h('dt', {}, 'last error'), h('dd', { class: 'bad' }, String(d.last_error))] : null),
-    h('h5', {}, 'Native request (secrets masked)'),
+    requestHeading(d, attempts),
     d.request === null || d.request === undefined
-      ? h('p', { class: 'muted trace-request' }, 'cannot be rebuilt from the stored event')
-      : pre(d.request, 'code trace-request'),
+      ? h('p', { class: 'muted trace-request' }, 'nothing was sent, and it cannot be rebuilt from the stored event')
+      : [sentDigest(d), pre(d.request.map(({ body_bytes, body_sha256, body_truncated, ...r }) => r), 'code trace-request')],
     h('h5', {}, `Attempts (${attempts.length})`),
     // The attempts table is wider than a phone: it scrolls inside its own box.
     attempts.length === 0 ? h('p', { class: 'muted' }, 'none yet') : h('div', { class: 'scroll-x' }, table(
@@ -169,6 +169,22 @@ function deliveryCard(d) {
         h('td', {}, a.outcome ?? ''),
         h('td', { class: a.outcome === 'success' ? 'muted' : 'bad' }, a.error ?? ''),
         h('td', {}, a.response === null || a.response === undefined || a.response === '' ? '' : pre(a.response, 'code small')))))));
+}
+
+/** Says whether the request shown is the one an attempt sent or one rebuilt now (no attempt kept one). */
+function requestHeading(d, attempts) {
+  if (d.request_source === 'sent') {
+    const n = [...attempts].reverse().find((a) => a.request)?.attempt;
+    return h('h5', { class: 'trace-request-source', data: { source: 'sent' } }, `Native request as sent${n ? ` by attempt ${n}` : ''} (secrets masked)`);
+  }
+  return h('h5', { class: 'trace-request-source', data: { source: 'rebuilt' } }, 'Native request rebuilt now: no attempt kept what it sent (secrets masked)');
+}
+
+function sentDigest(d) {
+  const r = d.request_source === 'sent' ? d.request?.[0] : null;
+  if (!r) return null;
+  return h('p', { class: 'muted trace-request-digest' },
+    `body ${r.body_bytes} bytes, sha256 ${r.body_sha256}${r.body_truncated ? ' (the first 16 KiB shown)' : ''}`);
 }
 
 function replayButton(d) {

@@ -134,10 +134,11 @@ export function pgDeliveryStore(pool: pg.Pool): DeliveryStore {
           if (http !== null) {
             // The attempt and its items in one statement.
             await c.query({ name: 'tl_record_attempt', text: `WITH a AS (INSERT INTO delivery_attempts (destination_id, attempted_at, status_code,
-                latency_ms, response_body, error_class, outcome, message, events) VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9) RETURNING id)
+                latency_ms, response_body, error_class, outcome, message, events, request) VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $11) RETURNING id)
               INSERT INTO delivery_attempt_items (attempt_id, delivery_id) SELECT a.id, u.id FROM a, unnest($10::bigint[]) AS u(id) ON CONFLICT DO NOTHING`,
             values: [rec.destinationId, rec.at, http.statusCode, Math.round(http.latencyMs), truncateBytes(http.responseBody, MAX_RESPONSE_BYTES),
-              http.errorClass, http.outcome, rec.message, rec.updates.length, rec.updates.map((u) => u.id)] });
+              http.errorClass, http.outcome, rec.message, rec.updates.length, rec.updates.map((u) => u.id),
+              http.request === undefined ? null : JSON.stringify(http.request)] });
           }
           let applied: number[] = [];
           if (rec.updates.length > 0) {

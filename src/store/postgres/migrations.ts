@@ -242,6 +242,12 @@ const MIGRATIONS: { version: number; sql: string }[] = [
     sql: `ALTER TABLE rule_changes DROP CONSTRAINT rule_changes_action_check;
       ALTER TABLE rule_changes ADD CONSTRAINT rule_changes_action_check CHECK (action IN ('publish', 'rollback', 'revert'));`,
   },
+  {
+    // What each attempt sent (JSON: method, URL, headers with secrets masked, the body up to
+    // 16 KiB, its size and SHA-256), so a trace shows it instead of a request rebuilt later.
+    version: 7,
+    sql: `ALTER TABLE delivery_attempts ADD COLUMN request TEXT;`,
+  },
 ];
 
 export const PG_SCHEMA_VERSION = MIGRATIONS[MIGRATIONS.length - 1].version;

@@ -80,7 +80,7 @@ export function sqliteDeliveryStore(db: Database.Database): DeliveryStore {
     nextDue: db.prepare<[string], { t: number | null }>(
       "SELECT min(next_attempt_at) AS t FROM deliveries WHERE destination_id = ? AND status = 'pending'"),
     insertAttempt: db.prepare(`INSERT INTO delivery_attempts (destination_id, attempted_at, status_code, latency_ms,
-        response_body, error_class, outcome, message, events) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)`),
+        response_body, error_class, outcome, message, events, request) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`),
     linkAttempt: db.prepare('INSERT OR IGNORE INTO delivery_attempt_items (attempt_id, delivery_id) VALUES (?, ?)'),
     // Positional: status, attempts, next, http (0/1), status code, error, now, delivered at (null unless delivered), id, claim.
     update: db.prepare(`UPDATE deliveries SET status = ?, attempts = ?, next_attempt_at = ?,
@@ -198,7 +198,8 @@ export function sqliteDeliveryStore(db: Database.Database): DeliveryStore {
       const { http } = rec;
       if (http !== null) {
         const attemptId = q.insertAttempt.run(rec.destinationId, rec.at, http.statusCode, Math.round(http.latencyMs),
-          truncateBytes(http.responseBody, MAX_RESPONSE_BYTES), http.errorClass, http.outcome, rec.message, rec.updates.length).lastInsertRowid;
+          truncateBytes(http.responseBody, MAX_RESPONSE_BYTES), http.errorClass, http.outcome, rec.message, rec.updates.length,
+          http.request === undefined ? null : JSON.stringify(http.request)).lastInsertRowid;
         for (const u of rec.updates) q.linkAttempt.run(attemptId, u.id);
       }
       const applied: number[] = [];

@@ -1,0 +1,46 @@
+// What an attempt sent, kept with it so the trace shows the request as it went out (its
+// timestamp, its signature header masked) instead of one rebuilt when the trace is opened.
+// Secrets never reach the store: credential and signature headers are masked whole, and a
+// secret setting's value is masked wherever else it appears (a key in the URL or the body).
+import { createHash } from 'node:crypto';
+import type { DestinationPlugin, OutboundRequest } from '../destinations/types.ts';
+import { MASK, maskRequest } from '../pipeline/mask-request.ts';
+import type { SentRequest } from '../store/delivery-contract.ts';
+
+/** Body text kept per attempt; the digest and size are always of the whole body. */
+export const SENT_BODY_BYTES = 16 * 1024;
+
+function secretValues(plugin: Pick<DestinationPlugin, 'secretSettings'>, settings: Record<string, unknown>): string[] {
+  const out = new Set<string>();
+  for (const key of plugin.secretSettings) {
+    const v = settings[key];
+    if (typeof v !== 'string' || v === '') continue;
+    out.add(v);
+    out.add(encodeURIComponent(v));
+    out.add(JSON.stringify(v).slice(1, -1));
+  }
+  // Longest first, so a secret containing another is masked whole.
+  return [...out].sort((a, b) => b.length - a.length);
+}
+
+function maskValues(text: string, secrets: readonly string[]): string {
+  let out = text;
+  for (const s of secrets) out = out.split(s).join(MASK);
+  return out;
+}
+
+export function sentRequest(req: OutboundRequest, plugin: Pick<DestinationPlugin, 'secretSettings' | 'secretHeaders'>, settings: Record<string, unknown>): SentRequest {
+  const secrets = secretValues(plugin, settings);
+  const masked = maskRequest(req, plugin);
+  const bytes = Buffer.byteLength(req.body);
+  const kept = bytes <= SENT_BODY_BYTES ? req.body : Buffer.from(req.body).subarray(0, SENT_BODY_BYTES).toString('utf8');
+  return {
+    method: req.method,
+    url: maskValues(req.url, secrets),
+    headers: Object.fromEntries(Object.entries(masked.headers).map(([k, v]) => [k, maskValues(v, secrets)])),
+    body: maskValues(kept, secrets),
+    bodyBytes: bytes,
+    bodySha256: createHash('sha256').update(req.body).digest('hex'),
+    bodyTruncated: bytes > SENT_BODY_BYTES,
+  };
+}
