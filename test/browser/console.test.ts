@@ -142,7 +142,12 @@ describe('console in a browser: live, trace, destinations, rules, custom endpoin
     await payload.waitFor();
     const shown = JSON.parse(await text(payload));
     expect(shown.event).to.include({ id: 'ORD-C1', name: 'checkout_completed' });
-    expect(shown.user.email).to.equal('buyer-ORD-C1@example.com');
+    // Identifiers are masked until the operator asks (a request the server logs).
+    expect(shown.user.email).to.equal('[masked]');
+    await page.click('#live-detail .live-reveal');
+    await page.locator('#live-detail [data-state="revealed"]').waitFor();
+    const revealed = JSON.parse(await text(page.locator('#live-detail .live-payload')));
+    expect(revealed.user.email).to.equal('buyer-ORD-C1@example.com');
   });
 
   it('pause holds new events as "N new" and shows them on resume', async () => {
@@ -367,8 +372,9 @@ describe('console in a browser: live, trace, destinations, rules, custom endpoin
     /** `selector` comes to start in the top half of the window (it is scrolled once its content is in). */
     const inView = async (selector: string, what: string) => {
       const top = () => page.locator(selector).evaluate((el) => el.getBoundingClientRect().top);
-      await waitFor(async () => { const t = await top(); return t >= 0 && t <= PHONE.height / 2; }, WAIT);
-      expect(await top(), what).to.be.within(0, PHONE.height / 2);
+      await waitFor(async () => { const t = await top(); return t >= -1 && t <= PHONE.height / 2; }, WAIT);
+      // Scrolled into view lands on a sub-pixel position (-0.3 px seen): a pixel of slack.
+      expect(await top(), what).to.be.within(-1, PHONE.height / 2);
     };
     try {
       await nav('live');
