@@ -66,8 +66,7 @@ export function createLaneSend(deps: LaneDeps, s: LaneState, units: LaneUnits, l
   }
 
   function attemptRecord(unit: Unit, result: SendResult, j: Judgement): AttemptRecord {
-    // A success keeps the body's size and digest only; a failure its text too, to look into.
-    const request = sentRequest(unit.request, s.plugin!.plugin, s.dest.settings, j.verdict.outcome !== 'success');
+    const request = sentRequest(unit.request, s.plugin!.plugin, s.dest.settings);
     return {
       claimId: unit.claimId,
       destinationId: s.dest.id,

@@ -145,13 +145,12 @@ describe('admin API: traces, deliveries and destination health', () => {
     expect(d.attempt_log[0]).to.include({ attempt: 1, status_code: 200, outcome: 'success' });
     const sent = hook.requests.find((r) => r.json().id === 'T-1')!;
     expect(d.request[0].url).to.equal(`${hook.url}${sent.path}`);
-    // A successful attempt keeps its body's size and digest, not its text (a failed one keeps the text).
-    expect(d.request[0].body).to.equal('');
+    expect(d.request[0].body).to.deep.equal(sent.json());
     expect(d.request[0].headers['webhook-signature']).to.equal('****');
     // The request as the attempt sent it, not rebuilt now: its own timestamp, the body's digest and size.
     expect(d.request_source).to.equal('sent');
     expect(d.request[0].headers['webhook-timestamp']).to.equal(sent.headers['webhook-timestamp']);
-    expect(d.request[0]).to.include({ body_bytes: Buffer.byteLength(sent.body), body_sha256: createHash('sha256').update(sent.body).digest('hex'), body_truncated: true });
+    expect(d.request[0]).to.include({ body_bytes: Buffer.byteLength(sent.body), body_sha256: createHash('sha256').update(sent.body).digest('hex'), body_truncated: false });
     expect(d.attempt_log[0].request).to.deep.equal(d.request[0]);
     expect(JSON.stringify(detail)).not.to.contain(SETTINGS.webhook(hook.url).secret);
     expect((await get('/admin/events/nope')).status).to.equal(404);

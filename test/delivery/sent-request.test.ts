@@ -29,10 +29,4 @@ describe('sentRequest: what an attempt keeps', () => {
     expect(Buffer.byteLength(r.body)).to.equal(SENT_BODY_BYTES);
     expect(r).to.include({ bodyBytes: Buffer.byteLength(body), bodyTruncated: true });
   });
-
-  it('keeps no body text for a successful attempt, only its size and digest', () => {
-    const body = '{"id":"E-1"}';
-    const r = sentRequest({ method: 'POST', url: 'https://x.example/', headers: {}, body, eventIds: [] }, plugin, settings, false);
-    expect(r).to.include({ body: '', bodyBytes: body.length, bodyTruncated: true, bodySha256: createHash('sha256').update(body).digest('hex') });
-  });
 });

@@ -184,7 +184,7 @@ function sentDigest(d) {
   const r = d.request_source === 'sent' ? d.request?.[0] : null;
   if (!r) return null;
   return h('p', { class: 'muted trace-request-digest' },
-    `body ${r.body_bytes} bytes, sha256 ${r.body_sha256}${!r.body_truncated ? '' : r.body === '' ? ' (a successful attempt keeps no body text)' : ' (the first 16 KiB shown)'}`);
+    `body ${r.body_bytes} bytes, sha256 ${r.body_sha256}${r.body_truncated ? ' (the first 16 KiB shown)' : ''}`);
 }
 
 function replayButton(d) {
