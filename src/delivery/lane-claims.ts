@@ -3,7 +3,7 @@
 // claim comes back full it keeps claiming (and takes no handoffs); a short one ends that until
 // the store has something due again, which the lane looks for at most every idlePollMs. A
 // failing store is retried with a capped, jittered backoff.
-import type { LaneDeps } from './lane.ts';
+import type { LaneDeps } from './lane-deps.ts';
 import { claimLimit, concurrencyOf, isActive, isRunning, maxEvents, type LaneState, type Unit } from './lane-state.ts';
 import type { LaneUnits } from './lane-units.ts';
 import { storeErrorBackoffMs } from './retry-policy.ts';

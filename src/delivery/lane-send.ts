@@ -4,7 +4,7 @@
 // (secrets masked: sent-request.ts; group commit); report it (metrics, log line); pause the lane when the record says the destination is paused. A
 // record that fails leaves the lease to run out: the deliveries come due again.
 import type { SendResult } from './http-sender.ts';
-import type { LaneDeps } from './lane.ts';
+import type { LaneDeps } from './lane-deps.ts';
 import { logDeliveryFailure, observeAttempt } from './lane-report.ts';
 import { isActive, isIdle, type LaneState, type Unit } from './lane-state.ts';
 import { noteAttempt, sendLimit, type SendLimit } from './lane-timeouts.ts';
@@ -41,8 +41,8 @@ export function createLaneSend(deps: LaneDeps, s: LaneState, units: LaneUnits, l
   /** Sends with the lane's limit; a timeout under the lane's own limit says which limit it was. */
   async function sendWithin(unit: Unit, limit: SendLimit): Promise<SendResult> {
     const result = await deps.sender.send(unit.request, deps.abort, limit.own ? limit.ms : undefined);
-    if (result.kind === 'response') noteAttempt(s, { timedOut: false, latencyMs: result.latencyMs });
-    else if (result.errorClass === 'timeout') noteAttempt(s, { timedOut: true });
+    if (result.kind === 'response') noteAttempt(s.timeouts, { timedOut: false, latencyMs: result.latencyMs });
+    else if (result.errorClass === 'timeout') noteAttempt(s.timeouts, { timedOut: true });
     if (result.kind === 'error' && result.errorClass === 'timeout' && limit.own) {
       const why = limit.shortened ? ', shortened after a recent timeout' : '';
       return { ...result, message: `${result.message} (limit ${limit.ms} ms${why})` };
@@ -113,7 +113,7 @@ export function createLaneSend(deps: LaneDeps, s: LaneState, units: LaneUnits, l
   return async function sendUnit(unit: Unit): Promise<void> {
     const freeSlot = takeSlot();
     try {
-      const limit = sendLimit(s, deps.sendTimeoutMs);
+      const limit = sendLimit(s.timeouts, s.dest.settings, deps.sendTimeoutMs);
       if (mustGoBack(unit, limit)) return void (await units.release([unit]));
       const result = await sendWithin(unit, limit);
       if (abortedByShutdown(result)) return void (await units.release([unit]));

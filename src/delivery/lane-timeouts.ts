@@ -4,7 +4,6 @@
 // more than the full limit): a receiver that hangs on some requests then holds a slot about a
 // second per hang instead of the full limit, while one that answers slowly but steadily keeps
 // the time its answers take. Each further timeout starts the count again.
-import type { LaneState } from './lane-state.ts';
 
 /** The shortest limit, also the lowest `timeout_ms` a destination may set. */
 export const MIN_TIMEOUT_MS = 1_000;
@@ -34,10 +33,9 @@ export interface SendLimit {
 }
 
 /** The limit for the next request of this lane (`serverMs`: the server's timeout). */
-export function sendLimit(s: LaneState, serverMs: number): SendLimit {
-  const own = ownTimeout(s);
+export function sendLimit(t: TimeoutState, settings: Record<string, unknown>, serverMs: number): SendLimit {
+  const own = ownTimeout(settings);
   const full = own ?? serverMs;
-  const t = s.timeouts;
   if (t.sinceTimeout === null || t.sinceTimeout >= SHORT_FOR) return { ms: full, shortened: false, own: own !== undefined };
   const slowest = t.answers.reduce((m, v) => Math.max(m, v), 0);
   const ms = Math.min(full, Math.max(MIN_TIMEOUT_MS, SHORT_FACTOR * slowest));
@@ -45,8 +43,7 @@ export function sendLimit(s: LaneState, serverMs: number): SendLimit {
 }
 
 /** An attempt ended with an answer (any status) after `latencyMs`, or timed out. */
-export function noteAttempt(s: LaneState, outcome: { timedOut: true } | { timedOut: false; latencyMs: number }): void {
-  const t = s.timeouts;
+export function noteAttempt(t: TimeoutState, outcome: { timedOut: true } | { timedOut: false; latencyMs: number }): void {
   if (outcome.timedOut) {
     t.sinceTimeout = 0;
     return;
@@ -57,8 +54,8 @@ export function noteAttempt(s: LaneState, outcome: { timedOut: true } | { timedO
 }
 
 /** The destination's `timeout_ms`, when it sets one in range (the settings schema checks it; a plugin's own schema may not). */
-function ownTimeout(s: LaneState): number | undefined {
-  const v = s.dest.settings.timeout_ms;
+function ownTimeout(settings: Record<string, unknown>): number | undefined {
+  const v = settings.timeout_ms;
   return typeof v === 'number' && Number.isInteger(v) && v >= MIN_TIMEOUT_MS && v <= 30_000 ? v : undefined;
 }
 

@@ -2,7 +2,7 @@
 // (requests under their claim; the webhook signs with this time), ends as failed those that
 // cannot be built, and hands leases back (due again at once).
 import { buildRequestsFor } from './build-requests-for.ts';
-import type { LaneDeps } from './lane.ts';
+import type { LaneDeps } from './lane-deps.ts';
 import type { LaneState, Unit } from './lane-state.ts';
 import type { ClaimedDelivery, DeliveryUpdate } from './types.ts';
 

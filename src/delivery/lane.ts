@@ -5,48 +5,17 @@
 // into free slots (lane-send.ts) and asks for a claim when the queue runs low. The state all
 // parts share is one object (lane-state.ts).
 import type { LoadedPlugin } from '../destinations/load-plugins.ts';
-import type { AttemptRecorder } from './attempt-recorder.ts';
-import type { DeliveryMetrics } from './delivery-metrics.ts';
-import type { HttpSender } from './http-sender.ts';
 import { createLaneClaims } from './lane-claims.ts';
 import { createLaneHandoffs } from './lane-handoffs.ts';
 import { createLaneSend } from './lane-send.ts';
 import { claimLimit, concurrencyOf, createLaneState, isActive, isIdle, isRunning, maxEvents } from './lane-state.ts';
 import { createLaneUnits } from './lane-units.ts';
-import type { RetryPolicy } from './retry-policy.ts';
-import type { ActiveDestination, ClaimedDelivery, DeliveryStore, LaneLogger } from './types.ts';
+import type { LaneDeps } from './lane-deps.ts';
+import type { ActiveDestination, ClaimedDelivery } from './types.ts';
 
 export type { LaneLogger } from './types.ts';
+export type { LaneDeps } from './lane-deps.ts';
 
-export interface LaneDeps {
-  store: Pick<DeliveryStore, 'claimDeliveries' | 'nextDue' | 'release'>;
-  sender: HttpSender;
-  policy: RetryPolicy;
-  recorder: AttemptRecorder;
-  logger: LaneLogger;
-  metrics?: DeliveryMetrics;
-  clock: () => number;
-  nextClaimId(): string;
-  leaseMs: number;
-  /**
-   * The server's limit for one request, unless the destination sets `timeout_ms` (lane-timeouts.ts
-   * shortens either after a timeout). A queued request whose lease has less left than its limit
-   * (at most half the lease) goes back unsent.
-   */
-  sendTimeoutMs: number;
-  lingerMs: number;
-  /** Requests in flight per destination, unless it sets `max_concurrency`. */
-  concurrency: number;
-  pauseAfterMs: number;
-  /** Longest sleep while idle, so work queued by another process (a replay) is noticed. */
-  idlePollMs: number;
-  /** Handed-off deliveries a lane holds in memory at most (at least two claims' worth); default HANDOFF_CAP. */
-  handoffCap?: number;
-  /** Aborted when shutdown runs out of grace. */
-  abort: AbortSignal;
-  /** [0, 1), for the jitter of the store-error backoff. */
-  random?: () => number;
-}
 
 export interface Lane {
   readonly destinationId: string;
