@@ -31,7 +31,7 @@ import { sqliteFile } from './store/open-store.ts';
 import { isPgStore } from './store/postgres/pg-store.ts';
 import { pgCustomRecordStore } from './store/postgres/custom-records.ts';
 import { pgCustomRateLimiter, pgTokenBuckets } from './store/postgres/rate-buckets.ts';
-import { createDraftPool } from './workers/draft-pool.ts';
+import { createDraftPool } from './admin/draft-pool.ts';
 
 export interface Running {
   url: string;

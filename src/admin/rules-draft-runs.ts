@@ -8,7 +8,7 @@ import type { NormalizedEvent } from '../schema/types.ts';
 import type { RuleSet } from '../rules/rule-set.ts';
 import { ruleLists, type DraftRequest, type DraftResult, type DraftRunner, type DraftSubject } from '../pipeline/draft-preview.ts';
 import type { PreviewInput } from '../pipeline/preview-event.ts';
-import { DraftPoolBusy, DraftStopped } from '../workers/draft-pool.ts';
+import { DraftPoolBusy, DraftStopped } from './draft-pool.ts';
 
 export const DEFAULT_REPLAY = 100;
 /** Stored events one replay through a draft plans at most. */

@@ -1,5 +1,5 @@
 // What the admin API's rules preview and replay-through-draft compute, as one plain-data
-// task that can cross to a worker thread (src/workers/draft-pool.ts): events planned with
+// task that can cross to a worker thread (src/admin/draft-pool.ts): events planned with
 // the live rules and with a draft, side by side. Only the rule lists the events need travel,
 // each once; the task stops itself between events once its time limit has passed.
 import type { PluginRegistry } from '../destinations/load-plugins.ts';
@@ -41,7 +41,7 @@ export interface ReplayTally {
 /** A task as the admin API builds it: the runner adds its time limit. */
 export type DraftRequest = Omit<DraftTask, 'timeLimitMs'>;
 
-/** Where tasks run: a worker pool in the server (src/workers/draft-pool.ts), inline in the fast test tier. */
+/** Where tasks run: a worker pool in the server (src/admin/draft-pool.ts), inline in the fast test tier. */
 export interface DraftRunner {
   readonly timeLimitMs: number;
   /** Rejects with DraftPoolBusy or DraftStopped (draft-pool.ts) when it cannot run the task or had to end it. */

@@ -31,7 +31,7 @@ import { loadCustomers } from '../../src/customers/load-customers.ts';
 import { HandlerStopped, type HandlerPool } from '../../src/customers/handler-pool.ts';
 import runHandlerTask from '../../src/customers/handler-worker.ts';
 import { runDraftTask, type DraftRunner } from '../../src/pipeline/draft-preview.ts';
-import { DRAFT_TIME_LIMIT_MS } from '../../src/workers/draft-pool.ts';
+import { DRAFT_TIME_LIMIT_MS } from '../../src/admin/draft-pool.ts';
 import type { CustomerRegistry } from '../../src/customers/types.ts';
 import { accountMaker, poster, tempDir, type TestTarget } from './test-server.ts';
 import { shippedFolderEnv } from './shipped-folders.ts';

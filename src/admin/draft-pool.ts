@@ -6,7 +6,7 @@ import { Piscina } from 'piscina';
 import { siblingModule } from '../build-state.cjs';
 import type { DraftResult, DraftRunner } from '../pipeline/draft-preview.ts';
 import type { DraftWorkerTask } from './draft-worker.ts';
-import { workerExecArgv, workerResourceLimits } from './worker-options.ts';
+import { workerExecArgv, workerResourceLimits } from '../workers/worker-options.ts';
 
 /** Time a preview or replay may spend planning events, by default. */
 export const DRAFT_TIME_LIMIT_MS = 10_000;
