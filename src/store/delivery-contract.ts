@@ -3,15 +3,11 @@
 // operator queries. SQLite (sqlite/delivery-store.ts) and PostgreSQL
 // (postgres/delivery-store.ts) implement it; every method is async and takes plain data.
 // Delivery (src/delivery/) uses it through src/delivery/types.ts.
-import type { OutgoingItem } from '../domain/records.ts';
-import type { DestinationRecord, EventRecord } from '../domain/records.ts';
+import type { DestinationRecord, EventRecord, OutgoingItem } from '../domain/records.ts';
+import type { DeliveryStatus, StoredItem, AttemptOutcome, SentRequest, DestinationHealth, DeliveryFilter, DeliveryView, AttemptView, ReplayFilter, DestinationStats, QueueSnapshot, PurgeResult } from './delivery-views.ts';
 
-export type DeliveryStatus = 'pending' | 'delivered' | 'failed' | 'dead' | 'skipped';
-export const DELIVERY_STATUSES: readonly DeliveryStatus[] = ['pending', 'delivered', 'failed', 'dead', 'skipped'];
-
-/** What a delivery keeps to rebuild its request at send time; the event itself is joined from `events`. */
-/** What a delivery row keeps of an item; the event comes from its row, the message id is recomputed. */
-export type StoredItem = Omit<OutgoingItem, 'event' | 'messageId'>;
+export type { DeliveryStatus, StoredItem, AttemptOutcome, SentRequest, DestinationHealth, DeliveryFilter, DeliveryView, AttemptView, ReplayFilter, DestinationStats, QueueSnapshot, PurgeResult } from './delivery-views.ts';
+export { DELIVERY_STATUSES } from './delivery-views.ts';
 
 /** An accepted event claimed for fan-out. */
 export interface DispatchEvent {
@@ -88,19 +84,6 @@ export interface DeliveryUpdate {
   nextAttemptAt: number | null;
 }
 
-/** The request an attempt sent, secrets masked (src/delivery/sent-request.ts). */
-export interface SentRequest {
-  method: string;
-  url: string;
-  headers: Record<string, string>;
-  /** The body text, up to 16 KiB. */
-  body: string;
-  bodyBytes: number;
-  /** Of the whole body as sent (before any masking). */
-  bodySha256: string;
-  bodyTruncated: boolean;
-}
-
 /** One HTTP request as it went out and came back. */
 export interface HttpAttempt {
   /** What was sent; absent where the sender kept nothing. */
@@ -110,7 +93,7 @@ export interface HttpAttempt {
   /** Truncated to 20 000 bytes by the store. */
   responseBody: string | null;
   errorClass: string | null;
-  outcome: 'success' | 'retryable' | 'permanent';
+  outcome: AttemptOutcome;
 }
 
 export interface AttemptRecord {
@@ -140,117 +123,6 @@ export interface ActiveDestination extends DestinationRecord {
   pausedAt: number | null;
   /** The destination's updatedAt when it was paused: a later change resumes it. */
   pausedDestinationUpdatedAt: number | null;
-}
-
-export interface DestinationHealth {
-  destinationId: string;
-  lastSuccessAt: number | null;
-  lastFailureAt: number | null;
-  failingSince: number | null;
-  pausedAt: number | null;
-  pauseReason: string | null;
-}
-
-export interface DeliveryFilter {
-  id?: number;
-  /** Only deliveries with a smaller id (the next page of a listing, newest first). */
-  beforeId?: number;
-  /** The deliveries of one stored event, by its tracklane id (events.id). */
-  eventRowId?: string;
-  scriptId?: string;
-  status?: DeliveryStatus;
-  eventId?: string;
-  destinationId?: string;
-  limit?: number;
-}
-
-export interface DeliveryView {
-  id: number;
-  scriptId: string;
-  eventId: string | null;
-  destinationId: string;
-  destinationType: string;
-  status: DeliveryStatus;
-  skipReason: string | null;
-  attempts: number;
-  lastStatusCode: number | null;
-  lastError: string | null;
-  nextAttemptAt: number | null;
-  receivedAt: number;
-  createdAt: number;
-  updatedAt: number;
-  deliveredAt: number | null;
-  /** The destination is paused. */
-  paused: boolean;
-  /** The mapped native event it sends (the event itself is joined from its row); null when nothing can be sent. */
-  item: StoredItem | null;
-}
-
-export interface AttemptView {
-  id: number;
-  attemptedAt: number;
-  statusCode: number | null;
-  latencyMs: number;
-  responseBody: string | null;
-  errorClass: string | null;
-  outcome: HttpAttempt['outcome'];
-  message: string | null;
-  /** Deliveries the request carried. */
-  events: number;
-  /** What was sent; null for attempts recorded before it was kept. */
-  request: SentRequest | null;
-}
-
-export interface ReplayFilter {
-  /** One delivery by its id. */
-  deliveryId?: number;
-  scriptId?: string;
-  destinationId?: string;
-  eventId?: string;
-  /** Which statuses to re-queue; `delivered` only when the operator forces it. */
-  statuses: readonly ('failed' | 'dead' | 'delivered')[];
-  /** Only deliveries created at or after this time. */
-  since?: number;
-  /** Re-queue at most this many, oldest first (a bulk replay's cap per call). */
-  limit?: number;
-}
-
-export interface DestinationStats {
-  destinationId: string;
-  scriptId: string;
-  type: string;
-  name: string;
-  enabled: boolean;
-  removed: boolean;
-  counts: Record<DeliveryStatus, number>;
-  /** Acknowledgement time of the oldest pending delivery. */
-  oldestPendingAt: number | null;
-  /** The earliest next_attempt_at of its pending deliveries (a leased one: its lease end); null: none pending. Past: work waits. */
-  nextDueAt: number | null;
-  health: DestinationHealth | null;
-}
-
-export interface QueueSnapshot {
-  /** Accepted events not yet fanned out. */
-  dispatchBacklog: number;
-  byType: { destinationType: string; pending: number; oldestPendingAt: number | null }[];
-  /** Each destination with pending deliveries (removed ones left out). */
-  byDestination: {
-    destinationId: string;
-    destinationType: string;
-    pending: number;
-    oldestPendingAt: number | null;
-    nextDueAt: number | null;
-    enabled: boolean;
-    paused: boolean;
-  }[];
-  pausedDestinations: number;
-}
-
-export interface PurgeResult {
-  events: number;
-  deliveries: number;
-  attempts: number;
 }
 
 /** Response bytes an attempt record keeps (as Svix). */

@@ -1,12 +1,7 @@
 // SQLite deliveries: the dispatch queue, claims with leases fenced by claim id, attempt
 // records and destination health. A leased delivery's next_attempt_at is its lease end,
 // so work whose holder died is simply due again; writes use BEGIN IMMEDIATE.
-//
-// Delivery bookkeeping commits with synchronous=NORMAL (the connection stays FULL for
-// everything else, acknowledged events above all). In WAL mode such a commit survives a
-// process crash (kill -9); only a power loss or OS crash can undo the latest ones, and
-// undoing bookkeeping only repeats work: a fan-out is redone identically, a claim lapses, a
-// recorded attempt is sent again (at-least-once). It cuts an fsync from every claim and record.
+// Bookkeeping commits without the per-commit fsync (relaxed-commit.ts).
 import type Database from 'better-sqlite3';
 import { MAX_RESPONSE_BYTES } from '../delivery-contract.ts';
 import { toClaimed, truncateBytes, type ClaimRow } from '../delivery-rows.ts';
@@ -17,15 +12,12 @@ import type { EventRecord } from '../types.ts';
 import { sqliteDeliveryQueries } from './delivery-queries.ts';
 import { sqliteDeliveryMaintenance } from './delivery-maintenance.ts';
 import { toEventRecord, type SeqEventRow as EventRow } from '../event-rows.ts';
-import { processWriteGate } from './write-gate.ts';
-
+import { relaxedCommit } from './relaxed-commit.ts';
 
 interface DestinationRow {
   id: string; script_id: string; type: string; name: string; enabled: number; settings: string;
   created_at: number; updated_at: number; paused_at: number | null; paused_destination_updated_at: number | null;
 }
-
-
 
 /**
  * Delivery rows a fan-out commits per transaction at most (whole events). A transaction holds
@@ -36,26 +28,7 @@ interface DestinationRow {
 export const FAN_OUT_ROWS_PER_COMMIT = 100;
 
 export function sqliteDeliveryStore(db: Database.Database): DeliveryStore {
-  const level = db.pragma('synchronous', { simple: true }) as number;
-  // Prepared once: db.pragma() would compile the statement on every transaction.
-  const syncNormal = db.prepare('PRAGMA synchronous = NORMAL');
-  const syncBack = db.prepare(`PRAGMA synchronous = ${Number(level)}`);
-  const gate = processWriteGate();
-  const gated = { urgent: false, waitMs: Number(db.pragma('busy_timeout', { simple: true })) };
-  /**
-   * Runs a bookkeeping transaction without the per-commit fsync (see the header), through the
-   * process's write gate (not urgent: intake's commits go first).
-   */
-  function relaxed<A extends unknown[], R>(tx: Database.Transaction<(...args: A) => R>, ...args: A): R {
-    const commit = () => gate.run(() => tx.immediate(...args), gated);
-    if (level <= 1) return commit(); // already NORMAL (or OFF)
-    syncNormal.run();
-    try {
-      return commit();
-    } finally {
-      syncBack.run();
-    }
-  }
+  const relaxed = relaxedCommit(db);
   const q = {
     // The due queue entries with their event rows in one statement (null columns: the event was purged).
     queueDue: db.prepare<[number, string, number], EventRow & { queued_seq: number; queued_held_for: string | null }>(

@@ -1,0 +1,140 @@
+// The delivery store's vocabulary (statuses, stored items, sent requests, health) and what its
+// operator side answers and takes (listings, attempts, replay filters, statistics, the queue
+// snapshot, purges), apart from the claim-and-record contract in delivery-contract.ts, which
+// re-exports all of it.
+import type { OutgoingItem } from '../domain/records.ts';
+
+export type DeliveryStatus = 'pending' | 'delivered' | 'failed' | 'dead' | 'skipped';
+export const DELIVERY_STATUSES: readonly DeliveryStatus[] = ['pending', 'delivered', 'failed', 'dead', 'skipped'];
+
+/** What a delivery row keeps of an item; the event comes from its row, the message id is recomputed. */
+export type StoredItem = Omit<OutgoingItem, 'event' | 'messageId'>;
+
+/** How an attempt ended. */
+export type AttemptOutcome = 'success' | 'retryable' | 'permanent';
+
+/** The request an attempt sent, secrets masked (src/delivery/sent-request.ts). */
+export interface SentRequest {
+  method: string;
+  url: string;
+  headers: Record<string, string>;
+  /** The body text, up to 16 KiB. */
+  body: string;
+  bodyBytes: number;
+  /** Of the whole body as sent (before any masking). */
+  bodySha256: string;
+  bodyTruncated: boolean;
+}
+
+export interface DestinationHealth {
+  destinationId: string;
+  lastSuccessAt: number | null;
+  lastFailureAt: number | null;
+  failingSince: number | null;
+  pausedAt: number | null;
+  pauseReason: string | null;
+}
+
+
+export interface DeliveryFilter {
+  id?: number;
+  /** Only deliveries with a smaller id (the next page of a listing, newest first). */
+  beforeId?: number;
+  /** The deliveries of one stored event, by its tracklane id (events.id). */
+  eventRowId?: string;
+  scriptId?: string;
+  status?: DeliveryStatus;
+  eventId?: string;
+  destinationId?: string;
+  limit?: number;
+}
+
+export interface DeliveryView {
+  id: number;
+  scriptId: string;
+  eventId: string | null;
+  destinationId: string;
+  destinationType: string;
+  status: DeliveryStatus;
+  skipReason: string | null;
+  attempts: number;
+  lastStatusCode: number | null;
+  lastError: string | null;
+  nextAttemptAt: number | null;
+  receivedAt: number;
+  createdAt: number;
+  updatedAt: number;
+  deliveredAt: number | null;
+  /** The destination is paused. */
+  paused: boolean;
+  /** The mapped native event it sends (the event itself is joined from its row); null when nothing can be sent. */
+  item: StoredItem | null;
+}
+
+export interface AttemptView {
+  id: number;
+  attemptedAt: number;
+  statusCode: number | null;
+  latencyMs: number;
+  responseBody: string | null;
+  errorClass: string | null;
+  outcome: AttemptOutcome;
+  message: string | null;
+  /** Deliveries the request carried. */
+  events: number;
+  /** What was sent; null for attempts recorded before it was kept. */
+  request: SentRequest | null;
+}
+
+export interface ReplayFilter {
+  /** One delivery by its id. */
+  deliveryId?: number;
+  scriptId?: string;
+  destinationId?: string;
+  eventId?: string;
+  /** Which statuses to re-queue; `delivered` only when the operator forces it. */
+  statuses: readonly ('failed' | 'dead' | 'delivered')[];
+  /** Only deliveries created at or after this time. */
+  since?: number;
+  /** Re-queue at most this many, oldest first (a bulk replay's cap per call). */
+  limit?: number;
+}
+
+export interface DestinationStats {
+  destinationId: string;
+  scriptId: string;
+  type: string;
+  name: string;
+  enabled: boolean;
+  removed: boolean;
+  counts: Record<DeliveryStatus, number>;
+  /** Acknowledgement time of the oldest pending delivery. */
+  oldestPendingAt: number | null;
+  /** The earliest next_attempt_at of its pending deliveries (a leased one: its lease end); null: none pending. Past: work waits. */
+  nextDueAt: number | null;
+  health: DestinationHealth | null;
+}
+
+export interface QueueSnapshot {
+  /** Accepted events not yet fanned out. */
+  dispatchBacklog: number;
+  byType: { destinationType: string; pending: number; oldestPendingAt: number | null }[];
+  /** Each destination with pending deliveries (removed ones left out). */
+  byDestination: {
+    destinationId: string;
+    destinationType: string;
+    pending: number;
+    oldestPendingAt: number | null;
+    nextDueAt: number | null;
+    enabled: boolean;
+    paused: boolean;
+  }[];
+  pausedDestinations: number;
+}
+
+export interface PurgeResult {
+  events: number;
+  deliveries: number;
+  attempts: number;
+}
+
