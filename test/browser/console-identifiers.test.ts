@@ -6,18 +6,16 @@ import { randomBytes } from 'node:crypto';
 import { Writable } from 'node:stream';
 import pino from 'pino';
 import type { Locator, Page } from 'playwright-core';
-import { startTestServer, type TestAccount, type TestServer } from '../helpers/test-server.ts';
-import { startDestinationDouble, type DestinationDouble } from '../helpers/destination-double.ts';
-import { checkout, SETTINGS } from '../delivery/delivery-fixture.ts';
-import { launchChromium, type Chromium } from './chromium.ts';
-import { openConsole } from './console-session.ts';
+import type { TestAccount, TestServer } from '../helpers/test-server.ts';
+import type { DestinationDouble } from '../helpers/destination-double.ts';
+import { checkout } from '../delivery/delivery-fixture.ts';
+import { openWebhookShop, type WebhookShop } from './console-session.ts';
 
 const ADMIN_TOKEN = `console-ids-${randomBytes(12).toString('hex')}`;
 const WAIT = 15_000;
 
 describe('console in a browser: identifiers masked until revealed', function () {
   this.timeout(120_000);
-  let chromium: Chromium;
   let s: TestServer;
   let hook: DestinationDouble;
   let shop: TestAccount;
@@ -26,23 +24,18 @@ describe('console in a browser: identifiers masked until revealed', function () 
   let pageProblems: string[] = [];
   const text = (l: Locator) => l.textContent().then((t) => t ?? '');
 
+  let w: WebhookShop | undefined;
+
   before(async function () {
-    chromium = await launchChromium(this, 'test/browser/console-identifiers.test.ts');
-    hook = await startDestinationDouble();
     const sink = new Writable({ write(chunk, _enc, cb) { for (const l of String(chunk).split('\n').filter(Boolean)) lines.push(JSON.parse(l)); cb(); } });
-    s = await startTestServer({ ADMIN_TOKENS: `ops.ana:${ADMIN_TOKEN}`, ALLOW_PRIVATE_DESTINATIONS: '1' }, { logger: pino({ level: 'info' }, sink) as never });
-    shop = await s.account({ name: 'Identifiers shop' });
-    await s.running.store.destinations.add({
-      id: `dst_${randomBytes(8).toString('hex')}`, scriptId: shop.scriptId, type: 'webhook', name: 'hook', enabled: true, settings: SETTINGS.webhook(hook.url),
+    w = await openWebhookShop(this, {
+      suite: 'test/browser/console-identifiers.test.ts', token: ADMIN_TOKEN, name: 'Identifiers shop', timeoutMs: WAIT,
+      env: { ADMIN_TOKENS: `ops.ana:${ADMIN_TOKEN}`, ALLOW_PRIVATE_DESTINATIONS: '1' }, server: { logger: pino({ level: 'info' }, sink) as never },
     });
-    ({ page, problems: pageProblems } = await openConsole(chromium, s.url, ADMIN_TOKEN, WAIT));
+    ({ s, hook, shop, page, problems: pageProblems } = w);
   });
 
-  after(async () => {
-    await chromium?.close();
-    await s?.close();
-    await hook?.close();
-  });
+  after(() => w?.close());
 
   const EMAIL = 'buyer-ORD-ID1@example.com';
   const PHONE = '+40 721 234 567';

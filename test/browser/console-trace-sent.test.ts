@@ -4,40 +4,30 @@
 import { expect } from 'chai';
 import { createHash, randomBytes } from 'node:crypto';
 import type { Page } from 'playwright-core';
-import { startTestServer, type TestAccount, type TestServer } from '../helpers/test-server.ts';
-import { startDestinationDouble, type DestinationDouble } from '../helpers/destination-double.ts';
-import { checkout, SETTINGS, WEBHOOK_SECRET } from '../delivery/delivery-fixture.ts';
-import { launchChromium, type Chromium } from './chromium.ts';
-import { openConsole } from './console-session.ts';
+import type { TestAccount, TestServer } from '../helpers/test-server.ts';
+import type { DestinationDouble } from '../helpers/destination-double.ts';
+import { checkout, WEBHOOK_SECRET } from '../delivery/delivery-fixture.ts';
+import { openWebhookShop, type WebhookShop } from './console-session.ts';
 
 const ADMIN_TOKEN = `console-sent-${randomBytes(12).toString('hex')}`;
 const WAIT = 15_000;
 
 describe('console in a browser: the trace shows the request as sent', function () {
   this.timeout(120_000);
-  let chromium: Chromium;
   let s: TestServer;
   let hook: DestinationDouble;
   let shop: TestAccount;
   let page: Page;
   let pageProblems: string[] = [];
 
+  let w: WebhookShop | undefined;
+
   before(async function () {
-    chromium = await launchChromium(this, 'test/browser/console-trace-sent.test.ts');
-    hook = await startDestinationDouble();
-    s = await startTestServer({ ADMIN_TOKEN, ALLOW_PRIVATE_DESTINATIONS: '1' });
-    shop = await s.account({ name: 'Sent shop' });
-    await s.running.store.destinations.add({
-      id: `dst_${randomBytes(8).toString('hex')}`, scriptId: shop.scriptId, type: 'webhook', name: 'hook', enabled: true, settings: SETTINGS.webhook(hook.url),
-    });
-    ({ page, problems: pageProblems } = await openConsole(chromium, s.url, ADMIN_TOKEN, WAIT));
+    w = await openWebhookShop(this, { suite: 'test/browser/console-trace-sent.test.ts', token: ADMIN_TOKEN, name: 'Sent shop', timeoutMs: WAIT });
+    ({ s, hook, shop, page, problems: pageProblems } = w);
   });
 
-  after(async () => {
-    await chromium?.close();
-    await s?.close();
-    await hook?.close();
-  });
+  after(() => w?.close());
 
   it('labels the request as sent by attempt 1 and shows its timestamp header and body digest', async () => {
     expect((await s.post('/webhooks/service/event', checkout('ORD-S1'), { account: shop })).status).to.equal(200);
