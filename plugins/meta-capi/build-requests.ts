@@ -2,6 +2,7 @@
 // custom_data; this module adds time, ids, action_source, page URLs and user_data.
 import { isSha256Hex, sha256Hex } from '../../src/identifiers/index.ts';
 import { chunk } from '../../src/destinations/chunk.ts';
+import { addClientFields } from '../../src/destinations/client-fields.ts';
 import { expandBranch, mergeDotPaths } from '../../src/destinations/dot-path.ts';
 import { baseUrl } from '../../src/destinations/settings-schema.ts';
 import type { BuildInput, OutboundRequest, OutgoingItem } from '../../src/destinations/types.ts';
@@ -85,8 +86,7 @@ function userData(item: OutgoingItem, externalIdCaseSensitive: boolean): Json {
     if (id !== '') user.external_id = isSha256Hex(id) ? id.toLowerCase() : sha256Hex(id);
   }
   const { context } = item.event;
-  if (hasText(context.overide_ip)) user.client_ip_address = context.overide_ip;
-  if (hasText(context.user_agent)) user.client_user_agent = context.user_agent;
+  addClientFields(user, context);
   if (item.attribution.fbc) user.fbc = item.attribution.fbc;
   if (item.attribution.fbp) user.fbp = item.attribution.fbp;
   return user;

@@ -3,6 +3,7 @@
 // and custom_data; this module adds event_time (seconds), event_id, action_source, the
 // page URL and user_data (hashed identifiers as arrays, IP, user agent, epik click id).
 import { chunk } from '../../src/destinations/chunk.ts';
+import { addClientFields } from '../../src/destinations/client-fields.ts';
 import { expandBranch, mergeDotPaths } from '../../src/destinations/dot-path.ts';
 import { baseUrl } from '../../src/destinations/settings-schema.ts';
 import type { BuildInput, OutboundRequest, OutgoingItem } from '../../src/destinations/types.ts';
@@ -51,8 +52,7 @@ function userData(item: OutgoingItem): Json {
   const user = expandBranch(item.identifiers, 'user_data');
   for (const [k, v] of Object.entries(user)) if (typeof v === 'string') user[k] = [v];
   const { context } = item.event;
-  if (hasText(context.overide_ip)) user.client_ip_address = context.overide_ip;
-  if (hasText(context.user_agent)) user.client_user_agent = context.user_agent;
+  addClientFields(user, context);
   const epik = item.attribution.epik;
   if (typeof epik === 'string') user.click_id = epik;
   return user;

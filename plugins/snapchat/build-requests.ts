@@ -5,6 +5,7 @@
 // click id, _scid). An event Snap is sure to refuse goes in a request of its own, so it
 // cannot sink the others.
 import { chunk } from '../../src/destinations/chunk.ts';
+import { addClientFields } from '../../src/destinations/client-fields.ts';
 import { expandBranch, mergeDotPaths } from '../../src/destinations/dot-path.ts';
 import { baseUrl } from '../../src/destinations/settings-schema.ts';
 import type { BuildInput, OutboundRequest, OutgoingItem } from '../../src/destinations/types.ts';
@@ -67,8 +68,7 @@ function userData(item: OutgoingItem): Json {
   const user = expandBranch(item.identifiers, 'user_data');
   for (const [k, v] of Object.entries(user)) if (typeof v === 'string') user[k] = [v];
   const { context } = item.event;
-  if (hasText(context.overide_ip)) user.client_ip_address = context.overide_ip;
-  if (hasText(context.user_agent)) user.client_user_agent = context.user_agent;
+  addClientFields(user, context);
   const { sc_click_id: click, sc_cookie1: cookie } = item.attribution;
   if (typeof click === 'string') user.sc_click_id = click;
   if (typeof cookie === 'string') user.sc_cookie1 = cookie;
