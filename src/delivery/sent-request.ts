@@ -10,7 +10,16 @@ import type { SentRequest } from '../store/delivery-contract.ts';
 /** Body text kept per attempt; the digest and size are always of the whole body. */
 export const SENT_BODY_BYTES = 16 * 1024;
 
+/** Per settings object (a lane keeps one until the destination changes): its secrets, worked out once, not per attempt. */
+const secretsOf = new WeakMap<Record<string, unknown>, string[]>();
+
 function secretValues(plugin: Pick<DestinationPlugin, 'secretSettings'>, settings: Record<string, unknown>): string[] {
+  let known = secretsOf.get(settings);
+  if (known === undefined) secretsOf.set(settings, (known = listSecrets(plugin, settings)));
+  return known;
+}
+
+function listSecrets(plugin: Pick<DestinationPlugin, 'secretSettings'>, settings: Record<string, unknown>): string[] {
   const out = new Set<string>();
   for (const key of plugin.secretSettings) {
     const v = settings[key];
