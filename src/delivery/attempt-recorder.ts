@@ -6,6 +6,7 @@
 // Retrying is safe: the delivery updates are fenced by claim id.
 import { createGroupCommit } from '../store/group-commit.ts';
 import { storeErrorBackoffMs } from './retry-policy.ts';
+import type { EventSettler } from './event-settler.ts';
 import type { DeliveryStore, AttemptRecord, RecordResult } from './types.ts';
 
 export interface AttemptRecorder {
@@ -28,7 +29,7 @@ export const RECORD_TRIES = 10;
 export function createAttemptRecorder(
   store: Pick<DeliveryStore, 'recordAttempts'>,
   maxBatch = 256,
-  opts: { tries?: number; wait?: (ms: number) => Promise<void>; lingerMs?: number } = {},
+  opts: { tries?: number; wait?: (ms: number) => Promise<void>; lingerMs?: number; settler?: Pick<EventSettler, 'stored'> } = {},
 ): AttemptRecorder {
   const tries = opts.tries ?? RECORD_TRIES;
   const wait = opts.wait ?? ((ms: number) => new Promise<void>((r) => setTimeout(r, ms)));
@@ -43,5 +44,16 @@ export function createAttemptRecorder(
     }
   };
   const group = createGroupCommit(commit, { maxBatch, lingerMs: opts.lingerMs ?? RECORD_LINGER_MS });
-  return { record: group.submit, drain: group.drain };
+  const settler = opts.settler;
+  if (settler === undefined) return { record: group.submit, drain: group.drain };
+  return {
+    async record(rec) {
+      const result = await group.submit(rec);
+      // Handed-off deliveries have their rows now (inserted, or already there).
+      const rows = rec.updates.flatMap((u) => (u.row === undefined ? [] : [u.row]));
+      if (rows.length > 0) settler.stored(rows);
+      return result;
+    },
+    drain: group.drain,
+  };
 }

@@ -37,7 +37,7 @@ export function buildRequestsFor(
   const unsendable: Unsendable[] = [];
   let sendable = claimed;
   if (claimed.some(isGone)) {
-    unsendable.push({ deliveries: claimed.filter(isGone), message: 'the event is no longer stored; nothing to send' });
+    unsendable.push({ deliveries: claimed.filter(isGone), message: 'nothing to send: the event is no longer stored, or its rules no longer map it' });
     sendable = claimed.filter((d) => !isGone(d));
   }
   for (const chunk of batchesFor(plugin, sendable)) {

@@ -8,6 +8,8 @@ import type { RuleSet } from '../rules/rule-set.ts';
 import type { Store } from '../store/types.ts';
 import type { HashPool } from '../workers/pool.ts';
 import { createAttemptRecorder } from './attempt-recorder.ts';
+import { createEventSettler } from './event-settler.ts';
+import { createRemap } from './remap.ts';
 import type { DeliveryMetrics } from './delivery-metrics.ts';
 import { fanOutOnce, HOLD_MS } from './fan-out.ts';
 import type { HttpSender } from './http-sender.ts';
@@ -93,10 +95,14 @@ export function createDispatcher(opts: DispatcherOptions): Dispatcher {
   const pacePatienceMs = opts.pacePatienceMs ?? PACE_PATIENCE_MS;
   const abort = new AbortController();
   setMaxListeners(0, abort.signal); // every in-flight send listens to it
-  const recorder = createAttemptRecorder(store.deliveries);
+  // Events whose fan-out handed deliveries off leave the queue once those have rows.
+  const settler = createEventSettler(store.deliveries, logger, clock);
+  const recorder = createAttemptRecorder(store.deliveries, undefined, { settler });
   let claimSeq = 0;
   const laneDeps = {
     store: store.deliveries,
+    settler,
+    remap: createRemap({ store, plugins, rules: opts.rules, pool: opts.pool, clock }),
     sender: opts.sender,
     policy: opts.schedule ?? createRetryPolicy(),
     recorder,
@@ -115,12 +121,19 @@ export function createDispatcher(opts: DispatcherOptions): Dispatcher {
   };
   // Events held for broken rules are leased to a claim of their own (releaseOwner(holdOwner) frees them all).
   const holdOwner = `${owner}#held`;
+  let unstored = 0;
   const fanOutDeps = {
-    store, plugins, rules: opts.rules, pool: opts.pool, clock, claimId: `${owner}#fan-out`, leaseMs, batchSize: fanOutBatch,
+    store, plugins, rules: opts.rules, pool: opts.pool, clock, leaseMs, batchSize: fanOutBatch,
     hold: { claimId: `${holdOwner}#0`, ms: HOLD_MS },
-    // A running lane takes its new deliveries straight from the fan-out, leased to it: no claim query.
+    // A running lane takes its new deliveries straight from the fan-out, in memory: no row, no claim query.
     offer: (destinationId: string) => lanes.get(destinationId)?.offer() ?? null,
+    unstoredId: () => --unstored,
   };
+  // Each fan-out pass that commits leases under a new claim id: the events it handed off stay
+  // queued under it until their deliveries have rows, and the next pass must not take them
+  // again. A pass that failed keeps its id, so the next one takes its events back at once.
+  let fanOutPass = 0;
+  const fanOutClaim = () => `${owner}#fan-out.${fanOutPass.toString(36)}`;
   const lanes = new Map<string, Lane>();
   let running = false;
   let fanOutLoop: Promise<void> | undefined;
@@ -170,8 +183,28 @@ export function createDispatcher(opts: DispatcherOptions): Dispatcher {
       if (lastRules !== undefined && lastRules.held.length > 0) await store.deliveries.releaseOwner(holdOwner, clock());
       lastRules = rules;
     }
-    const r = await fanOutOnce({ ...fanOutDeps, rules: { current: () => rules } });
-    for (const [id, h] of r.handoffs) lanes.get(id)?.take(h.claimId, h.leaseUntil, h.deliveries);
+    const claimId = fanOutClaim();
+    const r = await fanOutOnce({ ...fanOutDeps, claimId, rules: { current: () => rules } });
+    if (r.claimed > 0) fanOutPass++;
+    if (r.handoffs.size > 0) {
+      const counts = new Map<number, number>();
+      let leaseUntil = Infinity;
+      for (const h of r.handoffs.values()) {
+        leaseUntil = Math.min(leaseUntil, h.leaseUntil);
+        for (const d of h.deliveries) counts.set(d.eventSeq, (counts.get(d.eventSeq) ?? 0) + 1);
+      }
+      settler.expect(claimId, leaseUntil, counts);
+    }
+    // A lane gone meanwhile (removed) stores what it was handed: pending, for its expiry.
+    for (const [id, h] of r.handoffs) {
+      const lane = lanes.get(id);
+      if (lane) lane.take(h.claimId, h.leaseUntil, h.deliveries);
+      else {
+        const rows = h.deliveries.map((d) => d.unstored!);
+        void store.deliveries.storeHandoffs(rows, clock()).then(() => settler.stored(rows))
+          .catch((err) => logger.error({ err, destination_id: id }, 'storing deliveries for a removed destination failed'));
+      }
+    }
     let unknown = false;
     for (const id of r.pendingByDestination.keys()) {
       const lane = lanes.get(id);
@@ -263,6 +296,7 @@ export function createDispatcher(opts: DispatcherOptions): Dispatcher {
         await stopped;
       }
       await recorder.drain();
+      await settler.drain();
       await store.deliveries.releaseOwner(owner, clock());
     },
     wake() {
@@ -278,6 +312,7 @@ export function createDispatcher(opts: DispatcherOptions): Dispatcher {
       while ((await fanOut()) === fanOutBatch);
       await Promise.all([...lanes.values()].map((l) => l.drainOnce()));
       await recorder.drain();
+      await settler.drain();
     },
   };
 }

@@ -1,6 +1,10 @@
 // Fan-out: accepted events → one delivery per (event, destination, native event). Claims a
 // batch of queued events with a lease, hashes every identifier the batch needs in one pool
-// call, maps each (event, destination), and commits deliveries + "dispatched" in one transaction.
+// call, maps each (event, destination), and hands each running lane what it has room for
+// without storing it (the attempt record writes its row once, in its final state). The rest
+// (skipped, failed, pending without room) is stored in one transaction with the event leaving
+// the queue; an event with handoffs stays queued, leased, until they have rows
+// (event-settler.ts), and is fanned out again for the rows it lacks if its lease ends first.
 // A destination whose rules are held (broken since start, src/rules/rule-holds.ts) is not
 // mapped: the event stays queued for it alone, leased to the hold's claim, and its other
 // destinations' deliveries go out now.
@@ -11,7 +15,8 @@ import type { RuleSet } from '../rules/rule-set.ts';
 import type { NormalizedEvent } from '../schema/types.ts';
 import type { DestinationRecord, Store } from '../store/types.ts';
 import type { HashPool } from '../workers/pool.ts';
-import type { ClaimedDelivery, FanOutCommit, FanOutResult, NewDelivery } from './types.ts';
+import type { OutgoingItem } from '../domain/records.ts';
+import { partKey, type ClaimedDelivery, type DispatchEvent, type FanOutCommit, type FanOutResult, type NewDelivery, type UnstoredRow } from './types.ts';
 
 /** A send lane's offer to take new deliveries straight from the fan-out, already leased to its claim. */
 export interface HandoffOffer {
@@ -21,7 +26,7 @@ export interface HandoffOffer {
   room: number;
 }
 
-/** Deliveries handed to one lane: stored leased to `claimId`, so no claim query is needed. */
+/** Deliveries handed to one lane under `claimId`, not stored: their rows are written when their attempts are recorded. */
 export interface Handoff {
   claimId: string;
   leaseUntil: number;
@@ -43,6 +48,8 @@ export interface FanOutDeps {
   offer?: (destinationId: string) => HandoffOffer | null;
   /** Events held for some destinations are leased to `claimId` for `ms` (default: `${claimId}.held`, HOLD_MS). */
   hold?: { claimId: string; ms: number };
+  /** A new id for a handed-off delivery without a row: negative, never repeated in the process. */
+  unstoredId: () => number;
 }
 
 /** How long an event held for broken rules waits before it is looked at again (a rule change releases it at once). */
@@ -61,8 +68,9 @@ interface Context {
 /** One pass: claims up to batchSize events and fans them out. Resolves with what was committed. */
 export async function fanOutOnce(deps: FanOutDeps): Promise<FanOutCommit & { claimed: number; handoffs: Map<string, Handoff> }> {
   const { store } = deps;
-  const claimed = await store.deliveries.claimEvents(deps.claimId, deps.clock(), deps.leaseMs, deps.batchSize);
-  if (claimed.length === 0) return { claimed: 0, events: 0, pendingByDestination: new Map(), leased: [], handoffs: new Map() };
+  const claimedAt = deps.clock();
+  const claimed = await store.deliveries.claimEvents(deps.claimId, claimedAt, deps.leaseMs, deps.batchSize);
+  if (claimed.length === 0) return { claimed: 0, events: 0, pendingByDestination: new Map(), handedOff: [], handoffs: new Map() };
 
   const contexts = new Map<string, Context | null>();
   for (const { event } of claimed) {
@@ -100,59 +108,80 @@ export async function fanOutOnce(deps: FanOutDeps): Promise<FanOutCommit & { cla
   };
   const hold = deps.hold ?? { claimId: `${deps.claimId}.held`, ms: HOLD_MS };
   const holdUntil = deps.clock() + hold.ms;
+  // One list per event, built once: each row with the item (event included) a lane is handed.
+  const rows = claimed.map(({ stored }, i) => rowsOf(plans[i], stored, offerFor));
   const results: FanOutResult[] = claimed.map(({ seq, event: rec }, i) => ({
     seq, scriptId: rec.scriptId, eventId: rec.eventId, receivedAt: rec.receivedAt,
-    deliveries: plans[i].flatMap((p) => toDeliveries(p, offerFor)),
+    deliveries: rows[i].map((r) => r.row),
     ...(holds[i].length === 0 ? {} : { held: { destinationIds: holds[i], claimId: hold.claimId, leaseUntil: holdUntil } }),
   }));
   const commit = await store.deliveries.completeFanOut(deps.claimId, deps.clock(), results);
-  return { claimed: claimed.length, ...commit, handoffs: handoffsOf(commit.leased, claimed, plans, results) };
+  // A handoff's lease ends with its event's, so the event is not fanned out again while a lane holds it.
+  const eventLeaseEnd = claimedAt + deps.leaseMs;
+  return { claimed: claimed.length, ...commit, handoffs: handoffsOf(commit.handedOff, claimed, rows, offers, eventLeaseEnd, deps.unstoredId) };
 }
 
-/** The committed leased rows as each lane's claimed deliveries, with their items and events from memory. */
+/** One delivery row of an event, with what its lane is handed when it is a handoff. */
+interface PlannedRow {
+  row: NewDelivery;
+  /** The item with its event: set for a handoff. */
+  item?: OutgoingItem;
+}
+
+/** The handed-off deliveries of the events committed with handoffs, per destination: each lane's claimed deliveries, from memory. */
 function handoffsOf(
-  leased: FanOutCommit['leased'], claimed: readonly { seq: number }[], plans: readonly DestinationPlan[][], results: readonly FanOutResult[],
+  handedOff: readonly number[], claimed: readonly DispatchEvent[], rows: readonly PlannedRow[][],
+  offers: ReadonlyMap<string, HandoffOffer | null>, eventLeaseEnd: number, unstoredId: () => number,
 ): Map<string, Handoff> {
   const handoffs = new Map<string, Handoff>();
-  if (leased.length === 0) return handoffs;
-  const at = new Map(claimed.map(({ seq }, i) => [seq, i]));
-  const items = new Map<number, ClaimedDelivery['item'][]>();
-  for (const { seq, index, id } of leased) {
-    const i = at.get(seq)!;
-    const r = results[i];
-    const d = r.deliveries[index];
-    let list = items.get(i);
-    if (list === undefined) items.set(i, (list = itemsOf(plans[i])));
-    const item = list[index];
-    let h = handoffs.get(d.destinationId);
-    if (!h) handoffs.set(d.destinationId, (h = { claimId: d.lease!.claimId, leaseUntil: d.lease!.leaseUntil, deliveries: [] }));
-    h.deliveries.push({
-      id, eventSeq: seq, scriptId: r.scriptId, destinationId: d.destinationId, destinationType: d.destinationType,
-      eventId: r.eventId, attempts: 0, receivedAt: r.receivedAt, item,
-    });
-  }
+  if (handedOff.length === 0) return handoffs;
+  const committed = new Set(handedOff);
+  claimed.forEach(({ seq, event: rec }, i) => {
+    if (!committed.has(seq)) return;
+    for (const { row, item } of rows[i]) {
+      if (item === undefined) continue;
+      let h = handoffs.get(row.destinationId);
+      if (!h) {
+        const offer = offers.get(row.destinationId)!;
+        handoffs.set(row.destinationId, (h = { claimId: offer.claimId, leaseUntil: Math.min(offer.leaseUntil, eventLeaseEnd), deliveries: [] }));
+      }
+      const unstored: UnstoredRow = {
+        eventSeq: seq, scriptId: rec.scriptId, destinationId: row.destinationId, destinationType: row.destinationType,
+        eventId: rec.eventId, receivedAt: rec.receivedAt, part: row.part, item: row.item!,
+      };
+      h.deliveries.push({
+        id: unstoredId(), eventSeq: seq, scriptId: rec.scriptId, destinationId: row.destinationId, destinationType: row.destinationType,
+        eventId: rec.eventId, attempts: 0, receivedAt: rec.receivedAt, item, unstored,
+      });
+    }
+  });
   return handoffs;
 }
 
-/** A plan list's items in the order toDeliveries lists rows (null where a row carries none). */
-function itemsOf(plans: readonly DestinationPlan[]): (ClaimedDelivery['item'])[] {
-  return plans.flatMap((p) => (p.status === 'ready' ? p.items : [null]));
-}
-
-/** The rows of one plan: pending items, or one skipped/failed row saying why. */
-function toDeliveries(p: DestinationPlan, offerFor: (destinationId: string) => HandoffOffer | null): NewDelivery[] {
-  const base = { destinationId: p.destination.id, destinationType: p.destination.type };
-  if (p.status === 'ready') {
-    return p.items.map(({ event: _event, ...item }) => {
-      const offer = offerFor(p.destination.id);
-      if (offer === null) return { ...base, status: 'pending' as const, item };
-      offer.room--;
-      return { ...base, status: 'pending' as const, item, lease: { claimId: offer.claimId, leaseUntil: offer.leaseUntil } };
-    });
+/**
+ * The rows of one event's plans, but those an earlier fan-out stored: each ready item as a
+ * pending row (handed off while its lane has room), or one skipped/failed row saying why.
+ */
+function rowsOf(plans: readonly DestinationPlan[], stored: ReadonlySet<string> | undefined, offerFor: (destinationId: string) => HandoffOffer | null): PlannedRow[] {
+  const out: PlannedRow[] = [];
+  for (const p of plans) {
+    const base = { destinationId: p.destination.id, destinationType: p.destination.type };
+    if (p.status === 'ready') {
+      p.items.forEach(({ event: _event, ...rest }, part) => {
+        if (stored?.has(partKey(base.destinationId, part))) return;
+        const offer = offerFor(base.destinationId);
+        if (offer === null) return void out.push({ row: { ...base, part, status: 'pending', item: rest } });
+        offer.room--;
+        out.push({ row: { ...base, part, status: 'pending', item: rest, handoff: true }, item: p.items[part] });
+      });
+      continue;
+    }
+    if (stored?.has(partKey(base.destinationId, 0))) continue;
+    // A mapping that failed (a plugin or rule bug) is recorded as failed so the operator sees
+    // it, never retried; a request that cannot be built fails the same way in the send lane.
+    // A skip's warnings are its explanation ("see warnings"), so they are kept with it.
+    const message = p.warnings.length === 0 ? p.message : `${p.message}. Warnings: ${p.warnings.join('; ')}`;
+    out.push({ row: { ...base, part: 0, status: p.status, item: null, reason: p.reason, message } });
   }
-  // A mapping that failed (a plugin or rule bug) is recorded as failed so the operator sees
-  // it, never retried; a request that cannot be built fails the same way in the send lane.
-  // A skip's warnings are its explanation ("see warnings"), so they are kept with it.
-  const message = p.warnings.length === 0 ? p.message : `${p.message}. Warnings: ${p.warnings.join('; ')}`;
-  return [{ ...base, status: p.status, item: null, reason: p.reason, message }];
+  return out;
 }

@@ -23,6 +23,7 @@ export function createLaneClaims(deps: LaneDeps, s: LaneState, units: LaneUnits,
     const now = deps.clock();
     const leaseUntil = now + deps.leaseMs;
     const claimed = await deps.store.claimDeliveries(s.dest.id, claimId, now, leaseUntil, limit);
+    if (deps.remap !== undefined && claimed.some((d) => d.remap !== undefined)) await deps.remap(s.dest, claimed);
     return { units: claimed.length > 0 ? units.build(claimed, claimId, leaseUntil) : [], claimed: claimed.length };
   }
 

@@ -4,10 +4,16 @@ import type { AttemptRecorder } from './attempt-recorder.ts';
 import type { DeliveryMetrics } from './delivery-metrics.ts';
 import type { HttpSender } from './http-sender.ts';
 import type { RetryPolicy } from './retry-policy.ts';
-import type { DeliveryStore, LaneLogger } from './types.ts';
+import type { DestinationRecord } from '../store/types.ts';
+import type { EventSettler } from './event-settler.ts';
+import type { ClaimedDelivery, DeliveryStore, LaneLogger } from './types.ts';
 
 export interface LaneDeps {
-  store: Pick<DeliveryStore, 'claimDeliveries' | 'nextDue' | 'release'>;
+  store: Pick<DeliveryStore, 'claimDeliveries' | 'nextDue' | 'release' | 'storeHandoffs'>;
+  /** Told when handed-off deliveries have their rows (so their events can leave the queue). */
+  settler?: Pick<EventSettler, 'stored'>;
+  /** Maps again the claimed deliveries whose rows keep no item (delivered ones, replayed): fills in `item`. */
+  remap?: (destination: DestinationRecord, claimed: readonly ClaimedDelivery[]) => Promise<void>;
   sender: HttpSender;
   policy: RetryPolicy;
   recorder: AttemptRecorder;

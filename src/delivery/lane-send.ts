@@ -9,7 +9,7 @@ import { logDeliveryFailure, observeAttempt } from './lane-report.ts';
 import { isActive, isIdle, type LaneState, type Unit } from './lane-state.ts';
 import { noteAttempt, sendLimit, type SendLimit } from './lane-timeouts.ts';
 import type { LaneUnits } from './lane-units.ts';
-import { nextUpdate, verdictOf, type Verdict } from './retry-policy.ts';
+import { nextUpdate, verdictOf, withRow, type Verdict } from './retry-policy.ts';
 import type { AttemptRecord, DeliveryUpdate, RecordResult } from './types.ts';
 import { sentRequest } from './sent-request.ts';
 
@@ -60,7 +60,7 @@ export function createLaneSend(deps: LaneDeps, s: LaneState, units: LaneUnits, l
     // it, and these deliveries wait (pending, due at once) to go out then.
     const gone = result.kind === 'response' && result.response.status === 410;
     const updates = gone
-      ? unit.deliveries.map((d): DeliveryUpdate => ({ id: d.id, status: 'pending', attempts: d.attempts + 1, nextAttemptAt: at }))
+      ? unit.deliveries.map((d) => withRow(d, { id: d.id, status: 'pending', attempts: d.attempts + 1, nextAttemptAt: at }))
       : unit.deliveries.map((d) => nextUpdate(deps.policy, d, verdict, at));
     return { verdict, gone, updates, at };
   }
@@ -112,6 +112,7 @@ export function createLaneSend(deps: LaneDeps, s: LaneState, units: LaneUnits, l
   /** Sends one unit (its slot is taken before the first await) and records the attempt. */
   return async function sendUnit(unit: Unit): Promise<void> {
     const freeSlot = takeSlot();
+    s.sending.add(unit);
     try {
       const limit = sendLimit(s.timeouts, s.dest.settings, deps.sendTimeoutMs);
       if (mustGoBack(unit, limit)) return void (await units.release([unit]));
@@ -119,6 +120,7 @@ export function createLaneSend(deps: LaneDeps, s: LaneState, units: LaneUnits, l
       if (abortedByShutdown(result)) return void (await units.release([unit]));
       const j = judge(unit, result);
       // The slot is free once the reply is in; the record joins the next group commit.
+      s.sending.delete(unit);
       s.recording++;
       freeSlot();
       await recordAndReport(unit, result, j);
@@ -126,6 +128,7 @@ export function createLaneSend(deps: LaneDeps, s: LaneState, units: LaneUnits, l
       // The lease runs out and the deliveries come due again: at-least-once, nothing lost.
       deps.logger.error({ ...log, err }, 'delivery attempt could not be recorded');
     } finally {
+      s.sending.delete(unit);
       freeSlot();
       if (isIdle(s)) for (const f of s.idleWaiters.splice(0)) f();
     }

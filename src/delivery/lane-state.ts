@@ -51,6 +51,8 @@ export interface LaneState {
   hold: Hold | null;
   /** Requests being sent. */
   inflight: number;
+  /** The units being sent (until their answer is in). */
+  sending: Set<Unit>;
   /** Attempts sent whose record is not committed yet. */
   recording: number;
   timers: {
@@ -76,6 +78,7 @@ export function createLaneState(dest: ActiveDestination, plugin: LoadedPlugin | 
     queue: [],
     hold: null,
     inflight: 0,
+    sending: new Set(),
     recording: 0,
     timers: {},
     shortSince: null,

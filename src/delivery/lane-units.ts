@@ -1,10 +1,12 @@
 // What a lane does with deliveries it holds outside of sending: builds them into units
 // (requests under their claim; the webhook signs with this time), ends as failed those that
-// cannot be built, and hands leases back (due again at once).
+// cannot be built, and hands leases back (due again at once; a handed-off delivery without a
+// row is stored, pending and due).
 import { buildRequestsFor } from './build-requests-for.ts';
 import type { LaneDeps } from './lane-deps.ts';
 import type { LaneState, Unit } from './lane-state.ts';
-import type { ClaimedDelivery, DeliveryUpdate } from './types.ts';
+import { withRow } from './retry-policy.ts';
+import type { ClaimedDelivery } from './types.ts';
 
 export interface LaneUnits {
   build(claimed: ClaimedDelivery[], claimId: string, leaseUntil: number): Unit[];
@@ -14,7 +16,7 @@ export interface LaneUnits {
 export function createLaneUnits(deps: LaneDeps, s: LaneState, log: Record<string, unknown>): LaneUnits {
   /** Ends deliveries as failed without an attempt (nothing could be sent). */
   function finish(claimId: string, deliveries: ClaimedDelivery[], message: string): void {
-    const updates = deliveries.map((d): DeliveryUpdate => ({ id: d.id, status: 'failed', attempts: d.attempts, nextAttemptAt: null }));
+    const updates = deliveries.map((d) => withRow(d, { id: d.id, status: 'failed', attempts: d.attempts, nextAttemptAt: null }));
     deps.recorder.record({ claimId, destinationId: s.dest.id, at: deps.clock(), http: null, message, updates, pauseAfterMs: 0 })
       .catch((err) => deps.logger.error({ ...log, err }, 'recording failed deliveries failed'));
   }
@@ -27,8 +29,16 @@ export function createLaneUnits(deps: LaneDeps, s: LaneState, log: Record<string
     },
     async release(units) {
       for (const u of units) {
-        await deps.store.release(u.claimId, deps.clock(), u.deliveries.map((d) => d.id))
+        // A handed-off delivery has no row to hand back: it is stored now, pending and due.
+        const rows = u.deliveries.flatMap((d) => (d.unstored === undefined ? [] : [d.unstored]));
+        const ids = rows.length === u.deliveries.length ? [] : u.deliveries.flatMap((d) => (d.unstored === undefined ? [d.id] : []));
+        await deps.store.release(u.claimId, deps.clock(), ids)
           .catch((err) => deps.logger.error({ ...log, err }, 'releasing deliveries failed'));
+        if (rows.length === 0) continue;
+        // Not stored: its event stays queued and is fanned out again when its lease ends.
+        await deps.store.storeHandoffs(rows, deps.clock())
+          .then(() => deps.settler?.stored(rows))
+          .catch((err) => deps.logger.error({ ...log, err }, 'storing handed-back deliveries failed; their events are fanned out again when their lease ends'));
       }
     },
   };

@@ -7,6 +7,7 @@
 import type { LoadedPlugin } from '../destinations/load-plugins.ts';
 import { createLaneClaims } from './lane-claims.ts';
 import { createLaneHandoffs } from './lane-handoffs.ts';
+import { createLaneInFlight } from './lane-in-flight.ts';
 import { createLaneSend } from './lane-send.ts';
 import { claimLimit, concurrencyOf, createLaneState, isActive, isIdle, isRunning, maxEvents } from './lane-state.ts';
 import { createLaneUnits } from './lane-units.ts';
@@ -49,6 +50,7 @@ export function createLane(deps: LaneDeps, initial: ActiveDestination, initialPl
   const handoffs = createLaneHandoffs(deps, s, units, pump);
   const claims = createLaneClaims(deps, s, units, log, pump);
   const sendUnit = createLaneSend(deps, s, units, log, pump);
+  const inFlight = createLaneInFlight(deps, s, log);
 
   /** Fills free slots from the queue, then claims more when a claim is wanted and the queue runs low. */
   function pump(): void {
@@ -91,6 +93,7 @@ export function createLane(deps: LaneDeps, initial: ActiveDestination, initialPl
     take: handoffs.take,
     start() {
       if (s.phase === 'created') s.phase = 'running';
+      inFlight.start();
       s.claims.wanted = true;
       pump();
     },
@@ -109,6 +112,7 @@ export function createLane(deps: LaneDeps, initial: ActiveDestination, initialPl
     },
     async stop() {
       s.phase = 'stopped';
+      inFlight.stop();
       clearTimeout(s.timers.wake);
       clearTimeout(s.timers.linger);
       handoffs.flushHold(); // stopped now: hands the held deliveries back

@@ -14,7 +14,7 @@
 // at most max(1.2 × scheduled, 1 h)). Timeouts and 429 wait at least 60 s.
 import type { Classification, PlatformResponse } from '../destinations/types.ts';
 import type { SendResult } from './http-sender.ts';
-import type { DeliveryUpdate } from './types.ts';
+import type { ClaimedDelivery, DeliveryUpdate } from './types.ts';
 
 const S = 1_000;
 const M = 60 * S;
@@ -149,8 +149,13 @@ export function storeErrorBackoffMs(failures: number, random: () => number): num
 }
 
 /** A delivery's update after one more attempt that ended with `verdict`. */
-export function nextUpdate(policy: RetryPolicy, d: { id: number; attempts: number }, verdict: Verdict, now: number): DeliveryUpdate {
+export function nextUpdate(policy: RetryPolicy, d: Pick<ClaimedDelivery, 'id' | 'attempts' | 'unstored'>, verdict: Verdict, now: number): DeliveryUpdate {
   const attempts = d.attempts + 1;
   const decision = policy.decide(attempts, verdict, now);
-  return { id: d.id, status: decision.status, attempts, nextAttemptAt: decision.status === 'pending' ? decision.nextAttemptAt : null };
+  return withRow(d, { id: d.id, status: decision.status, attempts, nextAttemptAt: decision.status === 'pending' ? decision.nextAttemptAt : null });
+}
+
+/** The update of a handed-off delivery without a row carries the row to insert in that state. */
+export function withRow(d: Pick<ClaimedDelivery, 'unstored'>, u: DeliveryUpdate): DeliveryUpdate {
+  return d.unstored === undefined ? u : { ...u, row: d.unstored };
 }

@@ -4,6 +4,7 @@
 // (postgres/delivery-store.ts) implement it; every method is async and takes plain data.
 // Delivery (src/delivery/) uses it through src/delivery/types.ts.
 import type { DestinationRecord, EventRecord, OutgoingItem } from '../domain/records.ts';
+import type { NormalizedEvent } from '../schema/types.ts';
 import type { DeliveryStatus, StoredItem, AttemptOutcome, SentRequest, DestinationHealth, DeliveryFilter, DeliveryView, AttemptView, ReplayFilter, DestinationStats, QueueSnapshot, PurgeResult } from './delivery-views.ts';
 
 export type { DeliveryStatus, StoredItem, AttemptOutcome, SentRequest, DestinationHealth, DeliveryFilter, DeliveryView, AttemptView, ReplayFilter, DestinationStats, QueueSnapshot, PurgeResult } from './delivery-views.ts';
@@ -16,7 +17,15 @@ export interface DispatchEvent {
   event: EventRecord;
   /** An event fanned out in part while rules were held: the destination ids it still owes (absent: every destination). */
   heldFor?: readonly string[];
+  /**
+   * Rows an earlier fan-out of this event already stored (it stopped before the event left the
+   * queue: a crash, a lost lease), as `destinationId#part`: those are not mapped again.
+   */
+  stored?: ReadonlySet<string>;
 }
+
+/** The key of a delivery among its event's: `destinationId#part` (a row's unique key with its event_seq). */
+export const partKey = (destinationId: string, part: number): string => `${destinationId}#${part}`;
 
 /** One row fan-out creates for an (event, destination, native event). */
 export interface NewDelivery {
@@ -30,8 +39,16 @@ export interface NewDelivery {
   reason?: string;
   /** What an operator reads in `last_error`. */
   message?: string;
-  /** A pending delivery a send lane takes straight from the fan-out: stored already leased to this claim. */
-  lease?: { claimId: string; leaseUntil: number };
+  /** Which of its destination's native events for the event this is (0 for a skipped or failed row). */
+  part: number;
+  /**
+   * A pending delivery handed straight to a send lane: not stored now. Its row is written once,
+   * by the attempt record, in the state the attempt leaves it (delivered: without its item),
+   * and the event stays in the dispatch queue, leased, until every handed-off delivery has
+   * its row (`finishEvents`); should the process stop first, the event is fanned out again
+   * for the rows it lacks.
+   */
+  handoff?: boolean;
 }
 
 export interface FanOutResult {
@@ -52,10 +69,10 @@ export interface FanOutResult {
 export interface FanOutCommit {
   /** Events whose fan-out was committed (their lease was still ours). */
   events: number;
-  /** New pending deliveries per destination id, to wake the send lanes (those stored leased not counted). */
+  /** New pending deliveries stored per destination id, to wake the send lanes (handoffs not counted). */
   pendingByDestination: Map<string, number>;
-  /** The deliveries stored leased: the result's seq, the delivery's index in its list, the new row id. */
-  leased: { seq: number; index: number; id: number }[];
+  /** Events committed with deliveries handed off: they stay queued (leased to the claim) until those are recorded. */
+  handedOff: number[];
 }
 
 /** A pending delivery claimed for sending. */
@@ -71,17 +88,45 @@ export interface ClaimedDelivery {
   attempts: number;
   /** When the event was acknowledged. */
   receivedAt: number;
-  /** The item with its event joined back; null when the event row is gone. Handed off by the fan-out, it keeps its message id. */
+  /**
+   * The item with its event joined back; null when the event row is gone, or when the row
+   * keeps no item (a delivered one replayed): then `remap` holds the event, to be mapped again.
+   * Handed off by the fan-out, it keeps its message id.
+   */
   item: (Omit<OutgoingItem, 'messageId'> & { messageId?: string }) | null;
+  /** A row without its item (delivered rows keep none), replayed: its event and part, to map it again. */
+  remap?: { event: NormalizedEvent; part: number; eventKey: string };
+  /** Handed off by the fan-out: its row is not stored yet. */
+  unstored?: UnstoredRow;
+}
+
+/** A handed-off delivery that has no row yet: what its row is written from. */
+export interface UnstoredRow {
+  eventSeq: number;
+  scriptId: string;
+  destinationId: string;
+  destinationType: string;
+  eventId: string | null;
+  receivedAt: number;
+  part: number;
+  item: StoredItem;
 }
 
 /** The state a delivery moves to after an attempt (or a decision without one). */
 export interface DeliveryUpdate {
+  /** The row id; a handed-off delivery without a row has a negative id of its lane's own. */
   id: number;
   status: 'pending' | 'delivered' | 'failed' | 'dead';
   /** Attempts made, this one included. */
   attempts: number;
   nextAttemptAt: number | null;
+  /**
+   * A handed-off delivery: its row is inserted in this state (its item kept unless delivered),
+   * or updated where it is stored already leased to the record's claim (storeHandoffs with a
+   * lease); a row another claim holds is left (the event was fanned out again). `id` counts as
+   * applied when the row was written.
+   */
+  row?: UnstoredRow;
 }
 
 /** One HTTP request as it went out and came back. */
@@ -135,22 +180,36 @@ export const EXPIRED_MESSAGE = 'expired: the destination stayed disabled or paus
 export interface DeliveryStore {
   /**
    * Leases up to `limit` accepted events awaiting fan-out (oldest first) to `claimId` until
-   * `now + leaseMs`. Events still leased to `claimId` itself are taken again: a process fans
+   * `now + leaseMs`, each with the rows it already has (`stored`). Events still leased to `claimId` itself are taken again: a process fans
    * out one batch at a time, so its own earlier lease belongs to a batch whose completion
    * failed (a store error), and waiting for that lease to lapse would only delay it.
    */
   claimEvents(claimId: string, now: number, leaseMs: number, limit: number): Promise<DispatchEvent[]>;
   /**
-   * In one transaction, for each event still leased to `claimId`: inserts its deliveries and
-   * removes it from the dispatch queue. An event whose lease was lost is left to its new holder.
+   * For each event still leased to `claimId`, in one transaction with its rows: inserts its
+   * deliveries but the handed-off ones (a row it already has is left) and removes it from the
+   * dispatch queue, unless it handed deliveries off (it stays leased until `finishEvents`) or
+   * is held. An event whose lease was lost is left to its new holder.
    */
   completeFanOut(claimId: string, now: number, results: readonly FanOutResult[]): Promise<FanOutCommit>;
   /** Leases up to `limit` due pending deliveries of a destination, oldest due first. */
   claimDeliveries(destinationId: string, claimId: string, now: number, leaseUntil: number, limit: number): Promise<ClaimedDelivery[]>;
   /** When the destination's next pending delivery is due (a leased one: when its lease ends); null if none. */
   nextDue(destinationId: string): Promise<number | null>;
-  /** Records attempts and applies each update only where `claimId` still holds the delivery; one transaction. */
+  /**
+   * Records attempts and applies each update only where `claimId` still holds the delivery
+   * (an update with `row` inserts it instead, unless its event already has it); one transaction.
+   */
   recordAttempts(records: readonly AttemptRecord[]): Promise<RecordResult[]>;
+  /**
+   * Stores handed-off deliveries as pending rows (those already stored are left): due at `now`
+   * (handed back unsent), or leased to `lease.claimId` (still in its lane, for a while: then
+   * they show in every view, and their attempt's record updates them under that claim).
+   * Returns each row's new id, null where it was stored already.
+   */
+  storeHandoffs(rows: readonly UnstoredRow[], now: number, lease?: { claimId: string; leaseUntil: number }): Promise<(number | null)[]>;
+  /** Removes from the dispatch queue the events among `seqs` still leased to `claimId`: their handed-off deliveries all have rows. */
+  finishEvents(claimId: string, seqs: readonly number[]): Promise<number>;
   /** Hands back the deliveries among `ids` that `claimId` still holds, due at `now`. */
   release(claimId: string, now: number, ids: readonly number[]): Promise<number>;
   /** Hands back every lease (events and deliveries) of a process owner id. */

@@ -8,7 +8,9 @@ import type {
 
 export interface ClaimRow {
   id: number; event_seq: number; script_id: string; destination_id: string; destination_type: string;
-  event_id: string | null; attempts: number; received_at: number; item: string | null; payload: string | null;
+  event_id: string | null; attempts: number; received_at: number; part: number | null; item: string | null; payload: string | null;
+  /** The event row's own id (the dedup key of an event without event.id). */
+  event_uuid: string | null;
 }
 
 /** A delivery row with `paused` joined in (SQLite answers 0/1, PostgreSQL a boolean). */
@@ -59,18 +61,22 @@ export function toClaimed(rows: readonly ClaimRow[]): ClaimedDelivery[] {
   const events = new Map<number, NormalizedEvent>();
   return rows.map((r) => {
     let item: ClaimedDelivery['item'] = null;
-    if (r.item !== null && r.payload !== null) {
-      let event = events.get(r.event_seq);
+    let event: NormalizedEvent | undefined;
+    if (r.payload !== null) {
+      event = events.get(r.event_seq);
       if (event === undefined) {
         event = JSON.parse(r.payload) as NormalizedEvent;
         events.set(r.event_seq, event);
       }
-      item = { ...(JSON.parse(r.item) as StoredItem), event };
+      if (r.item !== null) item = { ...(JSON.parse(r.item) as StoredItem), event };
     }
-    return {
+    const claimed: ClaimedDelivery = {
       id: r.id, eventSeq: r.event_seq, scriptId: r.script_id, destinationId: r.destination_id,
       destinationType: r.destination_type, eventId: r.event_id, attempts: r.attempts, receivedAt: r.received_at, item,
     };
+    // A row without its item (delivered, then replayed) is mapped again from its event.
+    if (item === null && event !== undefined && r.part !== null) claimed.remap = { event, part: r.part, eventKey: r.event_id ?? r.event_uuid ?? '' };
+    return claimed;
   });
 }
 

@@ -45,7 +45,7 @@ describe('delivery: pairing requests with deliveries', () => {
     const r1 = buildRequestsFor(dropping, 't', {}, [delivery(1, 'A'), delivery(2, 'B'), delivery(3, null)], 0);
     expect(r1.units.map((u) => u.deliveries.map((d) => d.id))).to.deep.equal([[1]]);
     expect(r1.unsendable.map((u) => [u.deliveries.map((d) => d.id), u.message])).to.deep.equal([
-      [[3], 'the event is no longer stored; nothing to send'],
+      [[3], 'nothing to send: the event is no longer stored, or its rules no longer map it'],
       [[2], 't: the plugin built no request for this event'],
     ]);
     const throwing = plugin(10, { buildRequests: () => { throw new Error('no pixel'); } });

@@ -11,7 +11,7 @@ import { openConnection } from '../../src/store/sqlite/connection.ts';
 import { FAN_OUT_ROWS_PER_COMMIT, sqliteDeliveryStore } from '../../src/store/sqlite/delivery-store.ts';
 import { openSqliteStore } from '../../src/store/sqlite/sqlite-store.ts';
 import type { Store } from '../../src/store/types.ts';
-import type { DispatchEvent, FanOutResult } from '../../src/store/delivery-contract.ts';
+import { partKey, type DispatchEvent, type FanOutResult } from '../../src/store/delivery-contract.ts';
 import { tempDir } from '../helpers/test-server.ts';
 import { STORE_KINDS, STORE_LABEL, storeHarness } from '../helpers/stores.ts';
 
@@ -37,8 +37,6 @@ for (const kind of STORE_KINDS) describe(`delivery: ${STORE_LABEL[kind]} deliver
       source: 'event', requestId: 'r', receivedAt: at, errors: [], warnings: [], payload,
     })));
 
-  /** The lane claim a fan-out's leased rows go to. */
-  const LANE_LEASE = { claimId: 'lane#1', leaseUntil: T0 + 5_000 };
   /** Completes claim `fan#f` for `claimed`, each event with the deliveries `rows` gives it. */
   const fanOutClaimed = (claimed: readonly DispatchEvent[], rows: (e: DispatchEvent, i: number) => FanOutResult['deliveries']) =>
     store.deliveries.completeFanOut('fan#f', T0, claimed.map((e, i) => ({
@@ -51,7 +49,7 @@ for (const kind of STORE_KINDS) describe(`delivery: ${STORE_LABEL[kind]} deliver
     const claimed = await store.deliveries.claimEvents('seed#f', at, 1_000, 10_000);
     await store.deliveries.completeFanOut('seed#f', at, claimed.map((e) => ({
       seq: e.seq, scriptId: 'ACCT0001', eventId: e.event.eventId, receivedAt: at,
-      deliveries: [{ destinationId: DEST, destinationType: 'ga4', status: 'pending' as const, item: item(e.event.eventId!) }],
+      deliveries: [{ destinationId: DEST, destinationType: 'ga4', status: 'pending' as const, part: 0, item: item(e.event.eventId!) }],
     })));
   }
 
@@ -73,55 +71,124 @@ for (const kind of STORE_KINDS) describe(`delivery: ${STORE_LABEL[kind]} deliver
     expect(await store.deliveries.claimEvents('old#f', T0 + 100, 1_000, 10), 'its own earlier lease (a failed completion) is taken again').to.have.length(1);
     expect(await store.deliveries.claimEvents('new#f', T0 + 1_000, 1_000, 10), 'renewed').to.have.length(0);
     expect(await store.deliveries.claimEvents('new#f', T0 + 1_100, 1_000, 10), 'lease expired').to.have.length(1);
-    const result = { seq: ev.seq, scriptId: 'ACCT0001', eventId: 'L1', receivedAt: T0, deliveries: [{ destinationId: DEST, destinationType: 'ga4', status: 'pending' as const, item: item('L1') }] };
+    const result = { seq: ev.seq, scriptId: 'ACCT0001', eventId: 'L1', receivedAt: T0, deliveries: [{ destinationId: DEST, destinationType: 'ga4', status: 'pending' as const, part: 0, item: item('L1') }] };
     expect((await store.deliveries.completeFanOut('old#f', T0, [result])).events, 'stale fan-out fenced').to.equal(0);
     expect((await store.deliveries.completeFanOut('new#f', T0, [result])).events).to.equal(1);
     expect(await store.deliveries.list({})).to.have.length(1);
     expect(await store.deliveries.dispatchBacklog()).to.equal(0);
   });
 
-  it('fan-out can store pending deliveries already leased to a send lane\'s claim: their ids come back, and no claim takes them before the lease ends', async () => {
+  /** A handed-off delivery's row, as the fan-out hands it to a lane. */
+  const unstored = (seq: number, eventId: string, part = 0) => ({
+    eventSeq: seq, scriptId: 'ACCT0001', destinationId: DEST, destinationType: 'ga4', eventId, receivedAt: T0, part, item: item(eventId),
+  });
+
+  it('fan-out stores no row for a handed-off delivery: its event stays queued and leased until finishEvents; its other rows are stored', async () => {
     await store.events.append(['a', 'b'].map((id) => ({
       id, scriptId: 'ACCT0001', name: 'lead_created', eventId: `L-${id}`, status: 'accepted' as const, source: 'event', requestId: 'r',
       receivedAt: T0, errors: [], warnings: [], payload: {},
     })));
     const claimed = await store.deliveries.claimEvents('fan#f', T0, 1_000, 10);
     const commit = await fanOutClaimed(claimed, (e, i) => [
-      { destinationId: DEST, destinationType: 'ga4', status: 'skipped', item: null, reason: 'consent' },
-      { destinationId: DEST, destinationType: 'ga4', status: 'pending', item: item(e.event.eventId!), ...(i === 0 ? { lease: LANE_LEASE } : {}) },
+      { destinationId: DEST, destinationType: 'ga4', status: 'skipped', part: 0, item: null, reason: 'consent' },
+      { destinationId: DEST, destinationType: 'ga4', status: 'pending', part: 1, item: item(e.event.eventId!), ...(i === 0 ? { handoff: true } : {}) },
     ]);
-    expect(commit.pendingByDestination.get(DEST), 'only the unleased one wakes the lane').to.equal(1);
-    expect(commit.leased.map(({ seq, index }) => ({ seq, index }))).to.deep.equal([{ seq: claimed[0].seq, index: 1 }]);
-    const leasedRow = (await store.deliveries.list({})).find((d) => d.id === commit.leased[0].id);
-    expect(leasedRow, 'the returned id is the leased row').to.include({ eventId: 'L-a', status: 'pending', nextAttemptAt: T0 + 5_000 });
-    const taken = await store.deliveries.claimDeliveries(DEST, 'other#1', T0 + 1_000, T0 + 2_000, 10);
-    expect(taken.map((d) => d.eventId), 'the leased one is not claimable').to.deep.equal(['L-b']);
-    // The lane that holds it completes it under its claim, fenced like any claim.
-    const [rec] = await finish('lane#1', [commit.leased[0].id], 'delivered');
-    expect(rec.applied).to.deep.equal([commit.leased[0].id]);
-    const [stale] = await finish('other#9', [commit.leased[0].id], 'dead');
-    expect(stale.applied, 'another claim cannot complete it').to.deep.equal([]);
+    expect(commit.pendingByDestination.get(DEST), 'only the stored pending one wakes the lane').to.equal(1);
+    expect(commit.handedOff).to.deep.equal([claimed[0].seq]);
+    const rows = await store.deliveries.list({});
+    expect(rows.map((d) => `${d.eventId}:${d.status}`).sort()).to.deep.equal(['L-a:skipped', 'L-b:pending', 'L-b:skipped']);
+    expect(await store.deliveries.dispatchBacklog(), 'the event with a handoff is still queued').to.equal(1);
+    expect(await store.deliveries.claimEvents('other#f', T0 + 500, 1_000, 10), 'and leased').to.have.length(0);
+    expect(await store.deliveries.finishEvents('stale#f', [claimed[0].seq]), 'fenced on its lease').to.equal(0);
+    expect(await store.deliveries.finishEvents('fan#f', [claimed[0].seq])).to.equal(1);
+    expect(await store.deliveries.dispatchBacklog()).to.equal(0);
   });
 
-  it(`a fan-out of more rows than one commit holds (SQLite commits ${FAN_OUT_ROWS_PER_COMMIT} at most) answers as one: every event, lease and count, in order`, async () => {
+  it('an event fanned out again (its lease ended before it finished) comes with the rows it already has, which are not stored twice', async () => {
+    await appendAccepted(1, 'again', 'G');
+    const [first] = await store.deliveries.claimEvents('fan#1', T0, 1_000, 10);
+    expect(first.stored, 'a fresh event has none').to.equal(undefined);
+    const rows = (e: DispatchEvent): FanOutResult['deliveries'] => [
+      { destinationId: DEST, destinationType: 'ga4', status: 'pending', part: 0, item: item(e.event.eventId!), handoff: true },
+      { destinationId: DEST, destinationType: 'ga4', status: 'pending', part: 1, item: item(e.event.eventId!) },
+    ];
+    await store.deliveries.completeFanOut('fan#1', T0, [{ seq: first.seq, scriptId: 'ACCT0001', eventId: 'G-0', receivedAt: T0, deliveries: rows(first) }]);
+    const [again] = await store.deliveries.claimEvents('fan#2', T0 + 1_000, 1_000, 10);
+    expect(again.seq).to.equal(first.seq);
+    expect([...(again.stored ?? [])]).to.deep.equal([partKey(DEST, 1)]);
+    const commit = await store.deliveries.completeFanOut('fan#2', T0 + 1_000, [{ seq: again.seq, scriptId: 'ACCT0001', eventId: 'G-0', receivedAt: T0,
+      deliveries: rows(again).map((d) => ({ ...d, handoff: undefined })) }]);
+    expect(commit.pendingByDestination.get(DEST), 'part 1 was there already').to.equal(1);
+    expect((await store.deliveries.list({})).map((d) => d.eventId)).to.deep.equal(['G-0', 'G-0']);
+    expect(await store.deliveries.dispatchBacklog()).to.equal(0);
+  });
+
+  it('a handed-off delivery\'s row is written once, by its attempt record, in the state the attempt left it; a second holder\'s record is not applied', async () => {
+    await appendAccepted(3, 'rec', 'R');
+    const claimed = await store.deliveries.claimEvents('fan#f', T0, 60_000, 10);
+    const [ok, retry, dead] = claimed.map((e) => unstored(e.seq, e.event.eventId!));
+    const http = { statusCode: 200, latencyMs: 3, responseBody: 'fine', errorClass: null, outcome: 'success' as const };
+    const [rec] = await store.deliveries.recordAttempts([{
+      claimId: 'lane#1', destinationId: DEST, at: T0 + 10, message: 'ok', pauseAfterMs: 0, http,
+      updates: [{ id: -1, status: 'delivered', attempts: 1, nextAttemptAt: null, row: ok }],
+    }, {
+      claimId: 'lane#1', destinationId: DEST, at: T0 + 20, message: 'HTTP 503', pauseAfterMs: 0,
+      http: { ...http, statusCode: 503, outcome: 'retryable' },
+      updates: [{ id: -2, status: 'pending', attempts: 1, nextAttemptAt: T0 + 10_000, row: retry },
+        { id: -3, status: 'failed', attempts: 1, nextAttemptAt: null, row: dead }],
+    }]);
+    expect(rec.applied).to.deep.equal([-1]);
+    const byEvent = new Map((await store.deliveries.list({})).map((d) => [d.eventId, d]));
+    expect(byEvent.get('R-0')).to.include({ status: 'delivered', attempts: 1, lastStatusCode: 200, lastError: null, deliveredAt: T0 + 10, item: null });
+    expect(byEvent.get('R-1')).to.include({ status: 'pending', attempts: 1, nextAttemptAt: T0 + 10_000, lastStatusCode: 503, lastError: 'HTTP 503' });
+    expect(byEvent.get('R-1')!.item?.eventId, 'a retry keeps its item').to.equal('R-1');
+    expect(byEvent.get('R-2')).to.include({ status: 'failed', lastError: 'HTTP 503' });
+    expect((await store.deliveries.attempts(byEvent.get('R-0')!.id)).map((a) => a.responseBody)).to.deep.equal(['fine']);
+    expect((await store.deliveries.attempts(byEvent.get('R-2')!.id)).map((a) => a.statusCode)).to.deep.equal([503]);
+    // Another holder (the event fanned out again after its lease ended) records the same delivery: not applied, not stored twice.
+    const [second] = await store.deliveries.recordAttempts([{
+      claimId: 'lane#2', destinationId: DEST, at: T0 + 30, message: 'ok', pauseAfterMs: 0, http,
+      updates: [{ id: -9, status: 'delivered', attempts: 1, nextAttemptAt: null, row: retry }],
+    }]);
+    expect(second.applied).to.deep.equal([]);
+    expect(await store.deliveries.list({})).to.have.length(3);
+    expect((await store.deliveries.claimDeliveries(DEST, 'c#1', T0 + 10_000, T0 + 20_000, 10)).map((d) => d.eventId)).to.deep.equal(['R-1']);
+  });
+
+  it('handed-off deliveries handed back unsent are stored pending and due; a delivered row keeps no item and, replayed, is claimed to be mapped again', async () => {
+    await appendAccepted(2, 'back', 'K', T0, { event: { name: 'lead_created' } });
+    const claimed = await store.deliveries.claimEvents('fan#f', T0, 60_000, 10);
+    const rows = claimed.map((e) => unstored(e.seq, e.event.eventId!));
+    expect((await store.deliveries.storeHandoffs(rows, T0 + 5)).every((id) => typeof id === 'number')).to.equal(true);
+    expect(await store.deliveries.storeHandoffs(rows, T0 + 6), 'stored already').to.deep.equal([null, null]);
+    const taken = await store.deliveries.claimDeliveries(DEST, 'c#1', T0 + 5, T0 + 1_000, 10);
+    expect(taken.map((d) => d.eventId)).to.deep.equal(['K-0', 'K-1']);
+    expect(taken[0].item?.eventId).to.equal('K-0');
+    await finish('c#1', [taken[0].id], 'delivered');
+    const [delivered] = await store.deliveries.list({ status: 'delivered' });
+    expect(delivered.item, 'what was sent is on its attempt').to.equal(null);
+    expect(await store.deliveries.replay({ statuses: ['delivered'] }, T0 + 2_000)).to.equal(1);
+    const again = (await store.deliveries.claimDeliveries(DEST, 'c#2', T0 + 2_000, T0 + 3_000, 10)).find((d) => d.eventId === 'K-0')!;
+    expect(again.item).to.equal(null);
+    expect(again.remap).to.deep.include({ part: 0, eventKey: 'K-0' });
+    expect(again.remap?.event).to.deep.equal({ event: { name: 'lead_created' } });
+  });
+
+  it(`a fan-out of more rows than one commit holds (SQLite commits ${FAN_OUT_ROWS_PER_COMMIT} at most) answers as one: every event, handoff and count, in order`, async () => {
     const n = Math.ceil((FAN_OUT_ROWS_PER_COMMIT * 2.5) / 3);
     await appendAccepted(n, 'big', 'B');
     const claimed = await store.deliveries.claimEvents('fan#f', T0, 60_000, 10_000);
     expect(claimed).to.have.length(n);
     const commit = await fanOutClaimed(claimed, (e) => [
-      { destinationId: DEST, destinationType: 'ga4', status: 'pending', item: item(e.event.eventId!), lease: LANE_LEASE },
-      { destinationId: DEST, destinationType: 'ga4', status: 'pending', item: item(e.event.eventId!) },
-      { destinationId: DEST, destinationType: 'ga4', status: 'skipped', item: null, reason: 'consent' },
+      { destinationId: DEST, destinationType: 'ga4', status: 'pending', part: 0, item: item(e.event.eventId!), handoff: true },
+      { destinationId: DEST, destinationType: 'ga4', status: 'pending', part: 1, item: item(e.event.eventId!) },
+      { destinationId: DEST, destinationType: 'ga4', status: 'skipped', part: 2, item: null, reason: 'consent' },
     ]);
     expect(commit.events).to.equal(n);
     expect(commit.pendingByDestination.get(DEST)).to.equal(n);
-    expect(commit.leased.map(({ seq, index }) => ({ seq, index }))).to.deep.equal(claimed.map((e) => ({ seq: e.seq, index: 0 })));
-    const rows = await store.deliveries.list({ limit: 10_000 });
-    expect(rows).to.have.length(3 * n);
-    const byId = new Map(rows.map((d) => [d.id, d]));
-    expect(commit.leased.map((l) => byId.get(l.id)?.eventId), 'each returned id is its event\'s leased row')
-      .to.deep.equal(claimed.map((e) => e.event.eventId));
-    expect(await store.deliveries.dispatchBacklog()).to.equal(0);
+    expect(commit.handedOff).to.deep.equal(claimed.map((e) => e.seq));
+    expect(await store.deliveries.list({ limit: 10_000 })).to.have.length(2 * n);
+    expect(await store.deliveries.dispatchBacklog()).to.equal(n);
   });
 
   if (kind === 'sqlite') {
@@ -130,16 +197,13 @@ for (const kind of STORE_KINDS) describe(`delivery: ${STORE_LABEL[kind]} deliver
       await store.destinations.add({ id: OTHER, scriptId: 'ACCT0001', type: 'webhook', name: 'hook', enabled: true, settings: {} });
       await appendAccepted(10, 'mix', 'M');
       const claimed = await store.deliveries.claimEvents('fan#f', T0, 60_000, 100);
-      const commit = await fanOutClaimed(claimed, (e) => [
-        { destinationId: DEST, destinationType: 'ga4', status: 'pending', item: item(e.event.eventId!), lease: LANE_LEASE },
-        { destinationId: OTHER, destinationType: 'webhook', status: 'pending', item: item(e.event.eventId!) },
+      await fanOutClaimed(claimed, (e) => [
+        { destinationId: OTHER, destinationType: 'webhook', status: 'pending', part: 0, item: item(e.event.eventId!) },
+        { destinationId: DEST, destinationType: 'ga4', status: 'pending', part: 0, item: item(e.event.eventId!) },
       ]);
       const rows = (await store.deliveries.list({ limit: 100 })).sort((a, b) => a.id - b.id);
-      expect(rows.map((d) => d.destinationId)).to.deep.equal([...Array(10).fill(DEST), ...Array(10).fill(OTHER)]);
+      expect(rows.map((d) => d.destinationId)).to.deep.equal([...Array(10).fill(OTHER), ...Array(10).fill(DEST)]);
       expect(rows.slice(0, 10).map((d) => d.eventId), 'in event order within a destination').to.deep.equal(claimed.map((e) => e.event.eventId));
-      const byId = new Map(rows.map((d) => [d.id, d]));
-      expect(commit.leased.map((l) => ({ index: l.index, event: byId.get(l.id)?.eventId, destination: byId.get(l.id)?.destinationId })))
-        .to.deep.equal(claimed.map((e) => ({ index: 0, event: e.event.eventId, destination: DEST })));
     });
   }
 

@@ -31,7 +31,7 @@ for (const kind of STORE_KINDS) describe(`delivery: ${STORE_LABEL[kind]} dispatc
     expect(ev.heldFor, 'never held').to.equal(undefined);
     const commit = await store.deliveries.completeFanOut('own#fan-out', T0, [{
       seq: ev.seq, scriptId: 'ACCT0001', eventId: 'L1', receivedAt: T0,
-      deliveries: [{ destinationId: GA, destinationType: 'ga4', status: 'pending', item: item('L1') }],
+      deliveries: [{ destinationId: GA, destinationType: 'ga4', status: 'pending', part: 0, item: item('L1') }],
       held: { destinationIds: [HOOK], claimId: 'own#held#0', leaseUntil: T0 + 60_000 },
     }]);
     expect(commit.events).to.equal(1);
@@ -45,7 +45,7 @@ for (const kind of STORE_KINDS) describe(`delivery: ${STORE_LABEL[kind]} dispatc
     expect(again.heldFor, 'only what it still owes').to.deep.equal([HOOK]);
     await store.deliveries.completeFanOut('own#fan-out', T0 + 2_000, [{
       seq: again.seq, scriptId: 'ACCT0001', eventId: 'L1', receivedAt: T0,
-      deliveries: [{ destinationId: HOOK, destinationType: 'webhook', status: 'pending', item: item('L1') }],
+      deliveries: [{ destinationId: HOOK, destinationType: 'webhook', status: 'pending', part: 0, item: item('L1') }],
     }]);
     expect((await store.deliveries.list({})).map((d) => d.destinationId).sort()).to.deep.equal([GA, HOOK].sort());
     expect(await store.deliveries.dispatchBacklog()).to.equal(0);

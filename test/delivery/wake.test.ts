@@ -86,6 +86,8 @@ describe('delivery: the fan-out paces itself to its lanes', function () {
       const d = t.f.dispatcher({ clock: Date.now, fanOutBatch: 20, handoffCap: 32, pacePatienceMs: 100 });
       await d.start();
       await t.dbl.waitFor(() => t.dbl.requests.length === 120, 20_000, 'all 120 sent to the healthy destination');
+      // The hung lane's handed-off deliveries are stored (leased) within about two seconds; then their events leave the queue.
+      await waitFor(async () => (await t.f.store.deliveries.dispatchBacklog()) === 0, 5_000);
       expect(await t.f.store.deliveries.dispatchBacklog(), 'every event fanned out').to.equal(0);
       await d.stop(200);
     } finally {

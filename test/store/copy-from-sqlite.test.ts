@@ -34,9 +34,8 @@ const SEED = `
     (2, 'ev_2', 'AAAA1111', 'lead_created', 'L-1', 'duplicate', 'standard', 'req-2', ${T0 + 1}, '[]', '[]', '{"event":{"name":"lead_created","id":"L-1"}}'),
     (3, 'ev_3', 'AAAA1111', NULL, NULL, 'rejected', 'event', 'req-3', ${T0 + 2}, '[{"code":"INVALID_JSON"}]', '[]', '{'),
     (9, 'ev_9', 'AAAA1111', 'purchase', 'O-9', 'accepted', 'batch', 'req-9', ${T0 + 3}, '[]', '["URL_FALLBACK"]', '{"event":{"name":"purchase","id":"O-9"},"x":"\\u0000 ü"}');
-  -- The trigger queued events 1 and 9; event 1 has been fanned out, 9 waits, held for one destination, under a lease.
-  DELETE FROM dispatch_queue WHERE event_seq = 1;
-  UPDATE dispatch_queue SET lease_owner = 'sqlite-w1', lease_until = ${T0 + 30_000}, held_for = '["dst_b"]' WHERE event_seq = 9;
+  -- Event 1 has been fanned out; 9 waits, held for one destination, under a lease.
+  INSERT INTO dispatch_queue (event_seq, lease_owner, lease_until, held_for) VALUES (9, 'sqlite-w1', ${T0 + 30_000}, '["dst_b"]');
   INSERT INTO dedup_keys (script_id, environment, name, event_id, first_seen_at) VALUES
     ('AAAA1111', 'prod', 'lead_created', 'L-1', ${T0}), ('AAAA1111', 'dev', 'lead_created', 'L-1', ${T0 + 1}),
     ('AAAA1111', 'prod', 'purchase', 'O-9', ${T0 + 3});

@@ -33,7 +33,7 @@ function where(filters: [string, unknown][], args: unknown[]): string {
 /** The deliveries a replay filter matches (limit aside), its values appended to `args`. */
 function replayable(f: ReplayFilter, args: unknown[]): string {
   args.push([...f.statuses]);
-  const parts = [`status = ANY($${args.length}::text[])`, 'item IS NOT NULL', 'destination_id IN (SELECT id FROM destinations WHERE removed_at IS NULL)'];
+  const parts = [`status = ANY($${args.length}::text[])`, '(item IS NOT NULL OR part IS NOT NULL)', 'destination_id IN (SELECT id FROM destinations WHERE removed_at IS NULL)'];
   const extra = where([['id', f.deliveryId], ['script_id', f.scriptId], ['destination_id', f.destinationId], ['event_id', f.eventId]], args);
   if (extra) parts.push(extra);
   if (f.since !== undefined) {

@@ -9,9 +9,9 @@
 import type pg from 'pg';
 import { toClaimed, truncateBytes, type ClaimRow } from '../delivery-rows.ts';
 import type {
-  ActiveDestination, AttemptRecord, DeliveryStore, DispatchEvent, FanOutCommit, RecordResult,
+  ActiveDestination, AttemptRecord, DeliveryStore, DispatchEvent, FanOutResult, RecordResult, UnstoredRow,
 } from '../delivery-contract.ts';
-import { MAX_RESPONSE_BYTES } from '../delivery-contract.ts';
+import { MAX_RESPONSE_BYTES, partKey } from '../delivery-contract.ts';
 import { tx } from './connection.ts';
 import { toPgEvent, type PgEventRow } from './rows.ts';
 import { WORK_CHANNEL } from './notify.ts';
@@ -26,6 +26,15 @@ interface DestinationRow {
 
 const relaxed = { relaxed: true };
 
+/** A fan-out result with deliveries handed straight to a lane: its event stays queued until they have rows. */
+const handsOff = (r: FanOutResult): boolean => r.deliveries.some((d) => d.handoff === true);
+
+/** The columns of handed-off rows, for inserts from unnest: seq, script, destination, type, event id, part, received. */
+function unstoredColumns(rows: readonly UnstoredRow[]): unknown[][] {
+  return [rows.map((r) => r.eventSeq), rows.map((r) => r.scriptId), rows.map((r) => r.destinationId), rows.map((r) => r.destinationType),
+    rows.map((r) => r.eventId), rows.map((r) => r.part), rows.map((r) => r.receivedAt)];
+}
+
 export function pgDeliveryStore(pool: pg.Pool): DeliveryStore {
   return {
     async claimEvents(claimId, now, leaseMs, limit) {
@@ -37,19 +46,43 @@ export function pgDeliveryStore(pool: pg.Pool): DeliveryStore {
           SELECT e.*, l.held_for AS queued_held_for FROM leased l JOIN events e ON e.seq = l.event_seq ORDER BY e.seq`, [claimId, now + leaseMs, now, limit]);
         // Queue rows whose event was purged: nothing left to deliver.
         await c.query(`DELETE FROM dispatch_queue q WHERE q.lease_owner = $1 AND NOT EXISTS (SELECT 1 FROM events e WHERE e.seq = q.event_seq)`, [claimId]);
+        // The rows an earlier, unfinished fan-out of these events stored (none for events fanned out the first time): one query for the batch.
+        const stored = new Map<number, Set<string>>();
+        if (rows.length > 0) {
+          const { rows: parts } = await c.query<{ event_seq: number; destination_id: string; part: number }>(
+            'SELECT event_seq, destination_id, part FROM deliveries WHERE event_seq = ANY($1::bigint[]) AND part IS NOT NULL', [rows.map((r) => r.seq)]);
+          for (const p of parts) {
+            let set = stored.get(p.event_seq);
+            if (set === undefined) stored.set(p.event_seq, (set = new Set()));
+            set.add(partKey(p.destination_id, p.part));
+          }
+        }
         return rows.map((r): DispatchEvent => {
           const held = (r as PgEventRow & { queued_held_for: string | null }).queued_held_for;
-          return held === null ? { seq: r.seq, event: toPgEvent(r) } : { seq: r.seq, event: toPgEvent(r), heldFor: JSON.parse(held) as string[] };
+          const e: DispatchEvent = held === null ? { seq: r.seq, event: toPgEvent(r) } : { seq: r.seq, event: toPgEvent(r), heldFor: JSON.parse(held) as string[] };
+          const parts = stored.get(r.seq);
+          if (parts !== undefined) e.stored = parts;
+          return e;
         });
       }, relaxed);
     },
 
     async completeFanOut(claimId, now, results) {
       return tx(pool, async (c) => {
-        const seqs = results.filter((r) => r.held === undefined).map((r) => r.seq);
-        const { rows: unqueued } = await c.query<{ event_seq: number }>(
-          'DELETE FROM dispatch_queue WHERE event_seq = ANY($1::bigint[]) AND lease_owner = $2 RETURNING event_seq', [seqs, claimId]);
-        const ours = new Set(unqueued.map((h) => h.event_seq)); // the others' lease was lost: the new holder fans them out
+        // Events neither held nor handing off leave the queue (fenced on the lease); those that
+        // handed deliveries off stay queued, leased to the claim, until those have rows
+        // (finishEvents): their lease is only checked, and locked so no claim takes it before commit.
+        const unqueue: number[] = [];
+        const keep: number[] = [];
+        for (const r of results) if (r.held === undefined) (handsOff(r) ? keep : unqueue).push(r.seq);
+        const ours = new Set<number>(); // the others' lease was lost: the new holder fans them out
+        if (unqueue.length > 0 || keep.length > 0) {
+          const { rows: fenced } = await c.query<{ event_seq: number }>(`WITH gone AS (
+              DELETE FROM dispatch_queue WHERE event_seq = ANY($1::bigint[]) AND lease_owner = $3 RETURNING event_seq),
+            kept AS (SELECT event_seq FROM dispatch_queue WHERE event_seq = ANY($2::bigint[]) AND lease_owner = $3 FOR UPDATE)
+            SELECT event_seq FROM gone UNION ALL SELECT event_seq FROM kept`, [unqueue, keep, claimId]);
+          for (const f of fenced) ours.add(f.event_seq);
+        }
         // Events held for some destinations stay queued for those, leased to the hold's claim.
         const holds = new Map<string, { claimId: string; leaseUntil: number; seqs: number[]; owed: string[] }>();
         for (const r of results) {
@@ -66,43 +99,34 @@ export function pgDeliveryStore(pool: pg.Pool): DeliveryStore {
           [g.seqs, g.owed, g.claimId, g.leaseUntil, claimId]);
           for (const k of kept) ours.add(k.event_seq);
         }
-        const cols: unknown[][] = Array.from({ length: 14 }, () => []);
-        const pendingByDestination = new Map<string, number>();
-        const leased: FanOutCommit['leased'] = [];
-        const rows: unknown[][] = [];
+        const cols: unknown[][] = Array.from({ length: 12 }, () => []);
+        const handedOff: number[] = [];
         for (const r of results) {
           if (!ours.has(r.seq)) continue;
-          r.deliveries.forEach((d, index) => {
-            const lease = d.status === 'pending' ? d.lease : undefined;
-            rows.push([r.seq, r.scriptId, d.destinationId, d.destinationType, r.eventId, d.item === null ? null : JSON.stringify(d.item),
-              d.status, d.reason ?? null, d.status !== 'pending' ? null : lease?.leaseUntil ?? now, d.message ?? null, r.receivedAt,
-              lease?.claimId ?? null, lease?.leaseUntil ?? null]);
-            if (lease) leased.push({ seq: r.seq, index, id: 0 });
-            else if (d.status === 'pending') pendingByDestination.set(d.destinationId, (pendingByDestination.get(d.destinationId) ?? 0) + 1);
-          });
+          if (handsOff(r)) handedOff.push(r.seq);
+          for (const d of r.deliveries) {
+            if (d.handoff === true) continue; // its row is written when its attempt is recorded
+            [r.seq, r.scriptId, d.destinationId, d.destinationType, r.eventId, d.part, d.item === null ? null : JSON.stringify(d.item),
+              d.status, d.reason ?? null, d.status !== 'pending' ? null : now, d.message ?? null, r.receivedAt].forEach((v, k) => cols[k].push(v));
+          }
         }
-        if (rows.length > 0) {
-          // With rows handed to a lane, ids are drawn first so theirs are known without relying
-          // on RETURNING's order; otherwise the column default draws them in the insert.
-          const ids = leased.length === 0 ? null : (await c.query<{ id: number }>(
-            "SELECT nextval(pg_get_serial_sequence('deliveries', 'id')) AS id FROM generate_series(1, $1)", [rows.length])).rows;
-          rows.forEach((row, i) => {
-            cols[0].push(ids?.[i].id ?? null);
-            row.forEach((v, k) => cols[k + 1].push(v));
-          });
-          // leased follows the rows' order: the n-th leased row is the n-th row with a claim.
-          let l = 0;
-          if (ids !== null) rows.forEach((row, i) => { if (row[11] !== null) leased[l++].id = ids[i].id; });
-          await c.query(`INSERT INTO deliveries (id, event_seq, script_id, destination_id, destination_type, event_id, item, status,
-              skip_reason, attempts, next_attempt_at, last_error, received_at, lease_owner, lease_until, created_at, updated_at)
-            SELECT coalesce(id, nextval(pg_get_serial_sequence('deliveries', 'id'))), s, a, d, t, e, i, st, r, 0, n, m, rc, lo, lu, $15, $15
-            FROM unnest($1::bigint[], $2::bigint[], $3::text[], $4::text[], $5::text[], $6::text[], $7::text[], $8::text[], $9::text[],
-              $10::bigint[], $11::text[], $12::bigint[], $13::text[], $14::bigint[])
-              AS u(id, s, a, d, t, e, i, st, r, n, m, rc, lo, lu)`,
+        const pendingByDestination = new Map<string, number>();
+        if (cols[0].length > 0) {
+          // A row an earlier fan-out of the event stored is left as it is; only the pending rows
+          // inserted now are counted.
+          const { rows: pending } = await c.query<{ destination_id: string; n: number }>(`WITH ins AS (
+              INSERT INTO deliveries (event_seq, script_id, destination_id, destination_type, event_id, part, item, status,
+                skip_reason, attempts, next_attempt_at, last_error, received_at, created_at, updated_at)
+              SELECT s, a, d, t, e, p, i, st, r, 0, n, m, rc, $13, $13
+              FROM unnest($1::bigint[], $2::text[], $3::text[], $4::text[], $5::text[], $6::int[], $7::text[], $8::text[], $9::text[],
+                $10::bigint[], $11::text[], $12::bigint[]) AS u(s, a, d, t, e, p, i, st, r, n, m, rc)
+              ON CONFLICT (event_seq, destination_id, part) DO NOTHING RETURNING destination_id, status)
+            SELECT destination_id, count(*)::int AS n FROM ins WHERE status = 'pending' GROUP BY destination_id`,
           [...cols, now]);
+          for (const p of pending) pendingByDestination.set(p.destination_id, p.n);
         }
         if (pendingByDestination.size > 0) await c.query(`NOTIFY ${WORK_CHANNEL}`);
-        return { events: ours.size, pendingByDestination, leased };
+        return { events: ours.size, pendingByDestination, handedOff };
       }, relaxed);
     },
 
@@ -113,8 +137,8 @@ export function pgDeliveryStore(pool: pg.Pool): DeliveryStore {
           SELECT id FROM deliveries WHERE destination_id = $1 AND status = 'pending' AND next_attempt_at <= $2
           ORDER BY next_attempt_at LIMIT $3 FOR UPDATE SKIP LOCKED),
         leased AS (UPDATE deliveries d SET lease_owner = $4, lease_until = $5, next_attempt_at = $5 FROM due WHERE d.id = due.id
-          RETURNING d.id, d.event_seq, d.script_id, d.destination_id, d.destination_type, d.event_id, d.attempts, d.received_at, d.item)
-        SELECT l.*, e.payload FROM leased l LEFT JOIN events e ON e.seq = l.event_seq ORDER BY l.id`,
+          RETURNING d.id, d.event_seq, d.script_id, d.destination_id, d.destination_type, d.event_id, d.attempts, d.received_at, d.part, d.item)
+        SELECT l.*, e.payload, e.id AS event_uuid FROM leased l LEFT JOIN events e ON e.seq = l.event_seq ORDER BY l.id`,
       values: [destinationId, now, limit, claimId, leaseUntil] })).rows, relaxed);
       return toClaimed(rows);
     },
@@ -131,30 +155,71 @@ export function pgDeliveryStore(pool: pg.Pool): DeliveryStore {
         const results: RecordResult[] = [];
         for (const rec of records) {
           const { http } = rec;
+          // Updates of stored rows, and handed-off deliveries whose row is written now (the first of each key only).
+          const stored = rec.updates.filter((u) => u.row === undefined);
+          const keys = new Set<string>();
+          const unstored = rec.updates.filter((u) => {
+            if (u.row === undefined) return false;
+            const k = `${u.row.eventSeq}#${partKey(u.row.destinationId, u.row.part)}`;
+            return keys.has(k) ? false : (keys.add(k), true);
+          });
+          const first = new Set(unstored);
+          let attemptId: number | null = null;
           if (http !== null) {
-            // The attempt and its items in one statement.
-            await c.query({ name: 'tl_record_attempt', text: `WITH a AS (INSERT INTO delivery_attempts (destination_id, attempted_at, status_code,
-                latency_ms, response_body, error_class, outcome, message, events, request) VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $11) RETURNING id)
-              INSERT INTO delivery_attempt_items (attempt_id, delivery_id) SELECT a.id, u.id FROM a, unnest($10::bigint[]) AS u(id) ON CONFLICT DO NOTHING`,
+            // The attempt and the items of stored rows in one statement (the new rows are linked as they are inserted).
+            const { rows: a } = await c.query<{ id: number }>({ name: 'tl_record_attempt', text: `WITH a AS (INSERT INTO delivery_attempts (destination_id, attempted_at, status_code,
+                latency_ms, response_body, error_class, outcome, message, events, request) VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $11) RETURNING id),
+              l AS (INSERT INTO delivery_attempt_items (attempt_id, delivery_id) SELECT a.id, u.id FROM a, unnest($10::bigint[]) AS u(id) ON CONFLICT DO NOTHING)
+              SELECT id FROM a`,
             values: [rec.destinationId, rec.at, http.statusCode, Math.round(http.latencyMs), truncateBytes(http.responseBody, MAX_RESPONSE_BYTES),
-              http.errorClass, http.outcome, rec.message, rec.updates.length, rec.updates.map((u) => u.id),
+              http.errorClass, http.outcome, rec.message, rec.updates.length, stored.map((u) => u.id),
               http.request === undefined ? null : JSON.stringify(http.request)] });
+            attemptId = a[0].id;
           }
-          let applied: number[] = [];
-          if (rec.updates.length > 0) {
-            const u = rec.updates;
+          const done = new Set<number>();
+          if (stored.length > 0) {
+            const u = stored;
+            // A delivered row keeps no item: what was sent is on its attempt.
             const { rows } = await c.query<{ id: number }>({ name: 'tl_record_updates', text: `UPDATE deliveries d SET status = v.status, attempts = v.attempts, next_attempt_at = v.next,
                 lease_owner = NULL, lease_until = NULL,
                 last_status_code = CASE WHEN $4 THEN $5::int ELSE d.last_status_code END,
                 last_error = CASE WHEN v.status = 'delivered' THEN NULL ELSE $6 END,
-                updated_at = $7, delivered_at = CASE WHEN v.status = 'delivered' THEN $7 ELSE d.delivered_at END
+                updated_at = $7, delivered_at = CASE WHEN v.status = 'delivered' THEN $7 ELSE d.delivered_at END,
+                item = CASE WHEN v.status = 'delivered' THEN NULL ELSE d.item END
               FROM unnest($1::bigint[], $2::text[], $3::int[], $9::bigint[]) AS v(id, status, attempts, next)
               WHERE d.id = v.id AND d.lease_owner = $8 RETURNING d.id`,
             values: [u.map((x) => x.id), u.map((x) => x.status), u.map((x) => x.attempts), http !== null, http?.statusCode ?? null, rec.message,
               rec.at, rec.claimId, u.map((x) => x.nextAttemptAt)] });
-            const done = new Set(rows.map((r) => r.id));
-            applied = u.map((x) => x.id).filter((id) => done.has(id));
+            for (const r of rows) done.add(r.id);
           }
+          const inserted = new Set<string>();
+          if (unstored.length > 0) {
+            // Each handed-off delivery's row, in the state the attempt left it: inserted, or updated
+            // where its lane stored it leased to this claim meanwhile (in flight for a while); a
+            // row another claim holds is left (the event was fanned out again). Linked to the attempt.
+            const u = unstored;
+            const rows = u.map((x) => x.row!);
+            const { rows: ins } = await c.query<{ event_seq: number; destination_id: string; part: number }>({ name: 'tl_record_unstored', text: `WITH ins AS (
+                INSERT INTO deliveries (event_seq, script_id, destination_id, destination_type, event_id, part, received_at, item, status,
+                  attempts, next_attempt_at, last_status_code, last_error, created_at, updated_at, delivered_at)
+                SELECT s, a, d, t, e, p, rc, i, st, n, nx, $12::int, CASE WHEN st = 'delivered' THEN NULL ELSE $13 END, $14, $14,
+                  CASE WHEN st = 'delivered' THEN $14::bigint END
+                FROM unnest($1::bigint[], $2::text[], $3::text[], $4::text[], $5::text[], $6::int[], $7::bigint[], $8::text[], $9::text[],
+                  $10::int[], $11::bigint[]) AS v(s, a, d, t, e, p, rc, i, st, n, nx)
+                ON CONFLICT (event_seq, destination_id, part) DO UPDATE SET status = excluded.status, attempts = excluded.attempts,
+                  next_attempt_at = excluded.next_attempt_at, last_status_code = coalesce(excluded.last_status_code, deliveries.last_status_code),
+                  last_error = excluded.last_error, updated_at = excluded.updated_at, delivered_at = coalesce(excluded.delivered_at, deliveries.delivered_at),
+                  item = CASE WHEN excluded.status = 'delivered' THEN NULL ELSE deliveries.item END, lease_owner = NULL, lease_until = NULL
+                WHERE deliveries.lease_owner = $16
+                RETURNING id, event_seq, destination_id, part),
+              l AS (INSERT INTO delivery_attempt_items (attempt_id, delivery_id) SELECT $15::bigint, id FROM ins WHERE $15::bigint IS NOT NULL ON CONFLICT DO NOTHING)
+              SELECT event_seq, destination_id, part FROM ins`,
+            values: [...unstoredColumns(rows), u.map((x) => (x.status === 'delivered' ? null : JSON.stringify(x.row!.item))),
+              u.map((x) => x.status), u.map((x) => x.attempts), u.map((x) => x.nextAttemptAt), http?.statusCode ?? null, rec.message, rec.at, attemptId, rec.claimId] });
+            for (const r of ins) inserted.add(`${r.event_seq}#${partKey(r.destination_id, r.part)}`);
+          }
+          const applied = rec.updates.filter((u) => (u.row === undefined ? done.has(u.id)
+            : first.has(u) && inserted.has(`${u.row.eventSeq}#${partKey(u.row.destinationId, u.row.part)}`))).map((u) => u.id);
           if (http !== null) {
             if (http.outcome === 'success') {
               await c.query(`INSERT INTO destination_health (destination_id, last_success_at) VALUES ($1, $2)
@@ -189,6 +254,30 @@ export function pgDeliveryStore(pool: pg.Pool): DeliveryStore {
         records.forEach((rec, i) => (results[i].paused = paused.has(rec.destinationId)));
         return results;
       }, relaxed);
+    },
+
+    async storeHandoffs(rows, now, lease) {
+      if (rows.length === 0) return [];
+      return tx(pool, async (c) => {
+        // Handed back: due now; still in its lane: leased to its claim (due when the lease ends).
+        const { rows: ins } = await c.query<{ id: number; event_seq: number; destination_id: string; part: number }>(`INSERT INTO deliveries (event_seq,
+            script_id, destination_id, destination_type, event_id, part, received_at, item,
+            status, attempts, next_attempt_at, created_at, updated_at, lease_owner, lease_until)
+          SELECT s, a, d, t, e, p, rc, i, 'pending', 0, coalesce($11::bigint, $9), $9, $9, $10::text, $11::bigint
+          FROM unnest($1::bigint[], $2::text[], $3::text[], $4::text[], $5::text[], $6::int[], $7::bigint[], $8::text[]) AS v(s, a, d, t, e, p, rc, i)
+          ON CONFLICT (event_seq, destination_id, part) DO NOTHING RETURNING id, event_seq, destination_id, part`,
+        [...unstoredColumns(rows), rows.map((x) => JSON.stringify(x.item)), now, lease?.claimId ?? null, lease?.leaseUntil ?? null]);
+        if (ins.length > 0 && lease === undefined) await c.query(`NOTIFY ${WORK_CHANNEL}`);
+        const ids = new Map(ins.map((r) => [`${r.event_seq}#${partKey(r.destination_id, r.part)}`, Number(r.id)]));
+        return rows.map((r) => ids.get(`${r.eventSeq}#${partKey(r.destinationId, r.part)}`) ?? null);
+      }, relaxed);
+    },
+
+    async finishEvents(claimId, seqs) {
+      if (seqs.length === 0) return 0;
+      const r = await tx(pool, (c) => c.query('DELETE FROM dispatch_queue WHERE event_seq = ANY($1::bigint[]) AND lease_owner = $2',
+        [[...seqs], claimId]), relaxed);
+      return r.rowCount ?? 0;
     },
 
     async release(claimId, now, ids) {

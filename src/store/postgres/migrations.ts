@@ -248,6 +248,17 @@ const MIGRATIONS: { version: number; sql: string }[] = [
     version: 7,
     sql: `ALTER TABLE delivery_attempts ADD COLUMN request TEXT;`,
   },
+  {
+    // Delivery bookkeeping written once on the happy path (as SQLite's migration 15): a
+    // delivery handed straight to a send lane gets its row when its attempt is recorded, so a
+    // row needs a key of its own to be inserted at most once: its event, its destination and
+    // which of that destination's native events it is (`part`). Rows stored before keep part
+    // NULL (distinct to the unique index). Intake already queues events itself (no trigger).
+    version: 8,
+    sql: `ALTER TABLE deliveries ADD COLUMN part INTEGER;
+      DROP INDEX deliveries_event_seq;
+      CREATE UNIQUE INDEX deliveries_event_part ON deliveries(event_seq, destination_id, part);`,
+  },
 ];
 
 export const PG_SCHEMA_VERSION = MIGRATIONS[MIGRATIONS.length - 1].version;

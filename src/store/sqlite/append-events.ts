@@ -19,6 +19,9 @@ import { processWriteGate } from './write-gate.ts';
 export function createAppender(db: Database.Database, dedupWindowMs = DEFAULT_DEDUP_WINDOW_MS): (rows: readonly PreparedRow[]) => EventStatus[] {
   const insertEvent = db.prepare(`INSERT INTO events (id, script_id, name, event_id, status, source, request_id, received_at, errors, warnings, payload)
     VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`);
+  // An accepted event is owed to its destinations: it enters the dispatch queue in the same
+  // transaction, so an acknowledged event is always either queued or fanned out.
+  const enqueue = db.prepare('INSERT INTO dispatch_queue (event_seq) VALUES (?)');
   const insertSeen = db.prepare('INSERT OR IGNORE INTO seen_products (script_id, product_id) VALUES (?, ?)');
   const getDedup = db.prepare<[string, DedupEnvironment, string, string], { first_seen_at: number }>(
     'SELECT first_seen_at FROM dedup_keys WHERE script_id = ? AND environment = ? AND name = ? AND event_id = ?');
@@ -37,8 +40,10 @@ export function createAppender(db: Database.Database, dedupWindowMs = DEFAULT_DE
     for (const r of rows) {
       const status = dedupStatus(r);
       statuses.push(status);
-      insertEvent.run(r.id, r.scriptId, r.name, r.eventId, status, r.source, r.requestId, r.receivedAt, r.errors, r.warnings, r.payload);
-      if (status === 'accepted') for (const id of r.productIds) insertSeen.run(r.scriptId, id);
+      const { lastInsertRowid } = insertEvent.run(r.id, r.scriptId, r.name, r.eventId, status, r.source, r.requestId, r.receivedAt, r.errors, r.warnings, r.payload);
+      if (status !== 'accepted') continue;
+      enqueue.run(lastInsertRowid);
+      for (const id of r.productIds) insertSeen.run(r.scriptId, id);
     }
     return statuses;
   });

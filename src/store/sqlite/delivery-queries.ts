@@ -15,12 +15,12 @@ type Queries = Pick<DeliveryStore,
 
 /** The partial index condition of deliveries_problems. */
 const PROBLEMS = "d.status IN ('failed', 'dead')";
-/** Deliveries of the events with a customer event id, through events_event_id and deliveries_event_seq. */
+/** Deliveries of the events with a customer event id, through events_event_id and deliveries_event_part. */
 const byEventId = (seqColumn: string) => `${seqColumn} IN (SELECT seq FROM events WHERE event_id = ?)`;
 
 /** The deliveries a replay filter matches (limit aside), as a WHERE clause over `deliveries`. */
 function replayable(f: ReplayFilter): { sql: string; args: unknown[] } {
-  const where = [`status IN (${f.statuses.map(() => '?').join(', ')})`, 'item IS NOT NULL',
+  const where = [`status IN (${f.statuses.map(() => '?').join(', ')})`, '(item IS NOT NULL OR part IS NOT NULL)',
     'destination_id IN (SELECT id FROM destinations WHERE removed_at IS NULL)'];
   const args: unknown[] = [...f.statuses];
   if (!f.statuses.includes('delivered')) where.push(PROBLEMS.replaceAll('d.', ''));

@@ -3,10 +3,10 @@
 // so work whose holder died is simply due again; writes use BEGIN IMMEDIATE.
 // Bookkeeping commits without the per-commit fsync (relaxed-commit.ts).
 import type Database from 'better-sqlite3';
-import { MAX_RESPONSE_BYTES } from '../delivery-contract.ts';
+import { MAX_RESPONSE_BYTES, partKey } from '../delivery-contract.ts';
 import { toClaimed, truncateBytes, type ClaimRow } from '../delivery-rows.ts';
 import type {
-  ActiveDestination, AttemptRecord, DeliveryStore, DispatchEvent, FanOutCommit, RecordResult,
+  ActiveDestination, AttemptRecord, DeliveryStore, DispatchEvent, FanOutCommit, RecordResult, UnstoredRow,
 } from '../delivery-contract.ts';
 import type { EventRecord } from '../types.ts';
 import { sqliteDeliveryQueries } from './delivery-queries.ts';
@@ -35,17 +35,38 @@ export function sqliteDeliveryStore(db: Database.Database): DeliveryStore {
       `SELECT q.event_seq AS queued_seq, q.held_for AS queued_held_for, e.* FROM dispatch_queue q LEFT JOIN events e ON e.seq = q.event_seq
        WHERE q.lease_until IS NULL OR q.lease_until <= ? OR q.lease_owner = ? ORDER BY q.event_seq LIMIT ?`),
     leaseEvent: db.prepare('UPDATE dispatch_queue SET lease_owner = ?, lease_until = ? WHERE event_seq = ?'),
+    // The rows an earlier, unfinished fan-out of the event stored (none for an event fanned out the first time).
+    storedParts: db.prepare<[number], { destination_id: string; part: number }>(
+      'SELECT destination_id, part FROM deliveries WHERE event_seq = ? AND part IS NOT NULL'),
+    stillLeased: db.prepare<[number, string], { one: number }>('SELECT 1 AS one FROM dispatch_queue WHERE event_seq = ? AND lease_owner = ?'),
     dropQueued: db.prepare('DELETE FROM dispatch_queue WHERE event_seq = ?'),
     unqueue: db.prepare('DELETE FROM dispatch_queue WHERE event_seq = ? AND lease_owner = ?'),
     // held_for, hold claim, hold until, seq, claim.
     holdQueued: db.prepare('UPDATE dispatch_queue SET held_for = ?, lease_owner = ?, lease_until = ? WHERE event_seq = ? AND lease_owner = ?'),
     // Positional (the fan-out's hottest statement; named parameters cost ~1.5 µs more a row):
-    // seq, script, destination id, type, event id, item, status, reason, next, message, received, now (created), now (updated), lease owner, lease until.
-    insert: db.prepare(`INSERT INTO deliveries (event_seq, script_id, destination_id, destination_type, event_id, item, status,
-        skip_reason, attempts, next_attempt_at, last_error, received_at, created_at, updated_at, lease_owner, lease_until)
-      VALUES (?, ?, ?, ?, ?, ?, ?, ?, 0, ?, ?, ?, ?, ?, ?, ?)`),
+    // seq, script, destination id, type, event id, part, item, status, reason, next, message, received, now (created), now (updated).
+    insert: db.prepare(`INSERT INTO deliveries (event_seq, script_id, destination_id, destination_type, event_id, part, item, status,
+        skip_reason, attempts, next_attempt_at, last_error, received_at, created_at, updated_at)
+      VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, 0, ?, ?, ?, ?, ?) ON CONFLICT (event_seq, destination_id, part) DO NOTHING`),
+    // A handed-off delivery's row, in the state its attempt left it: inserted, or, where its lane
+    // stored it meanwhile (in flight for a while), updated under the lane's claim:
+    // seq, script, destination id, type, event id, part, item, status, attempts, next, status code, error, received, now, now, delivered at, claim.
+    insertRecorded: db.prepare<unknown[], { id: number }>(`INSERT INTO deliveries (event_seq, script_id, destination_id, destination_type, event_id, part, item, status,
+        attempts, next_attempt_at, last_status_code, last_error, received_at, created_at, updated_at, delivered_at)
+      VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?) ON CONFLICT (event_seq, destination_id, part) DO UPDATE SET
+        status = excluded.status, attempts = excluded.attempts, next_attempt_at = excluded.next_attempt_at,
+        last_status_code = coalesce(excluded.last_status_code, last_status_code), last_error = excluded.last_error,
+        updated_at = excluded.updated_at, delivered_at = coalesce(excluded.delivered_at, delivered_at),
+        item = CASE WHEN excluded.status = 'delivered' THEN NULL ELSE item END, lease_owner = NULL, lease_until = NULL
+      WHERE lease_owner = ? RETURNING id`),
+    // A handed-off delivery stored pending before its attempt (handed back: due; in flight: leased to its lane's claim):
+    // seq, script, destination id, type, event id, part, item, next, received, now, now, lease owner, lease until.
+    insertHandoff: db.prepare<unknown[], { id: number }>(`INSERT INTO deliveries (event_seq, script_id, destination_id, destination_type, event_id, part, item, status,
+        attempts, next_attempt_at, received_at, created_at, updated_at, lease_owner, lease_until)
+      VALUES (?, ?, ?, ?, ?, ?, ?, 'pending', 0, ?, ?, ?, ?, ?, ?) ON CONFLICT (event_seq, destination_id, part) DO NOTHING RETURNING id`),
+    finishEvent: db.prepare('DELETE FROM dispatch_queue WHERE event_seq = ? AND lease_owner = ?'),
     due: db.prepare<[string, number, number], ClaimRow>(`SELECT d.id, d.event_seq, d.script_id, d.destination_id,
-        d.destination_type, d.event_id, d.attempts, d.received_at, d.item, e.payload
+        d.destination_type, d.event_id, d.attempts, d.received_at, d.part, d.item, e.payload, e.id AS event_uuid
       FROM deliveries d LEFT JOIN events e ON e.seq = d.event_seq
       WHERE d.destination_id = ? AND d.status = 'pending' AND d.next_attempt_at <= ?
       ORDER BY d.next_attempt_at LIMIT ?`),
@@ -55,10 +76,11 @@ export function sqliteDeliveryStore(db: Database.Database): DeliveryStore {
     insertAttempt: db.prepare(`INSERT INTO delivery_attempts (destination_id, attempted_at, status_code, latency_ms,
         response_body, error_class, outcome, message, events, request) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`),
     linkAttempt: db.prepare('INSERT OR IGNORE INTO delivery_attempt_items (attempt_id, delivery_id) VALUES (?, ?)'),
-    // Positional: status, attempts, next, http (0/1), status code, error, now, delivered at (null unless delivered), id, claim.
+    // Positional: status, attempts, next, http (0/1), status code, error, now, delivered at (null unless delivered), delivered (0/1), id, claim.
+    // A delivered row keeps no item: what was sent is on its attempt.
     update: db.prepare(`UPDATE deliveries SET status = ?, attempts = ?, next_attempt_at = ?,
         lease_owner = NULL, lease_until = NULL, last_status_code = CASE WHEN ? = 1 THEN ? ELSE last_status_code END, last_error = ?,
-        updated_at = ?, delivered_at = coalesce(?, delivered_at)
+        updated_at = ?, delivered_at = coalesce(?, delivered_at), item = CASE WHEN ? = 1 THEN NULL ELSE item END
       WHERE id = ? AND lease_owner = ?`),
     healthOk: db.prepare(`INSERT INTO destination_health (destination_id, last_success_at) VALUES (?, ?)
       ON CONFLICT (destination_id) DO UPDATE SET last_success_at = excluded.last_success_at, failing_since = NULL`),
@@ -101,7 +123,10 @@ export function sqliteDeliveryStore(db: Database.Database): DeliveryStore {
       }
       q.leaseEvent.run(claimId, now + leaseMs, seq);
       const held = row.queued_held_for;
-      out.push(held === null ? { seq, event: toEventRecord(row) } : { seq, event: toEventRecord(row), heldFor: JSON.parse(held) as string[] });
+      const e: DispatchEvent = held === null ? { seq, event: toEventRecord(row) } : { seq, event: toEventRecord(row), heldFor: JSON.parse(held) as string[] };
+      const parts = q.storedParts.all(seq);
+      if (parts.length > 0) e.stored = new Set(parts.map((p) => partKey(p.destination_id, p.part)));
+      out.push(e);
     }
     return out;
   });
@@ -110,19 +135,23 @@ export function sqliteDeliveryStore(db: Database.Database): DeliveryStore {
   const completeTx = db.transaction((claimId: string, now: number, results: Parameters<DeliveryStore['completeFanOut']>[2], items: readonly (readonly (string | null)[])[]) => {
     let events = 0;
     const pendingByDestination = new Map<string, number>();
-    const leased: FanOutCommit['leased'] = [];
+    const handedOff: number[] = [];
     // Each event is unqueued first (fenced), then the rows go in destination by destination:
     // one destination's rows of the commit sit on adjacent pages, so the transaction that
     // records its attempts rewrites (and writes to the WAL) a few pages, not one per event.
     const byDestination = new Map<string, [number, number][]>();
     for (const [i, r] of results.entries()) {
       const h = r.held;
-      const fenced = h === undefined
-        ? q.unqueue.run(r.seq, claimId)
-        : q.holdQueued.run(JSON.stringify(h.destinationIds), h.claimId, h.leaseUntil, r.seq, claimId);
-      if (fenced.changes === 0) continue; // lease lost: the new holder fans it out
+      const handsOff = r.deliveries.some((d) => d.handoff === true);
+      // Handed-off deliveries get their rows when recorded: until then the event stays queued, leased.
+      const fenced = h !== undefined
+        ? q.holdQueued.run(JSON.stringify(h.destinationIds), h.claimId, h.leaseUntil, r.seq, claimId).changes > 0
+        : handsOff ? q.stillLeased.get(r.seq, claimId) !== undefined : q.unqueue.run(r.seq, claimId).changes > 0;
+      if (!fenced) continue; // lease lost: the new holder fans it out
       events++;
+      if (handsOff) handedOff.push(r.seq);
       r.deliveries.forEach((d, index) => {
+        if (d.handoff === true) return;
         let rows = byDestination.get(d.destinationId);
         if (rows === undefined) byDestination.set(d.destinationId, (rows = []));
         rows.push([i, index]);
@@ -132,17 +161,14 @@ export function sqliteDeliveryStore(db: Database.Database): DeliveryStore {
       for (const [i, index] of rows) {
         const r = results[i];
         const d = r.deliveries[index];
-        const lease = d.status === 'pending' ? d.lease : undefined;
-        const { lastInsertRowid } = q.insert.run(
-          r.seq, r.scriptId, d.destinationId, d.destinationType, r.eventId, items[i][index], d.status,
-          d.reason ?? null, d.status !== 'pending' ? null : lease?.leaseUntil ?? now, d.message ?? null,
-          r.receivedAt, now, now, lease?.claimId ?? null, lease?.leaseUntil ?? null,
+        const { changes } = q.insert.run(
+          r.seq, r.scriptId, d.destinationId, d.destinationType, r.eventId, d.part, items[i][index], d.status,
+          d.reason ?? null, d.status !== 'pending' ? null : now, d.message ?? null, r.receivedAt, now, now,
         );
-        if (lease) leased.push({ seq: r.seq, index, id: Number(lastInsertRowid) });
-        else if (d.status === 'pending') pendingByDestination.set(d.destinationId, (pendingByDestination.get(d.destinationId) ?? 0) + 1);
+        if (changes > 0 && d.status === 'pending') pendingByDestination.set(d.destinationId, (pendingByDestination.get(d.destinationId) ?? 0) + 1);
       }
     }
-    return { events, pendingByDestination, leased };
+    return { events, pendingByDestination, handedOff };
   });
 
   const claimTx = db.transaction((destinationId: string, claimId: string, now: number, leaseUntil: number, limit: number) => {
@@ -169,18 +195,30 @@ export function sqliteDeliveryStore(db: Database.Database): DeliveryStore {
     };
     for (const rec of records) {
       const { http } = rec;
+      let attempt: number | bigint | null = null;
       if (http !== null) {
         const attemptId = q.insertAttempt.run(rec.destinationId, rec.at, http.statusCode, Math.round(http.latencyMs),
           truncateBytes(http.responseBody, MAX_RESPONSE_BYTES), http.errorClass, http.outcome, rec.message, rec.updates.length,
           http.request === undefined ? null : JSON.stringify(http.request)).lastInsertRowid;
-        for (const u of rec.updates) q.linkAttempt.run(attemptId, u.id);
+        for (const u of rec.updates) if (u.row === undefined) q.linkAttempt.run(attemptId, u.id);
+        attempt = attemptId;
       }
       const applied: number[] = [];
       const error = rec.message;
       for (const u of rec.updates) {
         const delivered = u.status === 'delivered';
+        const r = u.row;
+        if (r !== undefined) {
+          const row = q.insertRecorded.get(r.eventSeq, r.scriptId, r.destinationId, r.destinationType, r.eventId, r.part,
+            delivered ? null : JSON.stringify(r.item), u.status, u.attempts, u.nextAttemptAt, http?.statusCode ?? null,
+            delivered ? null : error, r.receivedAt, rec.at, rec.at, delivered ? rec.at : null, rec.claimId);
+          if (row === undefined) continue; // its row is another holder's (the event was fanned out again)
+          if (attempt !== null) q.linkAttempt.run(attempt, row.id);
+          applied.push(u.id);
+          continue;
+        }
         const changed = q.update.run(u.status, u.attempts, u.nextAttemptAt, http === null ? 0 : 1, http?.statusCode ?? null,
-          delivered ? null : error, rec.at, delivered ? rec.at : null, u.id, rec.claimId).changes;
+          delivered ? null : error, rec.at, delivered ? rec.at : null, delivered ? 1 : 0, u.id, rec.claimId).changes;
         if (changed > 0) applied.push(u.id);
       }
       if (http !== null) {
@@ -202,6 +240,13 @@ export function sqliteDeliveryStore(db: Database.Database): DeliveryStore {
     for (const id of [...lastOk.keys()]) settleOk(id);
     return results;
   });
+
+  const storeHandoffsTx = db.transaction((rows: readonly UnstoredRow[], now: number, items: readonly string[], lease: { claimId: string; leaseUntil: number } | undefined) =>
+    rows.map((r, i) => q.insertHandoff.get(r.eventSeq, r.scriptId, r.destinationId, r.destinationType, r.eventId, r.part, items[i],
+      lease?.leaseUntil ?? now, r.receivedAt, now, now, lease?.claimId ?? null, lease?.leaseUntil ?? null)?.id ?? null));
+
+  const finishEventsTx = db.transaction((claimId: string, seqs: readonly number[]) =>
+    seqs.reduce((n, seq) => n + q.finishEvent.run(seq, claimId).changes, 0));
 
   const releaseTx = db.transaction((claimId: string, now: number, ids: readonly number[]) =>
     ids.reduce((n, id) => n + q.release.run(now, id, claimId).changes, 0));
@@ -228,17 +273,17 @@ export function sqliteDeliveryStore(db: Database.Database): DeliveryStore {
     async completeFanOut(claimId, now, results) {
       // In runs of whole events of at most FAN_OUT_ROWS_PER_COMMIT rows: each event's rows and
       // its unqueue stay in one transaction, and intake's commits get the lock in between.
-      const commit: FanOutCommit = { events: 0, pendingByDestination: new Map(), leased: [] };
+      const commit: FanOutCommit = { events: 0, pendingByDestination: new Map(), handedOff: [] };
       for (let start = 0; start < results.length;) {
         let end = start;
         for (let rows = 0; end < results.length && (end === start || rows + results[end].deliveries.length <= FAN_OUT_ROWS_PER_COMMIT); end++) {
           rows += results[end].deliveries.length;
         }
         const run = results.slice(start, end);
-        const part = relaxed(completeTx, claimId, now, run, run.map((r) => r.deliveries.map((d) => (d.item === null ? null : JSON.stringify(d.item)))));
+        const part = relaxed(completeTx, claimId, now, run, run.map((r) => r.deliveries.map((d) => (d.item === null || d.handoff === true ? null : JSON.stringify(d.item)))));
         commit.events += part.events;
         for (const [id, n] of part.pendingByDestination) commit.pendingByDestination.set(id, (commit.pendingByDestination.get(id) ?? 0) + n);
-        for (const l of part.leased) commit.leased.push(l);
+        for (const seq of part.handedOff) commit.handedOff.push(seq);
         start = end;
       }
       return commit;
@@ -251,6 +296,12 @@ export function sqliteDeliveryStore(db: Database.Database): DeliveryStore {
     },
     async recordAttempts(records) {
       return records.length === 0 ? [] : relaxed(recordTx, records);
+    },
+    async storeHandoffs(rows, now, lease) {
+      return rows.length === 0 ? [] : relaxed(storeHandoffsTx, rows, now, rows.map((r) => JSON.stringify(r.item)), lease);
+    },
+    async finishEvents(claimId, seqs) {
+      return seqs.length === 0 ? 0 : relaxed(finishEventsTx, claimId, seqs);
     },
     async release(claimId, now, ids) {
       return ids.length === 0 ? 0 : relaxed(releaseTx, claimId, now, ids);

@@ -1,0 +1,80 @@
+// Handed-off deliveries have no rows while they are sent (write-once bookkeeping: the attempt
+// record writes each one's row in its final state). Most are recorded within milliseconds;
+// one that is still in its lane a second later (queued behind a slow receiver, held, or in a
+// request that hangs) is stored now, pending and leased to its claim, so `deliveries list`,
+// the trace, the statistics and the lagging gauges show it like any delivery in flight, and
+// its event can leave the dispatch queue. From then on it is an ordinary claimed delivery:
+// its record updates its row under the claim, and handing it back releases the lease.
+import type { LaneDeps } from './lane-deps.ts';
+import type { LaneState } from './lane-state.ts';
+import type { ClaimedDelivery } from './types.ts';
+
+/** How long a handed-off delivery stays in a lane without a row, at most about twice this. */
+export const IN_FLIGHT_UNSTORED_MS = 1_000;
+
+export interface LaneInFlight {
+  start(): void;
+  stop(): void;
+  /** Stores what has been in the lane for a while (also what the timer runs). */
+  sweep(): Promise<void>;
+}
+
+export function createLaneInFlight(deps: LaneDeps, s: LaneState, log: Record<string, unknown>): LaneInFlight {
+  /** Unstored deliveries seen by the last sweep: stored by the next one if still unstored. */
+  let seen = new WeakSet<ClaimedDelivery>();
+  let timer: NodeJS.Timeout | undefined;
+  let sweeping = false;
+
+  /** Every unstored delivery the lane holds, with the claim it is under. */
+  function unstoredNow(): { claimId: string; leaseUntil: number; deliveries: ClaimedDelivery[] }[] {
+    const groups: { claimId: string; leaseUntil: number; deliveries: ClaimedDelivery[] }[] = [];
+    const add = (claimId: string, leaseUntil: number, ds: readonly ClaimedDelivery[]) => {
+      const list = ds.filter((d) => d.unstored !== undefined);
+      if (list.length > 0) groups.push({ claimId, leaseUntil, deliveries: list });
+    };
+    for (const u of s.queue) add(u.claimId, u.leaseUntil, u.deliveries);
+    for (const u of s.sending) add(u.claimId, u.leaseUntil, u.deliveries);
+    if (s.hold !== null) add(s.hold.claimId, s.hold.leaseUntil, s.hold.deliveries);
+    return groups;
+  }
+
+  async function sweep(): Promise<void> {
+    if (sweeping) return;
+    sweeping = true;
+    try {
+      const next = new WeakSet<ClaimedDelivery>();
+      for (const g of unstoredNow()) {
+        const due = g.deliveries.filter((d) => seen.has(d));
+        for (const d of g.deliveries) if (!seen.has(d)) next.add(d);
+        if (due.length === 0) continue;
+        const rows = due.map((d) => d.unstored!);
+        const ids = await deps.store.storeHandoffs(rows, deps.clock(), { claimId: g.claimId, leaseUntil: g.leaseUntil });
+        // Stored (or stored already by another holder): an ordinary claimed delivery from now on.
+        due.forEach((d, i) => {
+          const id = ids[i];
+          if (id !== null && d.unstored !== undefined) d.id = id;
+          d.unstored = undefined;
+        });
+        deps.settler?.stored(rows);
+      }
+      seen = next;
+    } catch (err) {
+      deps.logger.error({ ...log, err }, 'storing deliveries in flight failed; tried again in a second');
+    } finally {
+      sweeping = false;
+    }
+  }
+
+  return {
+    start() {
+      if (timer !== undefined) return;
+      timer = setInterval(() => void sweep(), IN_FLIGHT_UNSTORED_MS);
+      timer.unref();
+    },
+    stop() {
+      clearInterval(timer);
+      timer = undefined;
+    },
+    sweep,
+  };
+}
