@@ -19,6 +19,7 @@ import { AppError } from './errors.ts';
 import { createTokenBuckets, type TokenBucketLimiter } from './http/rate-limit.ts';
 import type { AppContext, AppState } from './http/types.ts';
 import type { PreviewDeps } from './pipeline/preview-event.ts';
+import { createRemap } from './delivery/remap.ts';
 import type { DestinationCache } from './destinations/destination-cache.ts';
 import { customRouter } from './customers/custom-routes.ts';
 import type { CustomerRegistry } from './customers/types.ts';
@@ -153,6 +154,7 @@ export function createApp(deps: AppDeps): App {
         process: { ...shared, records: deps.customers.records, handlerPool: deps.customers.handlers, handlerTimeoutMs: deps.config.handlerTimeoutMs },
       },
       rulesState: () => (deps.rules ? { valid: deps.rules.watcher.valid(), errors: deps.rules.watcher.errors() } : { valid: true, errors: [] }),
+      remap: createRemap({ store: deps.store, plugins: deps.preview.plugins, rules: { current: deps.preview.rules }, pool: deps.preview.pool, clock: Date.now }),
     });
     koa.use(gatedRoutes(admin, gate));
     koa.use(gatedRoutes(manageRouter({ store: deps.store, plugins: deps.preview.plugins, allowPrivateDestinations: deps.config.allowPrivateDestinations ?? false, maxReplay: deps.config.maxReplay ?? 10_000, authenticator: deps.authenticator }), gate));

@@ -19,6 +19,7 @@ import { maskTraceIdentifiers } from './mask-identifiers.ts';
 import type { EventStreams } from './event-stream.ts';
 import { adminLog, adminRevealLog, intParam, jsonBody, pageLimit, param } from './admin-params.ts';
 import { isLagging, overdueMs } from '../delivery/lagging.ts';
+import type { Remap } from '../delivery/remap.ts';
 import { encodeCursor, pageCursor } from './page-cursor.ts';
 
 export interface AdminDeps {
@@ -28,6 +29,8 @@ export interface AdminDeps {
   customers?: { registry: CustomerRegistry; process: ProcessDeps };
   /** Rule problems for the overview. */
   rulesState: () => { valid: boolean; errors: readonly unknown[] };
+  /** Maps a delivered delivery again, for a trace to show the body its successful attempt sent (kept as a digest only). */
+  remap?: Remap;
 }
 
 const EVENT_STATUSES: readonly EventStatus[] = ['accepted', 'rejected', 'duplicate'];
@@ -89,7 +92,7 @@ export function adminRouter(deps: AdminDeps): Router<AppState> {
     const reveal = param(ctx, 'reveal');
     if (reveal !== undefined && reveal !== 'identifiers') throw new AppError('INVALID_VALUE', 400, 'reveal must be identifiers', { field: 'reveal' });
     if (!event) throw new AppError('NOT_FOUND', 404, `No stored event with id ${id.slice(0, 64)}`);
-    const trace = await traceEvent(store, deps.plugins, event);
+    const trace = await traceEvent(store, deps, event);
     if (reveal === undefined) return void (ctx.body = maskTraceIdentifiers(trace));
     adminRevealLog(ctx, 'event.identifiers', event.id);
     ctx.body = { ...trace, identifiers: 'revealed' };

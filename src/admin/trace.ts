@@ -5,7 +5,10 @@
 import type { Store } from '../store/types.ts';
 import type { EventRecord } from '../domain/records.ts';
 import type { PluginRegistry } from '../destinations/load-plugins.ts';
-import type { DeliveryView, SentRequest } from '../delivery/types.ts';
+import type { AttemptView, ClaimedDelivery, DeliveryView, SentRequest } from '../delivery/types.ts';
+import type { DestinationRecord } from '../store/types.ts';
+import type { Remap } from '../delivery/remap.ts';
+import { sentRequest } from '../delivery/sent-request.ts';
 import type { NormalizedEvent } from '../schema/types.ts';
 import { buildRequestsFor } from '../delivery/build-requests-for.ts';
 import { maskedSettings, maskRequest } from '../pipeline/mask-request.ts';
@@ -26,12 +29,47 @@ export interface TracedRequest {
   body: unknown;
 }
 
+/**
+ * Where the body shown comes from: `sent` (kept with the attempt); `rebuilt` (a successful
+ * attempt keeps its digest only: the body mapped again from the stored event, and its SHA-256
+ * equals the one sent); `rebuilt_differs` (mapped again, but the rules or settings changed
+ * since: not what was sent); `rebuilt_alone` (the request carried other events too: this
+ * event's part only); `digest_only` (it could not be mapped again).
+ */
+export type BodySource = 'sent' | 'rebuilt' | 'rebuilt_differs' | 'rebuilt_alone' | 'digest_only';
+
 /** A kept request as the trace shows it: the body parsed where it is whole JSON. */
-function shownSent(r: SentRequest) {
+function shownSent(r: SentRequest, source: BodySource = r.body === null ? 'digest_only' : 'sent') {
   return {
-    method: r.method, url: r.url, headers: r.headers, body: r.bodyTruncated ? r.body : parseBody(r.body),
-    body_bytes: r.bodyBytes, body_sha256: r.bodySha256, body_truncated: r.bodyTruncated,
+    method: r.method, url: r.url, headers: r.headers, body: r.body === null || r.bodyTruncated ? r.body : parseBody(r.body),
+    body_bytes: r.bodyBytes, body_sha256: r.bodySha256, body_truncated: r.bodyTruncated, body_source: source,
   };
+}
+
+/** What a trace needs to rebuild a successful attempt's body: the fan-out's mapping. */
+export interface TraceDeps {
+  plugins: PluginRegistry;
+  remap?: Remap;
+}
+
+/** A successful attempt's body, mapped again from the event as at the attempt, masked, with where it comes from. */
+async function rebuiltBody(
+  deps: TraceDeps, d: DeliveryView, dest: DestinationRecord | undefined, event: EventRecord, attempt: AttemptView, sent: SentRequest,
+): Promise<ReturnType<typeof shownSent>> {
+  const loaded = deps.plugins.get(d.destinationType);
+  if (deps.remap === undefined || loaded === undefined || dest === undefined || d.part === null || event.status !== 'accepted') return shownSent(sent);
+  const claimed: ClaimedDelivery = {
+    id: d.id, eventSeq: 0, scriptId: d.scriptId, destinationId: d.destinationId, destinationType: d.destinationType,
+    eventId: d.eventId, attempts: 0, receivedAt: d.receivedAt, item: null,
+    remap: { event: event.payload as NormalizedEvent, part: d.part, eventKey: event.eventId ?? event.id },
+  };
+  await deps.remap(dest, [claimed], attempt.attemptedAt);
+  if (claimed.item === null) return shownSent(sent);
+  const { units } = buildRequestsFor(loaded.plugin, d.destinationType, dest.settings, [claimed], attempt.attemptedAt);
+  if (units.length === 0) return shownSent(sent);
+  const again = sentRequest(units[0].request, loaded.plugin, dest.settings);
+  const source: BodySource = attempt.events > 1 ? 'rebuilt_alone' : again.bodySha256 === sent.bodySha256 ? 'rebuilt' : 'rebuilt_differs';
+  return shownSent({ ...sent, body: again.body, bodyTruncated: again.bodyTruncated }, source);
 }
 
 /** The request that carries this delivery, as the lane builds it (the send time is now). */
@@ -50,15 +88,18 @@ function rebuild(plugins: PluginRegistry, d: DeliveryView, settings: Record<stri
   });
 }
 
-export async function traceEvent(store: Store, plugins: PluginRegistry, event: EventRecord) {
+export async function traceEvent(store: Store, deps: TraceDeps, event: EventRecord) {
+  const { plugins } = deps;
   // This event row's deliveries (another event may reuse its event.id, e.g. the order's cancellation).
   const mine = event.status !== 'accepted' ? [] : (await store.deliveries.list({ eventRowId: event.id, limit: 500 })).sort((a, b) => a.id - b.id);
   const destinations = new Map((await store.destinations.list(event.scriptId)).map((d) => [d.id, d]));
   const deliveries = await Promise.all(mine.map(async (d) => {
     const dest = destinations.get(d.destinationId);
     const attempts = await store.deliveries.attempts(d.id);
-    const lastSent = [...attempts].reverse().find((a) => a.request !== null)?.request ?? null;
-    const request = lastSent !== null ? [shownSent(lastSent)] : rebuild(plugins, d, dest?.settings ?? null, event);
+    const lastAttempt = [...attempts].reverse().find((a) => a.request !== null);
+    const lastSent = lastAttempt?.request ?? null;
+    const request = lastSent === null ? rebuild(plugins, d, dest?.settings ?? null, event)
+      : [lastSent.body !== null ? shownSent(lastSent) : await rebuiltBody(deps, d, dest, event, lastAttempt!, lastSent)];
     return {
       id: d.id,
       destination_id: d.destinationId,

@@ -66,7 +66,8 @@ export function createLaneSend(deps: LaneDeps, s: LaneState, units: LaneUnits, l
   }
 
   function attemptRecord(unit: Unit, result: SendResult, j: Judgement): AttemptRecord {
-    const request = sentRequest(unit.request, s.plugin!.plugin, s.dest.settings);
+    // A success keeps the body's digest, not its text: the trace rebuilds it from the event.
+    const request = sentRequest(unit.request, s.plugin!.plugin, s.dest.settings, j.verdict.outcome !== 'success');
     return {
       claimId: unit.claimId,
       destinationId: s.dest.id,

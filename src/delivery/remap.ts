@@ -17,8 +17,11 @@ export interface RemapDeps {
 }
 
 /** Fills in `item` of the claimed deliveries that carry `remap`; one that no longer maps keeps none (and fails as unsendable). */
-export function createRemap(deps: RemapDeps): (destination: DestinationRecord, claimed: readonly ClaimedDelivery[]) => Promise<void> {
-  return async (destination, claimed) => {
+export type Remap = (destination: DestinationRecord, claimed: readonly ClaimedDelivery[], now?: number) => Promise<void>;
+
+/** `now`: the mapping's time (a trace rebuilding what an attempt sent passes the attempt's); default the clock. */
+export function createRemap(deps: RemapDeps): Remap {
+  return async (destination, claimed, now = deps.clock()) => {
     const todo = claimed.filter((d) => d.remap !== undefined);
     const accounts = new Map<string, Awaited<ReturnType<Store['accounts']['get']>>>();
     for (const d of todo) if (!accounts.has(d.scriptId)) accounts.set(d.scriptId, await deps.store.accounts.get(d.scriptId));
@@ -26,7 +29,7 @@ export function createRemap(deps: RemapDeps): (destination: DestinationRecord, c
     const plans = await planEvents({ plugins: deps.plugins, rules: deps.rules.current(), pool: deps.pool }, mapped.map((d) => ({
       account: accounts.get(d.scriptId)!, destinations: [destination], event: d.remap!.event,
       eventId: d.remap!.eventKey, receivedAt: d.receivedAt,
-    })), { now: deps.clock(), build: false, warnings: false });
+    })), { now, build: false, warnings: false });
     mapped.forEach((d, i) => {
       const p = plans[i][0];
       if (p.status === 'ready' && p.items[d.remap!.part] !== undefined) d.item = p.items[d.remap!.part];

@@ -38,18 +38,26 @@ function maskValues(text: string, secrets: readonly string[]): string {
   return out;
 }
 
-export function sentRequest(req: OutboundRequest, plugin: Pick<DestinationPlugin, 'secretSettings' | 'secretHeaders'>, settings: Record<string, unknown>): SentRequest {
+/**
+ * The request as kept with its attempt, secrets masked. `keepBody` false (an attempt that
+ * succeeded): the body's size and digest only, as the body is the mapping of the stored event
+ * and a trace rebuilds it (checked against the digest); an attempt that failed keeps its text,
+ * as what a receiver refused is what an operator needs to read.
+ */
+export function sentRequest(
+  req: OutboundRequest, plugin: Pick<DestinationPlugin, 'secretSettings' | 'secretHeaders'>, settings: Record<string, unknown>, keepBody = true,
+): SentRequest {
   const secrets = secretValues(plugin, settings);
   const masked = maskRequest(req, plugin);
   const bytes = Buffer.byteLength(req.body);
-  const kept = bytes <= SENT_BODY_BYTES ? req.body : Buffer.from(req.body).subarray(0, SENT_BODY_BYTES).toString('utf8');
+  const kept = !keepBody ? null : bytes <= SENT_BODY_BYTES ? req.body : Buffer.from(req.body).subarray(0, SENT_BODY_BYTES).toString('utf8');
   return {
     method: req.method,
     url: maskValues(req.url, secrets),
     headers: Object.fromEntries(Object.entries(masked.headers).map(([k, v]) => [k, maskValues(v, secrets)])),
-    body: maskValues(kept, secrets),
+    body: kept === null ? null : maskValues(kept, secrets),
     bodyBytes: bytes,
     bodySha256: createHash('sha256').update(req.body).digest('hex'),
-    bodyTruncated: bytes > SENT_BODY_BYTES,
+    bodyTruncated: kept !== null && bytes > SENT_BODY_BYTES,
   };
 }

@@ -18,7 +18,7 @@ export interface ViewRow {
   id: number; script_id: string; event_id: string | null; destination_id: string; destination_type: string;
   status: DeliveryStatus; skip_reason: string | null; attempts: number; last_status_code: number | null;
   last_error: string | null; next_attempt_at: number | null; received_at: number; created_at: number;
-  updated_at: number; delivered_at: number | null; paused: boolean | number; item: string | null;
+  updated_at: number; delivered_at: number | null; paused: boolean | number; item: string | null; part: number | null;
 }
 
 export interface AttemptRow {
@@ -33,6 +33,7 @@ export const toDeliveryView = (r: ViewRow): DeliveryView => ({
   receivedAt: r.received_at, createdAt: r.created_at, updatedAt: r.updated_at, deliveredAt: r.delivered_at,
   paused: r.paused === true || r.paused === 1,
   item: r.item === null ? null : (JSON.parse(r.item) as StoredItem),
+  part: r.part ?? null,
 });
 
 export const toAttemptView = (r: AttemptRow): AttemptView => ({

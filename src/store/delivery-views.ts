@@ -18,8 +18,12 @@ export interface SentRequest {
   method: string;
   url: string;
   headers: Record<string, string>;
-  /** The body text, up to 16 KiB. */
-  body: string;
+  /**
+   * The body text, up to 16 KiB; null where it was not kept: an attempt that succeeded keeps
+   * its size and digest only (the body is the mapping of the stored event, rebuilt and checked
+   * against the digest when a trace shows it).
+   */
+  body: string | null;
   bodyBytes: number;
   /** Of the whole body as sent (before any masking). */
   bodySha256: string;
@@ -69,6 +73,8 @@ export interface DeliveryView {
   paused: boolean;
   /** The mapped native event it sends (the event itself is joined from its row); null when nothing can be sent. */
   item: StoredItem | null;
+  /** Which of its destination's native events for the event it is (null: stored before parts were kept). */
+  part: number | null;
 }
 
 export interface AttemptView {

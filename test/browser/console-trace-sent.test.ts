@@ -44,6 +44,10 @@ describe('console in a browser: the trace shows the request as sent', function (
     expect(request).to.contain(`"webhook-timestamp": "${sent.headers['webhook-timestamp']}"`);
     expect(request).not.to.contain(WEBHOOK_SECRET.slice(6));
     expect(await delivery.locator('.trace-request-digest').textContent()).to.contain(createHash('sha256').update(sent.body).digest('hex'));
+    // The attempt succeeded, so only the digest was kept: the body shown is mapped again, and says its digest matches.
+    expect(await delivery.locator('.trace-request-digest').getAttribute('data-body-source')).to.equal('rebuilt');
+    expect(await delivery.locator('.trace-request-digest').textContent()).to.contain('its SHA-256 equals the one sent');
+    expect(request).to.contain('"id": "ORD-S1"');
     expect(pageProblems).to.deep.equal([]);
   });
 });

@@ -18,7 +18,7 @@ describe('sentRequest: what an attempt keeps', () => {
     }, plugin, settings);
     expect(r.url).to.equal('https://x.example/collect?api_secret=****&id=G-1');
     expect(r.headers).to.deep.equal({ 'x-signature': '****', authorization: '****', 'x-custom': 'key ****', 'content-type': 'application/json' });
-    expect(JSON.parse(r.body)).to.deep.equal({ token: '****', email: 'a@b.example' });
+    expect(JSON.parse(r.body!)).to.deep.equal({ token: '****', email: 'a@b.example' });
     expect(r).to.include({ method: 'POST', bodyBytes: Buffer.byteLength(body), bodySha256: createHash('sha256').update(body).digest('hex'), bodyTruncated: false });
     expect(JSON.stringify(r)).not.to.contain('tok-123456').and.not.to.contain('s3cr');
   });
@@ -26,7 +26,13 @@ describe('sentRequest: what an attempt keeps', () => {
   it('keeps at most 16 KiB of a larger body, marked truncated', () => {
     const body = JSON.stringify({ data: 'x'.repeat(SENT_BODY_BYTES * 2) });
     const r = sentRequest({ method: 'POST', url: 'https://x.example/', headers: {}, body, eventIds: [] }, plugin, settings);
-    expect(Buffer.byteLength(r.body)).to.equal(SENT_BODY_BYTES);
+    expect(Buffer.byteLength(r.body!)).to.equal(SENT_BODY_BYTES);
     expect(r).to.include({ bodyBytes: Buffer.byteLength(body), bodyTruncated: true });
+  });
+
+  it('an attempt that succeeded keeps the body\'s size and digest, not its text', () => {
+    const body = JSON.stringify({ email: 'a@b.example' });
+    const r = sentRequest({ method: 'POST', url: 'https://x.example/', headers: {}, body, eventIds: [] }, plugin, settings, false);
+    expect(r).to.include({ body: null, bodyBytes: Buffer.byteLength(body), bodySha256: createHash('sha256').update(body).digest('hex'), bodyTruncated: false });
   });
 });

@@ -156,7 +156,7 @@ function deliveryCard(d) {
     requestHeading(d, attempts),
     d.request === null || d.request === undefined
       ? h('p', { class: 'muted trace-request' }, 'nothing was sent, and it cannot be rebuilt from the stored event')
-      : [sentDigest(d), pre(d.request.map(({ body_bytes, body_sha256, body_truncated, ...r }) => r), 'code trace-request')],
+      : [sentDigest(d), pre(d.request.map(({ body_bytes, body_sha256, body_truncated, body_source, ...r }) => r), 'code trace-request')],
     h('h5', {}, `Attempts (${attempts.length})`),
     // The attempts table is wider than a phone: it scrolls inside its own box.
     attempts.length === 0 ? h('p', { class: 'muted' }, 'none yet') : h('div', { class: 'scroll-x' }, table(
@@ -180,11 +180,20 @@ function requestHeading(d, attempts) {
   return h('h5', { class: 'trace-request-source', data: { source: 'rebuilt' } }, 'Native request rebuilt now: no attempt kept what it sent (secrets masked)');
 }
 
+/** What a successful attempt's body shown is: it keeps only the digest, and the body is mapped again from the event. */
+const BODY_SOURCE = {
+  rebuilt: 'body mapped again from the stored event; its SHA-256 equals the one sent',
+  rebuilt_differs: 'body mapped again from the stored event, but rules or settings changed since: NOT what was sent (its digest differs)',
+  rebuilt_alone: 'this event\'s part of the body, mapped again from the stored event (the request carried other events too)',
+  digest_only: 'the body was not kept (the attempt succeeded) and cannot be mapped again',
+};
+
 function sentDigest(d) {
   const r = d.request_source === 'sent' ? d.request?.[0] : null;
   if (!r) return null;
-  return h('p', { class: 'muted trace-request-digest' },
-    `body ${r.body_bytes} bytes, sha256 ${r.body_sha256}${r.body_truncated ? ' (the first 16 KiB shown)' : ''}`);
+  const source = BODY_SOURCE[r.body_source];
+  return h('p', { class: 'muted trace-request-digest', data: { bodySource: r.body_source ?? 'sent' } },
+    `body ${r.body_bytes} bytes, sha256 ${r.body_sha256}${r.body_truncated ? ' (the first 16 KiB shown)' : ''}${source ? `; ${source}` : ''}`);
 }
 
 function replayButton(d) {
