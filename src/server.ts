@@ -19,6 +19,7 @@ import { formatRuleError } from './rules/load-rules.ts';
 import { describeHold } from './rules/rule-holds.ts';
 import { createServerHashPool, serverPoolThreads, type HashPool } from './workers/pool.ts';
 import { startDelivery, startWhenRulesValid, type DeliveryOverrides, type DeliveryRuntime } from './delivery/start-delivery.ts';
+import { createCommitWake } from './delivery/commit-wake.ts';
 import { startDeliveryThread, type DeliveryThread } from './delivery/delivery-thread-host.ts';
 import { registerDeliveryMetrics } from './delivery/delivery-metrics.ts';
 import { listEndpoints, loadCustomers } from './customers/load-customers.ts';
@@ -110,13 +111,13 @@ async function start(config: Config, opts: StartOptions, logger: Logger, started
   await rules.ready;
   const shared = isPgStore(store) ? store : null;
   const metrics = createMetrics();
-  // Each intake commit wakes the fan-out, so accepted events go out without waiting for a poll.
-  let wakeDelivery = (): void => undefined;
+  // Each intake commit that accepted events wakes the fan-out (commit-wake.ts), so they go out without waiting for a poll.
+  const deliveryWake = createCommitWake();
   // With the delivery thread, its metrics are appended to the main registry's on each scrape.
   let deliveryMetricsText: (() => Promise<string>) | null = null;
   // PostgreSQL commits several intake transactions at once (SQLite has one writer).
   const writer = createEventWriter(store.events, {
-    onBatch: (n) => { metrics.commitBatch.observe(n); wakeDelivery(); }, concurrency: store.kind === 'postgres' ? PG_INTAKE_COMMITS : 1,
+    onBatch: (n) => metrics.commitBatch.observe(n), onCommitted: deliveryWake.committed, concurrency: store.kind === 'postgres' ? PG_INTAKE_COMMITS : 1,
     maxPending: config.intakeMaxPending,
   });
   const authenticator = createAuthenticator(store);
@@ -177,7 +178,7 @@ async function start(config: Config, opts: StartOptions, logger: Logger, started
   if (config.deliveryThread && !opts.delivery) {
     thread = startDeliveryThread({ config, logger, onDied: (owner) => store.deliveries.releaseOwner(owner, Date.now()) });
     const t = thread;
-    wakeDelivery = () => t.wake();
+    deliveryWake.attach(() => t.wake());
     deliveryMetricsText = () => t.metrics();
     // Not awaited here: the thread loads its own modules, plugins and rules (about half a
     // second), while intake is served already; wakes and metrics requests posted meanwhile
@@ -186,7 +187,7 @@ async function start(config: Config, opts: StartOptions, logger: Logger, started
   } else {
     const deliveryMetrics = registerDeliveryMetrics(metrics.registry);
     const beginDelivery = () => (deliveryStarting ??= startDelivery({ config, store, plugins, rules, pool, logger, metrics: deliveryMetrics, overrides: opts.delivery })
-      .then((d) => { delivery = d; wakeDelivery = () => d.dispatcher.wake(); }));
+      .then((d) => { delivery = d; deliveryWake.attach(() => d.dispatcher.wake()); }));
     await startWhenRulesValid(rules, beginDelivery, logger);
   }
 

@@ -21,9 +21,23 @@ export const MAX_PENDING_EVENTS = 20_000;
 
 export function createEventWriter(
   store: EventStore,
-  opts: { maxBatch?: number; onBatch?: (n: number) => void; maxPending?: number; concurrency?: number } = {},
+  opts: {
+    maxBatch?: number;
+    /** After each commit, with the number of rows it held (metrics). */
+    onBatch?: (n: number) => void;
+    /** After each commit that stored an accepted event (now in the dispatch queue): delivery's wake-up (src/delivery/commit-wake.ts). */
+    onCommitted?: () => void;
+    maxPending?: number;
+    concurrency?: number;
+  } = {},
 ): EventWriter {
-  const group = createGroupCommit((rows: EventRecord[]) => store.append(rows), {
+  const onCommitted = opts.onCommitted;
+  const append = onCommitted === undefined ? (rows: EventRecord[]) => store.append(rows) : async (rows: EventRecord[]) => {
+    const statuses = await store.append(rows);
+    if (statuses.includes('accepted')) onCommitted();
+    return statuses;
+  };
+  const group = createGroupCommit(append, {
     maxBatch: opts.maxBatch ?? 512, onBatch: opts.onBatch, maxQueue: opts.maxPending ?? MAX_PENDING_EVENTS, concurrency: opts.concurrency,
   });
   return { write: group.submit, writeMany: group.submitMany, drain: group.drain, full: group.full };

@@ -39,6 +39,20 @@ describe('event writer (group commit on SQLite)', () => {
     await store.close();
   });
 
+  it('tells delivery after a commit that stored accepted events, each one queued by then; a commit of rejected or duplicate events only wakes nothing', async () => {
+    const store = openSqliteStore({ file: join(dir, 'db.sqlite') });
+    const queuedAtWake: number[] = [];
+    const writer = createEventWriter(store.events, { onCommitted: () => void store.deliveries.dispatchBacklog().then((n) => queuedAtWake.push(n)) });
+    await Promise.all([writer.write(row(1)), writer.write(row(2))]);
+    await writer.write({ ...row(3), status: 'rejected' });
+    await writer.write(row(1)); // the same event id again: a duplicate
+    await writer.write(row(4));
+    await writer.drain();
+    await new Promise((r) => setImmediate(r));
+    expect(queuedAtWake, 'two wakes: the first commit (2 queued), the last (3)').to.deep.equal([2, 3]);
+    await store.close();
+  });
+
   it('splits large bursts at maxBatch', async () => {
     const store = openSqliteStore({ file: join(dir, 'db.sqlite') });
     const batches: number[] = [];

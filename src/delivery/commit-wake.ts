@@ -1,0 +1,26 @@
+// From "an intake commit stored accepted events" to "the fan-out runs", in one place. The
+// event writer calls committed() after each commit that accepted something
+// (src/store/event-writer.ts, `onCommitted`); delivery, once it runs, is attached as the
+// target: the delivery thread's host (delivery-thread-host.ts wake(): one message per
+// event-loop turn → in-delivery-thread.ts → dispatcher.wake()), or a dispatcher in this thread
+// (dispatcher.wake()). dispatcher.wake() ends the fan-out loop's poll wait, so the events are
+// claimed at once instead of at the next poll (50 ms). Before delivery starts, or while it is
+// stopped, a commit wakes nothing: the events wait in the dispatch queue for its first pass.
+export interface CommitWake {
+  /** An intake commit stored accepted events. */
+  committed(): void;
+  /** Delivery is running: commits wake `target` from now on (null: nothing, e.g. while stopping). */
+  attach(target: (() => void) | null): void;
+}
+
+export function createCommitWake(): CommitWake {
+  let target: (() => void) | null = null;
+  return {
+    committed() {
+      target?.();
+    },
+    attach(t) {
+      target = t;
+    },
+  };
+}
