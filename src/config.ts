@@ -34,6 +34,8 @@ export interface Config {
   metricsToken: string | null;
   allowPrivateDestinations: boolean;
   workers: number;
+  /** Threads endpoint 2's previews are planned on; 0 (default): the HTTP thread. */
+  previewThreads: number;
   logLevel: 'fatal' | 'error' | 'warn' | 'info' | 'debug' | 'trace' | 'silent';
   maxBodyBytes: number;
   /** Delivery runs on its own worker thread (DELIVERY_THREAD, default 1); 0 runs it on the main thread. */
@@ -142,6 +144,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env, cwd = process.c
     allowPrivateDestinations: allow === '1',
     deliveryThread: deliveryThread !== '0',
     workers: int(env, 'WORKERS', availableParallelism(), 1, 256),
+    previewThreads: int(env, 'PREVIEW_THREADS', 0, 0, 64),
     logLevel,
     maxBodyBytes: int(env, 'MAX_BODY_BYTES', 524288, 1024, 64 * 1024 * 1024),
     maxBatchEvents: int(env, 'MAX_BATCH_EVENTS', 1000, 1, 100_000),

@@ -20,6 +20,7 @@ import { describeHold } from './rules/rule-holds.ts';
 import { createServerHashPool, serverPoolThreads, type HashPool } from './workers/pool.ts';
 import { startDelivery, startWhenRulesValid, type DeliveryOverrides, type DeliveryRuntime } from './delivery/start-delivery.ts';
 import { createCommitWake } from './delivery/commit-wake.ts';
+import { createPreviewPool } from './pipeline/preview-pool.ts';
 import { startDeliveryThread, type DeliveryThread } from './delivery/delivery-thread-host.ts';
 import { registerDeliveryMetrics } from './delivery/delivery-metrics.ts';
 import { listEndpoints, loadCustomers } from './customers/load-customers.ts';
@@ -128,6 +129,11 @@ async function start(config: Config, opts: StartOptions, logger: Logger, started
   const handlers = createHandlerPool({ memoryMb: config.handlerMemoryMb });
   started.push(() => handlers.close());
   const drafts = createDraftPool({ pluginsDir: config.pluginsDir, timeLimitMs: opts.draftTimeLimitMs });
+  // PREVIEW_THREADS > 0: endpoint 2's previews (and custom endpoints' test mode) are planned on
+  // that many threads, not the HTTP thread (off by default: see "Performance" in the README).
+  const previewPool = config.previewThreads === 0 ? undefined : createPreviewPool({ pluginsDir: config.pluginsDir, threads: config.previewThreads,
+    onError: (err, restMs) => logger.error({ err, retry_in_ms: restMs }, 'the preview pool failed; previews are planned on the HTTP thread meanwhile') });
+  if (previewPool) started.push(() => previewPool.close());
   started.push(() => drafts.close());
   const app = createApp({
     config,
@@ -136,7 +142,7 @@ async function start(config: Config, opts: StartOptions, logger: Logger, started
     authenticator,
     writer,
     metrics,
-    preview: { plugins, rules: () => rules.current(), pool },
+    preview: { plugins, rules: () => rules.current(), pool, ...(previewPool ? { offThread: previewPool } : {}) },
     destinations: createDestinationCache(store.destinations),
     customers: { registry: customers, records: customRecords, handlers },
     degraded: () => rulesDegraded(rules),

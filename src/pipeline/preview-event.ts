@@ -39,6 +39,8 @@ export interface PreviewDeps {
   rules: () => RuleSet;
   /** Null: hash inline (CLI, tests). */
   pool: HashPool | null;
+  /** Plans previews on other threads (the server's preview pool, src/pipeline/preview-pool.ts); absent, or null from it (resting after a failure): on this one. */
+  offThread?: { plan(input: PreviewInput, rules: RuleSet): Promise<DestinationPreview[] | null> };
 }
 
 export interface PreviewInput {
@@ -60,6 +62,10 @@ export const parseBody = (s: string): unknown => {
 };
 
 export async function previewEvent(deps: PreviewDeps, input: PreviewInput): Promise<DestinationPreview[]> {
+  if (deps.offThread !== undefined && input.destinations.length > 0) {
+    const planned = await deps.offThread.plan(input, deps.rules());
+    if (planned !== null) return planned;
+  }
   const [plans] = await planEvents({ plugins: deps.plugins, rules: deps.rules(), pool: deps.pool }, [input], {
     now: input.now,
     build: true,
