@@ -33,6 +33,22 @@ function freeBytes(file: string): number {
   }
 }
 
+/**
+ * The bytes a running server's SQLite database holds in pages: its WAL checkpointed into the
+ * file first (PASSIVE, from a connection of our own: the server's connections keep going), so
+ * the figure does not swing with the WAL's size. Free pages are not counted.
+ */
+export function checkpointedBytes(file: string): number {
+  const db = new Database(file);
+  try {
+    db.pragma('wal_checkpoint(PASSIVE)');
+    const pages = Number(db.pragma('page_count', { simple: true })) - Number(db.pragma('freelist_count', { simple: true }));
+    return pages * Number(db.pragma('page_size', { simple: true }));
+  } finally {
+    db.close();
+  }
+}
+
 /** The SQLite database file and its WAL, in bytes (a file that is not there weighs 0). */
 function storeBytes(file: string): { db: number; wal: number } {
   const size = (f: string) => (existsSync(f) ? statSync(f).size : 0);

@@ -21,7 +21,9 @@ import { loadConfig } from '../../src/config.ts';
 import { openStore } from '../../src/store/open-store.ts';
 import type { DestinationDouble } from '../helpers/destination-double.ts';
 import { benchAccount, checkout, cpuSeconds, nativeEvents, peakRssMb, SERVER_ARGS, startDoubles, stop, waitListening } from './payloads.ts';
-import { drainBacklog } from './drain.ts';
+import { checkpointedBytes, drainBacklog } from './drain.ts';
+import { sqliteFile } from '../../src/store/open-store.ts';
+import Database from 'better-sqlite3';
 import { overload } from './overload.ts';
 
 /** Users hashed in the hashing rows (`BENCH_HASH_USERS`). */
@@ -126,6 +128,17 @@ async function load(name: string, url: string, headers: Record<string, string>, 
 
 
 
+/** Waits until the server's store has nothing queued for fan-out and no pending delivery (every record written), at most 30 s. */
+async function waitQuiet(file: string): Promise<void> {
+  const db = new Database(file, { readonly: true });
+  try {
+    const busy = db.prepare("SELECT (SELECT count(*) FROM dispatch_queue) + (SELECT count(*) FROM deliveries WHERE status = 'pending') AS n");
+    for (const deadline = Date.now() + 30_000; Date.now() < deadline && (busy.get() as { n: number }).n > 0;) await new Promise((r) => setTimeout(r, 100));
+  } finally {
+    db.close();
+  }
+}
+
 async function main(): Promise<void> {
   const dataDir = mkdtempSync(join(tmpdir(), 'tl-bench-'));
   const env = { ...process.env, DATA_DIR: dataDir, PORT: '0', HOST: '127.0.0.1', LOG_LEVEL: 'warn', ALLOW_PRIVATE_DESTINATIONS: '1' };
@@ -198,12 +211,19 @@ async function main(): Promise<void> {
 
   // The same endpoint at a fixed rate below saturation, once everything above is delivered.
   const rateAcks = new Map<string, number>();
+  // What events delivered as they arrive (the lanes keep up: write-once bookkeeping) leave in the store.
+  const storeFile = sqliteFile(loadConfig(env));
+  const bytesBefore = checkpointedBytes(storeFile);
   const rated = await load(`endpoint 1 at ${E2E_RATE} events/s`, `${base}/event?id=${withDest.scriptId}`,
     { 'x-service-access-token': withDest.accessToken }, server.pid!, { acks: rateAcks, rate: E2E_RATE });
   const ratedExpected = caughtUp + delivered + rated.ok * TYPES.length;
   const ratedDelivered = await nativeDelivered(doubles, ratedExpected);
   const ratedLags = lagsOf(doubles.get('webhook')!, rateAcks);
+  // Delivered is not yet recorded: wait until nothing is queued for fan-out and no delivery is pending.
+  await waitQuiet(storeFile);
+  const ratedBytes = checkpointedBytes(storeFile) - bytesBefore;
   const fixedRate = {
+    store_bytes_per_event: Math.round(ratedBytes / Math.max(1, rated.ok)),
     offered_per_second: E2E_RATE, accepted: rated.ok, accepted_per_second: Math.round(rated.eps), p99_ack_ms: rated.p99,
     all_delivered: ratedDelivered >= ratedExpected,
     lag_ms: { p50: percentile(ratedLags, 50), p99: percentile(ratedLags, 99), max: ratedLags.at(-1) ?? null, samples: ratedLags.length },
@@ -255,7 +275,8 @@ async function main(): Promise<void> {
   console.log(`\nEnd to end at a fixed rate: endpoint 1 offered ${fixedRate.offered_per_second} events/s for ${DURATION} s (open loop, ${CONNECTIONS} connections), ` +
     `${fixedRate.accepted} accepted (${fixedRate.accepted_per_second}/s, ack p99 ${fixedRate.p99_ack_ms} ms), ` +
     `${fixedRate.all_delivered ? 'every one delivered to all 4 destinations' : 'NOT ALL DELIVERED'}; ` +
-    `ack → webhook receipt lag p50 ${fixedRate.lag_ms.p50} ms, p99 ${fixedRate.lag_ms.p99} ms, max ${fixedRate.lag_ms.max} ms (${fixedRate.lag_ms.samples} events).`);
+    `ack → webhook receipt lag p50 ${fixedRate.lag_ms.p50} ms, p99 ${fixedRate.lag_ms.p99} ms, max ${fixedRate.lag_ms.max} ms (${fixedRate.lag_ms.samples} events); ` +
+    `the store grew by **${fixedRate.store_bytes_per_event} bytes per event** (pages in use, the WAL checkpointed into the file, before and after).`);
   const e1Eps = e1.eps;
   console.log(`\nIntake, events stored per second (durable commit, delivery running; batch runs with ${BATCH_CONNECTIONS} clients):\n`);
   console.log('| run | events per request | clients | events/s | ratio to endpoint 1 | server CPU µs per event | p50 ms per request | p99 ms per request | errors | non-2xx | RSS MB |');

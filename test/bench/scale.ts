@@ -95,9 +95,10 @@ async function delivered(doubles: ReadonlyMap<string, DestinationDouble>, expect
   return got;
 }
 
-async function measure(instances: number, caps: CpuCaps): Promise<Result> {
+/** `sqlite`: one instance on its own SQLite file instead, under the same cap (PostgreSQL mode's CPU per event is compared with it). */
+async function measure(instances: number, caps: CpuCaps, mode: 'postgres' | 'sqlite' = 'postgres'): Promise<Result> {
   const dataDir = mkdtempSync(join(tmpdir(), 'tl-scale-'));
-  const db = await createTestDatabase();
+  const db = mode === 'postgres' ? await createTestDatabase() : { url: '', name: '', drop: async () => undefined };
   const env: NodeJS.ProcessEnv = {
     ...process.env, DATA_DIR: dataDir, PORT: '0', HOST: '127.0.0.1', LOG_LEVEL: 'warn', ALLOW_PRIVATE_DESTINATIONS: '1', DATABASE_URL: db.url,
   };
@@ -128,7 +129,7 @@ async function measure(instances: number, caps: CpuCaps): Promise<Result> {
 
     const cpu0 = servers.map((s) => cpuSeconds(s.pid!));
     const throttle0 = groups.map((g) => g.throttling());
-    const pgCpu = await watchPostgresCpu(db.name);
+    const pgCpu = mode === 'postgres' ? await watchPostgresCpu(db.name) : { stop: async () => ({ backends: 0, background: 0, processes: 0, visible: false }) };
     const started = performance.now();
     const runs = await loadAll(ports, scriptId, accessToken, DURATION, `run${instances}`);
     const accepted = runs.reduce((n, r) => n + r['2xx'], 0);
@@ -174,6 +175,8 @@ async function main(): Promise<void> {
   }
   const results: Result[] = [];
   for (const n of COUNTS) results.push(await measure(n, caps));
+  // The same load on one instance in SQLite mode, under the same cap: what PostgreSQL mode costs the instance.
+  const sqlite = await measure(1, caps, 'sqlite');
   const base = results[0];
   const ratio = (a: number, b: number) => (b === 0 ? 'n/a' : `${(a / b).toFixed(2)}×`);
   console.log(`\nN instances on one PostgreSQL database, each capped at ${SHARE} core (${caps.describe}); PostgreSQL, the load generator and ` +
@@ -191,10 +194,15 @@ async function main(): Promise<void> {
   const errs = results.filter((r) => r.errors + r.non_2xx > 0);
   if (errs.length > 0) console.log(`\nErrors or non-2xx answers: ${errs.map((r) => `N=${r.instances}: ${r.errors} errors, ${r.non_2xx} non-2xx`).join('; ')}.`);
   if (results.some((r) => r.pg_cores === null)) console.log('\nPostgreSQL CPU n/a: its processes are not visible in /proc here (another machine or a container).');
+  const pgOne = results.find((r) => r.instances === 1);
+  console.log(`\nSQLite mode, one instance under the same cap and load: intake ${sqlite.intake_per_second} events/s, end to end ${sqlite.end_to_end_per_second} events/s, ` +
+    `${sqlite.instance_cpu_ms_per_event.toFixed(2)} ms of instance CPU per event` +
+    (pgOne ? `; PostgreSQL mode's instance CPU per event ÷ SQLite mode's: **${(pgOne.instance_cpu_ms_per_event / sqlite.instance_cpu_ms_per_event).toFixed(2)}×** ` +
+      `(${(pgOne.instance_cpu_ms_per_event + (pgOne.pg_backend_cpu_ms_per_event ?? 0)).toFixed(2)} ms with PostgreSQL's backends).` : '.'));
   console.log(`\nAccepted per instance: ${results.map((r) => `N=${r.instances}: ${r.accepted_per_instance.join(' / ')}`).join('; ')}.`);
   const at = process.argv.indexOf('--json');
   if (at !== -1 && process.argv[at + 1]) {
-    writeFileSync(process.argv[at + 1], `${JSON.stringify({ share: SHARE, caps: caps.describe, connections_per_instance: CONNECTIONS, duration_s: DURATION, warmup_s: WARMUP, results }, null, 2)}\n`);
+    writeFileSync(process.argv[at + 1], `${JSON.stringify({ share: SHARE, caps: caps.describe, connections_per_instance: CONNECTIONS, duration_s: DURATION, warmup_s: WARMUP, results, sqlite }, null, 2)}\n`);
     console.log(`\nfigures written to ${process.argv[at + 1]}`);
   }
 }
