@@ -509,3 +509,31 @@ describe('delivery: SQLite claims and bookkeeping', () => {
       }
     }));
 });
+
+describe('delivery: SQLite migration 16 (items in a table of their own)', () => {
+  it('moves each stored item to delivery_items: a pending delivery is claimed with it, and deliveries keeps no item column', async () => {
+    const { dir, file, db } = databaseAtVersion(15);
+    const seq = Number(db.prepare(`INSERT INTO events (id, script_id, name, event_id, status, source, request_id, received_at, errors, warnings, payload)
+      VALUES ('a', 'ACCT0001', 'lead_created', 'L-1', 'accepted', 'event', 'r', 1, '[]', '[]', '{"event":{"name":"lead_created"}}')`).run().lastInsertRowid);
+    db.prepare('DELETE FROM dispatch_queue').run();
+    const item = JSON.stringify({ native: { rule: 'r', fields: {} }, eventId: 'L-1', identifiers: {}, attribution: {}, receivedAt: 1 });
+    const delivery = db.prepare(`INSERT INTO deliveries (event_seq, script_id, destination_id, destination_type, event_id, part, item, status,
+      next_attempt_at, received_at, created_at, updated_at) VALUES (?, 'ACCT0001', ?, 'webhook', 'L-1', 0, ?, ?, 1, 1, 1, 1)`);
+    delivery.run(seq, 'dst_a', item, 'pending');
+    delivery.run(seq, 'dst_b', null, 'delivered');
+    db.close();
+    const upgraded = openSqliteStore({ file });
+    try {
+      const [claimed] = await upgraded.deliveries.claimDeliveries('dst_a', 'c#1', 10, 1_000, 10);
+      expect(claimed.item?.eventId).to.equal('L-1');
+      expect(claimed.item?.event).to.deep.equal({ event: { name: 'lead_created' } });
+      const check = new Database(file, { readonly: true });
+      expect((check.prepare('SELECT name FROM pragma_table_info(\'deliveries\')').all() as { name: string }[]).map((c) => c.name)).not.to.include('item');
+      expect(check.prepare('SELECT count(*) AS n FROM delivery_items').get()).to.deep.equal({ n: 1 });
+      check.close();
+    } finally {
+      await upgraded.close();
+      rmSync(dir, { recursive: true, force: true });
+    }
+  });
+});

@@ -40,11 +40,12 @@ const SEED = `
     ('AAAA1111', 'prod', 'lead_created', 'L-1', ${T0}), ('AAAA1111', 'dev', 'lead_created', 'L-1', ${T0 + 1}),
     ('AAAA1111', 'prod', 'purchase', 'O-9', ${T0 + 3});
   INSERT INTO seen_products (script_id, product_id) VALUES ('AAAA1111', 'P-1'), ('AAAA1111', 'P-2');
-  INSERT INTO deliveries (id, event_seq, script_id, destination_id, destination_type, event_id, item, status, skip_reason, attempts,
+  INSERT INTO deliveries (id, event_seq, script_id, destination_id, destination_type, event_id, status, skip_reason, attempts,
       next_attempt_at, lease_owner, lease_until, last_status_code, last_error, received_at, created_at, updated_at, delivered_at) VALUES
-    (1, 1, 'AAAA1111', 'dst_a', 'webhook', 'L-1', NULL, 'delivered', NULL, 1, NULL, NULL, NULL, 200, NULL, ${T0}, ${T0}, ${T0 + 10}, ${T0 + 10}),
-    (2, 1, 'AAAA1111', 'dst_b', 'ga4', 'L-1', 'item-0', 'pending', NULL, 2, ${T0 + 60_000}, 'sqlite-d1', ${T0 + 20_000}, 503, 'HTTP 503', ${T0}, ${T0}, ${T0 + 11}, NULL),
-    (4, 1, 'AAAA1111', 'dst_b', 'ga4', 'L-1', 'item-1', 'skipped', 'no_client_id', 0, NULL, NULL, NULL, NULL, NULL, ${T0}, ${T0}, ${T0}, NULL);
+    (1, 1, 'AAAA1111', 'dst_a', 'webhook', 'L-1', 'delivered', NULL, 1, NULL, NULL, NULL, 200, NULL, ${T0}, ${T0}, ${T0 + 10}, ${T0 + 10}),
+    (2, 1, 'AAAA1111', 'dst_b', 'ga4', 'L-1', 'pending', NULL, 2, ${T0 + 60_000}, 'sqlite-d1', ${T0 + 20_000}, 503, 'HTTP 503', ${T0}, ${T0}, ${T0 + 11}, NULL),
+    (4, 1, 'AAAA1111', 'dst_b', 'ga4', 'L-1', 'skipped', 'no_client_id', 0, NULL, NULL, NULL, NULL, NULL, ${T0}, ${T0}, ${T0}, NULL);
+  INSERT INTO delivery_items (delivery_id, item) VALUES (2, 'item-0'), (4, 'item-1');
   INSERT INTO delivery_attempts (id, destination_id, attempted_at, status_code, latency_ms, response_body, error_class, outcome, message, events) VALUES
     (1, 'dst_a', ${T0 + 10}, 200, 12, '{"ok":true}', NULL, 'success', 'HTTP 200', 1),
     (3, 'dst_b', ${T0 + 11}, NULL, 5000, NULL, 'timeout', 'retryable', 'timeout: no answer', 2);

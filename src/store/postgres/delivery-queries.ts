@@ -33,7 +33,7 @@ function where(filters: [string, unknown][], args: unknown[]): string {
 /** The deliveries a replay filter matches (limit aside), its values appended to `args`. */
 function replayable(f: ReplayFilter, args: unknown[]): string {
   args.push([...f.statuses]);
-  const parts = [`status = ANY($${args.length}::text[])`, '(item IS NOT NULL OR part IS NOT NULL)', 'destination_id IN (SELECT id FROM destinations WHERE removed_at IS NULL)'];
+  const parts = [`status = ANY($${args.length}::text[])`, '(part IS NOT NULL OR id IN (SELECT delivery_id FROM delivery_items))', 'destination_id IN (SELECT id FROM destinations WHERE removed_at IS NULL)'];
   const extra = where([['id', f.deliveryId], ['script_id', f.scriptId], ['destination_id', f.destinationId], ['event_id', f.eventId]], args);
   if (extra) parts.push(extra);
   if (f.since !== undefined) {
@@ -69,7 +69,8 @@ export function pgDeliveryQueries(pool: pg.Pool): Queries {
         cond = `${cond ? `${cond} AND ` : ''}d.event_seq = (SELECT seq FROM events WHERE id = $${args.length})`;
       }
       args.push(f.limit ?? 100);
-      const { rows } = await pool.query<ViewRow>(`SELECT d.*, (h.paused_at IS NOT NULL) AS paused FROM deliveries d
+      const { rows } = await pool.query<ViewRow>(`SELECT d.*, i.item, (h.paused_at IS NOT NULL) AS paused FROM deliveries d
+        LEFT JOIN delivery_items i ON i.delivery_id = d.id
         LEFT JOIN destination_health h ON h.destination_id = d.destination_id
         ${cond ? `WHERE ${cond}` : ''} ORDER BY d.id DESC LIMIT $${args.length}`, args);
       return rows.map(toDeliveryView);
@@ -151,8 +152,12 @@ export function pgDeliveryQueries(pool: pg.Pool): Queries {
       const attempts = await chunked(`DELETE FROM delivery_attempts WHERE id IN (SELECT id FROM delivery_attempts WHERE id < $1 LIMIT $2)`, [attemptEdge]);
       await chunked(`DELETE FROM delivery_attempt_items WHERE (attempt_id, delivery_id) IN
         (SELECT attempt_id, delivery_id FROM delivery_attempt_items WHERE attempt_id < $1 LIMIT $2)`, [attemptEdge]);
-      const deliveries = await chunked(`DELETE FROM deliveries WHERE id IN (SELECT id FROM deliveries
-        WHERE created_at < $1 AND status <> 'pending' AND (updated_at < $1 OR skip_reason IN ('expired', 'destination_removed')) LIMIT $2)`, [before]);
+      // Their items with them, in the same statement (a failed or dead one kept its item for a replay).
+      const deliveries = await chunked(`WITH gone AS (DELETE FROM deliveries WHERE id IN (SELECT id FROM deliveries
+          WHERE created_at < $1 AND status <> 'pending' AND (updated_at < $1 OR skip_reason IN ('expired', 'destination_removed')) LIMIT $2)
+          RETURNING id),
+        items AS (DELETE FROM delivery_items WHERE delivery_id IN (SELECT id FROM gone))
+        SELECT id FROM gone`, [before]);
       const events = await chunked(`DELETE FROM events WHERE seq IN (SELECT seq FROM events e WHERE received_at < $1
         AND NOT EXISTS (SELECT 1 FROM deliveries d WHERE d.event_seq = e.seq)
         AND NOT EXISTS (SELECT 1 FROM dispatch_queue q WHERE q.event_seq = e.seq) LIMIT $2)`, [before]);

@@ -112,15 +112,23 @@ export function pgDeliveryStore(pool: pg.Pool): DeliveryStore {
         }
         const pendingByDestination = new Map<string, number>();
         if (cols[0].length > 0) {
-          // A row an earlier fan-out of the event stored is left as it is; only the pending rows
-          // inserted now are counted.
-          const { rows: pending } = await c.query<{ destination_id: string; n: number }>(`WITH ins AS (
-              INSERT INTO deliveries (event_seq, script_id, destination_id, destination_type, event_id, part, item, status,
+          // A row an earlier fan-out of the event stored is left as it is (its item too); only the
+          // pending rows inserted now are counted. The items of the rows inserted go to
+          // delivery_items, keyed by the id each row got (found again by its unique key).
+          const { rows: pending } = await c.query<{ destination_id: string; n: number }>(`WITH u AS (
+              SELECT * FROM unnest($1::bigint[], $2::text[], $3::text[], $4::text[], $5::text[], $6::int[], $7::text[], $8::text[], $9::text[],
+                $10::bigint[], $11::text[], $12::bigint[]) WITH ORDINALITY AS u(s, a, d, t, e, p, i, st, r, n, m, rc, o)),
+            ins AS (
+              INSERT INTO deliveries (event_seq, script_id, destination_id, destination_type, event_id, part, status,
                 skip_reason, attempts, next_attempt_at, last_error, received_at, created_at, updated_at)
-              SELECT s, a, d, t, e, p, i, st, r, 0, n, m, rc, $13, $13
-              FROM unnest($1::bigint[], $2::text[], $3::text[], $4::text[], $5::text[], $6::int[], $7::text[], $8::text[], $9::text[],
-                $10::bigint[], $11::text[], $12::bigint[]) AS u(s, a, d, t, e, p, i, st, r, n, m, rc)
-              ON CONFLICT (event_seq, destination_id, part) DO NOTHING RETURNING destination_id, status)
+              SELECT s, a, d, t, e, p, st, r, 0, n, m, rc, $13, $13 FROM u ORDER BY o
+              ON CONFLICT (event_seq, destination_id, part) DO NOTHING RETURNING id, event_seq, destination_id, part, status),
+            items AS (
+              INSERT INTO delivery_items (delivery_id, item)
+              SELECT id, i FROM (SELECT DISTINCT ON (ins.id) ins.id, u.i FROM ins
+                JOIN u ON u.s = ins.event_seq AND u.d = ins.destination_id AND u.p = ins.part ORDER BY ins.id, u.o) AS f
+              WHERE i IS NOT NULL
+              ON CONFLICT (delivery_id) DO UPDATE SET item = excluded.item)
             SELECT destination_id, count(*)::int AS n FROM ins WHERE status = 'pending' GROUP BY destination_id`,
           [...cols, now]);
           for (const p of pending) pendingByDestination.set(p.destination_id, p.n);
@@ -137,8 +145,9 @@ export function pgDeliveryStore(pool: pg.Pool): DeliveryStore {
           SELECT id FROM deliveries WHERE destination_id = $1 AND status = 'pending' AND next_attempt_at <= $2
           ORDER BY next_attempt_at LIMIT $3 FOR UPDATE SKIP LOCKED),
         leased AS (UPDATE deliveries d SET lease_owner = $4, lease_until = $5, next_attempt_at = $5 FROM due WHERE d.id = due.id
-          RETURNING d.id, d.event_seq, d.script_id, d.destination_id, d.destination_type, d.event_id, d.attempts, d.received_at, d.part, d.item)
-        SELECT l.*, e.payload, e.id AS event_uuid FROM leased l LEFT JOIN events e ON e.seq = l.event_seq ORDER BY l.id`,
+          RETURNING d.id, d.event_seq, d.script_id, d.destination_id, d.destination_type, d.event_id, d.attempts, d.received_at, d.part)
+        SELECT l.*, i.item, e.payload, e.id AS event_uuid FROM leased l LEFT JOIN events e ON e.seq = l.event_seq
+          LEFT JOIN delivery_items i ON i.delivery_id = l.id ORDER BY l.id`,
       values: [destinationId, now, limit, claimId, leaseUntil] })).rows, relaxed);
       return toClaimed(rows);
     },
@@ -179,15 +188,17 @@ export function pgDeliveryStore(pool: pg.Pool): DeliveryStore {
           const done = new Set<number>();
           if (stored.length > 0) {
             const u = stored;
-            // A delivered row keeps no item: what was sent is on its attempt.
-            const { rows } = await c.query<{ id: number }>({ name: 'tl_record_updates', text: `UPDATE deliveries d SET status = v.status, attempts = v.attempts, next_attempt_at = v.next,
-                lease_owner = NULL, lease_until = NULL,
-                last_status_code = CASE WHEN $4 THEN $5::int ELSE d.last_status_code END,
-                last_error = CASE WHEN v.status = 'delivered' THEN NULL ELSE $6 END,
-                updated_at = $7, delivered_at = CASE WHEN v.status = 'delivered' THEN $7 ELSE d.delivered_at END,
-                item = CASE WHEN v.status = 'delivered' THEN NULL ELSE d.item END
-              FROM unnest($1::bigint[], $2::text[], $3::int[], $9::bigint[]) AS v(id, status, attempts, next)
-              WHERE d.id = v.id AND d.lease_owner = $8 RETURNING d.id`,
+            // A delivered row keeps no item (what was sent is on its attempt): the items of the rows updated to delivered go.
+            const { rows } = await c.query<{ id: number }>({ name: 'tl_record_updates', text: `WITH upd AS (
+                UPDATE deliveries d SET status = v.status, attempts = v.attempts, next_attempt_at = v.next,
+                  lease_owner = NULL, lease_until = NULL,
+                  last_status_code = CASE WHEN $4 THEN $5::int ELSE d.last_status_code END,
+                  last_error = CASE WHEN v.status = 'delivered' THEN NULL ELSE $6 END,
+                  updated_at = $7, delivered_at = CASE WHEN v.status = 'delivered' THEN $7 ELSE d.delivered_at END
+                FROM unnest($1::bigint[], $2::text[], $3::int[], $9::bigint[]) AS v(id, status, attempts, next)
+                WHERE d.id = v.id AND d.lease_owner = $8 RETURNING d.id, d.status),
+              gone AS (DELETE FROM delivery_items WHERE delivery_id IN (SELECT id FROM upd WHERE status = 'delivered'))
+              SELECT id FROM upd`,
             values: [u.map((x) => x.id), u.map((x) => x.status), u.map((x) => x.attempts), http !== null, http?.statusCode ?? null, rec.message,
               rec.at, rec.claimId, u.map((x) => x.nextAttemptAt)] });
             for (const r of rows) done.add(r.id);
@@ -199,20 +210,29 @@ export function pgDeliveryStore(pool: pg.Pool): DeliveryStore {
             // row another claim holds is left (the event was fanned out again). Linked to the attempt.
             const u = unstored;
             const rows = u.map((x) => x.row!);
-            const { rows: ins } = await c.query<{ event_seq: number; destination_id: string; part: number }>({ name: 'tl_record_unstored', text: `WITH ins AS (
-                INSERT INTO deliveries (event_seq, script_id, destination_id, destination_type, event_id, part, received_at, item, status,
+            // Its item is kept (inserted or replaced) unless it was delivered, where an item it was
+            // stored with goes. The rows are one per key, so each id meets one item.
+            const { rows: ins } = await c.query<{ event_seq: number; destination_id: string; part: number }>({ name: 'tl_record_unstored', text: `WITH v AS (
+                SELECT * FROM unnest($1::bigint[], $2::text[], $3::text[], $4::text[], $5::text[], $6::int[], $7::bigint[], $8::text[], $9::text[],
+                  $10::int[], $11::bigint[]) AS v(s, a, d, t, e, p, rc, i, st, n, nx)),
+              ins AS (
+                INSERT INTO deliveries (event_seq, script_id, destination_id, destination_type, event_id, part, received_at, status,
                   attempts, next_attempt_at, last_status_code, last_error, created_at, updated_at, delivered_at)
-                SELECT s, a, d, t, e, p, rc, i, st, n, nx, $12::int, CASE WHEN st = 'delivered' THEN NULL ELSE $13 END, $14, $14,
+                SELECT s, a, d, t, e, p, rc, st, n, nx, $12::int, CASE WHEN st = 'delivered' THEN NULL ELSE $13 END, $14, $14,
                   CASE WHEN st = 'delivered' THEN $14::bigint END
-                FROM unnest($1::bigint[], $2::text[], $3::text[], $4::text[], $5::text[], $6::int[], $7::bigint[], $8::text[], $9::text[],
-                  $10::int[], $11::bigint[]) AS v(s, a, d, t, e, p, rc, i, st, n, nx)
+                FROM v
                 ON CONFLICT (event_seq, destination_id, part) DO UPDATE SET status = excluded.status, attempts = excluded.attempts,
                   next_attempt_at = excluded.next_attempt_at, last_status_code = coalesce(excluded.last_status_code, deliveries.last_status_code),
                   last_error = excluded.last_error, updated_at = excluded.updated_at, delivered_at = coalesce(excluded.delivered_at, deliveries.delivered_at),
-                  item = CASE WHEN excluded.status = 'delivered' THEN NULL ELSE deliveries.item END, lease_owner = NULL, lease_until = NULL
+                  lease_owner = NULL, lease_until = NULL
                 WHERE deliveries.lease_owner = $16
-                RETURNING id, event_seq, destination_id, part),
-              l AS (INSERT INTO delivery_attempt_items (attempt_id, delivery_id) SELECT $15::bigint, id FROM ins WHERE $15::bigint IS NOT NULL ON CONFLICT DO NOTHING)
+                RETURNING id, event_seq, destination_id, part, status),
+              l AS (INSERT INTO delivery_attempt_items (attempt_id, delivery_id) SELECT $15::bigint, id FROM ins WHERE $15::bigint IS NOT NULL ON CONFLICT DO NOTHING),
+              kept AS (INSERT INTO delivery_items (delivery_id, item)
+                SELECT ins.id, v.i FROM ins JOIN v ON v.s = ins.event_seq AND v.d = ins.destination_id AND v.p = ins.part
+                WHERE ins.status <> 'delivered' AND v.i IS NOT NULL
+                ON CONFLICT (delivery_id) DO UPDATE SET item = excluded.item),
+              gone AS (DELETE FROM delivery_items WHERE delivery_id IN (SELECT id FROM ins WHERE status = 'delivered'))
               SELECT event_seq, destination_id, part FROM ins`,
             values: [...unstoredColumns(rows), u.map((x) => (x.status === 'delivered' ? null : JSON.stringify(x.row!.item))),
               u.map((x) => x.status), u.map((x) => x.attempts), u.map((x) => x.nextAttemptAt), http?.statusCode ?? null, rec.message, rec.at, attemptId, rec.claimId] });
@@ -260,12 +280,19 @@ export function pgDeliveryStore(pool: pg.Pool): DeliveryStore {
       if (rows.length === 0) return [];
       return tx(pool, async (c) => {
         // Handed back: due now; still in its lane: leased to its claim (due when the lease ends).
-        const { rows: ins } = await c.query<{ id: number; event_seq: number; destination_id: string; part: number }>(`INSERT INTO deliveries (event_seq,
-            script_id, destination_id, destination_type, event_id, part, received_at, item,
-            status, attempts, next_attempt_at, created_at, updated_at, lease_owner, lease_until)
-          SELECT s, a, d, t, e, p, rc, i, 'pending', 0, coalesce($11::bigint, $9), $9, $9, $10::text, $11::bigint
-          FROM unnest($1::bigint[], $2::text[], $3::text[], $4::text[], $5::text[], $6::int[], $7::bigint[], $8::text[]) AS v(s, a, d, t, e, p, rc, i)
-          ON CONFLICT (event_seq, destination_id, part) DO NOTHING RETURNING id, event_seq, destination_id, part`,
+        // Each row inserted gets its item in delivery_items (the first row of a key, were one repeated).
+        const { rows: ins } = await c.query<{ id: number; event_seq: number; destination_id: string; part: number }>(`WITH v AS (
+            SELECT * FROM unnest($1::bigint[], $2::text[], $3::text[], $4::text[], $5::text[], $6::int[], $7::bigint[], $8::text[])
+              WITH ORDINALITY AS v(s, a, d, t, e, p, rc, i, o)),
+          ins AS (INSERT INTO deliveries (event_seq, script_id, destination_id, destination_type, event_id, part, received_at,
+              status, attempts, next_attempt_at, created_at, updated_at, lease_owner, lease_until)
+            SELECT s, a, d, t, e, p, rc, 'pending', 0, coalesce($11::bigint, $9), $9, $9, $10::text, $11::bigint FROM v ORDER BY o
+            ON CONFLICT (event_seq, destination_id, part) DO NOTHING RETURNING id, event_seq, destination_id, part),
+          items AS (INSERT INTO delivery_items (delivery_id, item)
+            SELECT DISTINCT ON (ins.id) ins.id, v.i FROM ins JOIN v ON v.s = ins.event_seq AND v.d = ins.destination_id AND v.p = ins.part
+            ORDER BY ins.id, v.o
+            ON CONFLICT (delivery_id) DO UPDATE SET item = excluded.item)
+          SELECT id, event_seq, destination_id, part FROM ins`,
         [...unstoredColumns(rows), rows.map((x) => JSON.stringify(x.item)), now, lease?.claimId ?? null, lease?.leaseUntil ?? null]);
         if (ins.length > 0 && lease === undefined) await c.query(`NOTIFY ${WORK_CHANNEL}`);
         const ids = new Map(ins.map((r) => [`${r.event_seq}#${partKey(r.destination_id, r.part)}`, Number(r.id)]));

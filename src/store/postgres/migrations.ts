@@ -259,6 +259,19 @@ const MIGRATIONS: { version: number; sql: string }[] = [
       DROP INDEX deliveries_event_seq;
       CREATE UNIQUE INDEX deliveries_event_part ON deliveries(event_seq, destination_id, part);`,
   },
+  {
+    // A delivery's item (the mapped native event it is sent from) in a table of its own (as
+    // SQLite's migration 16), kept only while the delivery may still be sent (pending, or
+    // failed/dead for a replay) and deleted when it is delivered or purged. No foreign key,
+    // as on SQLite: the store deletes a delivery's item itself.
+    version: 9,
+    sql: `CREATE TABLE delivery_items (
+        delivery_id BIGINT PRIMARY KEY,
+        item        TEXT NOT NULL
+      );
+      INSERT INTO delivery_items (delivery_id, item) SELECT id, item FROM deliveries WHERE item IS NOT NULL;
+      ALTER TABLE deliveries DROP COLUMN item;`,
+  },
 ];
 
 export const PG_SCHEMA_VERSION = MIGRATIONS[MIGRATIONS.length - 1].version;

@@ -20,7 +20,7 @@ const byEventId = (seqColumn: string) => `${seqColumn} IN (SELECT seq FROM event
 
 /** The deliveries a replay filter matches (limit aside), as a WHERE clause over `deliveries`. */
 function replayable(f: ReplayFilter): { sql: string; args: unknown[] } {
-  const where = [`status IN (${f.statuses.map(() => '?').join(', ')})`, '(item IS NOT NULL OR part IS NOT NULL)',
+  const where = [`status IN (${f.statuses.map(() => '?').join(', ')})`, '(part IS NOT NULL OR id IN (SELECT delivery_id FROM delivery_items))',
     'destination_id IN (SELECT id FROM destinations WHERE removed_at IS NULL)'];
   const args: unknown[] = [...f.statuses];
   if (!f.statuses.includes('delivered')) where.push(PROBLEMS.replaceAll('d.', ''));
@@ -67,7 +67,8 @@ export function sqliteDeliveryQueries(db: Database.Database): Queries {
       if (f.eventId !== undefined) { where.push(byEventId('d.event_seq')); args.push(f.eventId); }
       if (f.destinationId !== undefined) { where.push('d.destination_id = ?'); args.push(f.destinationId); }
       args.push(f.limit ?? 100);
-      const rows = db.prepare(`SELECT d.*, (h.paused_at IS NOT NULL) AS paused FROM deliveries d
+      const rows = db.prepare(`SELECT d.*, i.item, (h.paused_at IS NOT NULL) AS paused FROM deliveries d
+        LEFT JOIN delivery_items i ON i.delivery_id = d.id
         LEFT JOIN destination_health h ON h.destination_id = d.destination_id
         ${where.length > 0 ? `WHERE ${where.join(' AND ')}` : ''} ORDER BY d.id DESC LIMIT ?`).all(...args) as ViewRow[];
       return rows.map(toDeliveryView);
@@ -150,9 +151,13 @@ export function sqliteDeliveryQueries(db: Database.Database): Queries {
         (SELECT id FROM delivery_attempts WHERE id < ? LIMIT ?)`), attemptEdge);
       chunked(db.prepare(`DELETE FROM delivery_attempt_items WHERE (attempt_id, delivery_id) IN
         (SELECT attempt_id, delivery_id FROM delivery_attempt_items WHERE attempt_id < ? LIMIT ?)`), attemptEdge);
-      const deliveries = chunked(db.prepare(`DELETE FROM deliveries WHERE id IN (SELECT id FROM deliveries
-        WHERE id < ? AND status <> 'pending' AND (updated_at < ? OR skip_reason IN ('expired', 'destination_removed')) LIMIT ?)`),
-        edge('deliveries', 'created_at'), before);
+      const finished = `SELECT id FROM deliveries
+        WHERE id < ? AND status <> 'pending' AND (updated_at < ? OR skip_reason IN ('expired', 'destination_removed')) LIMIT ?`;
+      const deliveryEdge = edge('deliveries', 'created_at');
+      // Their items first (a failed or dead one keeps its item for a replay).
+      chunked(db.prepare(`DELETE FROM delivery_items WHERE delivery_id IN (SELECT delivery_id FROM delivery_items
+        WHERE delivery_id IN (${finished.replace('LIMIT ?', '')}) LIMIT ?)`), deliveryEdge, before);
+      const deliveries = chunked(db.prepare(`DELETE FROM deliveries WHERE id IN (${finished})`), deliveryEdge, before);
       const events = chunked(db.prepare(`DELETE FROM events WHERE seq IN (SELECT seq FROM events e WHERE seq < ?
         AND NOT EXISTS (SELECT 1 FROM deliveries d WHERE d.event_seq = e.seq)
         AND NOT EXISTS (SELECT 1 FROM dispatch_queue q WHERE q.event_seq = e.seq) LIMIT ?)`), edge('events', 'received_at'));

@@ -44,30 +44,33 @@ export function sqliteDeliveryStore(db: Database.Database): DeliveryStore {
     // held_for, hold claim, hold until, seq, claim.
     holdQueued: db.prepare('UPDATE dispatch_queue SET held_for = ?, lease_owner = ?, lease_until = ? WHERE event_seq = ? AND lease_owner = ?'),
     // Positional (the fan-out's hottest statement; named parameters cost ~1.5 µs more a row):
-    // seq, script, destination id, type, event id, part, item, status, reason, next, message, received, now (created), now (updated).
-    insert: db.prepare(`INSERT INTO deliveries (event_seq, script_id, destination_id, destination_type, event_id, part, item, status,
+    // seq, script, destination id, type, event id, part, status, reason, next, message, received, now (created), now (updated).
+    insert: db.prepare<unknown[], { id: number }>(`INSERT INTO deliveries (event_seq, script_id, destination_id, destination_type, event_id, part, status,
         skip_reason, attempts, next_attempt_at, last_error, received_at, created_at, updated_at)
-      VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, 0, ?, ?, ?, ?, ?) ON CONFLICT (event_seq, destination_id, part) DO NOTHING`),
+      VALUES (?, ?, ?, ?, ?, ?, ?, ?, 0, ?, ?, ?, ?, ?) ON CONFLICT (event_seq, destination_id, part) DO NOTHING RETURNING id`),
+    // A delivery's item, kept while it may still be sent (delivery_items: migration 16).
+    putItem: db.prepare('INSERT OR REPLACE INTO delivery_items (delivery_id, item) VALUES (?, ?)'),
+    dropItem: db.prepare('DELETE FROM delivery_items WHERE delivery_id = ?'),
     // A handed-off delivery's row, in the state its attempt left it: inserted, or, where its lane
     // stored it meanwhile (in flight for a while), updated under the lane's claim:
-    // seq, script, destination id, type, event id, part, item, status, attempts, next, status code, error, received, now, now, delivered at, claim.
-    insertRecorded: db.prepare<unknown[], { id: number }>(`INSERT INTO deliveries (event_seq, script_id, destination_id, destination_type, event_id, part, item, status,
+    // seq, script, destination id, type, event id, part, status, attempts, next, status code, error, received, now, now, delivered at, claim.
+    insertRecorded: db.prepare<unknown[], { id: number }>(`INSERT INTO deliveries (event_seq, script_id, destination_id, destination_type, event_id, part, status,
         attempts, next_attempt_at, last_status_code, last_error, received_at, created_at, updated_at, delivered_at)
-      VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?) ON CONFLICT (event_seq, destination_id, part) DO UPDATE SET
+      VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?) ON CONFLICT (event_seq, destination_id, part) DO UPDATE SET
         status = excluded.status, attempts = excluded.attempts, next_attempt_at = excluded.next_attempt_at,
         last_status_code = coalesce(excluded.last_status_code, last_status_code), last_error = excluded.last_error,
         updated_at = excluded.updated_at, delivered_at = coalesce(excluded.delivered_at, delivered_at),
-        item = CASE WHEN excluded.status = 'delivered' THEN NULL ELSE item END, lease_owner = NULL, lease_until = NULL
+        lease_owner = NULL, lease_until = NULL
       WHERE lease_owner = ? RETURNING id`),
     // A handed-off delivery stored pending before its attempt (handed back: due; in flight: leased to its lane's claim):
-    // seq, script, destination id, type, event id, part, item, next, received, now, now, lease owner, lease until.
-    insertHandoff: db.prepare<unknown[], { id: number }>(`INSERT INTO deliveries (event_seq, script_id, destination_id, destination_type, event_id, part, item, status,
+    // seq, script, destination id, type, event id, part, next, received, now, now, lease owner, lease until.
+    insertHandoff: db.prepare<unknown[], { id: number }>(`INSERT INTO deliveries (event_seq, script_id, destination_id, destination_type, event_id, part, status,
         attempts, next_attempt_at, received_at, created_at, updated_at, lease_owner, lease_until)
-      VALUES (?, ?, ?, ?, ?, ?, ?, 'pending', 0, ?, ?, ?, ?, ?, ?) ON CONFLICT (event_seq, destination_id, part) DO NOTHING RETURNING id`),
+      VALUES (?, ?, ?, ?, ?, ?, 'pending', 0, ?, ?, ?, ?, ?, ?) ON CONFLICT (event_seq, destination_id, part) DO NOTHING RETURNING id`),
     finishEvent: db.prepare('DELETE FROM dispatch_queue WHERE event_seq = ? AND lease_owner = ?'),
     due: db.prepare<[string, number, number], ClaimRow>(`SELECT d.id, d.event_seq, d.script_id, d.destination_id,
-        d.destination_type, d.event_id, d.attempts, d.received_at, d.part, d.item, e.payload, e.id AS event_uuid
-      FROM deliveries d LEFT JOIN events e ON e.seq = d.event_seq
+        d.destination_type, d.event_id, d.attempts, d.received_at, d.part, i.item, e.payload, e.id AS event_uuid
+      FROM deliveries d LEFT JOIN events e ON e.seq = d.event_seq LEFT JOIN delivery_items i ON i.delivery_id = d.id
       WHERE d.destination_id = ? AND d.status = 'pending' AND d.next_attempt_at <= ?
       ORDER BY d.next_attempt_at LIMIT ?`),
     lease: db.prepare('UPDATE deliveries SET lease_owner = ?, lease_until = ?, next_attempt_at = ? WHERE id = ?'),
@@ -76,11 +79,10 @@ export function sqliteDeliveryStore(db: Database.Database): DeliveryStore {
     insertAttempt: db.prepare(`INSERT INTO delivery_attempts (destination_id, attempted_at, status_code, latency_ms,
         response_body, error_class, outcome, message, events, request) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`),
     linkAttempt: db.prepare('INSERT OR IGNORE INTO delivery_attempt_items (attempt_id, delivery_id) VALUES (?, ?)'),
-    // Positional: status, attempts, next, http (0/1), status code, error, now, delivered at (null unless delivered), delivered (0/1), id, claim.
-    // A delivered row keeps no item: what was sent is on its attempt.
+    // Positional: status, attempts, next, http (0/1), status code, error, now, delivered at (null unless delivered), id, claim.
     update: db.prepare(`UPDATE deliveries SET status = ?, attempts = ?, next_attempt_at = ?,
         lease_owner = NULL, lease_until = NULL, last_status_code = CASE WHEN ? = 1 THEN ? ELSE last_status_code END, last_error = ?,
-        updated_at = ?, delivered_at = coalesce(?, delivered_at), item = CASE WHEN ? = 1 THEN NULL ELSE item END
+        updated_at = ?, delivered_at = coalesce(?, delivered_at)
       WHERE id = ? AND lease_owner = ?`),
     healthOk: db.prepare(`INSERT INTO destination_health (destination_id, last_success_at) VALUES (?, ?)
       ON CONFLICT (destination_id) DO UPDATE SET last_success_at = excluded.last_success_at, failing_since = NULL`),
@@ -161,11 +163,13 @@ export function sqliteDeliveryStore(db: Database.Database): DeliveryStore {
       for (const [i, index] of rows) {
         const r = results[i];
         const d = r.deliveries[index];
-        const { changes } = q.insert.run(
-          r.seq, r.scriptId, d.destinationId, d.destinationType, r.eventId, d.part, items[i][index], d.status,
+        const row = q.insert.get(
+          r.seq, r.scriptId, d.destinationId, d.destinationType, r.eventId, d.part, d.status,
           d.reason ?? null, d.status !== 'pending' ? null : now, d.message ?? null, r.receivedAt, now, now,
         );
-        if (changes > 0 && d.status === 'pending') pendingByDestination.set(d.destinationId, (pendingByDestination.get(d.destinationId) ?? 0) + 1);
+        const item = items[i][index];
+        if (row !== undefined && item !== null) q.putItem.run(row.id, item);
+        if (row !== undefined && d.status === 'pending') pendingByDestination.set(d.destinationId, (pendingByDestination.get(d.destinationId) ?? 0) + 1);
       }
     }
     return { events, pendingByDestination, handedOff };
@@ -210,15 +214,19 @@ export function sqliteDeliveryStore(db: Database.Database): DeliveryStore {
         const r = u.row;
         if (r !== undefined) {
           const row = q.insertRecorded.get(r.eventSeq, r.scriptId, r.destinationId, r.destinationType, r.eventId, r.part,
-            delivered ? null : JSON.stringify(r.item), u.status, u.attempts, u.nextAttemptAt, http?.statusCode ?? null,
+            u.status, u.attempts, u.nextAttemptAt, http?.statusCode ?? null,
             delivered ? null : error, r.receivedAt, rec.at, rec.at, delivered ? rec.at : null, rec.claimId);
           if (row === undefined) continue; // its row is another holder's (the event was fanned out again)
+          // A delivered one keeps no item (what was sent is on its attempt); a retry or failure keeps it.
+          if (delivered) q.dropItem.run(row.id);
+          else q.putItem.run(row.id, JSON.stringify(r.item));
           if (attempt !== null) q.linkAttempt.run(attempt, row.id);
           applied.push(u.id);
           continue;
         }
         const changed = q.update.run(u.status, u.attempts, u.nextAttemptAt, http === null ? 0 : 1, http?.statusCode ?? null,
-          delivered ? null : error, rec.at, delivered ? rec.at : null, delivered ? 1 : 0, u.id, rec.claimId).changes;
+          delivered ? null : error, rec.at, delivered ? rec.at : null, u.id, rec.claimId).changes;
+        if (changed > 0 && delivered) q.dropItem.run(u.id);
         if (changed > 0) applied.push(u.id);
       }
       if (http !== null) {
@@ -242,8 +250,13 @@ export function sqliteDeliveryStore(db: Database.Database): DeliveryStore {
   });
 
   const storeHandoffsTx = db.transaction((rows: readonly UnstoredRow[], now: number, items: readonly string[], lease: { claimId: string; leaseUntil: number } | undefined) =>
-    rows.map((r, i) => q.insertHandoff.get(r.eventSeq, r.scriptId, r.destinationId, r.destinationType, r.eventId, r.part, items[i],
-      lease?.leaseUntil ?? now, r.receivedAt, now, now, lease?.claimId ?? null, lease?.leaseUntil ?? null)?.id ?? null));
+    rows.map((r, i) => {
+      const row = q.insertHandoff.get(r.eventSeq, r.scriptId, r.destinationId, r.destinationType, r.eventId, r.part,
+        lease?.leaseUntil ?? now, r.receivedAt, now, now, lease?.claimId ?? null, lease?.leaseUntil ?? null);
+      if (row === undefined) return null;
+      q.putItem.run(row.id, items[i]);
+      return row.id;
+    }));
 
   const finishEventsTx = db.transaction((claimId: string, seqs: readonly number[]) =>
     seqs.reduce((n, seq) => n + q.finishEvent.run(seq, claimId).changes, 0));
