@@ -290,10 +290,11 @@ async function main(): Promise<void> {
     `${drained.events_per_second} events/s, ${drained.native_per_second} native events/s; peak RSS ${drained.peak_rss_mb} MB; ` +
     `server CPU ${drained.server_cpu_ms_per_event.toFixed(2)} ms per event (all threads, start-up included)` +
     `${drained.native < drained.events * TYPES.length ? ` (INCOMPLETE: ${drained.native} native events)` : ''}.`);
-  console.log(`Store after the drain: **${drained.store_bytes_per_event} bytes per event** stored for ${TYPES.length} destinations (the SQLite file and its WAL, ` +
-    `grown from before the ${drained.events} events were stored to after their drain, the server stopped; ${drained.store_bytes_per_event_running} bytes ` +
-    `per event while it still ran, its WAL then ${(drained.wal_bytes_running / 1048576).toFixed(1)} MB; ` +
-    `${Math.round(drained.free_bytes_after / drained.events)} bytes per event of the file are free pages, left by rows deleted during the drain).`);
+  const freePerEvent = Math.round(drained.free_bytes_after / drained.events);
+  console.log(`Store after the drain: **${drained.store_bytes_per_event - freePerEvent} bytes per event** in use for ${TYPES.length} destinations ` +
+    `(the SQLite file and its WAL grew by ${drained.store_bytes_per_event} bytes per event from before the ${drained.events} events were stored to after ` +
+    `their drain, the server stopped, of which ${freePerEvent} are free pages: the backlog's items, deleted as it was delivered, for new rows to reuse; ` +
+    `${drained.store_bytes_per_event_running} bytes per event while it still ran, its WAL then ${(drained.wal_bytes_running / 1048576).toFixed(1)} MB).`);
   console.log(`\nOverload (back-pressure): INTAKE_MAX_PENDING=${over.bound}, the write lock held by another connection and ${over.waiting} events ` +
     `waiting for it; then ${over.connections} keep-alive clients send endpoint-1 events back to back for ${over.window_ms} ms (unique ids):\n`);
   console.log('| refused 503 | with Retry-After | other answers | refusals/s | p50 ms | p99 ms | max ms | waiting events stored once the lock went |');
