@@ -71,8 +71,11 @@ export async function startDelivery(deps: DeliveryDeps): Promise<DeliveryRuntime
     dedupWindowDays: config.dedupWindowDays,
     cron: cron ?? cronFromEnv(),
   });
-  // Several instances on one PostgreSQL: work another instance commits wakes this one too.
-  const unsubscribe = deps.store.onWork?.(() => dispatcher.wakeAll());
+  // Several instances on one PostgreSQL: work another instance commits wakes this one too —
+  // an intake commit the fan-out only; stored deliveries the send lanes as well, at most once
+  // per LANES_WAKE_MS however many commits announce them (each lane wake is a claim query).
+  const wakeLanes = coalesced(() => dispatcher.wakeAll(), LANES_WAKE_MS);
+  const unsubscribe = deps.store.onWork?.((kind) => (kind === 'events' ? dispatcher.wake() : wakeLanes()));
   if (autoStart) {
     await dispatcher.start();
     jobs.start();
@@ -128,4 +131,20 @@ function cronFromEnv(): ScheduledJobsOptions['cron'] {
   } catch {
     throw new Error(`TRACKLANE_CRON must be a JSON object of cron expressions, got ${raw}`);
   }
+}
+
+/** Deliveries announced by other instances wake the lanes at most this often. */
+export const LANES_WAKE_MS = 10;
+
+/** `f` run once, `ms` after the first of any number of calls within that time. */
+function coalesced(f: () => void, ms: number): () => void {
+  let timer: NodeJS.Timeout | undefined;
+  return () => {
+    if (timer !== undefined) return;
+    timer = setTimeout(() => {
+      timer = undefined;
+      f();
+    }, ms);
+    timer.unref();
+  };
 }

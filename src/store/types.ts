@@ -158,6 +158,9 @@ export interface RuleVersionStore {
   revision(): Promise<number>;
 }
 
+/** What new work a shared store announces (onWork). */
+export type WorkKind = 'events' | 'deliveries';
+
 export interface Store {
   readonly kind: 'sqlite' | 'postgres';
   readonly accounts: AccountStore;
@@ -172,10 +175,12 @@ export interface Store {
   /** SQLite: the size of the WAL file now, in bytes (the /metrics gauge tracklane_sqlite_wal_bytes). */
   walBytes?(): number;
   /**
-   * Shared stores (PostgreSQL): calls `listener` when any instance commits new work (events to
-   * fan out, deliveries due); returns the unsubscribe. Absent where one process owns the store.
+   * Shared stores (PostgreSQL): calls `listener` when any instance commits new work, saying
+   * which: `events` to fan out (an intake commit), or `deliveries` due for the send lanes
+   * (stored by a fan-out, handed back, replayed, resumed); returns the unsubscribe. Absent
+   * where one process owns the store.
    */
-  onWork?(listener: () => void): () => void;
+  onWork?(listener: (kind: WorkKind) => void): () => void;
   /**
    * Shared stores: claims one run of a scheduled job (`slot`: its scheduled minute) for
    * `owner`; false when another instance already claimed it, so each runs once per cluster.

@@ -91,7 +91,7 @@ export function pgDeliveryQueries(pool: pg.Pool): Queries {
         const r = await c.query(`UPDATE deliveries SET status = 'pending', attempts = 0, next_attempt_at = $1, lease_owner = NULL,
             lease_until = NULL, delivered_at = NULL, updated_at = $1
           WHERE ${pick}`, args);
-        if ((r.rowCount ?? 0) > 0) await c.query(`NOTIFY ${WORK_CHANNEL}`);
+        if ((r.rowCount ?? 0) > 0) await c.query(`NOTIFY ${WORK_CHANNEL}, 'deliveries'`);
         return r.rowCount ?? 0;
       });
     },
@@ -175,7 +175,7 @@ export function pgDeliveryQueries(pool: pg.Pool): Queries {
       return tx(pool, async (c) => {
         const r = await c.query(`UPDATE deliveries SET next_attempt_at = $1, updated_at = $1
           WHERE status = 'pending' AND next_attempt_at > $1 AND lease_owner IS NULL${extra ? ` AND ${extra}` : ''}`, args);
-        if ((r.rowCount ?? 0) > 0) await c.query(`NOTIFY ${WORK_CHANNEL}`);
+        if ((r.rowCount ?? 0) > 0) await c.query(`NOTIFY ${WORK_CHANNEL}, 'deliveries'`);
         return r.rowCount ?? 0;
       });
     },

@@ -133,7 +133,7 @@ export function pgDeliveryStore(pool: pg.Pool): DeliveryStore {
           [...cols, now]);
           for (const p of pending) pendingByDestination.set(p.destination_id, p.n);
         }
-        if (pendingByDestination.size > 0) await c.query(`NOTIFY ${WORK_CHANNEL}`);
+        if (pendingByDestination.size > 0) await c.query(`NOTIFY ${WORK_CHANNEL}, 'deliveries'`);
         return { events: ours.size, pendingByDestination, handedOff };
       }, relaxed);
     },
@@ -294,7 +294,7 @@ export function pgDeliveryStore(pool: pg.Pool): DeliveryStore {
             ON CONFLICT (delivery_id) DO UPDATE SET item = excluded.item)
           SELECT id, event_seq, destination_id, part FROM ins`,
         [...unstoredColumns(rows), rows.map((x) => JSON.stringify(x.item)), now, lease?.claimId ?? null, lease?.leaseUntil ?? null]);
-        if (ins.length > 0 && lease === undefined) await c.query(`NOTIFY ${WORK_CHANNEL}`);
+        if (ins.length > 0 && lease === undefined) await c.query(`NOTIFY ${WORK_CHANNEL}, 'deliveries'`);
         const ids = new Map(ins.map((r) => [`${r.event_seq}#${partKey(r.destination_id, r.part)}`, Number(r.id)]));
         return rows.map((r) => ids.get(`${r.eventSeq}#${partKey(r.destinationId, r.part)}`) ?? null);
       }, relaxed);
@@ -322,7 +322,7 @@ export function pgDeliveryStore(pool: pg.Pool): DeliveryStore {
         const d = await c.query(`UPDATE deliveries SET lease_owner = NULL, lease_until = NULL, next_attempt_at = $1
           WHERE status = 'pending' AND lease_owner >= $2 AND lease_owner < $3`, [now, lo, hi]);
         const e = await c.query('UPDATE dispatch_queue SET lease_owner = NULL, lease_until = NULL WHERE lease_owner >= $1 AND lease_owner < $2', [lo, hi]);
-        if ((d.rowCount ?? 0) + (e.rowCount ?? 0) > 0) await c.query(`NOTIFY ${WORK_CHANNEL}`);
+        if ((d.rowCount ?? 0) + (e.rowCount ?? 0) > 0) await c.query(`NOTIFY ${WORK_CHANNEL}, 'deliveries'`);
         return (d.rowCount ?? 0) + (e.rowCount ?? 0);
       });
     },
@@ -361,7 +361,7 @@ export function pgDeliveryStore(pool: pg.Pool): DeliveryStore {
         await c.query('UPDATE destination_health SET failing_since = NULL WHERE destination_id = $1', [destinationId]);
         const due = await c.query(`UPDATE deliveries SET next_attempt_at = LEAST(next_attempt_at, $1)
           WHERE destination_id = $2 AND status = 'pending' AND lease_owner IS NULL`, [now, destinationId]);
-        if ((due.rowCount ?? 0) > 0) await c.query(`NOTIFY ${WORK_CHANNEL}`);
+        if ((due.rowCount ?? 0) > 0) await c.query(`NOTIFY ${WORK_CHANNEL}, 'deliveries'`);
         return { wasPaused: (un.rowCount ?? 0) > 0, due: due.rowCount ?? 0 };
       });
     },

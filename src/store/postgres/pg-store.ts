@@ -16,7 +16,7 @@ import { migrate } from './migrations.ts';
 import { pgDestinationStore } from './destination-store.ts';
 import { pgDeliveryStore } from './delivery-store.ts';
 import { pgRuleVersionStore } from './rule-version-store.ts';
-import { createNotifier, WORK_CHANNEL } from './notify.ts';
+import { createNotifier, EVENTS_PAYLOAD, WORK_CHANNEL } from './notify.ts';
 import { eventFilterSql } from '../event-filter.ts';
 
 export interface PgStoreOptions {
@@ -109,7 +109,7 @@ async function appendRows(c: pg.PoolClient, rows: readonly PreparedRow[], window
      seen AS (INSERT INTO seen_products (script_id, product_id) SELECT script_id, product_id FROM json_to_recordset($2::json) AS s(script_id text, product_id text)
        ON CONFLICT DO NOTHING RETURNING 1)
      -- NOTIFY is delivered at COMMIT: every instance's dispatcher wakes for the new work.
-     SELECT (SELECT count(*) FROM seen) AS seen, CASE WHEN EXISTS (SELECT 1 FROM queued) THEN pg_notify('${WORK_CHANNEL}', '') END AS notified`,
+     SELECT (SELECT count(*) FROM seen) AS seen, CASE WHEN EXISTS (SELECT 1 FROM queued) THEN pg_notify('${WORK_CHANNEL}', '${EVENTS_PAYLOAD}') END AS notified`,
     values: [doc, JSON.stringify(seen)],
   });
   return statuses;
