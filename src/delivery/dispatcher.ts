@@ -12,6 +12,7 @@ import { createEventSettler } from './event-settler.ts';
 import { createRemap } from './remap.ts';
 import type { DeliveryMetrics } from './delivery-metrics.ts';
 import { fanOutOnce, HOLD_MS } from './fan-out.ts';
+import { paceFanOut, PACE_PATIENCE_MS } from './fan-out-pace.ts';
 import type { HttpSender } from './http-sender.ts';
 import { createLane, type Lane, type LaneLogger } from './lane.ts';
 import { isDeadLocalOwner, newOwnerId, ownerOf } from './owner-id.ts';
@@ -70,19 +71,6 @@ export interface Dispatcher {
 
 const sleep = (ms: number) => new Promise<void>((r) => setTimeout(r, ms).unref());
 
-/**
- * The fan-out waits (polling every PACE_POLL_MS) while a running lane has no room for a whole
- * batch, up to PACE_PATIENCE_MS each time a lane runs short. When intake outruns sending,
- * events then wait in the dispatch queue and reach their lanes by handoff, instead of being
- * stored as unleased deliveries that each lane must claim back (a second write and a re-read
- * of every item and event). A fast lane frees a batch's room well within the patience (the
- * bench's webhook lane: 200 deliveries in ~0.1 s); a lane short for longer is slow (a
- * destination timing out, rate-limited, far away), and the fan-out goes on without it until
- * it has room again, so a slow destination costs the others at most this wait per time it
- * runs short, and its own deliveries are stored for it to claim.
- */
-const PACE_PATIENCE_MS = 250;
-const PACE_POLL_MS = 2;
 
 export function createDispatcher(opts: DispatcherOptions): Dispatcher {
   const { store, plugins, logger } = opts;
@@ -186,24 +174,13 @@ export function createDispatcher(opts: DispatcherOptions): Dispatcher {
     const claimId = fanOutClaim();
     const r = await fanOutOnce({ ...fanOutDeps, claimId, rules: { current: () => rules } });
     if (r.claimed > 0) fanOutPass++;
-    if (r.handoffs.size > 0) {
-      const counts = new Map<number, number>();
-      let leaseUntil = Infinity;
-      for (const h of r.handoffs.values()) {
-        leaseUntil = Math.min(leaseUntil, h.leaseUntil);
-        for (const d of h.deliveries) counts.set(d.eventSeq, (counts.get(d.eventSeq) ?? 0) + 1);
-      }
-      settler.expect(claimId, leaseUntil, counts);
-    }
+    settler.expect(claimId, r.handoffs.values());
     // A lane gone meanwhile (removed) stores what it was handed: pending, for its expiry.
     for (const [id, h] of r.handoffs) {
       const lane = lanes.get(id);
       if (lane) lane.take(h.claimId, h.leaseUntil, h.deliveries);
-      else {
-        const rows = h.deliveries.map((d) => d.unstored!);
-        void store.deliveries.storeHandoffs(rows, clock()).then(() => settler.stored(rows))
-          .catch((err) => logger.error({ err, destination_id: id }, 'storing deliveries for a removed destination failed'));
-      }
+      else void settler.store(h.deliveries.map((d) => d.unstored!), clock())
+        .catch((err) => logger.error({ err, destination_id: id }, 'storing deliveries for a removed destination failed'));
     }
     let unknown = false;
     for (const id of r.pendingByDestination.keys()) {
@@ -215,23 +192,13 @@ export function createDispatcher(opts: DispatcherOptions): Dispatcher {
     return r.claimed;
   }
 
-  /** Waits while a running lane cannot take a whole batch (see PACE_PATIENCE_MS). */
-  async function paceFanOut(): Promise<void> {
-    for (;;) {
-      let wait = false;
-      // Every lane is asked, so each one's short-of-room clock is kept.
-      for (const lane of lanes.values()) if (lane.saturated(fanOutBatch, performance.now(), pacePatienceMs)) wait = true;
-      if (!wait || !running) return;
-      await sleep(PACE_POLL_MS);
-    }
-  }
 
   async function runFanOut(): Promise<void> {
     let failures = 0;
     while (running) {
       let claimed = 0;
       try {
-        await paceFanOut();
+        await paceFanOut(lanes, fanOutBatch, pacePatienceMs, () => running);
         if (!running) return;
         claimed = await fanOut();
         failures = 0;

@@ -7,11 +7,22 @@
 // that failed) is forgotten once its lease ends; its lease then brings it back to the fan-out.
 import type { DeliveryStore, LaneLogger, UnstoredRow } from './types.ts';
 
+/** What a fan-out pass handed one lane: under its lease, deliveries of events. */
+interface HandedOff {
+  leaseUntil: number;
+  deliveries: readonly { eventSeq: number }[];
+}
+
 export interface EventSettler {
-  /** The fan-out under `claimId` (leased until `leaseUntil`) handed off `count` deliveries of each event seq. */
-  expect(claimId: string, leaseUntil: number, counts: ReadonlyMap<number, number>): void;
-  /** These handed-off deliveries have rows now (recorded, or stored when handed back). */
+  /** The fan-out pass under `claimId` handed these off: their events wait for as many rows each. */
+  expect(claimId: string, handoffs: Iterable<HandedOff>): void;
+  /** These handed-off deliveries have rows now (recorded by an attempt). */
   stored(rows: readonly UnstoredRow[]): void;
+  /**
+   * Stores handed-off deliveries before any attempt (handed back, or still in a lane: `lease`;
+   * DeliveryStore.storeHandoffs), then counts them as stored. Resolves with their row ids.
+   */
+  store(rows: readonly UnstoredRow[], now: number, lease?: { claimId: string; leaseUntil: number }): Promise<(number | null)[]>;
   /** Resolves once every finished event is removed from the queue. */
   drain(): Promise<void>;
   /** Events with handed-off deliveries still without rows. */
@@ -24,7 +35,7 @@ interface Waiting {
   left: number;
 }
 
-export function createEventSettler(store: Pick<DeliveryStore, 'finishEvents'>, logger: LaneLogger, clock: () => number): EventSettler {
+export function createEventSettler(store: Pick<DeliveryStore, 'finishEvents' | 'storeHandoffs'>, logger: LaneLogger, clock: () => number): EventSettler {
   const waiting = new Map<number, Waiting>();
   /** Finished events per claim, removed from the queue at the next turn. */
   let finished = new Map<string, number[]>();
@@ -46,21 +57,38 @@ export function createEventSettler(store: Pick<DeliveryStore, 'finishEvents'>, l
     for (const [seq, w] of waiting) if (w.leaseUntil <= now) waiting.delete(seq);
   }
 
+  function stored(rows: readonly UnstoredRow[]): void {
+    for (const r of rows) {
+      const w = waiting.get(r.eventSeq);
+      if (w === undefined || --w.left > 0) continue;
+      waiting.delete(r.eventSeq);
+      let seqs = finished.get(w.claimId);
+      if (seqs === undefined) finished.set(w.claimId, (seqs = []));
+      seqs.push(r.eventSeq);
+      flushing ??= flush();
+    }
+  }
+
   return {
-    expect(claimId, leaseUntil, counts) {
+    expect(claimId, handoffs) {
       if (waiting.size > 0) forgetExpired(clock());
-      for (const [seq, left] of counts) waiting.set(seq, { claimId, leaseUntil, left });
-    },
-    stored(rows) {
-      for (const r of rows) {
-        const w = waiting.get(r.eventSeq);
-        if (w === undefined || --w.left > 0) continue;
-        waiting.delete(r.eventSeq);
-        let seqs = finished.get(w.claimId);
-        if (seqs === undefined) finished.set(w.claimId, (seqs = []));
-        seqs.push(r.eventSeq);
-        flushing ??= flush();
+      for (const h of handoffs) {
+        for (const { eventSeq } of h.deliveries) {
+          const w = waiting.get(eventSeq);
+          // Every lane's lease ends with its event's; the earliest one bounds the wait.
+          if (w === undefined || w.claimId !== claimId) waiting.set(eventSeq, { claimId, leaseUntil: h.leaseUntil, left: 1 });
+          else {
+            w.left++;
+            w.leaseUntil = Math.min(w.leaseUntil, h.leaseUntil);
+          }
+        }
       }
+    },
+    stored,
+    async store(rows, now, lease) {
+      const ids = await store.storeHandoffs(rows, now, lease);
+      stored(rows);
+      return ids;
     },
     async drain() {
       while (flushing !== null) await flushing;

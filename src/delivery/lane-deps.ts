@@ -9,9 +9,9 @@ import type { EventSettler } from './event-settler.ts';
 import type { ClaimedDelivery, DeliveryStore, LaneLogger } from './types.ts';
 
 export interface LaneDeps {
-  store: Pick<DeliveryStore, 'claimDeliveries' | 'nextDue' | 'release' | 'storeHandoffs'>;
-  /** Told when handed-off deliveries have their rows (so their events can leave the queue). */
-  settler?: Pick<EventSettler, 'stored'>;
+  store: Pick<DeliveryStore, 'claimDeliveries' | 'nextDue' | 'release'>;
+  /** Stores handed-off deliveries that have no row yet, so their events can leave the queue. */
+  settler: Pick<EventSettler, 'store'>;
   /** Maps again the claimed deliveries whose rows keep no item (delivered ones, replayed): fills in `item`. */
   remap?: (destination: DestinationRecord, claimed: readonly ClaimedDelivery[]) => Promise<void>;
   sender: HttpSender;

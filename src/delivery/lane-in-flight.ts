@@ -48,14 +48,13 @@ export function createLaneInFlight(deps: LaneDeps, s: LaneState, log: Record<str
         for (const d of g.deliveries) if (!seen.has(d)) next.add(d);
         if (due.length === 0) continue;
         const rows = due.map((d) => d.unstored!);
-        const ids = await deps.store.storeHandoffs(rows, deps.clock(), { claimId: g.claimId, leaseUntil: g.leaseUntil });
+        const ids = await deps.settler.store(rows, deps.clock(), { claimId: g.claimId, leaseUntil: g.leaseUntil });
         // Stored (or stored already by another holder): an ordinary claimed delivery from now on.
         due.forEach((d, i) => {
           const id = ids[i];
           if (id !== null && d.unstored !== undefined) d.id = id;
           d.unstored = undefined;
         });
-        deps.settler?.stored(rows);
       }
       seen = next;
     } catch (err) {

@@ -36,8 +36,7 @@ export function createLaneUnits(deps: LaneDeps, s: LaneState, log: Record<string
           .catch((err) => deps.logger.error({ ...log, err }, 'releasing deliveries failed'));
         if (rows.length === 0) continue;
         // Not stored: its event stays queued and is fanned out again when its lease ends.
-        await deps.store.storeHandoffs(rows, deps.clock())
-          .then(() => deps.settler?.stored(rows))
+        await deps.settler.store(rows, deps.clock())
           .catch((err) => deps.logger.error({ ...log, err }, 'storing handed-back deliveries failed; their events are fanned out again when their lease ends'));
       }
     },
