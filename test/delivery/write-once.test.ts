@@ -6,26 +6,22 @@
 import { expect } from 'chai';
 import type { AttemptRecord, DeliveryStore, FanOutResult } from '../../src/delivery/types.ts';
 import type { Store } from '../../src/store/types.ts';
-import { startDestinationDouble, type DestinationDouble } from '../helpers/destination-double.ts';
+import type { DestinationDouble } from '../helpers/destination-double.ts';
 import { STORE_KINDS, STORE_LABEL, storeHarness } from '../helpers/stores.ts';
 import { waitFor } from '../helpers/test-server.ts';
-import { checkout, createFixture, type Fixture } from './delivery-fixture.ts';
+import { checkout, useFixtureWithDouble, type Fixture } from './delivery-fixture.ts';
 
 for (const kind of STORE_KINDS) describe(`delivery (${STORE_LABEL[kind]}): bookkeeping written once`, function () {
   const harness = storeHarness(kind);
   this.timeout(20_000);
+  const t = useFixtureWithDouble({ open: () => harness.open() });
   let f: Fixture;
   let dbl: DestinationDouble;
   let scriptId: string;
 
   beforeEach(async () => {
-    f = await createFixture({ open: () => harness.open() });
-    dbl = await startDestinationDouble();
+    ({ f, dbl } = t);
     scriptId = await f.account();
-  });
-  afterEach(async () => {
-    await f.close();
-    await dbl.close();
   });
 
   /** The store with its delivery methods wrapped: `over` replaces some, and every fan-out commit and attempt record is kept. */
