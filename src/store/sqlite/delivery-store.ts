@@ -1,55 +1,30 @@
-// SQLite deliveries: the dispatch queue, claims with leases fenced by claim id, attempt
-// records and destination health. A leased delivery's next_attempt_at is its lease end,
+// SQLite deliveries: claims with leases fenced by claim id, attempt records and destination
+// health (the dispatch queue's side, fan-out claims and commits: dispatch-queue.ts). A leased delivery's next_attempt_at is its lease end,
 // so work whose holder died is simply due again; writes use BEGIN IMMEDIATE.
 // Bookkeeping commits without the per-commit fsync (relaxed-commit.ts).
 import type Database from 'better-sqlite3';
-import { MAX_RESPONSE_BYTES, partKey } from '../delivery-contract.ts';
+import { MAX_RESPONSE_BYTES } from '../delivery-contract.ts';
 import { toClaimed, truncateBytes, type ClaimRow } from '../delivery-rows.ts';
 import type {
-  ActiveDestination, AttemptRecord, DeliveryStore, DispatchEvent, FanOutCommit, RecordResult, UnstoredRow,
+  ActiveDestination, AttemptRecord, DeliveryStore, RecordResult, UnstoredRow,
 } from '../delivery-contract.ts';
-import type { EventRecord } from '../types.ts';
 import { sqliteDeliveryQueries } from './delivery-queries.ts';
 import { sqliteDeliveryMaintenance } from './delivery-maintenance.ts';
-import { toEventRecord, type SeqEventRow as EventRow } from '../event-rows.ts';
 import { relaxedCommit } from './relaxed-commit.ts';
+import { PUT_ITEM_SQL, sqliteDispatchQueue } from './dispatch-queue.ts';
+
+export { FAN_OUT_ROWS_PER_COMMIT } from './dispatch-queue.ts';
 
 interface DestinationRow {
   id: string; script_id: string; type: string; name: string; enabled: number; settings: string;
   created_at: number; updated_at: number; paused_at: number | null; paused_destination_updated_at: number | null;
 }
 
-/**
- * Delivery rows a fan-out commits per transaction at most (whole events). A transaction holds
- * the database's one write lock, and intake's commits (acknowledgements) wait for it: a
- * 200-event fan-out (800 rows) held it 15-40 ms under load; 100 rows take ~3 ms alone (~30 µs
- * a row with ~1.5 KB items), longer only while the holder waits for a core.
- */
-export const FAN_OUT_ROWS_PER_COMMIT = 100;
-
 export function sqliteDeliveryStore(db: Database.Database): DeliveryStore {
   const relaxed = relaxedCommit(db);
   const q = {
-    // The due queue entries with their event rows in one statement (null columns: the event was purged).
-    queueDue: db.prepare<[number, string, number], EventRow & { queued_seq: number; queued_held_for: string | null }>(
-      `SELECT q.event_seq AS queued_seq, q.held_for AS queued_held_for, e.* FROM dispatch_queue q LEFT JOIN events e ON e.seq = q.event_seq
-       WHERE q.lease_until IS NULL OR q.lease_until <= ? OR q.lease_owner = ? ORDER BY q.event_seq LIMIT ?`),
-    leaseEvent: db.prepare('UPDATE dispatch_queue SET lease_owner = ?, lease_until = ? WHERE event_seq = ?'),
-    // The rows an earlier, unfinished fan-out of the event stored (none for an event fanned out the first time).
-    storedParts: db.prepare<[number], { destination_id: string; part: number }>(
-      'SELECT destination_id, part FROM deliveries WHERE event_seq = ? AND part IS NOT NULL'),
-    stillLeased: db.prepare<[number, string], { one: number }>('SELECT 1 AS one FROM dispatch_queue WHERE event_seq = ? AND lease_owner = ?'),
-    dropQueued: db.prepare('DELETE FROM dispatch_queue WHERE event_seq = ?'),
-    unqueue: db.prepare('DELETE FROM dispatch_queue WHERE event_seq = ? AND lease_owner = ?'),
-    // held_for, hold claim, hold until, seq, claim.
-    holdQueued: db.prepare('UPDATE dispatch_queue SET held_for = ?, lease_owner = ?, lease_until = ? WHERE event_seq = ? AND lease_owner = ?'),
-    // Positional (the fan-out's hottest statement; named parameters cost ~1.5 µs more a row):
-    // seq, script, destination id, type, event id, part, status, reason, next, message, received, now (created), now (updated).
-    insert: db.prepare<unknown[], { id: number }>(`INSERT INTO deliveries (event_seq, script_id, destination_id, destination_type, event_id, part, status,
-        skip_reason, attempts, next_attempt_at, last_error, received_at, created_at, updated_at)
-      VALUES (?, ?, ?, ?, ?, ?, ?, ?, 0, ?, ?, ?, ?, ?) ON CONFLICT (event_seq, destination_id, part) DO NOTHING RETURNING id`),
     // A delivery's item, kept while it may still be sent (delivery_items: migration 16).
-    putItem: db.prepare('INSERT OR REPLACE INTO delivery_items (delivery_id, item) VALUES (?, ?)'),
+    putItem: db.prepare(PUT_ITEM_SQL),
     dropItem: db.prepare('DELETE FROM delivery_items WHERE delivery_id = ?'),
     // A handed-off delivery's row, in the state its attempt left it: inserted, or, where its lane
     // stored it meanwhile (in flight for a while), updated under the lane's claim:
@@ -67,7 +42,6 @@ export function sqliteDeliveryStore(db: Database.Database): DeliveryStore {
     insertHandoff: db.prepare<unknown[], { id: number }>(`INSERT INTO deliveries (event_seq, script_id, destination_id, destination_type, event_id, part, status,
         attempts, next_attempt_at, received_at, created_at, updated_at, lease_owner, lease_until)
       VALUES (?, ?, ?, ?, ?, ?, 'pending', 0, ?, ?, ?, ?, ?, ?) ON CONFLICT (event_seq, destination_id, part) DO NOTHING RETURNING id`),
-    finishEvent: db.prepare('DELETE FROM dispatch_queue WHERE event_seq = ? AND lease_owner = ?'),
     due: db.prepare<[string, number, number], ClaimRow>(`SELECT d.id, d.event_seq, d.script_id, d.destination_id,
         d.destination_type, d.event_id, d.attempts, d.received_at, d.part, i.item, e.payload, e.id AS event_uuid
       FROM deliveries d LEFT JOIN events e ON e.seq = d.event_seq LEFT JOIN delivery_items i ON i.delivery_id = d.id
@@ -114,66 +88,6 @@ export function sqliteDeliveryStore(db: Database.Database): DeliveryStore {
     dueNow: db.prepare(`UPDATE deliveries SET next_attempt_at = min(next_attempt_at, @now)
       WHERE destination_id = @id AND status = 'pending' AND lease_owner IS NULL`),
   };
-
-  const claimEventsTx = db.transaction((claimId: string, now: number, leaseMs: number, limit: number): DispatchEvent[] => {
-    const out: DispatchEvent[] = [];
-    for (const row of q.queueDue.all(now, claimId, limit)) {
-      const seq = row.queued_seq;
-      if (row.seq === null) {
-        q.dropQueued.run(seq); // the event was purged: nothing left to deliver
-        continue;
-      }
-      q.leaseEvent.run(claimId, now + leaseMs, seq);
-      const held = row.queued_held_for;
-      const e: DispatchEvent = held === null ? { seq, event: toEventRecord(row) } : { seq, event: toEventRecord(row), heldFor: JSON.parse(held) as string[] };
-      const parts = q.storedParts.all(seq);
-      if (parts.length > 0) e.stored = new Set(parts.map((p) => partKey(p.destination_id, p.part)));
-      out.push(e);
-    }
-    return out;
-  });
-
-  /** `items`: each result's delivery items as JSON text, serialised before the write lock is taken. */
-  const completeTx = db.transaction((claimId: string, now: number, results: Parameters<DeliveryStore['completeFanOut']>[2], items: readonly (readonly (string | null)[])[]) => {
-    let events = 0;
-    const pendingByDestination = new Map<string, number>();
-    const handedOff: number[] = [];
-    // Each event is unqueued first (fenced), then the rows go in destination by destination:
-    // one destination's rows of the commit sit on adjacent pages, so the transaction that
-    // records its attempts rewrites (and writes to the WAL) a few pages, not one per event.
-    const byDestination = new Map<string, [number, number][]>();
-    for (const [i, r] of results.entries()) {
-      const h = r.held;
-      const handsOff = r.deliveries.some((d) => d.handoff === true);
-      // Handed-off deliveries get their rows when recorded: until then the event stays queued, leased.
-      const fenced = h !== undefined
-        ? q.holdQueued.run(JSON.stringify(h.destinationIds), h.claimId, h.leaseUntil, r.seq, claimId).changes > 0
-        : handsOff ? q.stillLeased.get(r.seq, claimId) !== undefined : q.unqueue.run(r.seq, claimId).changes > 0;
-      if (!fenced) continue; // lease lost: the new holder fans it out
-      events++;
-      if (handsOff) handedOff.push(r.seq);
-      r.deliveries.forEach((d, index) => {
-        if (d.handoff === true) return;
-        let rows = byDestination.get(d.destinationId);
-        if (rows === undefined) byDestination.set(d.destinationId, (rows = []));
-        rows.push([i, index]);
-      });
-    }
-    for (const rows of byDestination.values()) {
-      for (const [i, index] of rows) {
-        const r = results[i];
-        const d = r.deliveries[index];
-        const row = q.insert.get(
-          r.seq, r.scriptId, d.destinationId, d.destinationType, r.eventId, d.part, d.status,
-          d.reason ?? null, d.status !== 'pending' ? null : now, d.message ?? null, r.receivedAt, now, now,
-        );
-        const item = items[i][index];
-        if (row !== undefined && item !== null) q.putItem.run(row.id, item);
-        if (row !== undefined && d.status === 'pending') pendingByDestination.set(d.destinationId, (pendingByDestination.get(d.destinationId) ?? 0) + 1);
-      }
-    }
-    return { events, pendingByDestination, handedOff };
-  });
 
   const claimTx = db.transaction((destinationId: string, claimId: string, now: number, leaseUntil: number, limit: number) => {
     const rows = q.due.all(destinationId, now, limit);
@@ -258,9 +172,6 @@ export function sqliteDeliveryStore(db: Database.Database): DeliveryStore {
       return row.id;
     }));
 
-  const finishEventsTx = db.transaction((claimId: string, seqs: readonly number[]) =>
-    seqs.reduce((n, seq) => n + q.finishEvent.run(seq, claimId).changes, 0));
-
   const releaseTx = db.transaction((claimId: string, now: number, ids: readonly number[]) =>
     ids.reduce((n, id) => n + q.release.run(now, id, claimId).changes, 0));
 
@@ -280,27 +191,6 @@ export function sqliteDeliveryStore(db: Database.Database): DeliveryStore {
 
 
   return {
-    async claimEvents(claimId, now, leaseMs, limit) {
-      return relaxed(claimEventsTx, claimId, now, leaseMs, limit);
-    },
-    async completeFanOut(claimId, now, results) {
-      // In runs of whole events of at most FAN_OUT_ROWS_PER_COMMIT rows: each event's rows and
-      // its unqueue stay in one transaction, and intake's commits get the lock in between.
-      const commit: FanOutCommit = { events: 0, pendingByDestination: new Map(), handedOff: [] };
-      for (let start = 0; start < results.length;) {
-        let end = start;
-        for (let rows = 0; end < results.length && (end === start || rows + results[end].deliveries.length <= FAN_OUT_ROWS_PER_COMMIT); end++) {
-          rows += results[end].deliveries.length;
-        }
-        const run = results.slice(start, end);
-        const part = relaxed(completeTx, claimId, now, run, run.map((r) => r.deliveries.map((d) => (d.item === null || d.handoff === true ? null : JSON.stringify(d.item)))));
-        commit.events += part.events;
-        for (const [id, n] of part.pendingByDestination) commit.pendingByDestination.set(id, (commit.pendingByDestination.get(id) ?? 0) + n);
-        for (const seq of part.handedOff) commit.handedOff.push(seq);
-        start = end;
-      }
-      return commit;
-    },
     async claimDeliveries(destinationId, claimId, now, leaseUntil, limit) {
       return toClaimed(relaxed(claimTx, destinationId, claimId, now, leaseUntil, limit));
     },
@@ -312,9 +202,6 @@ export function sqliteDeliveryStore(db: Database.Database): DeliveryStore {
     },
     async storeHandoffs(rows, now, lease) {
       return rows.length === 0 ? [] : relaxed(storeHandoffsTx, rows, now, rows.map((r) => JSON.stringify(r.item)), lease);
-    },
-    async finishEvents(claimId, seqs) {
-      return seqs.length === 0 ? 0 : relaxed(finishEventsTx, claimId, seqs);
     },
     async release(claimId, now, ids) {
       return ids.length === 0 ? 0 : relaxed(releaseTx, claimId, now, ids);
@@ -338,6 +225,7 @@ export function sqliteDeliveryStore(db: Database.Database): DeliveryStore {
     async resume(destinationId, now) {
       return resumeTx.immediate(destinationId, now);
     },
+    ...sqliteDispatchQueue(db, relaxed),
     ...sqliteDeliveryQueries(db),
     ...sqliteDeliveryMaintenance(db),
   };
