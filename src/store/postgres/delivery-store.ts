@@ -1,5 +1,5 @@
-// PostgreSQL deliveries: the dispatch queue, claims with leases fenced by claim id, attempt
-// records and destination health (the contract and its model: store/delivery-contract.ts and the
+// PostgreSQL deliveries: claims with leases fenced by claim id, attempt records and destination
+// health (the dispatch queue's side: dispatch-queue.ts; the contract and its model: store/delivery-contract.ts and the
 // SQLite twin). Claims take rows with FOR UPDATE SKIP LOCKED, so instances claiming at the
 // same moment split the work instead of queueing behind each other; every later write is
 // conditional on the row still carrying the claim id, so an instance whose lease lapsed and
@@ -9,25 +9,20 @@
 import type pg from 'pg';
 import { toClaimed, truncateBytes, type ClaimRow } from '../delivery-rows.ts';
 import type {
-  ActiveDestination, AttemptRecord, DeliveryStore, DispatchEvent, FanOutResult, RecordResult, UnstoredRow,
+  ActiveDestination, AttemptRecord, DeliveryStore, RecordResult, UnstoredRow,
 } from '../delivery-contract.ts';
 import { MAX_RESPONSE_BYTES, partKey } from '../delivery-contract.ts';
 import { tx } from './connection.ts';
-import { toPgEvent, type PgEventRow } from './rows.ts';
 import { WORK_CHANNEL } from './notify.ts';
 import { pgDeliveryQueries } from './delivery-queries.ts';
+import { pgDispatchQueue } from './dispatch-queue.ts';
 
 interface DestinationRow {
   id: string; script_id: string; type: string; name: string; enabled: boolean; settings: string;
   created_at: number; updated_at: number; paused_at: number | null; paused_destination_updated_at: number | null;
 }
 
-
-
 const relaxed = { relaxed: true };
-
-/** A fan-out result with deliveries handed straight to a lane: its event stays queued until they have rows. */
-const handsOff = (r: FanOutResult): boolean => r.deliveries.some((d) => d.handoff === true);
 
 /** The columns of handed-off rows, for inserts from unnest: seq, script, destination, type, event id, part, received. */
 function unstoredColumns(rows: readonly UnstoredRow[]): unknown[][] {
@@ -37,107 +32,6 @@ function unstoredColumns(rows: readonly UnstoredRow[]): unknown[][] {
 
 export function pgDeliveryStore(pool: pg.Pool): DeliveryStore {
   return {
-    async claimEvents(claimId, now, leaseMs, limit) {
-      return tx(pool, async (c) => {
-        const { rows } = await c.query<PgEventRow>(`WITH due AS (
-            SELECT event_seq FROM dispatch_queue WHERE lease_until IS NULL OR lease_until <= $3 OR lease_owner = $1
-            ORDER BY event_seq LIMIT $4 FOR UPDATE SKIP LOCKED),
-          leased AS (UPDATE dispatch_queue q SET lease_owner = $1, lease_until = $2 FROM due WHERE q.event_seq = due.event_seq RETURNING q.event_seq, q.held_for)
-          SELECT e.*, l.held_for AS queued_held_for FROM leased l JOIN events e ON e.seq = l.event_seq ORDER BY e.seq`, [claimId, now + leaseMs, now, limit]);
-        // Queue rows whose event was purged: nothing left to deliver.
-        await c.query(`DELETE FROM dispatch_queue q WHERE q.lease_owner = $1 AND NOT EXISTS (SELECT 1 FROM events e WHERE e.seq = q.event_seq)`, [claimId]);
-        // The rows an earlier, unfinished fan-out of these events stored (none for events fanned out the first time): one query for the batch.
-        const stored = new Map<number, Set<string>>();
-        if (rows.length > 0) {
-          const { rows: parts } = await c.query<{ event_seq: number; destination_id: string; part: number }>(
-            'SELECT event_seq, destination_id, part FROM deliveries WHERE event_seq = ANY($1::bigint[]) AND part IS NOT NULL', [rows.map((r) => r.seq)]);
-          for (const p of parts) {
-            let set = stored.get(p.event_seq);
-            if (set === undefined) stored.set(p.event_seq, (set = new Set()));
-            set.add(partKey(p.destination_id, p.part));
-          }
-        }
-        return rows.map((r): DispatchEvent => {
-          const held = (r as PgEventRow & { queued_held_for: string | null }).queued_held_for;
-          const e: DispatchEvent = held === null ? { seq: r.seq, event: toPgEvent(r) } : { seq: r.seq, event: toPgEvent(r), heldFor: JSON.parse(held) as string[] };
-          const parts = stored.get(r.seq);
-          if (parts !== undefined) e.stored = parts;
-          return e;
-        });
-      }, relaxed);
-    },
-
-    async completeFanOut(claimId, now, results) {
-      return tx(pool, async (c) => {
-        // Events neither held nor handing off leave the queue (fenced on the lease); those that
-        // handed deliveries off stay queued, leased to the claim, until those have rows
-        // (finishEvents): their lease is only checked, and locked so no claim takes it before commit.
-        const unqueue: number[] = [];
-        const keep: number[] = [];
-        for (const r of results) if (r.held === undefined) (handsOff(r) ? keep : unqueue).push(r.seq);
-        const ours = new Set<number>(); // the others' lease was lost: the new holder fans them out
-        if (unqueue.length > 0 || keep.length > 0) {
-          const { rows: fenced } = await c.query<{ event_seq: number }>(`WITH gone AS (
-              DELETE FROM dispatch_queue WHERE event_seq = ANY($1::bigint[]) AND lease_owner = $3 RETURNING event_seq),
-            kept AS (SELECT event_seq FROM dispatch_queue WHERE event_seq = ANY($2::bigint[]) AND lease_owner = $3 FOR UPDATE)
-            SELECT event_seq FROM gone UNION ALL SELECT event_seq FROM kept`, [unqueue, keep, claimId]);
-          for (const f of fenced) ours.add(f.event_seq);
-        }
-        // Events held for some destinations stay queued for those, leased to the hold's claim.
-        const holds = new Map<string, { claimId: string; leaseUntil: number; seqs: number[]; owed: string[] }>();
-        for (const r of results) {
-          if (r.held === undefined) continue;
-          const k = `${r.held.claimId}\0${r.held.leaseUntil}`;
-          let g = holds.get(k);
-          if (g === undefined) holds.set(k, (g = { claimId: r.held.claimId, leaseUntil: r.held.leaseUntil, seqs: [], owed: [] }));
-          g.seqs.push(r.seq);
-          g.owed.push(JSON.stringify(r.held.destinationIds));
-        }
-        for (const g of holds.values()) {
-          const { rows: kept } = await c.query<{ event_seq: number }>(`UPDATE dispatch_queue q SET held_for = x.owed, lease_owner = $3, lease_until = $4
-            FROM unnest($1::bigint[], $2::text[]) AS x(seq, owed) WHERE q.event_seq = x.seq AND q.lease_owner = $5 RETURNING q.event_seq`,
-          [g.seqs, g.owed, g.claimId, g.leaseUntil, claimId]);
-          for (const k of kept) ours.add(k.event_seq);
-        }
-        const cols: unknown[][] = Array.from({ length: 12 }, () => []);
-        const handedOff: number[] = [];
-        for (const r of results) {
-          if (!ours.has(r.seq)) continue;
-          if (handsOff(r)) handedOff.push(r.seq);
-          for (const d of r.deliveries) {
-            if (d.handoff === true) continue; // its row is written when its attempt is recorded
-            [r.seq, r.scriptId, d.destinationId, d.destinationType, r.eventId, d.part, d.item === null ? null : JSON.stringify(d.item),
-              d.status, d.reason ?? null, d.status !== 'pending' ? null : now, d.message ?? null, r.receivedAt].forEach((v, k) => cols[k].push(v));
-          }
-        }
-        const pendingByDestination = new Map<string, number>();
-        if (cols[0].length > 0) {
-          // A row an earlier fan-out of the event stored is left as it is (its item too); only the
-          // pending rows inserted now are counted. The items of the rows inserted go to
-          // delivery_items, keyed by the id each row got (found again by its unique key).
-          const { rows: pending } = await c.query<{ destination_id: string; n: number }>(`WITH u AS (
-              SELECT * FROM unnest($1::bigint[], $2::text[], $3::text[], $4::text[], $5::text[], $6::int[], $7::text[], $8::text[], $9::text[],
-                $10::bigint[], $11::text[], $12::bigint[]) WITH ORDINALITY AS u(s, a, d, t, e, p, i, st, r, n, m, rc, o)),
-            ins AS (
-              INSERT INTO deliveries (event_seq, script_id, destination_id, destination_type, event_id, part, status,
-                skip_reason, attempts, next_attempt_at, last_error, received_at, created_at, updated_at)
-              SELECT s, a, d, t, e, p, st, r, 0, n, m, rc, $13, $13 FROM u ORDER BY o
-              ON CONFLICT (event_seq, destination_id, part) DO NOTHING RETURNING id, event_seq, destination_id, part, status),
-            items AS (
-              INSERT INTO delivery_items (delivery_id, item)
-              SELECT id, i FROM (SELECT DISTINCT ON (ins.id) ins.id, u.i FROM ins
-                JOIN u ON u.s = ins.event_seq AND u.d = ins.destination_id AND u.p = ins.part ORDER BY ins.id, u.o) AS f
-              WHERE i IS NOT NULL
-              ON CONFLICT (delivery_id) DO UPDATE SET item = excluded.item)
-            SELECT destination_id, count(*)::int AS n FROM ins WHERE status = 'pending' GROUP BY destination_id`,
-          [...cols, now]);
-          for (const p of pending) pendingByDestination.set(p.destination_id, p.n);
-        }
-        if (pendingByDestination.size > 0) await c.query(`NOTIFY ${WORK_CHANNEL}, 'deliveries'`);
-        return { events: ours.size, pendingByDestination, handedOff };
-      }, relaxed);
-    },
-
     async claimDeliveries(destinationId, claimId, now, leaseUntil, limit) {
       // In a relaxed transaction: a claim is bookkeeping, and an fsync per claim was the
       // largest wait PostgreSQL showed under load.
@@ -300,13 +194,6 @@ export function pgDeliveryStore(pool: pg.Pool): DeliveryStore {
       }, relaxed);
     },
 
-    async finishEvents(claimId, seqs) {
-      if (seqs.length === 0) return 0;
-      const r = await tx(pool, (c) => c.query('DELETE FROM dispatch_queue WHERE event_seq = ANY($1::bigint[]) AND lease_owner = $2',
-        [[...seqs], claimId]), relaxed);
-      return r.rowCount ?? 0;
-    },
-
     async release(claimId, now, ids) {
       if (ids.length === 0) return 0;
       const r = await tx(pool, (c) => c.query(`UPDATE deliveries SET lease_owner = NULL, lease_until = NULL, next_attempt_at = $1
@@ -366,6 +253,7 @@ export function pgDeliveryStore(pool: pg.Pool): DeliveryStore {
       });
     },
 
+    ...pgDispatchQueue(pool),
     ...pgDeliveryQueries(pool),
   };
 }
