@@ -46,6 +46,12 @@ function shownSent(r: SentRequest, source: BodySource = r.body === null ? 'diges
   };
 }
 
+/** The delivery as a lane holds it, to build its request from `item` (or map it again: `remap`). */
+const asClaimed = (d: DeliveryView, from: Pick<ClaimedDelivery, 'item' | 'remap'>): ClaimedDelivery => ({
+  id: d.id, eventSeq: 0, scriptId: d.scriptId, destinationId: d.destinationId, destinationType: d.destinationType,
+  eventId: d.eventId, attempts: d.attempts, receivedAt: d.receivedAt, ...from,
+});
+
 /** What a trace needs to rebuild a successful attempt's body: the fan-out's mapping. */
 export interface TraceDeps {
   plugins: PluginRegistry;
@@ -58,11 +64,7 @@ async function rebuiltBody(
 ): Promise<ReturnType<typeof shownSent>> {
   const loaded = deps.plugins.get(d.destinationType);
   if (deps.remap === undefined || loaded === undefined || dest === undefined || d.part === null || event.status !== 'accepted') return shownSent(sent);
-  const claimed: ClaimedDelivery = {
-    id: d.id, eventSeq: 0, scriptId: d.scriptId, destinationId: d.destinationId, destinationType: d.destinationType,
-    eventId: d.eventId, attempts: 0, receivedAt: d.receivedAt, item: null,
-    remap: { event: event.payload as NormalizedEvent, part: d.part, eventKey: event.eventId ?? event.id },
-  };
+  const claimed = asClaimed(d, { item: null, remap: { event: event.payload as NormalizedEvent, part: d.part, eventKey: event.eventId ?? event.id } });
   await deps.remap(dest, [claimed], attempt.attemptedAt);
   if (claimed.item === null) return shownSent(sent);
   const { units } = buildRequestsFor(loaded.plugin, d.destinationType, dest.settings, [claimed], attempt.attemptedAt);
@@ -76,11 +78,7 @@ async function rebuiltBody(
 function rebuild(plugins: PluginRegistry, d: DeliveryView, settings: Record<string, unknown> | null, event: EventRecord): TracedRequest[] | null {
   const loaded = plugins.get(d.destinationType);
   if (!loaded || d.item === null || settings === null || event.status !== 'accepted') return null;
-  const claimed = {
-    id: d.id, eventSeq: 0, scriptId: d.scriptId, destinationId: d.destinationId, destinationType: d.destinationType,
-    eventId: d.eventId, attempts: d.attempts, receivedAt: d.receivedAt,
-    item: { ...d.item, event: event.payload as NormalizedEvent },
-  };
+  const claimed = asClaimed(d, { item: { ...d.item, event: event.payload as NormalizedEvent } });
   const { units } = buildRequestsFor(loaded.plugin, d.destinationType, maskedSettings(loaded.plugin, settings), [claimed], Date.now());
   return units.map((u) => {
     const m = maskRequest(u.request, loaded.plugin);
