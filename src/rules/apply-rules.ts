@@ -4,6 +4,14 @@
 import { isAbsent } from './custom-ops.ts';
 import { isPlainObject, setPath } from '../destinations/dot-path.ts';
 import { createEvaluationBudget, evaluate, RuleBudgetError, truthy, type EvaluationBudget } from './json-logic.ts';
+import { jsonFitsWithin } from './work-meter.ts';
+
+/**
+ * Characters of JSON text one native event may take (escapes not counted): a rule whose
+ * output is larger gives no event and a warning, so no rule can hand a destination (or a
+ * preview) an event no platform would take.
+ */
+export const MAX_NATIVE_EVENT_CHARS = 1_048_576;
 import type { NativeEvent, RuleData, RuleSpec } from './types.ts';
 
 export interface ApplyRulesResult {
@@ -74,7 +82,12 @@ export function applyRules(rules: readonly RuleSpec[], data: RuleData): ApplyRul
     }
     const fields = buildOutput(rule, data, warnings, overBudget, budget);
     if (overBudget.length > 0) break;
-    if (fields !== null) events = append<NativeEvent>(events, { ruleId: rule.id, fields });
+    if (fields === null) continue;
+    if (!jsonFitsWithin(fields, MAX_NATIVE_EVENT_CHARS)) {
+      warnings.push(`rule ${rule.id}: its native event is larger than ${MAX_NATIVE_EVENT_CHARS / 1_048_576} MiB as JSON; no event from this rule`);
+      continue;
+    }
+    events = append<NativeEvent>(events, { ruleId: rule.id, fields });
   }
   return { events, warnings, considered, overBudget };
 }

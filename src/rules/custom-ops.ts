@@ -4,6 +4,7 @@
 // json-logic evaluates every argument against the current data before calling these.
 import { cookieJar, type CookieInput } from '../schema/cookie-jar.ts';
 import { isPlainObject, setPath } from '../destinations/dot-path.ts';
+import { boundedJson, chargeText, spend } from './work-meter.ts';
 
 type Operation = (this: unknown, ...args: unknown[]) => unknown;
 
@@ -36,6 +37,15 @@ function roundTo(n: number, decimals: number): number {
 }
 
 const pad = (n: number, w = 2) => String(n).padStart(w, '0');
+
+/** Elements of an array, or members of an object: what reading every one of them walks. */
+function memberCount(v: unknown): number {
+  if (Array.isArray(v)) return v.length;
+  if (v === null || typeof v !== 'object') return 0;
+  let n = 0;
+  for (const k in v) if (Object.hasOwn(v, k)) n++;
+  return n;
+}
 
 /** Keys given as separate arguments or as one array (`"a", "b"` or `["a", "b"]`). */
 const keyList = (args: unknown[]): string[] => args.flat().filter((k): k is string => typeof k === 'string');
@@ -78,12 +88,14 @@ export const CUSTOM_OPERATIONS: Readonly<Record<string, Operation>> = {
   cookie(name, list?) {
     if (typeof name !== 'string') return null;
     const source = arguments.length >= 2 ? list : isPlainObject(this) ? this.cookies : undefined;
+    spend(memberCount(source)); // the jar reads every cookie
     return cookieJar(source as CookieInput).all(name)[0] ?? null;
   },
 
   /** `{"sum_items": [{"var": "products"}]}` → Σ price × quantity (quantity defaults to 1); optional field names. */
   sum_items(items, priceKey = 'price', quantityKey = 'quantity') {
     if (!Array.isArray(items)) return null;
+    spend(items.length);
     let sum = 0;
     for (const item of items) {
       if (!isPlainObject(item)) continue;
@@ -97,6 +109,7 @@ export const CUSTOM_OPERATIONS: Readonly<Record<string, Operation>> = {
   /** `{"sum": [{"var": "products"}, "quantity"]}` → Σ of that field; without a field, Σ of the numbers. */
   sum(items, field?) {
     if (!Array.isArray(items)) return null;
+    spend(items.length);
     let sum = 0;
     for (const item of items) {
       const v = typeof field === 'string' ? (isPlainObject(item) ? item[field] : undefined) : item;
@@ -136,17 +149,26 @@ export const CUSTOM_OPERATIONS: Readonly<Record<string, Operation>> = {
   },
 
   lower(value) {
-    return stringOf(value)?.toLowerCase() ?? null;
+    const text = stringOf(value);
+    if (text === null) return null;
+    chargeText(text.length, 'lower\'s text');
+    return text.toLowerCase();
   },
 
   upper(value) {
-    return stringOf(value)?.toUpperCase() ?? null;
+    const text = stringOf(value);
+    if (text === null) return null;
+    chargeText(text.length, 'upper\'s text');
+    return text.toUpperCase();
   },
 
-  /** Strings as they are, numbers and booleans as text, arrays and objects as JSON; null stays null. */
+  /**
+   * Strings as they are, numbers and booleans as text, arrays and objects as JSON (built
+   * within the cap on a rule's values, and charged for it); null stays null.
+   */
   to_string(value) {
     if (isAbsent(value)) return null;
-    return stringOf(value) ?? JSON.stringify(value);
+    return stringOf(value) ?? boundedJson(value) ?? null;
   },
 
   /** A number, or a string holding one; else null. */
@@ -180,7 +202,9 @@ export const CUSTOM_OPERATIONS: Readonly<Record<string, Operation>> = {
   pick(source, ...keys) {
     if (!isPlainObject(source)) return null;
     const out: Record<string, unknown> = {};
-    for (const k of keyList(keys)) if (Object.hasOwn(source, k) && !isAbsent(source[k])) out[k] = source[k];
+    const wanted = keyList(keys);
+    spend(wanted.length);
+    for (const k of wanted) if (Object.hasOwn(source, k) && !isAbsent(source[k])) out[k] = source[k];
     return out;
   },
 
@@ -188,6 +212,8 @@ export const CUSTOM_OPERATIONS: Readonly<Record<string, Operation>> = {
   omit(source, ...keys) {
     if (!isPlainObject(source)) return null;
     const drop = new Set(keyList(keys));
-    return Object.fromEntries(Object.entries(source).filter(([k]) => !drop.has(k)));
+    const entries = Object.entries(source);
+    spend(entries.length + drop.size);
+    return Object.fromEntries(entries.filter(([k]) => !drop.has(k)));
   },
 };

@@ -7,6 +7,9 @@
 // thread): the setup and the budget live on globalThis, so a second copy changes nothing.
 import jsonLogic from 'json-logic-js';
 import { CUSTOM_OPERATIONS } from './custom-ops.ts';
+import {
+  boundedText, chargeText, createEvaluationBudget, MAX_VALUE_CHARS, spend, spendChars, withBudget, type EvaluationBudget,
+} from './work-meter.ts';
 
 /** json-logic-js 2.x built-ins kept. `if`/`?:`, `and`, `or` and the array ops live in `apply` itself. */
 export const BUILTIN_OPERATIONS = [
@@ -21,53 +24,21 @@ export const BUILTIN_OPERATIONS = [
 export const REMOVED_OPERATIONS = ['method', 'log'] as const;
 
 
-/**
- * The evaluation budget of one event for one destination, shared by every rule's `when`
- * and every output key evaluated for it (applyRules makes one per call): every operation
- * evaluated is a step, and `merge` and `cat` also pay for the elements and characters they
- * build, so neither nested loops over literal arrays, nor a `reduce` that doubles its
- * accumulator, nor many rules each just under a limit can stall the thread or fill the
- * heap. Past it, evaluation stops with RuleBudgetError.
- */
-export const EVALUATION_BUDGET = 200_000;
-
-/** Steps left of one (event, destination)'s budget; pass the same object to every evaluate() it covers. */
-export interface EvaluationBudget {
-  left: number;
-}
-
-/** A fresh budget of EVALUATION_BUDGET steps. */
-export const createEvaluationBudget = (): EvaluationBudget => ({ left: EVALUATION_BUDGET });
-
 type Operation = (this: unknown, ...args: unknown[]) => unknown;
 type Compiled = (data: unknown) => unknown;
 
-class BudgetError extends Error {
-  override name = 'RuleBudgetError';
-}
+export {
+  EVALUATION_BUDGET, EVALUATION_DEADLINE_MS, MAX_VALUE_CHARS, createEvaluationBudget, RuleBudgetError, RuleValueTooLargeError,
+  type EvaluationBudget,
+} from './work-meter.ts';
 
-/** What every copy of this module shares: the budget of the evaluation running now. */
-interface Shared {
-  budget: EvaluationBudget | null;
-  /** The error class of the first copy, exported by every copy (so `instanceof` holds whichever catches). */
-  BudgetError: typeof BudgetError;
-}
+/** Whether this process's json-logic registry is set up (by whichever copy of this module came first). */
 const SHARED = Symbol.for('tracklane.json-logic');
-const registry = globalThis as { [SHARED]?: Shared };
-const shared: Shared = registry[SHARED] ?? install();
+const registry = globalThis as { [SHARED]?: true };
+if (registry[SHARED] !== true) install();
 
-/** Thrown when an evaluation runs out of EVALUATION_BUDGET. */
-export const RuleBudgetError = shared.BudgetError;
-export type RuleBudgetError = BudgetError;
-
-function install(): Shared {
-  const state: Shared = { budget: null, BudgetError };
-  registry[SHARED] = state;
-  const spend = (n: number) => {
-    if (state.budget !== null && (state.budget.left -= n) < 0) {
-      throw new state.BudgetError(`evaluation exceeded the budget of ${EVALUATION_BUDGET} steps that one event's rules share per destination`);
-    }
-  };
+function install(): void {
+  registry[SHARED] = true;
   for (const name of REMOVED_OPERATIONS) jsonLogic.rm_operation(name);
   /** The operations registered here (custom ones, merge and cat): compiled calls go to them directly. */
   const own = new Map<string, Operation>();
@@ -82,9 +53,25 @@ function install(): Shared {
     return out;
   });
   register('cat', (...args: unknown[]) => {
-    const out = args.join(''); // as json-logic's own cat: null and undefined become ''
-    spend(Math.ceil(out.length / 16));
+    // As json-logic's own cat (null and undefined become ''), built only within the cap.
+    let out = '';
+    for (const a of args) {
+      if (a == null) continue;
+      out += boundedText(a, MAX_VALUE_CHARS - out.length);
+      if (out.length > MAX_VALUE_CHARS) break;
+    }
+    chargeText(out.length, 'cat\'s text');
     return out;
+  });
+  register('substr', (source: unknown, start: unknown, end: unknown) => {
+    // As json-logic's own substr, on a text of at most the cap (charged for what it scans).
+    const text = boundedText(source);
+    chargeText(text.length, 'substr\'s text');
+    if ((end as number) < 0) {
+      const tail = text.substr(start as number);
+      return tail.substr(0, tail.length + (end as number));
+    }
+    return text.substr(start as number, end as number);
   });
   // Every evaluation, including json-logic's own recursion (it calls jsonLogic.apply), passes here.
   const innerApply = jsonLogic.apply.bind(jsonLogic);
@@ -203,7 +190,6 @@ function install(): Shared {
     };
   }
   jsonLogic.apply = run as typeof jsonLogic.apply;
-  return state;
 }
 
 /**
@@ -232,6 +218,9 @@ const PLAIN_BUILTINS: Readonly<Record<string, Operation>> = {
   },
   in: (a, b) => {
     if (!b || typeof (b as { indexOf?: unknown }).indexOf === 'undefined') return false;
+    // A scan of the list or the text: charged by its elements or characters.
+    if (typeof b === 'string') spendChars(b.length);
+    else if (Array.isArray(b)) spend(b.length);
     return (b as { indexOf(x: unknown): number }).indexOf(a) !== -1;
   },
 };
@@ -267,13 +256,7 @@ export const SCOPED_OPERATIONS: ReadonlySet<string> = new Set(['map', 'filter', 
  * runs out (it stays spent: every later evaluate() with it throws at its first step).
  */
 export function evaluate(logic: unknown, data: unknown, budget: EvaluationBudget = createEvaluationBudget()): unknown {
-  const outer = shared.budget;
-  shared.budget = budget;
-  try {
-    return jsonLogic.apply(logic as jsonLogic.RulesLogic<jsonLogic.AdditionalOperation>, data);
-  } finally {
-    shared.budget = outer;
-  }
+  return withBudget(budget, () => jsonLogic.apply(logic as jsonLogic.RulesLogic<jsonLogic.AdditionalOperation>, data));
 }
 
 /** json-logic truthiness: like JavaScript's, except that `[]` is false. */

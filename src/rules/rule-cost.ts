@@ -2,7 +2,7 @@
 // expressions alone, so that a file whose rules together would run past the budget they
 // share per (event, destination) is refused when it is checked (rules check, publish,
 // import, load), not discovered on every event. The rules are in src/rules/README.md.
-import { EVALUATION_BUDGET } from './json-logic.ts';
+import { CHARS_PER_STEP, EVALUATION_BUDGET, MAX_VALUE_CHARS } from './work-meter.ts';
 import { childPointer } from './json-pointer.ts';
 import type { RuleSpec } from './types.ts';
 
@@ -50,6 +50,16 @@ const inner = (s: Size): Size => ({ e: s.ie, c: s.ic, ie: s.ie, ic: s.ic });
 const holding = (parts: readonly Size[]): Pick<Size, 'ie' | 'ic'> => ({
   ie: Math.max(0, ...parts.map((p) => Math.max(p.e, p.ie))), ic: Math.max(0, ...parts.map((p) => Math.max(p.c, p.ic))),
 });
+/** Steps for `c` characters produced or scanned. */
+const chars = (c: number): number => Math.ceil(Math.min(c, MAX_VALUE_CHARS + 1) / CHARS_PER_STEP);
+/** A text an operation builds: never past the cap (the operation fails there). */
+const built = (c: number): Size => text(Math.min(c, MAX_VALUE_CHARS));
+/**
+ * Elements walked turning a value into text (String(array) joins every nested element): at
+ * most every element and nested element, and never more than two per character of the text
+ * plus the nesting (each element but the first of a list adds a comma).
+ */
+const textWalk = (s: Size): number => (s.e === 0 ? 0 : Math.min(s.e + mul(s.e, s.ie), 2 * s.c + 64));
 const same = (a: Size, b: Size): boolean => a.e === b.e && a.c === b.c && a.ie === b.ie && a.ic === b.ic;
 
 const SCALAR_OPS = new Set([
@@ -132,7 +142,7 @@ function createWalker() {
       }
       case 'cat': {
         const c = sizes.reduce((n, s) => n + s.c, 0);
-        return { steps: steps + Math.ceil(c / 16), size: text(c) };
+        return { steps: steps + chars(c) + sizes.reduce((n, s) => n + textWalk(s), 0), size: built(c) };
       }
       case 'missing': case 'missing_some': {
         // Each name is looked up as a {"var": name} (2 steps); missing_some also evaluates {"missing": names}.
@@ -140,13 +150,31 @@ function createWalker() {
         const extra = op === 'missing' ? 2 * names : 2 + 3 * names;
         return { steps: steps + extra, size: { e: names, c: mul(names, COST_ASSUMPTIONS.textChars + 1), ie: 0, ic: COST_ASSUMPTIONS.textChars } };
       }
-      case 'substr': case 'lower': case 'upper': return { steps, size: text(sizes[0]?.c ?? 0) };
-      case 'object': return { steps, size: { e: 0, c: OBJECT_TEXT, ...holding(sizes.filter((_, i) => i % 2 === 1)) } };
-      case 'pick': case 'omit': return { steps, size: { e: 0, c: OBJECT_TEXT, ...holding(sizes[0] ? [inner(sizes[0])] : []) } };
-      case 'cookie': return { steps, size: text(COST_ASSUMPTIONS.textChars) };
+      case 'substr': case 'lower': case 'upper': {
+        const source = sizes[0] ?? SCALAR;
+        return { steps: steps + chars(source.c) + (op === 'substr' ? textWalk(source) : 0), size: built(source.c) };
+      }
+      // An object's `e` counts its members (what omit and cookie walk).
+      case 'object': return { steps, size: { e: Math.floor(args.length / 2), c: OBJECT_TEXT, ...holding(sizes.filter((_, i) => i % 2 === 1)) } };
+      case 'pick': {
+        const keys = args.length - 1 + sizes.slice(1).reduce((n, s) => n + s.e, 0);
+        return { steps: steps + keys, size: { e: keys, c: OBJECT_TEXT, ...holding(sizes[0] ? [inner(sizes[0])] : []) } };
+      }
+      case 'omit': {
+        const source = sizes[0] ?? SCALAR;
+        const keys = args.length - 1 + sizes.slice(1).reduce((n, s) => n + s.e, 0);
+        return { steps: steps + source.e + keys, size: { e: source.e, c: OBJECT_TEXT, ...holding([inner(source)]) } };
+      }
+      case 'cookie': return { steps: steps + (args.length > 1 ? sizes[1].e : COST_ASSUMPTIONS.arrayElements), size: text(COST_ASSUMPTIONS.textChars) };
+      case 'in': return { steps: steps + (sizes[1] ? sizes[1].e + chars(sizes[1].c) : 0), size: SCALAR };
+      case 'sum': case 'sum_items': return { steps: steps + (sizes[0]?.e ?? 0), size: SCALAR };
       case 'iso_datetime': return { steps, size: text(32) };
-      // JSON of anything: at most six characters (\uXXXX) per character of its parts.
-      case 'to_string': return { steps, size: text(6 * Math.max(COST_ASSUMPTIONS.textChars, ...sizes.map((s) => Math.max(s.c, s.ic)))) };
+      // JSON of anything: at most six characters (\uXXXX) per character of its parts, one
+      // step per 16 of them and one per value walked (at most one per two characters).
+      case 'to_string': {
+        const c = Math.min(MAX_VALUE_CHARS + 1, 6 * Math.max(COST_ASSUMPTIONS.textChars, ...sizes.map((s) => Math.max(s.c, s.ic))));
+        return { steps: steps + chars(c) + Math.ceil(c / 2) + 1, size: built(c) };
+      }
       default:
         return { steps, size: SCALAR_OPS.has(op) ? SCALAR : joinAll(sizes, DATA) };
     }

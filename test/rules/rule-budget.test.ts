@@ -34,7 +34,8 @@ describe('rules: evaluation budget', function () {
   it('both runaway rules pass the load checks but are stopped by the budget', () => {
     expect(checkExpression(CUBE, '/w')).to.deep.equal([]);
     expect(checkExpression(DOUBLING, '/w')).to.deep.equal([]);
-    expect(() => evaluate(CUBE, {})).to.throw(RuleBudgetError, `exceeded the budget of ${EVALUATION_BUDGET} steps`);
+    // Steps alone (no deadline), so the message does not depend on how loaded the machine is.
+    expect(() => evaluate(CUBE, {}, { left: EVALUATION_BUDGET })).to.throw(RuleBudgetError, `exceeded the budget of ${EVALUATION_BUDGET} steps`);
     expect(() => evaluate(DOUBLING, {})).to.throw(RuleBudgetError);
     expect(evaluate({ merge: [[1], [2, 3]] }, {})).to.deep.equal([1, 2, 3]);
     expect(evaluate({ cat: ['a', null, 1] }, {})).to.equal('a1');
@@ -58,7 +59,8 @@ describe('rules: evaluation budget', function () {
     ], { event: { name: 'lead_created' } } as never);
     expect(r.overBudget).to.deep.equal(['runaway']);
     expect(r.events).to.deep.equal([]);
-    expect(r.warnings[0]).to.match(/^rule runaway: "when" failed \(evaluation exceeded the budget/);
+    // The steps run out first; on a machine slow enough, the deadline that backs them.
+    expect(r.warnings[0]).to.match(/^rule runaway: "when" failed \(evaluation (exceeded the budget|ran past the 250 ms)/);
   });
 
   it('one budget covers every rule of the event: rules each under it are stopped once together they pass it', () => {
