@@ -4,18 +4,32 @@
 // destination type go to a thread once, under a key (a list the thread has not seen is asked
 // for and sent with the task again). A pool that fails (its thread cannot start, a task
 // crashes it) is left alone for a minute while previews are planned on the calling thread:
-// the same function, the same answer.
+// the same function, the same answer. A task that runs past PLAN_TIMEOUT_MS, or whose
+// thread runs out of its bounded heap, is not planned again anywhere: its destinations are
+// answered as skipped with `rule_budget_exceeded`, so nothing one event's rules do reaches
+// the HTTP thread.
 import { availableParallelism } from 'node:os';
 import { Piscina } from 'piscina';
 import { siblingModule } from '../build-state.cjs';
 import type { DestinationPreview, PreviewInput } from './preview-event.ts';
 import type { RuleSet } from '../rules/rule-set.ts';
 import type { RuleSpec } from '../rules/types.ts';
-import type { PreviewAnswer, PreviewTask } from './preview-worker.ts';
+import type { PreviewAnswer, PreviewTask, WarmTask } from './preview-worker.ts';
 import { workerExecArgv, workerResourceLimits } from '../workers/worker-options.ts';
 
 /** After a failure, previews are planned on the calling thread for this long. */
 const REST_MS = 60_000;
+
+/**
+ * The longest one event's preview may take on a pool thread, from when a thread takes it
+ * (not while it waits for one): hashing, every destination's rules (each bounded by its own
+ * step budget and 250 ms) and the plugins' requests. A thread started to replace one
+ * loads the plugins within it too.
+ */
+export const PLAN_TIMEOUT_MS = 10_000;
+
+/** Old generation of a preview thread: far above what any event within intake's limits needs. */
+export const PREVIEW_OLD_GENERATION_MB = 256;
 
 export interface PreviewPool {
   /** Plans `input` with `rules` on a pool thread; null when the pool is resting after a failure (plan it here). */
@@ -28,6 +42,8 @@ export interface PreviewPoolOptions {
   /** Default: one per core. */
   threads?: number;
   onError?: (err: unknown, restMs: number) => void;
+  /** Default PLAN_TIMEOUT_MS (tests shorten it). */
+  timeoutMs?: number;
 }
 
 // The compiled module when this one is (npm start from dist/), else the source through tsx.
@@ -42,8 +58,25 @@ export function createPreviewPool(opts: PreviewPoolOptions): PreviewPool {
     minThreads: threads,
     maxThreads: threads,
     execArgv: workerExecArgv(WORKER_FILE),
-    resourceLimits: workerResourceLimits(),
+    resourceLimits: { ...workerResourceLimits(), maxOldGenerationSizeMb: PREVIEW_OLD_GENERATION_MB },
   }));
+  const timeoutMs = opts.timeoutMs ?? PLAN_TIMEOUT_MS;
+  // At most one task per thread is handed to piscina, so a task's clock starts when a thread
+  // takes it: the others wait here, untimed, in arrival order.
+  let running = 0;
+  const waiting: Array<() => void> = [];
+  const acquire = (): Promise<void> | undefined => {
+    if (running < threads) {
+      running++;
+      return undefined;
+    }
+    return new Promise<void>((resolve) => waiting.push(resolve));
+  };
+  const release = () => {
+    const next = waiting.shift();
+    if (next !== undefined) next(); // the slot passes on
+    else running--;
+  };
   /** A key per rule list object: a rule set keeps its lists until it is replaced, so a key names one content. */
   const keys = new WeakMap<readonly RuleSpec[], string>();
   let nextKey = 0;
@@ -54,7 +87,9 @@ export function createPreviewPool(opts: PreviewPoolOptions): PreviewPool {
   };
   let restsUntil = 0;
   let closed = false;
-  pool();
+  // Each thread loads the plugins before its first timed task.
+  let warm: Promise<unknown> = Promise.all(Array.from({ length: threads }, () => pool().run({ pluginsDir: opts.pluginsDir, warm: true } satisfies WarmTask)))
+    .catch(() => undefined); // a pool that cannot start fails its first task, and rests
 
   return {
     async plan(input, rules) {
@@ -67,22 +102,33 @@ export function createPreviewPool(opts: PreviewPoolOptions): PreviewPool {
         return { type, key };
       });
       const task: PreviewTask = { pluginsDir: opts.pluginsDir, input, lists };
+      await warm;
+      await acquire();
+      // One clock for both runs: aborting a running task ends its thread (piscina starts another).
+      const signal = AbortSignal.timeout(timeoutMs);
       try {
-        let answer = (await pool().run(task)) as PreviewAnswer;
+        let answer = (await pool().run(task, { signal })) as PreviewAnswer;
         if (answer.kind === 'need') {
           const need = new Set(answer.keys);
-          answer = (await pool().run({ ...task, lists: lists.map((l) => (need.has(l.key) ? { ...l, rules: byKey.get(l.key) as RuleSpec[] } : l)) })) as PreviewAnswer;
+          answer = (await pool().run({ ...task, lists: lists.map((l) => (need.has(l.key) ? { ...l, rules: byKey.get(l.key) as RuleSpec[] } : l)) }, { signal })) as PreviewAnswer;
         }
         if (answer.kind === 'done') return answer.preview;
         throw new Error('a preview thread asked for rules it was sent');
       } catch (err) {
         if (closed) throw err;
+        if (signal.aborted || isOutOfMemory(err)) {
+          const why = signal.aborted ? `ran past its time limit of ${timeoutMs / 1000} s` : 'ran out of the memory a preview thread has';
+          return stopped(input, `planning this event ${why}; nothing would be sent`);
+        }
         restsUntil = Date.now() + REST_MS;
         const broken = piscina;
         piscina = undefined;
+        warm = Promise.resolve();
         void broken?.destroy().catch(() => undefined);
         opts.onError?.(err, REST_MS);
         return null;
+      } finally {
+        release();
       }
     },
     async close() {
@@ -91,4 +137,16 @@ export function createPreviewPool(opts: PreviewPoolOptions): PreviewPool {
       piscina = undefined;
     },
   };
+}
+
+/** A thread ended by its heap limit: planning the same event anywhere else would do the same. */
+function isOutOfMemory(err: unknown): boolean {
+  return (err as { code?: unknown } | null)?.code === 'ERR_WORKER_OUT_OF_MEMORY';
+}
+
+/** Every destination of `input` as skipped: the event's rules were stopped. */
+function stopped(input: PreviewInput, message: string): DestinationPreview[] {
+  return input.destinations.map((d) => ({
+    destination_id: d.id, type: d.type, name: d.name, status: 'skipped', reason: 'rule_budget_exceeded', message: `${d.type}: ${message}`, requests: [], warnings: [],
+  }));
 }

@@ -16,7 +16,13 @@ export interface PreviewTask {
   lists: { type: string; key: string; rules?: RuleSpec[] }[];
 }
 
-export type PreviewAnswer = { kind: 'done'; preview: DestinationPreview[] } | { kind: 'need'; keys: string[] };
+export type PreviewAnswer = { kind: 'done'; preview: DestinationPreview[] } | { kind: 'need'; keys: string[] } | { kind: 'warm' };
+
+/** Loads the plugins before any preview is timed (the pool sends one per thread when it starts). */
+export interface WarmTask {
+  pluginsDir: string;
+  warm: true;
+}
 
 /** Rule lists and rule sets this thread keeps, at most: past it, they are forgotten and asked for again. */
 const KEEP = 512;
@@ -25,9 +31,13 @@ const plugins = new Map<string, Promise<PluginRegistry>>();
 const lists = new Map<string, RuleSpec[]>();
 const sets = new Map<string, RuleSet>();
 
-export default async function runPreviewTask(task: PreviewTask): Promise<PreviewAnswer> {
+export default async function runPreviewTask(task: PreviewTask | WarmTask): Promise<PreviewAnswer> {
   let registry = plugins.get(task.pluginsDir);
   if (registry === undefined) plugins.set(task.pluginsDir, (registry = loadPlugins(task.pluginsDir)));
+  if ('warm' in task) {
+    await registry;
+    return { kind: 'warm' };
+  }
   if (lists.size + task.lists.length > KEEP) {
     lists.clear();
     sets.clear();

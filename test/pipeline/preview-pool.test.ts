@@ -73,6 +73,19 @@ describe('workers: the preview pool', function () {
       await broken.close();
     }
   });
+  it('a task past its time limit is not planned again anywhere: every destination is answered as stopped, and the pool does not rest', async () => {
+    const errors: unknown[] = [];
+    const slow = createPreviewPool({ pluginsDir, threads: 1, timeoutMs: 1, onError: (err) => errors.push(err) });
+    try {
+      const stopped = await slow.plan(input, rules);
+      expect(stopped, 'an answer, not null (null would plan it on the HTTP thread)').not.to.equal(null);
+      expect(stopped!.map((d) => [d.type, d.status, d.reason])).to.deep.equal(input.destinations.map((d) => [d.type, 'skipped', 'rule_budget_exceeded']));
+      expect(stopped![0].message).to.equal('ga4: planning this event ran past its time limit of 0.001 s; nothing would be sent');
+      expect(errors, 'not a pool failure: no rest').to.deep.equal([]);
+    } finally {
+      await slow.close();
+    }
+  });
 });
 
 describe('workers: PREVIEW_THREADS on a running server', function () {
@@ -91,7 +104,7 @@ describe('workers: PREVIEW_THREADS on a running server', function () {
         }
         const res = await s.post('/webhooks/service/event/test', { ...checkout('ORD-PT1'), timestamp: '2026-11-27T07:00:00Z' }, { account: shop });
         expect(res.status).to.equal(200);
-        expect(res.body.preview.map((d: { status: string }) => d.status)).to.deep.equal(['would_send', 'would_send', 'would_send']);
+        expect(res.body.preview.map((d: { status: string }) => d.status), JSON.stringify(res.body.preview[0]).slice(0, 300)).to.deep.equal(['would_send', 'would_send', 'would_send']);
         // What differs between two servers (the account, the time the event was received and its requests built) aside.
         answers.push(JSON.parse(JSON.stringify(res.body.preview).replaceAll(shop.scriptId, 'SCRIPT')
           .replace(/"webhook-(id|timestamp|signature)":"[^"]*"/g, '"webhook-$1":"x"')
