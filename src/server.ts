@@ -30,6 +30,7 @@ import { SERVER_BUSY_TIMEOUTS } from './store/sqlite/connection.ts';
 import { openCustomRecordStore } from './store/sqlite/custom-records.ts';
 import type { CustomerRegistry } from './customers/types.ts';
 import { sqliteFile } from './store/open-store.ts';
+import { describeModeChanges } from './store/sqlite/private-files.ts';
 import { isPgStore } from './store/postgres/pg-store.ts';
 import { pgCustomRecordStore } from './store/postgres/custom-records.ts';
 import { pgCustomRateLimiter, pgTokenBuckets } from './store/postgres/rate-buckets.ts';
@@ -103,7 +104,10 @@ async function start(config: Config, opts: StartOptions, logger: Logger, started
   }
   const endpointWatcher = watchNewEndpoints(config.customersDir, customers, { logger });
   started.push(() => endpointWatcher.close());
-  const store = opts.store ?? (await openStore(config, 'server', { onError: (err) => logger.warn({ err }, 'a database connection failed; the pool replaces it') }));
+  const store = opts.store ?? (await openStore(config, 'server', {
+    onError: (err) => logger.warn({ err }, 'a database connection failed; the pool replaces it'),
+    onModesTightened: (changes) => logger.warn({ changes }, describeModeChanges(changes)),
+  }));
   if (!opts.store) started.push(() => store.close());
   // The files overlaid by the live versions in the store (src/rules/README.md); its first read before serving.
   usePluginRules(config.rulesDir, config.pluginsDir);

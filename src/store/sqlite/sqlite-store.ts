@@ -10,6 +10,7 @@ import { DEFAULT_BUSY_TIMEOUT_MS, openConnection } from './connection.ts';
 import { migrate } from './migrations.ts';
 import { startWriterThread } from './writer-thread.ts';
 import { startWalCheckpoints, walBytes, type WalBound } from './wal-checkpoints.ts';
+import { makeStorePrivate, type ModeChange } from './private-files.ts';
 import { sqliteDestinationStore } from './destination-store.ts';
 import { sqliteDeliveryStore } from './delivery-store.ts';
 import { sqliteRuleVersionStore } from './rule-version-store.ts';
@@ -33,6 +34,8 @@ export interface SqliteOptions {
   writerThread?: boolean;
   /** The WAL's size bound and how often it is checked (wal-checkpoints.ts); defaults there. */
   wal?: WalBound;
+  /** Told, before the store opens, what of its folder and files was readable by others and tightened (private-files.ts). */
+  onModesTightened?: (changes: ModeChange[]) => void;
 }
 
 /**
@@ -100,6 +103,11 @@ function patchValue(key: keyof AccountPatch, v: unknown): unknown {
 export function openSqliteStore(opts: SqliteOptions): Store {
   const busyTimeoutMs = opts.busyTimeoutMs ?? DEFAULT_BUSY_TIMEOUT_MS;
   const dedupWindow = opts.dedupWindowMs ?? DEFAULT_DEDUP_WINDOW_MS;
+  if (opts.file !== ':memory:') {
+    // Here rather than in openConnection alone, so what was tightened is reported once, by the first opener.
+    const changes = makeStorePrivate(opts.file);
+    if (changes.length > 0) opts.onModesTightened?.(changes);
+  }
   const db = openConnection(opts.file, opts.mainBusyTimeoutMs ?? busyTimeoutMs, opts.wal?.limitBytes);
   migrate(db);
   // After migrate: the thread's connection only ever sees the current schema.
