@@ -10,6 +10,7 @@ import type { Store } from './store/types.ts';
 import { createAuthenticator } from './accounts/authenticator.ts';
 import { createEventWriter, type EventWriter } from './store/event-writer.ts';
 import { createMetrics } from './http/metrics.ts';
+import { metricsExposureWarning } from './http/metrics-exposure.ts';
 import { createApp, type App } from './app.ts';
 import { loadPlugins, type PluginRegistry } from './destinations/load-plugins.ts';
 import { createDestinationCache } from './destinations/destination-cache.ts';
@@ -174,6 +175,8 @@ async function start(config: Config, opts: StartOptions, logger: Logger, started
   started.push(() => new Promise<void>((r) => server.close(() => r())));
   if (config.adminTokens.length === 0) logger.info('admin API and console are off (/admin and /console answer 404): set ADMIN_TOKEN to turn them on');
   const addr = server.address() as AddressInfo;
+  const exposed = metricsExposureWarning(addr.address, config.metricsToken);
+  if (exposed) logger.warn({ address: addr.address }, exposed);
   const host = addr.family === 'IPv6' ? `[${addr.address}]` : addr.address === '0.0.0.0' ? '127.0.0.1' : addr.address;
   const url = `http://${host}:${addr.port}`;
 
