@@ -142,6 +142,11 @@ export function openSqliteStore(opts: SqliteOptions): Store {
       .run(oldExpiresAt, oldExpiresAt, scriptId, now);
     q.insertToken.run(scriptId, hash, prefix, now);
   });
+  // One read transaction: the account and its tokens as of the same commit.
+  const readCredentials = db.transaction((scriptId: string, now: number) => {
+    const r = q.getAccount.get(scriptId);
+    return { account: r ? toAccount(r) : null, tokens: q.activeTokens.all(scriptId, now).map(toToken) };
+  });
   const isSeen = db.prepare<[string, string], { n: number }>('SELECT 1 AS n FROM seen_products WHERE script_id = ? AND product_id = ?');
   const getDedup = db.prepare<[string, DedupEnvironment, string, string], { first_seen_at: number }>(
     'SELECT first_seen_at FROM dedup_keys WHERE script_id = ? AND environment = ? AND name = ? AND event_id = ?');
@@ -174,6 +179,10 @@ export function openSqliteStore(opts: SqliteOptions): Store {
     },
     async rotateToken(scriptId, hash, prefix, now, oldExpiresAt) {
       rotateTx.immediate(scriptId, hash, prefix, now, oldExpiresAt);
+    },
+    async credentials(scriptId, now) {
+      // Readers never wait for SQLite's writers in WAL mode; the main connection's short busy timeout bounds the rest.
+      return readCredentials.deferred(scriptId, now);
     },
   };
 
