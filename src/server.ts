@@ -10,6 +10,7 @@ import type { Store } from './store/types.ts';
 import { createAuthenticator } from './accounts/authenticator.ts';
 import { createEventWriter, type EventWriter } from './store/event-writer.ts';
 import { createMetrics } from './http/metrics.ts';
+import { metricsExposureWarning } from './http/metrics-exposure.ts';
 import { createApp, type App } from './app.ts';
 import { loadPlugins, type PluginRegistry } from './destinations/load-plugins.ts';
 import { createDestinationCache } from './destinations/destination-cache.ts';
@@ -30,6 +31,7 @@ import { SERVER_BUSY_TIMEOUTS } from './store/sqlite/connection.ts';
 import { openCustomRecordStore } from './store/sqlite/custom-records.ts';
 import type { CustomerRegistry } from './customers/types.ts';
 import { sqliteFile } from './store/open-store.ts';
+import { describeModeChanges } from './store/sqlite/private-files.ts';
 import { isPgStore } from './store/postgres/pg-store.ts';
 import { pgCustomRecordStore } from './store/postgres/custom-records.ts';
 import { pgCustomRateLimiter, pgTokenBuckets } from './store/postgres/rate-buckets.ts';
@@ -103,7 +105,10 @@ async function start(config: Config, opts: StartOptions, logger: Logger, started
   }
   const endpointWatcher = watchNewEndpoints(config.customersDir, customers, { logger });
   started.push(() => endpointWatcher.close());
-  const store = opts.store ?? (await openStore(config, 'server', { onError: (err) => logger.warn({ err }, 'a database connection failed; the pool replaces it') }));
+  const store = opts.store ?? (await openStore(config, 'server', {
+    onError: (err) => logger.warn({ err }, 'a database connection failed; the pool replaces it'),
+    onModesTightened: (changes) => logger.warn({ changes }, describeModeChanges(changes)),
+  }));
   if (!opts.store) started.push(() => store.close());
   // The files overlaid by the live versions in the store (src/rules/README.md); its first read before serving.
   usePluginRules(config.rulesDir, config.pluginsDir);
@@ -170,6 +175,8 @@ async function start(config: Config, opts: StartOptions, logger: Logger, started
   started.push(() => new Promise<void>((r) => server.close(() => r())));
   if (config.adminTokens.length === 0) logger.info('admin API and console are off (/admin and /console answer 404): set ADMIN_TOKEN to turn them on');
   const addr = server.address() as AddressInfo;
+  const exposed = metricsExposureWarning(addr.address, config.metricsToken);
+  if (exposed) logger.warn({ address: addr.address }, exposed);
   const host = addr.family === 'IPv6' ? `[${addr.address}]` : addr.address === '0.0.0.0' ? '127.0.0.1' : addr.address;
   const url = `http://${host}:${addr.port}`;
 

@@ -1,7 +1,7 @@
 // Resolves (script id, token) to an account. Lookups are cached for one second, so
 // a CLI change reaches the running server within that time without a restart. An
-// unknown id costs the same work as a wrong token: the same two queries (account and
-// active tokens) and the same hash comparison. The cache is least-recently-used and
+// unknown id costs the same work as a wrong token: the same read (account and active
+// tokens, store.accounts.credentials) and the same hash comparison. The cache is least-recently-used and
 // keeps unknown ids apart (a small LRU of their own), so spraying random script ids
 // evicts other unknown ids, never a real account's entry.
 import type { Account } from './types.ts';
@@ -63,8 +63,9 @@ export function createAuthenticator(store: Store, opts: { ttlMs?: number; now?: 
 
   async function load(scriptId: string): Promise<Entry> {
     const t = now();
-    // Both queries run whether or not the account exists: equal work for unknown ids.
-    const [account, tokens] = await Promise.all([store.accounts.get(scriptId), store.accounts.activeTokens(scriptId, t)]);
+    // Both reads run whether or not the account exists (equal work for unknown ids), within
+    // intake's lock limits: a locked accounts table fails the check (503), it never holds it.
+    const { account, tokens } = await store.accounts.credentials(scriptId, t);
     if (!account) return { account: null, hashes: [DUMMY_HASH], validUntil: t + ttl };
     let validUntil = t + ttl;
     for (const tok of tokens) if (tok.expiresAt !== null && tok.expiresAt < validUntil) validUntil = tok.expiresAt;

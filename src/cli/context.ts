@@ -3,6 +3,7 @@
 import { loadConfig, type Config } from '../config.ts';
 import { usePluginRules } from '../rules/plugin-rules.ts';
 import { describeDatabase, openStore } from '../store/open-store.ts';
+import { describeModeChanges } from '../store/sqlite/private-files.ts';
 import type { Store } from '../store/types.ts';
 import { createOutput, type Output } from './output.ts';
 
@@ -35,7 +36,10 @@ export function createContext(env: NodeJS.ProcessEnv = process.env): ManagedCont
   };
   return {
     config: getConfig,
-    store: () => (store ??= Promise.resolve().then(() => openStore(getConfig()))),
+    // stderr: a command's output (and its --json) stays what it always is.
+    store: () => (store ??= Promise.resolve().then(() => openStore(getConfig(), 'cli', {
+      onModesTightened: (changes) => process.stderr.write(`tracklane: ${describeModeChanges(changes)}\n`),
+    }))),
     output: (asJson) => {
       json ||= asJson;
       return createOutput(asJson);

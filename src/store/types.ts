@@ -33,8 +33,21 @@ export interface AccountStore {
   update(scriptId: string, patch: AccountPatch): Promise<Account | null>;
   /** Tokens not yet expired at `now`. */
   activeTokens(scriptId: string, now: number): Promise<TokenRecord[]>;
+  /**
+   * What a credential check reads, as of one moment: the account (null when unknown) and
+   * its tokens not yet expired at `now`. Both reads run whether or not the account exists
+   * (equal work for unknown ids). Bounded as intake's commits are: a lock held elsewhere on
+   * accounts or access_tokens fails it with StoreBusyError after intake's lock timeout,
+   * so the request answers 503 instead of waiting as long as the lock lasts.
+   */
+  credentials(scriptId: string, now: number): Promise<Credentials>;
   /** Adds a new current token and makes every other current token expire at `oldExpiresAt`, in one transaction. */
   rotateToken(scriptId: string, hash: string, prefix: string, now: number, oldExpiresAt: number): Promise<void>;
+}
+
+export interface Credentials {
+  account: Account | null;
+  tokens: TokenRecord[];
 }
 
 /** Events whose product ids count as seen for the funnel check. */

@@ -13,16 +13,15 @@ import { tempDir } from '../helpers/test-server.ts';
 describe('accounts: authenticator', () => {
   let dir: string;
   let store: Store;
-  let calls: { get: number; tokens: number };
+  let calls: { credentials: number };
   let counted: Store;
   beforeEach(() => {
     dir = tempDir();
     store = openSqliteStore({ file: join(dir, 'db.sqlite'), writerThread: false });
-    calls = { get: 0, tokens: 0 };
+    calls = { credentials: 0 };
     const accounts = {
       ...store.accounts,
-      get: (id: string) => (calls.get++, store.accounts.get(id)),
-      activeTokens: (id: string, now: number) => (calls.tokens++, store.accounts.activeTokens(id, now)),
+      credentials: (id: string, now: number) => (calls.credentials++, store.accounts.credentials(id, now)),
     };
     counted = { ...store, accounts } as Store;
   });
@@ -36,10 +35,10 @@ describe('accounts: authenticator', () => {
     const auth = createAuthenticator(counted);
     expect(await auth.authenticate(account.scriptId, 'tlk_wrong')).to.equal(null);
     const known = { ...calls };
-    calls = { get: 0, tokens: 0 };
+    calls = { credentials: 0 };
     expect(await auth.authenticate('ZZZZZZZZ', 'tlk_wrong')).to.equal(null);
     expect(calls).to.deep.equal(known);
-    expect(known).to.deep.equal({ get: 1, tokens: 1 });
+    expect(known).to.deep.equal({ credentials: 1 });
     expect((await auth.authenticate(account.scriptId, accessToken))?.scriptId).to.equal(account.scriptId);
   });
 
@@ -49,11 +48,11 @@ describe('accounts: authenticator', () => {
     const auth = createAuthenticator(counted, { now: () => t, ttlMs: 60_000 });
     expect(await auth.authenticate(account.scriptId, accessToken)).to.not.equal(null);
     for (let i = 0; i < 20_000; i++) await auth.authenticate(newScriptId(), 'tlk_x');
-    calls = { get: 0, tokens: 0 };
+    calls = { credentials: 0 };
     t += 1;
     expect(auth.isCachedAccount(account.scriptId)).to.equal(true);
     expect(await auth.authenticate(account.scriptId, accessToken)).to.not.equal(null);
-    expect(calls, 'served from the cache').to.deep.equal({ get: 0, tokens: 0 });
+    expect(calls, 'served from the cache').to.deep.equal({ credentials: 0 });
   });
 
   it('evicts the least recently used accounts first, not the whole cache', async () => {

@@ -1,7 +1,7 @@
 // `backup` and `migrate-store` as an operator types them: --json output, an existing file
 // refused unless --force, PostgreSQL pointed to pg_dump, and wrong command lines exit 2.
 import { expect } from 'chai';
-import { readFileSync, writeFileSync } from 'node:fs';
+import { chmodSync, readFileSync, statSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { expectFailure, tempCli, type TempCli } from './run-cli.ts';
 
@@ -27,6 +27,19 @@ describe('cli: backup and migrate-store', function () {
     const human = await cli.run('backup', file, '--force');
     expect(human.code, human.stderr).to.equal(0);
     expect(human.stdout).to.match(new RegExp(`^backed up .*tracklane\\.db to ${file} \\(\\d+ bytes, schema version \\d+, integrity ok\\)\\nit holds everything committed before \\d{4}-\\d\\d-\\d\\dT[\\d:.]+Z\\n$`));
+  });
+
+  it('a command that opens a store others can read makes it private and says so on stderr, once', async () => {
+    const db = join(cli.dataDir, 'tracklane.db');
+    chmodSync(db, 0o644);
+    chmodSync(cli.dataDir, 0o755);
+    const first = await cli.run('accounts', 'list', '--json');
+    expect(first.code, first.stderr).to.equal(0);
+    expect(JSON.parse(first.stdout), '--json output unchanged').to.have.length(1);
+    expect(first.stderr).to.match(/^tracklane: the store was readable by other users; tightened .*tracklane\.db 0644 -> 0600/m);
+    expect([statSync(cli.dataDir).mode & 0o777, statSync(db).mode & 0o777]).to.deep.equal([0o700, 0o600]);
+    const again = await cli.run('accounts', 'list', '--json');
+    expect(again.stderr, 'nothing left to tighten').to.not.match(/readable by other users/);
   });
 
   it('backup with DATABASE_URL set says to use pg_dump; without FILE it is a usage error', async () => {

@@ -44,6 +44,9 @@ for (const kind of STORE_KINDS) describe(`store contract (${STORE_LABEL[kind]})`
     await store.accounts.rotateToken('ACCT0001', 'hash-2', 'tlk_bbbb', T0, T0 + 1_000);
     expect((await store.accounts.activeTokens('ACCT0001', T0 + 500)).map((t) => t.hash)).to.deep.equal(['hash-2', 'hash-1']);
     expect((await store.accounts.activeTokens('ACCT0001', T0 + 1_000)).map((t) => t.hash)).to.deep.equal(['hash-2']);
+    const creds = await store.accounts.credentials('ACCT0001', T0 + 500);
+    expect([creds.account?.scriptId, creds.tokens.map((t) => t.hash)], 'what a credential check reads').to.deep.equal(['ACCT0001', ['hash-2', 'hash-1']]);
+    expect(await store.accounts.credentials('NOPE0000', T0)).to.deep.equal({ account: null, tokens: [] });
   });
 
   it('events: dedup within a batch, against earlier batches, per environment, and renewed after the window', async () => {

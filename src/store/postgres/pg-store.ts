@@ -117,6 +117,24 @@ async function appendRows(c: pg.PoolClient, rows: readonly PreparedRow[], window
 
 /** The tables an intake commit writes (see appendRows). */
 const INTAKE_TABLES = 'dedup_keys, events, dispatch_queue, seen_products';
+/** The tables a credential check reads (accounts.credentials). */
+const CREDENTIAL_TABLES = 'accounts, access_tokens';
+
+const ACCOUNT_SQL = 'SELECT * FROM accounts WHERE script_id = $1';
+const ACTIVE_TOKENS_SQL = 'SELECT * FROM access_tokens WHERE script_id = $1 AND (expires_at IS NULL OR expires_at > $2) ORDER BY id DESC';
+
+const intakeBusy = `intake commits wait for a lock held by another session (${INTAKE_TABLES}) beyond ${PG_INTAKE_LIMITS.lockMs} ms; intake answers 503 until it is released`;
+const credentialsBusy = `credential checks wait for a lock held by another session (${CREDENTIAL_TABLES}) beyond ${PG_INTAKE_LIMITS.lockMs} ms; `
+  + 'requests of accounts not checked within the last second answer 503 until it is released';
+
+/** Runs a LOCK statement; its lock or statement timeout becomes a StoreBusyError saying `busy`. */
+async function lockOrBusy(c: pg.PoolClient, sql: string, busy: string): Promise<void> {
+  try {
+    await c.query(sql);
+  } catch (err) {
+    throw isTimeoutError(err) ? new StoreBusyError(busy) : err;
+  }
+}
 
 export interface PgStore extends Store {
   readonly pool: pg.Pool;
@@ -147,7 +165,7 @@ export async function openPostgresStore(opts: PgStoreOptions): Promise<PgStore> 
       return toAccount((await one<AccountRow>('SELECT * FROM accounts WHERE script_id = $1', [a.scriptId]))!);
     },
     async get(scriptId) {
-      const r = await one<AccountRow>('SELECT * FROM accounts WHERE script_id = $1', [scriptId]);
+      const r = await one<AccountRow>(ACCOUNT_SQL, [scriptId]);
       return r ? toAccount(r) : null;
     },
     async list() {
@@ -164,8 +182,21 @@ export async function openPostgresStore(opts: PgStoreOptions): Promise<PgStore> 
       return r ? toAccount(r) : null;
     },
     async activeTokens(scriptId, now) {
-      return (await pool.query<TokenRow>('SELECT * FROM access_tokens WHERE script_id = $1 AND (expires_at IS NULL OR expires_at > $2) ORDER BY id DESC',
-        [scriptId, now])).rows.map(toToken);
+      return (await pool.query<TokenRow>(ACTIVE_TOKENS_SQL, [scriptId, now])).rows.map(toToken);
+    },
+    async credentials(scriptId, now) {
+      try {
+        // One transaction under intake's limits: a lock on accounts or access_tokens (LOCK TABLE,
+        // a long ALTER) fails the check after intake's lock timeout instead of holding intake.
+        return await tx(pool, async (c) => {
+          const account = (await c.query<AccountRow>(ACCOUNT_SQL, [scriptId])).rows[0];
+          const tokens = (await c.query<TokenRow>(ACTIVE_TOKENS_SQL, [scriptId, now])).rows;
+          return { account: account ? toAccount(account) : null, tokens: tokens.map(toToken) };
+        }, { limits: PG_INTAKE_LIMITS });
+      } catch (err) {
+        if (!isTimeoutError(err)) throw err;
+        throw new StoreBusyError(credentialsBusy);
+      }
     },
     async rotateToken(scriptId, hash, prefix, now, oldExpiresAt) {
       await tx(pool, async (c) => {
@@ -214,14 +245,13 @@ export async function openPostgresStore(opts: PgStoreOptions): Promise<PgStore> 
     deliveries: pgDeliveryStore(pool),
     rules: pgRuleVersionStore(pool),
     async ping() {
-      // Readiness is whether an intake commit could go ahead now: it takes the locks intake's
-      // statements take, within intake's own limit (and releases them at once).
-      try {
-        await tx(pool, (c) => c.query(`LOCK TABLE ${INTAKE_TABLES} IN ROW EXCLUSIVE MODE`), { limits: PG_INTAKE_LIMITS });
-      } catch (err) {
-        if (!isTimeoutError(err)) throw err;
-        throw new StoreBusyError(`intake commits wait for a lock held by another session (${INTAKE_TABLES}) beyond ${PG_INTAKE_LIMITS.lockMs} ms; intake answers 503 until it is released`);
-      }
+      // Readiness is whether an intake request could go ahead now: its credential check's
+      // reads and its commit's writes. Each takes the locks those statements take, within
+      // intake's own limit (released at once), and a timeout names what waits.
+      await tx(pool, async (c) => {
+        await lockOrBusy(c, `LOCK TABLE ${CREDENTIAL_TABLES} IN ACCESS SHARE MODE`, credentialsBusy);
+        await lockOrBusy(c, `LOCK TABLE ${INTAKE_TABLES} IN ROW EXCLUSIVE MODE`, intakeBusy);
+      }, { limits: PG_INTAKE_LIMITS });
     },
     onWork: (listener) => notifier.onWork(listener),
     async claimRun(job, slot, owner) {

@@ -5,6 +5,7 @@ import { closeSync, existsSync, fsyncSync, linkSync, openSync, renameSync, statS
 import { randomBytes } from 'node:crypto';
 import { basename, dirname, join, resolve } from 'node:path';
 import { DEFAULT_BUSY_TIMEOUT_MS } from './connection.ts';
+import { createPrivateFile } from './private-files.ts';
 
 /** A refusal or failure worded for the operator. */
 export class BackupError extends Error {
@@ -34,7 +35,9 @@ export interface BackupResult {
  * between two steps, which under steady intake may never end. The copy is compact (no free
  * pages) and a single file in rollback-journal mode: nothing beside it is needed to restore.
  * It is written under a temporary name and renamed into place, so `target` is never a
- * half-written file; without `force` an existing `target` is refused.
+ * half-written file; without `force` an existing `target` is refused. The copy holds what the
+ * store holds (destinations' secrets among it), so it is 0600 from its first byte: VACUUM INTO
+ * writes into an empty file created with that mode, never a file the umask left readable.
  */
 export function backupSqlite(source: string, target: string, opts: { force?: boolean; busyTimeoutMs?: number } = {}): BackupResult {
   const file = resolve(target);
@@ -50,6 +53,7 @@ export function backupSqlite(source: string, target: string, opts: { force?: boo
     let snapshotAt: number;
     try {
       db.pragma(`busy_timeout = ${opts.busyTimeoutMs ?? DEFAULT_BUSY_TIMEOUT_MS}`);
+      createPrivateFile(tmp);
       snapshotAt = Date.now();
       db.prepare('VACUUM INTO ?').run(tmp);
     } finally {

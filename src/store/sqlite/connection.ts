@@ -3,9 +3,8 @@
 // committed under the same durability settings whichever thread commits it.
 // Loaded in the writer thread through tsx's require hook: no top-level await.
 import Database from 'better-sqlite3';
-import { mkdirSync } from 'node:fs';
-import { dirname } from 'node:path';
 import { WAL_LIMIT_BYTES } from './wal-checkpoints.ts';
+import { makeStorePrivate } from './private-files.ts';
 
 export const DEFAULT_BUSY_TIMEOUT_MS = 5000;
 
@@ -21,10 +20,11 @@ export const SERVER_BUSY_TIMEOUTS = { writerMs: 1_000, mainMs: 200 } as const;
 /**
  * WAL (trimmed to `walLimitBytes` whenever it restarts), synchronous=FULL (an acknowledged
  * event survives power loss), a busy timeout and foreign keys. Throws when a file database
- * does not enter WAL mode.
+ * does not enter WAL mode. A file database's folder and files are made private first
+ * (private-files.ts; openSqliteStore reports what that tightened).
  */
 export function openConnection(file: string, busyTimeoutMs = DEFAULT_BUSY_TIMEOUT_MS, walLimitBytes = WAL_LIMIT_BYTES): Database.Database {
-  if (file !== ':memory:') mkdirSync(dirname(file), { recursive: true });
+  if (file !== ':memory:') makeStorePrivate(file);
   const db = new Database(file);
   try {
     db.pragma('journal_mode = WAL');

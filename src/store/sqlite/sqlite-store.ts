@@ -10,6 +10,7 @@ import { DEFAULT_BUSY_TIMEOUT_MS, openConnection } from './connection.ts';
 import { migrate } from './migrations.ts';
 import { startWriterThread } from './writer-thread.ts';
 import { startWalCheckpoints, walBytes, type WalBound } from './wal-checkpoints.ts';
+import { makeStorePrivate, type ModeChange } from './private-files.ts';
 import { sqliteDestinationStore } from './destination-store.ts';
 import { sqliteDeliveryStore } from './delivery-store.ts';
 import { sqliteRuleVersionStore } from './rule-version-store.ts';
@@ -33,6 +34,8 @@ export interface SqliteOptions {
   writerThread?: boolean;
   /** The WAL's size bound and how often it is checked (wal-checkpoints.ts); defaults there. */
   wal?: WalBound;
+  /** Told, before the store opens, what of its folder and files was readable by others and tightened (private-files.ts). */
+  onModesTightened?: (changes: ModeChange[]) => void;
 }
 
 /**
@@ -100,6 +103,11 @@ function patchValue(key: keyof AccountPatch, v: unknown): unknown {
 export function openSqliteStore(opts: SqliteOptions): Store {
   const busyTimeoutMs = opts.busyTimeoutMs ?? DEFAULT_BUSY_TIMEOUT_MS;
   const dedupWindow = opts.dedupWindowMs ?? DEFAULT_DEDUP_WINDOW_MS;
+  if (opts.file !== ':memory:') {
+    // Here rather than in openConnection alone, so what was tightened is reported once, by the first opener.
+    const changes = makeStorePrivate(opts.file);
+    if (changes.length > 0) opts.onModesTightened?.(changes);
+  }
   const db = openConnection(opts.file, opts.mainBusyTimeoutMs ?? busyTimeoutMs, opts.wal?.limitBytes);
   migrate(db);
   // After migrate: the thread's connection only ever sees the current schema.
@@ -134,6 +142,11 @@ export function openSqliteStore(opts: SqliteOptions): Store {
       .run(oldExpiresAt, oldExpiresAt, scriptId, now);
     q.insertToken.run(scriptId, hash, prefix, now);
   });
+  // One read transaction: the account and its tokens as of the same commit.
+  const readCredentials = db.transaction((scriptId: string, now: number) => {
+    const r = q.getAccount.get(scriptId);
+    return { account: r ? toAccount(r) : null, tokens: q.activeTokens.all(scriptId, now).map(toToken) };
+  });
   const isSeen = db.prepare<[string, string], { n: number }>('SELECT 1 AS n FROM seen_products WHERE script_id = ? AND product_id = ?');
   const getDedup = db.prepare<[string, DedupEnvironment, string, string], { first_seen_at: number }>(
     'SELECT first_seen_at FROM dedup_keys WHERE script_id = ? AND environment = ? AND name = ? AND event_id = ?');
@@ -166,6 +179,10 @@ export function openSqliteStore(opts: SqliteOptions): Store {
     },
     async rotateToken(scriptId, hash, prefix, now, oldExpiresAt) {
       rotateTx.immediate(scriptId, hash, prefix, now, oldExpiresAt);
+    },
+    async credentials(scriptId, now) {
+      // Readers never wait for SQLite's writers in WAL mode; the main connection's short busy timeout bounds the rest.
+      return readCredentials.deferred(scriptId, now);
     },
   };
 
