@@ -43,6 +43,10 @@ export interface ReadJsonBodyOptions {
   limits?: JsonLimits | false;
   /** Deepest nesting the text may have, refused before it is parsed; default: the walk's maxDepth. */
   maxDepth?: number;
+  /** Runs on the text as soon as it is read, before any scan of it; throws to refuse it. */
+  afterRead?: (ctx: AppContext, raw: string) => void;
+  /** Runs on the text once its depth is checked, before it is parsed; throws to refuse it. */
+  beforeParse?: (raw: string) => void;
 }
 
 export function readJsonBody(opts: ReadJsonBodyOptions) {
@@ -70,8 +74,10 @@ export function readJsonBody(opts: ReadJsonBodyOptions) {
       throw translate(err as ReaderError);
     }
     const raw = (ctx.request as { rawBody?: string }).rawBody;
+    if (typeof raw === 'string') opts.afterRead?.(ctx, raw);
     if (typeof raw !== 'string' || raw.trim() === '') throw new AppError('INVALID_BODY', 400, 'The body is empty; send a JSON object');
     if (nestedDeeperThan(raw, maxDepth)) throw new AppError('INVALID_BODY', 400, `the body is nested deeper than ${maxDepth} levels`);
+    opts.beforeParse?.(raw);
     let body: unknown;
     try {
       body = JSON.parse(raw);
