@@ -132,6 +132,20 @@ describe('intake charges the account before reading the body', function () {
     expect(await stored(a)).to.equal(1);
   });
 
+  it('a tenant flooding duplicate-key bodies spends only its own tokens', async () => {
+    const flooder = await limited(1);
+    const other = await limited(1); // a burst of 2 events
+    const dup = `{"batch":[${'{},'.repeat(999)}{}],"batch":[${JSON.stringify(lead('F-1'))}]}`;
+    const statuses: number[] = [];
+    for (let i = 0; i < 10; i++) statuses.push((await s.post(BATCH_PATH, null, { account: flooder, raw: dup })).status);
+    expect(statuses.slice(0, 2), statuses.join(',')).to.deep.equal([400, 400]);
+    expect(statuses, 'the flooder is spent').to.include(429);
+    expect(await stored(flooder)).to.equal(0);
+    const r = await s.post(BATCH_PATH, { batch: [lead('O-1'), lead('O-2')] }, { account: other });
+    expect(r.status, r.text).to.equal(200);
+    expect(r.body.accepted).to.equal(2);
+  });
+
   it('charges nothing before authentication: wrong tokens for a tenant\'s id do not spend its budget', async () => {
     const victim = await limited(1); // a burst of 2 events
     const big = JSON.stringify({ batch: [lead('A-1')], pad: 'z'.repeat(200_000) });
