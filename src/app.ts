@@ -16,6 +16,7 @@ import { opsRouter } from './http/ops-routes.ts';
 import { registerStoreMetrics } from './http/store-metrics.ts';
 import { buildOpenApi } from './http/openapi.ts';
 import { AppError } from './errors.ts';
+import { createBodyByteBudget } from './http/body-byte-budget.ts';
 import { createTokenBuckets, type TokenBucketLimiter } from './http/rate-limit.ts';
 import type { AppContext, AppState } from './http/types.ts';
 import type { PreviewDeps } from './pipeline/preview-event.ts';
@@ -36,7 +37,7 @@ import { rulesAdminRouter, type RulesAdminDeps } from './admin/rules-routes.ts';
 import { manageRouter } from './admin/manage-routes.ts';
 
 export interface AppDeps {
-  config: Pick<Config, 'maxBodyBytes' | 'rateLimitDefault'> & Partial<Pick<Config, 'metricsToken' | 'trustProxy' | 'authFailuresPerMinute' | 'handlerTimeoutMs' | 'maxBatchEvents' | 'maxBatchBytes' | 'adminTokens' | 'adminStreamsMax' | 'adminStreamsPerAddress' | 'maxReplay' | 'allowPrivateDestinations'>>;
+  config: Pick<Config, 'maxBodyBytes' | 'rateLimitDefault'> & Partial<Pick<Config, 'metricsToken' | 'trustProxy' | 'authFailuresPerMinute' | 'intakeBytesPerSecond' | 'handlerTimeoutMs' | 'maxBatchEvents' | 'maxBatchBytes' | 'adminTokens' | 'adminStreamsMax' | 'adminStreamsPerAddress' | 'maxReplay' | 'allowPrivateDestinations'>>;
   store: Store;
   logger: Logger;
   authenticator: Authenticator;
@@ -111,17 +112,21 @@ export function createApp(deps: AppDeps): App {
     destinations: deps.destinations,
     authFailures: createAuthFailureLimiter({ perMinute: deps.config.authFailuresPerMinute }),
   };
-  // One bucket per account shared by endpoints 1–3 and batch intake (which takes one token per event).
+  // One bucket per account shared by endpoints 1–3 and batch intake (which takes one token per event),
+  // and one of body bytes per account, also shared.
   const limiter = deps.limiter ?? createTokenBuckets();
+  const bodyBytes = createBodyByteBudget({ perSecond: deps.config.intakeBytesPerSecond });
   const intake = intakeRouter({
     ...shared,
     limiter,
+    bodyBytes,
     rateLimitDefault: deps.config.rateLimitDefault,
   });
   const batch = batchRouter({
     ...shared,
     gate: standardGate,
     limiter,
+    bodyBytes,
     rateLimitDefault: deps.config.rateLimitDefault,
     maxBatchEvents: deps.config.maxBatchEvents ?? 1000,
     maxBatchBytes: deps.config.maxBatchBytes ?? 4 * 1024 * 1024,

@@ -3,6 +3,7 @@
 import { resolve } from 'node:path';
 import { availableParallelism } from 'node:os';
 import { parseTrustProxy, type TrustProxy } from './client-ip.ts';
+import { DEFAULT_INTAKE_BYTES_PER_SECOND } from './http/body-byte-budget.ts';
 
 /** One admin credential: `ADMIN_TOKEN` is named `admin`; `ADMIN_TOKENS` names its own. */
 export interface AdminToken {
@@ -55,6 +56,8 @@ export interface Config {
   pauseAfterHours: number;
   /** Intake requests per second per account, unless the account sets its own. */
   rateLimitDefault: number;
+  /** Intake body bytes per second per account (endpoints 1–3 and batch), per process. */
+  intakeBytesPerSecond: number;
   /** Open connections allowed from one client address, and in total; more are closed at once. */
   maxConnectionsPerAddress: number;
   maxConnections: number;
@@ -155,6 +158,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env, cwd = process.c
     retentionDays: int(env, 'RETENTION_DAYS', 30, 1, 3650),
     pauseAfterHours: int(env, 'PAUSE_AFTER_HOURS', 24, 1, 24 * 365),
     rateLimitDefault: int(env, 'RATE_LIMIT_DEFAULT', 1000, 1, 1_000_000),
+    intakeBytesPerSecond: int(env, 'INTAKE_BYTES_PER_SECOND', DEFAULT_INTAKE_BYTES_PER_SECOND, 1024, 1024 * 1024 * 1024),
     maxConnectionsPerAddress: int(env, 'MAX_CONNECTIONS_PER_ADDRESS', 256, 1, 1_000_000),
     authFailuresPerMinute: int(env, 'AUTH_FAILURES_PER_MINUTE', 60, 1, 1_000_000),
     handlerTimeoutMs: int(env, 'CUSTOM_HANDLER_TIMEOUT_MS', 5_000, 50, 60_000),

@@ -1,7 +1,8 @@
 // Script id + access token → account, then the plan gate. An unknown id and a wrong
 // token get the same body, and the authenticator does the same work for both. With a
 // failure limiter, an address that failed too often is refused (429) before any lookup,
-// and each 401 counts against it.
+// and each 401 counts against it (and against the pair of it and the account named, when
+// that account is real).
 import type { Next } from 'koa';
 import { AppError, unavailable } from '../errors.ts';
 import { SCRIPT_ID_RE } from '../accounts/credentials.ts';
@@ -21,9 +22,9 @@ export interface AuthenticateOptions {
   failures?: AuthFailureLimiter;
 }
 
-/** 429 before authentication when the client address has failed too often. */
-export function refuseIfBlocked(failures: AuthFailureLimiter | undefined, ip: string): void {
-  const wait = failures?.blockedFor(ip) ?? 0;
+/** 429 before authentication when the client address has failed too often (see auth-failure-limit.ts for `scriptId`). */
+export function refuseIfBlocked(failures: AuthFailureLimiter | undefined, ip: string, scriptId?: string): void {
+  const wait = failures?.blockedFor(ip, scriptId) ?? 0;
   if (wait > 0) {
     throw new AppError('RATE_LIMITED', 429, `Too many failed authentications from this address; retry after ${wait} s`, { retryAfter: wait });
   }
@@ -31,15 +32,20 @@ export function refuseIfBlocked(failures: AuthFailureLimiter | undefined, ip: st
 
 export function authenticate(opts: AuthenticateOptions) {
   return async function authenticateMiddleware(ctx: AppContext, next: Next): Promise<void> {
-    // A blocked address may still use an account the server has just seen: that costs no
-    // lookup, and keeps a good client behind a busy address going while a sprayer waits.
-    const id = ctx.query.id;
-    if (!(typeof id === 'string' && opts.authenticator.isCachedAccount(id))) refuseIfBlocked(opts.failures, ctx.ip);
+    // A blocked address may still use an account the server has just seen and that has not
+    // failed from there lately: that costs no lookup, and keeps a good client behind a busy
+    // address going while a sprayer (of script ids or of tokens for a real one) waits.
+    const realAccount = (): string | undefined => {
+      const id = ctx.query.id;
+      return typeof id === 'string' && opts.authenticator.isCachedAccount(id) ? id : undefined;
+    };
+    refuseIfBlocked(opts.failures, ctx.ip, realAccount());
     let account: Account;
     try {
       account = await credentialsOf(ctx, opts.authenticator);
     } catch (err) {
-      if (err instanceof AppError && err.status === 401) opts.failures?.fail(ctx.ip);
+      // A wrong token for a real account counts against the pair as well as the address.
+      if (err instanceof AppError && err.status === 401) opts.failures?.fail(ctx.ip, realAccount());
       // The store could not answer (a database that is down or restarting): retry later, not a 500.
       if (!(err instanceof AppError)) throw unavailable(err, 'check credentials');
       throw err;

@@ -2,6 +2,10 @@
 // credentials, plan gate and per-event validation as endpoint 1, through the same accept
 // path; the whole batch is committed in one transaction and answered after the commit.
 // The body is read as a stream and refused as soon as it passes MAX_BATCH_BYTES.
+// The account pays before its body is parsed: one token of its rate and the body's bytes
+// (body-byte-budget.ts) before a byte is read, the rest of its events once they are
+// counted. The envelope's members are checked on the text, so a body with another member
+// or a second "batch" is refused without being parsed.
 import Router from '@koa/router';
 import type { Next } from 'koa';
 import { AppError } from '../errors.ts';
@@ -17,7 +21,9 @@ import type { AuthFailureLimiter } from './auth-failure-limit.ts';
 import { readJsonBody } from './read-json-body.ts';
 import { checkJsonSafety, DEFAULT_JSON_LIMITS } from './json-safety.ts';
 import { postOnly } from './post-only.ts';
-import { takeOrUnavailable, type TokenBucketLimiter } from './rate-limit.ts';
+import { rateLimit, takeForAccount, type TokenBucketLimiter } from './rate-limit.ts';
+import type { BodyByteBudget } from './body-byte-budget.ts';
+import { topLevelKeys } from './json-top-keys.ts';
 import type { AppContext, AppState } from './types.ts';
 
 export const BATCH_PATH = '/webhooks/service/events';
@@ -29,6 +35,7 @@ export interface BatchDeps extends AcceptDeps {
   authFailures?: AuthFailureLimiter;
   limiter: TokenBucketLimiter;
   rateLimitDefault: number;
+  bodyBytes: BodyByteBudget;
   /** Per-event byte cap: endpoint 1's body limit. */
   maxBodyBytes: number;
   maxBatchEvents: number;
@@ -50,17 +57,26 @@ export interface BatchResult {
  */
 export const BATCH_MAX_DEPTH = 2 * DEFAULT_JSON_LIMITS.maxDepth;
 
+/**
+ * 400 for an envelope with a member besides `batch`, or `batch` twice. Only `batch` is walked
+ * (event by event): any other member would be parsed and kept unchecked, and of two `batch`
+ * members the parser would build both and keep the last.
+ */
+function refuseMembers(keys: readonly string[]): void {
+  const seen = new Set<string>();
+  for (const key of keys) {
+    const name = key.slice(0, 64);
+    if (key !== 'batch') throw new AppError('INVALID_BODY', 400, `Unknown member "${name}": the body is {"batch": [event, …]} and nothing else`, { field: name });
+    if (seen.has(key)) throw new AppError('INVALID_BODY', 400, `The member "${name}" is given more than once: the body is {"batch": [event, …]} with one "batch"`, { field: name });
+    seen.add(key);
+  }
+}
+
 /** The batch's events, or a 400/413 refusal of the whole request. */
 function eventsOf(body: Record<string, unknown>, max: number): unknown[] {
   const batch = body.batch;
   if (batch === undefined) throw new AppError('INVALID_BODY', 400, 'The body must have a "batch" member: an array of events', { field: 'batch' });
-  // Only `batch` is walked (event by event): any other member would be parsed and kept unchecked.
-  for (const key of Object.keys(body)) {
-    if (key !== 'batch') {
-      const name = key.slice(0, 64);
-      throw new AppError('INVALID_BODY', 400, `Unknown member "${name}": the body is {"batch": [event, …]} and nothing else`, { field: name });
-    }
-  }
+  refuseMembers(Object.keys(body));
   if (!Array.isArray(batch)) throw new AppError('INVALID_BODY', 400, '"batch" must be an array of events', { field: 'batch' });
   if (batch.length === 0) throw new AppError('INVALID_BODY', 400, '"batch" is empty; send 1 to ' + max + ' events', { field: 'batch' });
   if (batch.length > max) throw new AppError('PAYLOAD_TOO_LARGE', 413, `"batch" has ${batch.length} events; at most ${max} are allowed per request`, { field: 'batch' });
@@ -88,12 +104,15 @@ const idOf = (event: unknown): string | null => {
 
 export function batchRouter(deps: BatchDeps): Router<AppState> {
   const router = new Router<AppState>();
+  const rate = { limiter: deps.limiter, defaultPerSecond: deps.rateLimitDefault, unit: 'events' } as const;
   postOnly(
     router,
     BATCH_PATH,
     'batch',
     intakeGuard({ route: 'batch', maxBodyBytes: deps.maxBatchBytes, writer: deps.writer }),
     authenticate({ authenticator: deps.authenticator, gate: deps.gate, failures: deps.authFailures }),
+    rateLimit(rate),
+    deps.bodyBytes.beforeRead,
     async function bodyNotJson(ctx: AppContext, next: Next) {
       // Batch intake answers every malformed body with INVALID_BODY, unparseable JSON included.
       try {
@@ -103,15 +122,21 @@ export function batchRouter(deps: BatchDeps): Router<AppState> {
         throw err;
       }
     },
-    readJsonBody({ maxBodyBytes: deps.maxBatchBytes, limits: false, maxDepth: BATCH_MAX_DEPTH }),
+    readJsonBody({
+      maxBodyBytes: deps.maxBatchBytes,
+      limits: false,
+      maxDepth: BATCH_MAX_DEPTH,
+      afterRead: (ctx, raw) => deps.bodyBytes.afterRead(ctx, raw.length),
+      beforeParse(raw) {
+        const keys = topLevelKeys(raw);
+        if (keys) refuseMembers(keys);
+      },
+    }),
     async function acceptBatch(ctx: AppContext, _next: Next) {
       const events = eventsOf(ctx.state.body!, deps.maxBatchEvents);
       const account = ctx.state.account!;
-      const perSecond = account.rateLimit ?? deps.rateLimitDefault;
-      const wait = await takeOrUnavailable(deps.limiter, account.scriptId, perSecond, events.length);
-      if (wait > 0) {
-        throw new AppError('RATE_LIMITED', 429, `More than ${perSecond} events per second for this account; retry after ${wait} s`, { retryAfter: wait });
-      }
+      // The request's own token was taken before its body was read.
+      if (events.length > 1) await takeForAccount(rate, account, events.length - 1);
       // Only a body larger than endpoint 1's limit can hold an event over it.
       const raw = (ctx.request as { rawBody?: string }).rawBody ?? '';
       const checkBytes = raw.length > deps.maxBodyBytes || Buffer.byteLength(raw) > deps.maxBodyBytes;

@@ -23,6 +23,7 @@ import { authenticate } from './authenticate.ts';
 import type { AuthFailureLimiter } from './auth-failure-limit.ts';
 import { readJsonBody } from './read-json-body.ts';
 import { rateLimit, type TokenBucketLimiter } from './rate-limit.ts';
+import type { BodyByteBudget } from './body-byte-budget.ts';
 import type { AppContext, AppState } from './types.ts';
 
 export const INTAKE_PATHS = {
@@ -43,6 +44,8 @@ export interface IntakeDeps {
   rateLimitDefault: number;
   /** Failed authentications per client address, checked before authentication. */
   authFailures?: AuthFailureLimiter;
+  /** Body bytes per second per account, charged before the body is parsed. */
+  bodyBytes: BodyByteBudget;
 }
 
 /** Endpoints 1–3 and batch intake: enabled, FLEX or above, with the add-on. */
@@ -72,8 +75,10 @@ export function intakeRouter(deps: IntakeDeps): Router<AppState> {
   const chain = (route: string, stores: boolean) => [
     intakeGuard({ route, maxBodyBytes: deps.maxBodyBytes, writer: stores ? deps.writer : undefined }),
     authenticate({ authenticator: deps.authenticator, gate: standardGate, failures: deps.authFailures }),
+    // Charged before a byte of the body is read: a refused body has still cost its account.
     rateLimit({ limiter: deps.limiter, defaultPerSecond: deps.rateLimitDefault }),
-    readJsonBody({ maxBodyBytes: deps.maxBodyBytes }),
+    deps.bodyBytes.beforeRead,
+    readJsonBody({ maxBodyBytes: deps.maxBodyBytes, afterRead: (ctx, raw) => deps.bodyBytes.afterRead(ctx, raw.length) }),
   ];
 
   // 1: acknowledge after commit, valid or not; invalid events are kept as `rejected`.

@@ -2,15 +2,16 @@
 // opening brackets cost the parser seconds and memory, this scan one pass over the characters,
 // stopping at the first bracket past the limit. Brackets inside strings do not count.
 
-const QUOTE = 0x22;
+/** Character codes the scans of JSON text look for. */
+export const QUOTE = 0x22;
 const BACKSLASH = 0x5c;
-const OPEN_BRACE = 0x7b;
-const CLOSE_BRACE = 0x7d;
-const OPEN_BRACKET = 0x5b;
-const CLOSE_BRACKET = 0x5d;
+export const OPEN_BRACE = 0x7b;
+export const CLOSE_BRACE = 0x7d;
+export const OPEN_BRACKET = 0x5b;
+export const CLOSE_BRACKET = 0x5d;
 
 /** Index of the quote that closes the string opened at `open`, or -1 when none does. */
-function stringEnd(text: string, open: number): number {
+export function stringEnd(text: string, open: number): number {
   let at = open;
   for (;;) {
     at = text.indexOf('"', at + 1);

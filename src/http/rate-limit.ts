@@ -5,14 +5,21 @@
 import type { Next } from 'koa';
 import { AppError, unavailable } from '../errors.ts';
 import type { AppContext } from './types.ts';
+import type { Account } from '../accounts/types.ts';
 
-import type { TokenBucketLimiter } from '../store/rate-limit-contract.ts';
+import { neededFor, type TokenBucketLimiter } from '../store/rate-limit-contract.ts';
 
 export type { TokenBucketLimiter };
 
 /** In memory, the answer is immediate. */
 export interface MemoryTokenBuckets extends TokenBucketLimiter {
   take(key: string, perSecond: number, count?: number, capacity?: number): number;
+  /**
+   * Takes `count` tokens whatever the bucket holds (it may go into debt, and later takes
+   * wait for it): for work already done. Returns 0 when the bucket could afford it, else
+   * the whole seconds until it is out of debt (at least 1).
+   */
+  charge(key: string, perSecond: number, count: number, capacity?: number): number;
 }
 
 interface Bucket {
@@ -38,30 +45,44 @@ export function createTokenBuckets(opts: { now?: () => number; burstSeconds?: nu
     if (buckets.size >= maxKeys) buckets.clear();
   }
 
+  /** `key`'s bucket refilled to now. */
+  function refilled(key: string, perSecond: number, capacity: number): Bucket {
+    const t = now();
+    let b = buckets.get(key);
+    if (!b) {
+      if (buckets.size >= maxKeys) sweep(t);
+      b = { tokens: capacity, at: t, capacity, perSecond };
+      buckets.set(key, b);
+    } else {
+      b.capacity = capacity;
+      b.perSecond = perSecond;
+      b.tokens = level(b, t);
+      b.at = Math.max(b.at, t);
+    }
+    return b;
+  }
+
   return {
     take(key, perSecond, count = 1, capacity = perSecond * burst) {
-      const t = now();
-      let b = buckets.get(key);
-      if (!b) {
-        if (buckets.size >= maxKeys) sweep(t);
-        b = { tokens: capacity, at: t, capacity, perSecond };
-        buckets.set(key, b);
-      } else {
-        b.capacity = capacity;
-        b.perSecond = perSecond;
-        b.tokens = level(b, t);
-        b.at = Math.max(b.at, t);
-      }
-      const needed = Math.min(count, capacity);
+      const b = refilled(key, perSecond, capacity);
+      const needed = neededFor(count, capacity);
       if (b.tokens >= needed) {
         b.tokens -= count;
         return 0;
       }
-      // Whole milliseconds first: float dust must not turn 20 s into 21.
-      return Math.max(1, Math.ceil(Math.round(((needed - b.tokens) / perSecond) * 1000) / 1000));
+      return secondsFor(needed - b.tokens, perSecond);
+    },
+    charge(key, perSecond, count, capacity = perSecond * burst) {
+      const b = refilled(key, perSecond, capacity);
+      const afforded = b.tokens >= neededFor(count, capacity);
+      b.tokens -= count;
+      return afforded ? 0 : secondsFor(-b.tokens, perSecond);
     },
   };
 }
+
+/** Whole seconds until `short` tokens have refilled, at least 1. Whole milliseconds first: float dust must not turn 20 s into 21. */
+const secondsFor = (short: number, perSecond: number): number => Math.max(1, Math.ceil(Math.round((short / perSecond) * 1000) / 1000));
 
 /** Takes from a bucket; a shared bucket store that cannot answer makes the request 503, never a 500. */
 export async function takeOrUnavailable(limiter: TokenBucketLimiter, key: string, perSecond: number, count = 1): Promise<number> {
@@ -72,14 +93,26 @@ export async function takeOrUnavailable(limiter: TokenBucketLimiter, key: string
   }
 }
 
-/** Middleware after authentication: limits by the account's own rate or the default. */
-export function rateLimit(opts: { limiter: TokenBucketLimiter; defaultPerSecond: number }) {
+export interface AccountRateOptions {
+  limiter: TokenBucketLimiter;
+  defaultPerSecond: number;
+  /** What the account's rate counts, for the 429's message (batch intake counts events). */
+  unit?: 'requests' | 'events';
+}
+
+/** Takes `count` of the account's tokens (its own rate or the default), or throws 429 RATE_LIMITED with Retry-After. */
+export async function takeForAccount(opts: AccountRateOptions, account: Account, count = 1): Promise<void> {
+  const perSecond = account.rateLimit ?? opts.defaultPerSecond;
+  const wait = await takeOrUnavailable(opts.limiter, account.scriptId, perSecond, count);
+  if (wait > 0) {
+    throw new AppError('RATE_LIMITED', 429, `More than ${perSecond} ${opts.unit ?? 'requests'} per second for this account; retry after ${wait} s`, { retryAfter: wait });
+  }
+}
+
+/** Middleware after authentication and before the body is read: one token per request. */
+export function rateLimit(opts: AccountRateOptions) {
   return async function rateLimitMiddleware(ctx: AppContext, next: Next): Promise<void> {
-    const account = ctx.state.account!;
-    const wait = await takeOrUnavailable(opts.limiter, account.scriptId, account.rateLimit ?? opts.defaultPerSecond);
-    if (wait > 0) {
-      throw new AppError('RATE_LIMITED', 429, `More than ${account.rateLimit ?? opts.defaultPerSecond} requests per second for this account; retry after ${wait} s`, { retryAfter: wait });
-    }
+    await takeForAccount(opts, ctx.state.account!);
     await next();
   };
 }

@@ -8,8 +8,18 @@ import { checkJsonSafety, type JsonLimits, DEFAULT_JSON_LIMITS } from './json-sa
 import { nestedDeeperThan } from './json-depth.ts';
 import type { AppContext } from './types.ts';
 
-/** The encodings docs/api.md promises; the parser underneath would also inflate brotli. */
-const SUPPORTED_ENCODINGS = new Set(['', 'identity', 'gzip', 'deflate']);
+/**
+ * The encodings docs/api.md promises, by the name the inflater knows them under; the parser
+ * underneath would also inflate brotli. Content-coding names are case-insensitive (RFC 9110
+ * §8.4.1), and `x-gzip` is to be read as `gzip` (§8.4.1.3); any other name is refused.
+ */
+const SUPPORTED_ENCODINGS: ReadonlyMap<string, string> = new Map([
+  ['', 'identity'],
+  ['identity', 'identity'],
+  ['gzip', 'gzip'],
+  ['x-gzip', 'gzip'],
+  ['deflate', 'deflate'],
+]);
 
 interface ReaderError extends Error {
   status?: number;
@@ -33,6 +43,10 @@ export interface ReadJsonBodyOptions {
   limits?: JsonLimits | false;
   /** Deepest nesting the text may have, refused before it is parsed; default: the walk's maxDepth. */
   maxDepth?: number;
+  /** Runs on the text as soon as it is read, before any scan of it; throws to refuse it. */
+  afterRead?: (ctx: AppContext, raw: string) => void;
+  /** Runs on the text once its depth is checked, before it is parsed; throws to refuse it. */
+  beforeParse?: (raw: string) => void;
 }
 
 export function readJsonBody(opts: ReadJsonBodyOptions) {
@@ -47,17 +61,23 @@ export function readJsonBody(opts: ReadJsonBodyOptions) {
   });
   return async function readJsonBodyMiddleware(ctx: AppContext, next: Next): Promise<void> {
     const encoding = ctx.get('content-encoding').trim().toLowerCase();
-    if (!SUPPORTED_ENCODINGS.has(encoding)) {
+    const coding = SUPPORTED_ENCODINGS.get(encoding);
+    if (coding === undefined) {
       throw new AppError('UNSUPPORTED_MEDIA_TYPE', 415, `Content-Encoding ${encoding.slice(0, 32)} is not supported; send the body as it is, gzip or deflate`);
     }
+    // The inflater underneath matches the header's exact bytes ("GZIP" would be refused), so
+    // it is handed the canonical name; the length check it applies to `identity` stays.
+    ctx.req.headers['content-encoding'] = coding;
     try {
       await read(ctx, async () => {});
     } catch (err) {
       throw translate(err as ReaderError);
     }
     const raw = (ctx.request as { rawBody?: string }).rawBody;
+    if (typeof raw === 'string') opts.afterRead?.(ctx, raw);
     if (typeof raw !== 'string' || raw.trim() === '') throw new AppError('INVALID_BODY', 400, 'The body is empty; send a JSON object');
     if (nestedDeeperThan(raw, maxDepth)) throw new AppError('INVALID_BODY', 400, `the body is nested deeper than ${maxDepth} levels`);
+    opts.beforeParse?.(raw);
     let body: unknown;
     try {
       body = JSON.parse(raw);

@@ -29,6 +29,19 @@ describe('http: failed authentications per client address', function () {
     expect(l.size).to.equal(3);
   });
 
+  it('a blocked address passes a real account only while that account has not failed from it', () => {
+    let t = 0;
+    const l = createAuthFailureLimiter({ perMinute: 2, now: () => t });
+    l.fail('a');
+    l.fail('a', 'REALID01');
+    expect(l.blockedFor('a'), 'address').to.equal(30);
+    expect(l.blockedFor('a', 'REALID02'), 'a real account that did not fail here').to.equal(0);
+    expect(l.blockedFor('a', 'REALID01'), 'the real account that failed here').to.equal(30);
+    expect(l.blockedFor('b', 'REALID01'), 'another address').to.equal(0);
+    t += 30_000;
+    expect(l.blockedFor('a', 'REALID01')).to.equal(0);
+  });
+
   /** A server allowing `limit` failures a minute, with a custom endpoint guarded by an API key. */
   function useKeyedServer(limit: number): { readonly s: TestApp } {
     let s: TestApp | undefined;
@@ -65,6 +78,34 @@ describe('http: failed authentications per client address', function () {
       expect((await h.s.post(INTAKE_PATHS.event, checkout('ORD-A2'), { account: good })).status, 'cached account, right token').to.equal(200);
       const stranger = await h.s.account();
       expect((await h.s.post(INTAKE_PATHS.event, checkout('ORD-S1'), { account: stranger })).status, 'an account not seen lately waits too').to.equal(429);
+    });
+  });
+
+  describe('wrong tokens for a real script id', () => {
+    const h = useKeyedServer(5);
+
+    it('are blocked after the same count as unknown ids, whatever the spelling of the id; other accounts keep going', async () => {
+      const victim = await h.s.account();
+      const bystander = await h.s.account();
+      // Both accounts are in the authenticator's cache, as a real id under attack is.
+      expect((await h.s.post(INTAKE_PATHS.event, checkout('ORD-V1'), { account: victim })).status).to.equal(200);
+      expect((await h.s.post(INTAKE_PATHS.event, checkout('ORD-B1'), { account: bystander })).status).to.equal(200);
+      const wrong = { 'x-service-access-token': 'tlk_wrong-token-guess-000000000000' };
+      const id = victim.scriptId;
+      // The attacker's spellings: the id itself, percent-encoded, lower case, padded, given twice.
+      const queries = [
+        `id=${id}`, `id=%${id.charCodeAt(0).toString(16)}${id.slice(1)}`, `id=${id.toLowerCase()}`, `id=%20${id}`, `id=${id}%20`,
+        `id=${id}&id=${id}`, `id=${id}`, `id=${id}`, `id=${id}`, `id=${id}`, `id=${id}`, `id=${id}`,
+      ];
+      const statuses: number[] = [];
+      for (const query of queries) statuses.push((await h.s.post(INTAKE_PATHS.event, checkout('ORD-X'), { query, headers: wrong })).status);
+      expect(statuses.slice(0, 5), statuses.join(',')).to.deep.equal([401, 401, 401, 401, 401]);
+      expect(statuses.slice(5), statuses.join(',')).to.deep.equal(Array(7).fill(429));
+      // The batch path shares the limit.
+      expect((await h.s.post('/webhooks/service/events', { batch: [checkout('ORD-X')] }, { query: `id=${id}`, headers: wrong })).status).to.equal(429);
+      // The account under attack waits with the address (fail closed); an account that did not fail here does not.
+      expect((await h.s.post(INTAKE_PATHS.event, checkout('ORD-V2'), { account: victim })).status).to.equal(429);
+      expect((await h.s.post(INTAKE_PATHS.event, checkout('ORD-B2'), { account: bystander })).status, 'a just-used account that did not fail').to.equal(200);
     });
   });
 

@@ -70,6 +70,24 @@ describe('request body handling', () => {
     }
   });
 
+  it('reads content-coding names in any case, x-gzip as gzip, on every intake path (case-insensitive tokens)', async () => {
+    const text = JSON.stringify(lead);
+    const sends: [string, Buffer | string][] = [
+      ['GZIP', gzipSync(text)], ['Gzip', gzipSync(text)], [' gzip ', gzipSync(text)], ['x-gzip', gzipSync(text)], ['X-GZIP', gzipSync(text)],
+      ['DEFLATE', deflateSync(text)], ['Identity', text],
+    ];
+    for (const [encoding, raw] of sends) {
+      for (const path of [INTAKE_PATHS.event, INTAKE_PATHS.standard]) {
+        const r = await s.post(path, null, { account: a, raw, headers: { 'content-encoding': encoding } });
+        expect(r.status, `${encoding} on ${path}`).to.equal(200);
+      }
+    }
+    // A mislabelled body is still refused as unreadable, whatever the case of its label.
+    const wrong = await s.post(INTAKE_PATHS.standard, null, { account: a, raw: text, headers: { 'content-encoding': 'GZIP' } });
+    expect(wrong.status).to.equal(400);
+    expect(code(wrong)).to.equal('INVALID_BODY');
+  });
+
   it('415 UNSUPPORTED_MEDIA_TYPE for any other Content-Encoding, valid brotli included, nothing stored', async () => {
     const before = (await s.running.store.events.list({ scriptId: a.scriptId, limit: 10_000 })).length;
     const sends: [string, string | Buffer][] = [
@@ -77,6 +95,10 @@ describe('request body handling', () => {
       ['br', JSON.stringify(lead)],
       ['compress', JSON.stringify(lead)],
       ['gzip, gzip', gzipSync(gzipSync(JSON.stringify(lead)))],
+      ['BR', brotliCompressSync(JSON.stringify(lead))],
+      ['x-deflate', deflateSync(JSON.stringify(lead))],
+      ['x-compress', JSON.stringify(lead)],
+      ['gzip;q=1', gzipSync(JSON.stringify(lead))],
     ];
     for (const [encoding, raw] of sends) {
       for (const path of [INTAKE_PATHS.event, INTAKE_PATHS.standard]) {

@@ -6,9 +6,10 @@
 // limit; it may admit up to one chunk per instance less than the limit in a second (tokens
 // reserved but not spent), and for small limits (under 20/s) every request takes its token
 // from the database, exactly. Same bucket semantics as the in-memory one: a burst of two
-// seconds of rate; a take larger than the burst passes on a full bucket and leaves it in debt.
+// seconds of rate; a take larger than the burst passes on a full bucket (or one token short
+// of full) and leaves it in debt.
 import type pg from 'pg';
-import type { RateLimiter, TokenBucketLimiter } from '../rate-limit-contract.ts';
+import { neededFor, type RateLimiter, type TokenBucketLimiter } from '../rate-limit-contract.ts';
 
 const BURST_SECONDS = 2;
 /** A chunk is this much of a second's rate. */
@@ -47,7 +48,7 @@ function sharedBuckets(pool: pg.Pool, now: () => number): SharedBuckets {
 
   async function reserve(key: string, perSecond: number, count: number, capacity: number): Promise<number> {
     const t = now();
-    const needed = Math.min(count, capacity);
+    const needed = neededFor(count, capacity);
     const want = Math.max(count, Math.min(Math.floor(perSecond * CHUNK_SECONDS), Math.floor(capacity / 10)));
     const { rows: [b] } = await pool.query<{ granted: number; tokens: number }>({
       name: 'tl_rate_reserve',
