@@ -11,6 +11,7 @@
 //   (Buffers, ArrayBuffers, other external memory) by the worker itself after each call,
 //   which ends its thread when over the limit (handler-worker.ts) and fails that call.
 import { availableParallelism } from 'node:os';
+import { MessageChannel } from 'node:worker_threads';
 import { fileURLToPath } from 'node:url';
 import { Piscina } from 'piscina';
 import { runsCompiled, siblingModule } from '../build-state.cjs';
@@ -25,10 +26,13 @@ export interface HandlerPoolOptions {
 }
 
 export interface HandlerPool {
-  /** Runs one call; rejects with HandlerStopped when it runs out of time or memory. */
+  /** Runs one call; rejects with HandlerStopped when it runs out of time or memory (`timeoutMs` counts from the call's start in its thread). */
   run(task: HandlerTask, timeoutMs: number): Promise<HandlerTaskResult>;
   close(): Promise<void>;
 }
+
+/** How long a call may wait for a thread (queued behind others, or its thread starting) before it fails. */
+export const HANDLER_QUEUE_WAIT_MS = 30_000;
 
 export class HandlerStopped extends Error {
   override name = 'HandlerStopped';
@@ -71,19 +75,33 @@ export function createHandlerPool(opts: HandlerPoolOptions = {}): HandlerPool {
   }));
   return {
     async run(task, timeoutMs) {
+      // The time limit starts when the task starts in its thread (the worker says so on
+      // `started`), so it measures the handler, its module's loading included, and not a
+      // thread's start-up or a wait in the queue, which have their own, longer bound.
+      const { port1, port2 } = new MessageChannel();
+      port1.unref();
+      const abort = new AbortController();
+      let reason = `waited more than ${HANDLER_QUEUE_WAIT_MS} ms for a handler thread`;
+      let timer = setTimeout(() => abort.abort(), HANDLER_QUEUE_WAIT_MS);
+      port1.once('message', () => {
+        clearTimeout(timer);
+        reason = `took longer than ${timeoutMs} ms and was stopped`;
+        timer = setTimeout(() => abort.abort(), timeoutMs);
+      });
       try {
-        return (await pool().run(task, { signal: AbortSignal.timeout(timeoutMs) })) as HandlerTaskResult;
+        return (await pool().run({ ...task, started: port2 }, { signal: abort.signal, transferList: [port2] })) as HandlerTaskResult;
       } catch (err) {
+        if (abort.signal.aborted) throw new HandlerStopped(reason);
         const e = err as Error & { code?: string };
-        if (e.name === 'AbortError' || e.name === 'TimeoutError') {
-          throw new HandlerStopped(`took longer than ${timeoutMs} ms and was stopped`);
-        }
         if (e.code === 'ERR_WORKER_OUT_OF_MEMORY') throw new HandlerStopped(`used more than ${memoryMb} MiB and was stopped`);
         // piscina's words for a thread that ended during the task; the code is the worker's own.
         if (e.message === `worker exited with code: ${HANDLER_OVER_MEMORY_EXIT}`) {
           throw new HandlerStopped(`held more than ${memoryMb} MiB outside the JavaScript heap (buffers) and was stopped`);
         }
         throw err;
+      } finally {
+        clearTimeout(timer);
+        port1.close();
       }
     },
     async close() {

@@ -7,7 +7,7 @@
 // Handler modules are loaded here only, never on the main thread: the loader asks a worker
 // to load each one (a `check` task) instead of importing it, so their top-level code runs
 // under the same limits and with the same environment as their calls.
-import { isMainThread, workerData } from 'node:worker_threads';
+import { isMainThread, workerData, type MessagePort } from 'node:worker_threads';
 import { isCustomValidationError } from './custom-validation-error.ts';
 import type { BodyProblem } from './body-validator.ts';
 import { loadModule } from '../load-module.ts';
@@ -22,6 +22,8 @@ export interface HandlerTask {
   ctx: Record<string, unknown>;
   /** Only load the handler and check its default export (the loader's check); nothing is called. */
   check?: boolean;
+  /** Told when the task starts in its thread: the pool's time limit starts then. */
+  started?: MessagePort;
 }
 
 /** What the pool gives each thread (piscina's workerData). */
@@ -79,6 +81,8 @@ function recorder(logs: LogLine[], bindings: Record<string, unknown> = {}): Reco
 /** Runs the handler once (or only loads it, for a check); every outcome is data, never a thrown error. */
 export default async function runHandlerTask(task: HandlerTask): Promise<HandlerTaskResult> {
   const logs: LogLine[] = [];
+  task.started?.postMessage('started');
+  task.started?.close();
   try {
     const handler = await load(task.file, task.fresh);
     if (task.check) return settle({ ok: true, result: undefined, logs });
