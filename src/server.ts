@@ -24,7 +24,7 @@ import { createCommitWake } from './delivery/commit-wake.ts';
 import { createPreviewPool } from './pipeline/preview-pool.ts';
 import { startDeliveryThread, type DeliveryThread } from './delivery/delivery-thread-host.ts';
 import { registerDeliveryMetrics } from './delivery/delivery-metrics.ts';
-import { listEndpoints, loadCustomers } from './customers/load-customers.ts';
+import { loadCustomersToServe } from './customers/load-customers.ts';
 import { watchNewEndpoints, type EndpointWatcher } from './customers/endpoint-watcher.ts';
 import { createHandlerPool } from './customers/handler-pool.ts';
 import { SERVER_BUSY_TIMEOUTS } from './store/sqlite/connection.ts';
@@ -99,11 +99,11 @@ export async function startServer(config: Config, opts: StartOptions = {}): Prom
 async function start(config: Config, opts: StartOptions, logger: Logger, started: (() => unknown)[]): Promise<Running> {
   // Plugins first: a broken one stops start before the store is touched.
   const plugins = await loadPlugins(config.pluginsDir);
-  const customers = await loadCustomers(config.customersDir);
-  for (const ep of listEndpoints(customers)) {
-    for (const w of ep.warnings) logger.warn({ customer: ep.customer, endpoint: ep.name }, w);
-  }
-  const endpointWatcher = watchNewEndpoints(config.customersDir, customers, { logger });
+  // Handler modules load in the handler threads only (their top-level code is the customer's).
+  const handlers = createHandlerPool({ memoryMb: config.handlerMemoryMb });
+  started.push(() => handlers.close());
+  const customers = await loadCustomersToServe(config.customersDir, handlers, logger);
+  const endpointWatcher = watchNewEndpoints(config.customersDir, customers.registry, { logger, handlers, skipped: customers.skipped });
   started.push(() => endpointWatcher.close());
   const store = opts.store ?? (await openStore(config, 'server', {
     onError: (err) => logger.warn({ err }, 'a database connection failed; the pool replaces it'),
@@ -131,8 +131,6 @@ async function start(config: Config, opts: StartOptions, logger: Logger, started
   started.push(() => pool.close());
   const customRecords = shared ? pgCustomRecordStore(shared.pool) : openCustomRecordStore(sqliteFile(config), { busyTimeoutMs: SERVER_BUSY_TIMEOUTS.mainMs });
   started.push(() => customRecords.close());
-  const handlers = createHandlerPool({ memoryMb: config.handlerMemoryMb });
-  started.push(() => handlers.close());
   const drafts = createDraftPool({ pluginsDir: config.pluginsDir, timeLimitMs: opts.draftTimeLimitMs });
   // PREVIEW_THREADS > 0: endpoint 2's previews (and custom endpoints' test mode) are planned on
   // that many threads, not the HTTP thread (off by default: see "Performance" in the README).
@@ -149,7 +147,7 @@ async function start(config: Config, opts: StartOptions, logger: Logger, started
     metrics,
     preview: { plugins, rules: () => rules.current(), pool, ...(previewPool ? { offThread: previewPool } : {}) },
     destinations: createDestinationCache(store.destinations),
-    customers: { registry: customers, records: customRecords, handlers },
+    customers: { registry: customers.registry, records: customRecords, handlers },
     degraded: () => rulesDegraded(rules),
     rules: { watcher: rules, dir: config.rulesDir, drafts },
     extraMetrics: () => deliveryMetricsText?.() ?? Promise.resolve(''),
@@ -230,7 +228,7 @@ async function start(config: Config, opts: StartOptions, logger: Logger, started
   }
 
   return {
-    url, server, app, store, writer, logger, plugins, rules, pool, customers, endpoints: endpointWatcher, close,
+    url, server, app, store, writer, logger, plugins, rules, pool, customers: customers.registry, endpoints: endpointWatcher, close,
     get delivery() {
       return delivery;
     },

@@ -12,6 +12,17 @@ import type { Logger } from '../logger.ts';
 import { CUSTOMER_SLUG_RE, ENDPOINT_NAME_RE, filesPrint, loadEndpoint, subfolders } from './load-customers.ts';
 import { VERSION_FILES, versionDirs } from './endpoint-versions.ts';
 import type { CustomerRegistry, LoadedEndpoint } from './types.ts';
+import type { HandlerPool } from './handler-pool.ts';
+
+export interface WatchOptions {
+  logger: Logger;
+  pollMs?: number;
+  env?: NodeJS.ProcessEnv;
+  /** Where handler.ts files are loaded (the server's handler pool). */
+  handlers?: HandlerPool;
+  /** Endpoint folders that failed to load at start (already logged): retried once their files change. */
+  skipped?: Iterable<string>;
+}
 
 export interface EndpointWatcher {
   /** One scan now; resolves with how many endpoints were added or reloaded. */
@@ -32,9 +43,10 @@ function fingerprint(folder: string): string {
   }
 }
 
-export function watchNewEndpoints(dir: string, registry: CustomerRegistry, opts: { logger: Logger; pollMs?: number; env?: NodeJS.ProcessEnv }): EndpointWatcher {
+export function watchNewEndpoints(dir: string, registry: CustomerRegistry, opts: WatchOptions): EndpointWatcher {
   const live = registry as Map<string, Map<string, LoadedEndpoint>>;
   const failed = new Map<string, string>();
+  for (const folder of opts.skipped ?? []) failed.set(folder, fingerprint(folder));
   /** Each serving endpoint's fingerprint when it was loaded. */
   const loaded = new Map<string, string>();
   for (const [customer, endpoints] of live) {
@@ -56,7 +68,9 @@ export function watchNewEndpoints(dir: string, registry: CustomerRegistry, opts:
         if (previous && (loaded.get(folder) ?? print) === print) continue;
         if (failed.get(folder) === print) continue;
         try {
-          const ep = await loadEndpoint(folder, customer, name, opts.env ?? process.env, print.length.toString(36) + ':' + hash(print), previous);
+          const ep = await loadEndpoint(folder, customer, name, {
+            env: opts.env, fresh: print.length.toString(36) + ':' + hash(print), previous, handlers: opts.handlers,
+          });
           if (!live.has(customer)) live.set(customer, new Map());
           live.get(customer)!.set(name, ep);
           loaded.set(folder, print);

@@ -1,15 +1,19 @@
 // Loads every custom endpoint under CUSTOMERS_DIR (customers/<slug>/endpoints/<name>/) and
 // checks it: endpoint.json is valid, and for each version the schema compiles, example.json
-// passes it and handler.ts default-exports a function; the auth can be built. A broken folder stops start
-// with its path named; a new endpoint is one new folder, with nothing to register.
+// passes it and handler.ts default-exports a function; the auth can be built. A new endpoint
+// is one new folder, with nothing to register. A broken folder is named: by an error (the
+// CLI), or, for the server, reported and skipped so that every other endpoint serves.
+// handler.ts is loaded in a handler worker thread (handler-worker.ts), never on this one: its
+// top-level code is the customer's and runs with the handlers' limits and environment.
 import { existsSync, readdirSync, readFileSync, statSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { compileBodySchema, type BodyValidator } from './body-validator.ts';
 import { checkEndpointConfig, type EndpointConfig } from './endpoint-config.ts';
 import { buildEndpointAuth } from './auth/endpoint-auth.ts';
-import type { CustomerRegistry, CustomHandler, EndpointVersion, LoadedEndpoint } from './types.ts';
+import type { CustomerRegistry, EndpointVersion, LoadedEndpoint } from './types.ts';
 import { planVersions, VERSION_FILES, type VersionPlan } from './endpoint-versions.ts';
-import { loadModule } from '../load-module.ts';
+import { createHandlerPool, HandlerStopped, type HandlerPool } from './handler-pool.ts';
+import type { Logger } from '../logger.ts';
 
 export class CustomerLoadError extends Error {
   override name = 'CustomerLoadError';
@@ -31,6 +35,37 @@ export const ENDPOINT_FILES = ['endpoint.json', 'README.md'] as const;
 export interface LoadCustomersOptions {
   /** Where endpoint.json's *_env variables are read; process.env by default. */
   env?: NodeJS.ProcessEnv;
+  /** The threads handler.ts files are loaded in; by default a pool of one thread, closed after loading. */
+  handlers?: HandlerPool;
+  /**
+   * Given: a broken folder is passed here and skipped, and loading goes on (the server: one
+   * customer's mistake must not keep every other endpoint from serving). Absent: the first
+   * broken folder throws (the CLI's check).
+   */
+  onBroken?: (err: CustomerLoadError) => void;
+}
+
+export interface LoadEndpointOptions {
+  env?: NodeJS.ProcessEnv;
+  /** A new value makes handler.ts load afresh (module caches are per URL): a folder retried after an edit. */
+  fresh?: string;
+  /** The endpoint as loaded before; its versions whose files are unchanged are kept as they are (not loaded again). */
+  previous?: LoadedEndpoint;
+  handlers?: HandlerPool;
+}
+
+/** How long loading one handler.ts (its top-level code) may take. */
+export const HANDLER_LOAD_TIMEOUT_MS = 10_000;
+
+/** Runs `fn` with `handlers`, or with a pool of one thread started for it and closed after. */
+async function withHandlers<T>(handlers: HandlerPool | undefined, fn: (pool: HandlerPool) => Promise<T>): Promise<T> {
+  if (handlers) return fn(handlers);
+  const pool = createHandlerPool({ threads: 1 });
+  try {
+    return await fn(pool);
+  } finally {
+    await pool.close();
+  }
 }
 
 /** Whether the nearest package.json above `dir` declares ES modules, as handler.ts needs. */
@@ -72,8 +107,25 @@ export function filesPrint(dir: string, files: readonly string[]): string {
   }).join('|');
 }
 
-/** Loads and checks one version's schema, example and handler (`fresh`: import handler.ts anew). */
-async function loadVersion(plan: VersionPlan, fresh: string | undefined): Promise<EndpointVersion> {
+/** Loads handler.ts in a handler thread and checks its default export; null when it is a function, else why not. */
+async function checkHandler(handlers: HandlerPool, folder: string, fresh: string | undefined): Promise<string | null> {
+  let out;
+  try {
+    out = await handlers.run({ file: join(folder, 'handler.ts'), fresh, body: null, ctx: {}, check: true }, HANDLER_LOAD_TIMEOUT_MS);
+  } catch (e) {
+    if (e instanceof HandlerStopped) return `handler.ts failed to load: its top-level code ${e.message}`;
+    throw e;
+  }
+  if (out.ok) return null;
+  if ('error' in out && out.loadFailed) {
+    const hint = isEsmScope(folder) ? '' : ' (handlers are ES modules: give the customers folder a package.json with {"type": "module"})';
+    return `handler.ts failed to load: ${out.error}${hint}`;
+  }
+  return 'error' in out ? out.error : 'handler.ts failed to load';
+}
+
+/** Loads and checks one version's schema, example and handler (`fresh`: load handler.ts anew). */
+async function loadVersion(plan: VersionPlan, fresh: string | undefined, handlers: HandlerPool): Promise<EndpointVersion> {
   const folder = plan.dir;
   const fingerprint = filesPrint(folder, VERSION_FILES);
   const missing = VERSION_FILES.filter((f) => !existsSync(join(folder, f)));
@@ -94,30 +146,18 @@ async function loadVersion(plan: VersionPlan, fresh: string | undefined): Promis
   if (exampleProblems.length > 0) {
     throw new CustomerLoadError(folder, `example.json does not pass schema.json: ${exampleProblems.map((p) => p.message).join('; ')}`);
   }
-  let mod: { default?: unknown };
-  try {
-    mod = (await loadModule(join(folder, 'handler.ts'), fresh)) as { default?: unknown };
-  } catch (e) {
-    const hint = isEsmScope(folder) ? '' : ' (handlers are ES modules: give the customers folder a package.json with {"type": "module"})';
-    throw new CustomerLoadError(folder, `handler.ts failed to load: ${(e as Error).message}${hint}`);
-  }
-  if (typeof mod.default !== 'function') throw new CustomerLoadError(folder, 'handler.ts must default-export a function (body, ctx) => result');
-  return {
-    ...plan, schema: schema as Record<string, unknown>, example, validateBody, handler: mod.default as CustomHandler<any>,
-    fingerprint, ...(fresh !== undefined && { fresh }),
-  };
+  const handlerProblem = await checkHandler(handlers, folder, fresh);
+  if (handlerProblem !== null) throw new CustomerLoadError(folder, handlerProblem);
+  return { ...plan, schema: schema as Record<string, unknown>, example, validateBody, fingerprint, ...(fresh !== undefined && { fresh }) };
 }
 
-/**
- * Loads and checks one endpoint folder and every version in it (`customers new` checks what
- * it wrote with this). `previous`: the endpoint as loaded before; its versions whose files
- * are unchanged are kept as they are (their handlers are not imported again).
- */
-export async function loadEndpoint(
-  folder: string, customer: string, name: string, env: NodeJS.ProcessEnv = process.env,
-  /** A new value makes handler.ts load afresh (module caches are per URL): a folder retried after an edit. */
-  fresh?: string,
-  previous?: LoadedEndpoint,
+/** Loads and checks one endpoint folder and every version in it (`customers new` checks what it wrote with this). */
+export async function loadEndpoint(folder: string, customer: string, name: string, opts: LoadEndpointOptions = {}): Promise<LoadedEndpoint> {
+  return withHandlers(opts.handlers, (handlers) => loadOneEndpoint(folder, customer, name, { ...opts, handlers }));
+}
+
+async function loadOneEndpoint(
+  folder: string, customer: string, name: string, { env = process.env, fresh, previous, handlers }: LoadEndpointOptions & { handlers: HandlerPool },
 ): Promise<LoadedEndpoint> {
   if (!ENDPOINT_NAME_RE.test(name)) throw new CustomerLoadError(folder, 'the folder name must be lowercase letters, digits and dashes');
   const missing = ENDPOINT_FILES.filter((f) => !existsSync(join(folder, f)));
@@ -134,7 +174,7 @@ export async function loadEndpoint(
   for (const p of plan.versions) {
     const before = previous?.versions.get(p.version);
     const same = before !== undefined && before.dir === p.dir && before.fingerprint === filesPrint(p.dir, VERSION_FILES);
-    versions.set(p.version, same ? { ...before, ...p } : await loadVersion(p, fresh));
+    versions.set(p.version, same ? { ...before, ...p } : await loadVersion(p, fresh, handlers));
   }
 
   let auth;
@@ -152,7 +192,6 @@ export async function loadEndpoint(
     schema: current.schema,
     example: current.example,
     validateBody: current.validateBody,
-    handler: current.handler,
     current: plan.current,
     versions,
     auth,
@@ -166,27 +205,65 @@ function sunsetWarnings(versions: readonly VersionPlan[], now = Date.now()): str
     `version ${v.version} is past its sunset (${new Date(v.sunsetAt!).toISOString().slice(0, 10)}) and still served: retire it (remove its folder and its endpoint.json entry) once its callers have moved`);
 }
 
-/** Loads `dir` (missing: nothing to load). Throws CustomerLoadError naming the first broken folder. */
+/**
+ * Loads `dir` (missing: nothing to load). A broken folder (an endpoint's, or a customer's
+ * without endpoints/) goes to opts.onBroken and is left out; without onBroken, the first
+ * one throws its CustomerLoadError.
+ */
 export async function loadCustomers(dir: string, opts: LoadCustomersOptions = {}): Promise<CustomerRegistry> {
   const env = opts.env ?? process.env;
   const registry = new Map<string, Map<string, LoadedEndpoint>>();
   if (!existsSync(dir)) return registry;
-  for (const customer of subfolders(dir)) {
-    const customerDir = join(dir, customer);
-    if (!CUSTOMER_SLUG_RE.test(customer)) {
-      throw new CustomerLoadError(customerDir, 'the customer folder name must be a slug of lowercase letters, digits and dashes');
+  const broken = (err: unknown): void => {
+    if (!(err instanceof CustomerLoadError) || !opts.onBroken) throw err;
+    opts.onBroken(err);
+  };
+  await withHandlers(opts.handlers, async (handlers) => {
+    for (const customer of subfolders(dir)) {
+      const customerDir = join(dir, customer);
+      if (!CUSTOMER_SLUG_RE.test(customer)) {
+        broken(new CustomerLoadError(customerDir, 'the customer folder name must be a slug of lowercase letters, digits and dashes'));
+        continue;
+      }
+      const endpointsDir = join(customerDir, 'endpoints');
+      if (!existsSync(endpointsDir) || !statSync(endpointsDir).isDirectory()) {
+        broken(new CustomerLoadError(customerDir, 'has no endpoints/ folder'));
+        continue;
+      }
+      const endpoints = new Map<string, LoadedEndpoint>();
+      for (const name of subfolders(endpointsDir)) {
+        try {
+          endpoints.set(name, await loadOneEndpoint(join(endpointsDir, name), customer, name, { env, handlers }));
+        } catch (err) {
+          broken(err);
+        }
+      }
+      registry.set(customer, endpoints);
     }
-    const endpointsDir = join(customerDir, 'endpoints');
-    if (!existsSync(endpointsDir) || !statSync(endpointsDir).isDirectory()) {
-      throw new CustomerLoadError(customerDir, 'has no endpoints/ folder');
-    }
-    const endpoints = new Map<string, LoadedEndpoint>();
-    for (const name of subfolders(endpointsDir)) {
-      endpoints.set(name, await loadEndpoint(join(endpointsDir, name), customer, name, env));
-    }
-    registry.set(customer, endpoints);
-  }
+  });
   return registry;
+}
+
+/**
+ * The server's load at start: each endpoint's warnings logged; a broken folder logged and
+ * skipped, so every other endpoint serves while it answers 404 ENDPOINT_NOT_FOUND (as a new
+ * folder that does not load yet does); `skipped` goes to the watcher, which retries it once
+ * its files change.
+ */
+export async function loadCustomersToServe(dir: string, handlers: HandlerPool, logger: Logger): Promise<{ registry: CustomerRegistry; skipped: string[] }> {
+  const skipped: string[] = [];
+  const registry = await loadCustomers(dir, {
+    handlers,
+    onBroken: (err) => {
+      skipped.push(err.folder);
+      logger.error({ folder: err.folder, err: err.message },
+        'custom endpoint folder does not load and is skipped: its requests answer 404 ENDPOINT_NOT_FOUND, every other endpoint serves; it is retried when its files change');
+    },
+  });
+  for (const ep of listEndpoints(registry)) {
+    for (const w of ep.warnings) logger.warn({ customer: ep.customer, endpoint: ep.name }, w);
+  }
+  return { registry, skipped };
 }
 
 /** Every loaded endpoint, by customer then name. */

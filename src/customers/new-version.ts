@@ -49,7 +49,7 @@ export async function addEndpointVersion(customersDir: string, customer: string,
   writeFileSync(join(dir, 'handler.ts'), rebaseImports(readFileSync(join(from.dir, 'handler.ts'), 'utf8'), from.dir, dir));
   writeFileSync(configFile, `${JSON.stringify(next, null, 2)}\n`);
   try {
-    await loadEndpoint(folder, customer, endpoint, process.env, randomUUID());
+    await loadEndpoint(folder, customer, endpoint, { fresh: randomUUID() });
   } catch (e) {
     rmSync(dir, { recursive: true, force: true });
     writeFileSync(configFile, configText);

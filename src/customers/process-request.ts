@@ -35,6 +35,7 @@ import type { CustomRecordStore } from '../store/custom-record-contract.ts';
 import { defaultHandlerPool, runHandler } from './run-handler.ts';
 import type { CustomEnv, CustomRecord, EndpointVersion, HandlerContext, LoadedEndpoint, StandardEventPayload } from './types.ts';
 import { deprecationMessage } from './version-selection.ts';
+import { boundTestAnswer, TEST_PREVIEW_EVENTS, type PreviewedEvent } from './bound-test-answer.ts';
 
 /** `valid`: every produced event passed; `valid_with_warnings`; `partially_rejected`: some failed; `rejected`: all failed. */
 export type ValidationStatus = 'valid' | 'valid_with_warnings' | 'partially_rejected' | 'rejected';
@@ -47,9 +48,11 @@ export interface CustomSuccessBody {
     records_processed: number;
     validation_status: ValidationStatus;
     env: CustomEnv;
-    events: Record<string, unknown>[];
-    /** env=test: the records the handler produced (nothing stored). */
-    records?: CustomRecord[];
+    events: Record<string, unknown>[] | PreviewedEvent[];
+    /** env=test: the records the handler produced (nothing stored); a marker when elided to keep the answer within 1 MiB. */
+    records?: CustomRecord[] | string;
+    /** env=test: produced events beyond the first TEST_PREVIEW_EVENTS, validated but not listed. */
+    events_not_previewed?: number;
     /** env=production: how many records were committed. */
     records_stored?: number;
   };
@@ -114,13 +117,20 @@ export async function processRequest(deps: ProcessDeps, req: Request): Promise<C
     env,
   };
   if (env === 'test') {
-    const events = await testReport(deps, account, produced, ctx.state.requestId, now);
+    const events = await testReport(deps, account, produced.slice(0, TEST_PREVIEW_EVENTS), ctx.state.requestId, now);
+    const notPreviewed = produced.length - events.length;
+    if (notPreviewed > 0) {
+      messages.push(`test mode previews the first ${TEST_PREVIEW_EVENTS} events; ${notPreviewed} more were validated (rejections are listed above) but not previewed`);
+    }
     messages.push('test mode: nothing was stored or delivered');
-    return {
+    return boundTestAnswer({
       result: 'ok',
       messages,
-      custom_data: { processing_time_ms: elapsed(req.startedAt), ...base, events, records: out.records },
-    };
+      custom_data: {
+        processing_time_ms: elapsed(req.startedAt), ...base, events, records: out.records,
+        ...(notPreviewed > 0 && { events_not_previewed: notPreviewed }),
+      },
+    });
   }
 
   const statuses = await commit(deps, ctx, endpoint, produced, out.records, now);
@@ -146,14 +156,17 @@ function allRejected(produced: Produced[]): CustomValidationError {
 
 const elapsed = (startedAt: number): number => Math.round((performance.now() - startedAt) * 100) / 100;
 
-/** env=test: per event its errors, warnings, normalised form and endpoint 2's per-destination preview. */
+/**
+ * env=test: per event its errors, warnings, normalised form and endpoint 2's per-destination
+ * preview, planned where endpoint 2 plans it (the preview pool when PREVIEW_THREADS is set).
+ */
 async function testReport(
   deps: ProcessDeps,
   account: Account,
   produced: Produced[],
   requestId: string,
   now: number,
-): Promise<Record<string, unknown>[]> {
+): Promise<PreviewedEvent[]> {
   const destinations = produced.some((p) => p.result.event) ? await deps.destinations.list(account.scriptId) : [];
   return Promise.all(produced.map(async (p, i) => {
     const warnings = p.result.warnings.map(issueString);

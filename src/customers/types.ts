@@ -99,14 +99,13 @@ export type CustomHandler<TBody = Record<string, unknown>> = (
   ctx: HandlerContext,
 ) => HandlerResult | Promise<HandlerResult>;
 
-/** One version of an endpoint as loaded: its own schema, example and handler. */
+/** One version of an endpoint as loaded: its own schema and example; its handler.ts is loaded only in the handler threads. */
 export interface EndpointVersion extends VersionPlan {
   /** The request body schema as written (for docs and `customers list`). */
   schema: Record<string, unknown>;
   /** example.json as read and checked at load (the admin API's test run sends it). */
   example: unknown;
   validateBody: BodyValidator;
-  handler: CustomHandler<any>;
   /** Names, sizes and times of the version's files when loaded: unchanged files are not loaded again. */
   fingerprint: string;
   /** Set when the handler was loaded afresh after a change; the worker threads load it the same way. */
@@ -119,11 +118,10 @@ export interface LoadedEndpoint {
   name: string;
   folder: string;
   config: EndpointConfig;
-  /** The current version's schema, example, validator and handler (as `versions.get(current)`). */
+  /** The current version's schema, example and validator (as `versions.get(current)`). */
   schema: Record<string, unknown>;
   example: unknown;
   validateBody: BodyValidator;
-  handler: CustomHandler<any>;
   /** The version a request gets when it names none and its account has no pin. */
   current: number;
   /** Every version served, ascending; a retired one is gone from the folder and from here. */

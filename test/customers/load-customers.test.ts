@@ -1,14 +1,13 @@
 // The custom endpoint loader: the demo customer loads; every kind of broken folder stops
-// the load with the folder's path and the reason; start fails the same way.
+// the load with the folder's path and the reason (the CLI's check); the server logs such a
+// folder and skips it, serving every other endpoint.
 import { expect } from 'chai';
 import { mkdirSync, rmSync, unlinkSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { CustomerLoadError, listEndpoints, loadCustomers } from '../../src/customers/load-customers.ts';
-import { loadConfig } from '../../src/config.ts';
-import { startServer } from '../../src/server.ts';
 import { createLogger } from '../../src/logger.ts';
 import { customersRoot, customersWithScaffold, SHIPPED_CUSTOMERS, writeEndpoint, type EndpointFiles } from './fixtures.ts';
-import { tempDir } from '../helpers/test-server.ts';
+import { startTestServer } from '../helpers/test-server.ts';
 
 describe('custom endpoints: loader', () => {
   let root: string;
@@ -87,15 +86,32 @@ describe('custom endpoints: loader', () => {
     expect(err?.message).to.match(/Bad_Name: the folder name must be lowercase letters, digits and dashes$/);
   });
 
-  it('a broken folder stops the server from starting, with its path named', async () => {
-    const dir = writeEndpoint(root, 'acme', 'broken', { example: { n: 'x' } });
-    const dataDir = tempDir();
+  it('a broken folder at start is logged and skipped: it answers 404 ENDPOINT_NOT_FOUND, every other endpoint serves', async () => {
+    writeEndpoint(root, 'acme', 'leads');
+    const badExample = writeEndpoint(root, 'acme', 'broken', { example: { n: 'x' } });
+    const badHandler = writeEndpoint(root, 'acme', 'broken-handler', { handler: 'export default (' });
+    writeEndpoint(root, 'zeta', 'orders');
+    mkdirSync(join(root, 'Not_A_Slug'));
+    const logged: { level: number; folder?: string; err?: string; msg: string }[] = [];
+    const logger = createLogger('warn', { write: (line: string) => void logged.push(JSON.parse(line)) });
+    const s = await startTestServer({ CUSTOMERS_DIR: root }, { logger });
     try {
-      const config = loadConfig({ PORT: '0', HOST: '127.0.0.1', DATA_DIR: dataDir, CUSTOMERS_DIR: root });
-      const err = await startServer(config, { logger: createLogger('silent') }).then(() => null, (e: Error) => e);
-      expect(err?.message).to.include(`custom endpoint ${dir}: example.json does not pass schema.json`);
+      const a = await s.account({ tier: 'CUSTOM' });
+      await s.accounts.update(a.scriptId, { customer: 'acme' });
+      const post = (name: string) => s.post(`/service/custom/${name}`, { n: 1 }, { account: a, query: `id=${a.scriptId}&env=test` });
+      expect((await post('leads')).status).to.equal(200);
+      for (const name of ['broken', 'broken-handler']) {
+        const r = await post(name);
+        expect(r.status).to.equal(404);
+        expect(r.body.error_code).to.equal('ENDPOINT_NOT_FOUND');
+      }
+      expect([...s.running.customers.keys()].sort()).to.deep.equal(['acme', 'zeta']);
+      const skipped = logged.filter((l) => l.msg.includes('is skipped'));
+      expect(skipped.map((l) => l.folder).sort()).to.deep.equal([join(root, 'Not_A_Slug'), badExample, badHandler].sort());
+      expect(skipped.find((l) => l.folder === badExample)?.err).to.include('example.json does not pass schema.json');
+      expect(skipped.every((l) => l.level === 50), 'logged as errors').to.equal(true);
     } finally {
-      rmSync(dataDir, { recursive: true, force: true });
+      await s.close();
     }
   });
 });
