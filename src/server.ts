@@ -137,6 +137,12 @@ async function start(config: Config, opts: StartOptions, logger: Logger, started
   const previewPool = config.previewThreads === 0 ? undefined : createPreviewPool({ pluginsDir: config.pluginsDir, threads: config.previewThreads,
     onError: (err, restMs) => logger.error({ err, retry_in_ms: restMs }, 'the preview pool failed; previews are planned on the HTTP thread meanwhile') });
   if (previewPool) started.push(() => previewPool.close());
+  // Without them, an event whose rules cost more than a millisecond's steps is planned on one
+  // thread of its own, started when first needed, so no tenant's rules hold the HTTP thread.
+  let overflowPool: ReturnType<typeof createPreviewPool> | undefined;
+  const overflow = () => (overflowPool ??= createPreviewPool({ pluginsDir: config.pluginsDir, threads: 1,
+    onError: (err, restMs) => logger.error({ err, retry_in_ms: restMs }, 'the overflow preview thread failed; costly previews are answered as stopped meanwhile') }));
+  started.push(() => overflowPool?.close());
   started.push(() => drafts.close());
   const app = createApp({
     config,
@@ -145,7 +151,7 @@ async function start(config: Config, opts: StartOptions, logger: Logger, started
     authenticator,
     writer,
     metrics,
-    preview: { plugins, rules: () => rules.current(), pool, ...(previewPool ? { offThread: previewPool } : {}) },
+    preview: { plugins, rules: () => rules.current(), pool, ...(previewPool ? { offThread: previewPool } : { overflow }) },
     destinations: createDestinationCache(store.destinations),
     customers: { registry: customers.registry, records: customRecords, handlers },
     degraded: () => rulesDegraded(rules),

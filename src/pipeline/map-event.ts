@@ -8,6 +8,7 @@ import type { Account } from '../accounts/types.ts';
 import type { ConsentGate, DestinationPlugin, OutboundRequest, OutgoingItem } from '../destinations/types.ts';
 import { applyRules } from '../rules/apply-rules.ts';
 import type { RuleSpec } from '../rules/types.ts';
+import type { SharedSteps } from '../rules/json-logic.ts';
 import type { Consent, NormalizedEvent } from '../schema/types.ts';
 import {
   extractAttribution, refineAttribution, type AttributionInput, type AttributionReading, type NamedAttributionSpec,
@@ -75,6 +76,8 @@ export interface MapEventInput {
   build?: boolean;
   /** Collect warnings for the rule author (default). Fan-out passes false: it stores none. */
   warnings?: boolean;
+  /** Steps the rules may spend together with other destinations' (planEvents' inlineSteps); past them, RuleInlineLimitError. */
+  sharedSteps?: SharedSteps;
 }
 
 /** plugin.buildRequests threw: a bug in the plugin or settings it cannot use. Never retried. */
@@ -143,7 +146,7 @@ export function mapEventForDestination(input: MapEventInput): MapResult {
     settings: publicSettings(plugin, settings),
     receivedAt: input.receivedAt,
   });
-  const applied = applyRules(input.rules, data);
+  const applied = applyRules(input.rules, data, input.sharedSteps);
   if (wantWarnings) warnings.push(...applied.warnings.map((w) => `${type}: ${w}`));
   // A skip after the rules ran is explained by its warnings (a missing client id, a failed
   // "when"), so they are made even for a caller that collects none: fan-out keeps them with

@@ -5,6 +5,7 @@
 // mapping (gates, attribution, rules, the plugin's native schema) → skipped or ready with
 // its items; a mapping that throws → failed. With `build`, the requests too (preview);
 // fan-out stores the items and the send lane builds each request once, when it sends.
+import { RuleInlineLimitError, type SharedSteps } from '../rules/json-logic.ts';
 import type { Account } from '../accounts/types.ts';
 import { attributionSpecsOf, type PluginRegistry } from '../destinations/load-plugins.ts';
 import type { DestinationPlugin, OutboundRequest, OutgoingItem } from '../destinations/types.ts';
@@ -49,12 +50,19 @@ export interface PlanOptions {
   sliceMs?: number;
   /** Collect warnings (default); fan-out passes false, as it stores none. */
   warnings?: boolean;
+  /**
+   * Evaluation steps every destination's rules may spend together in this call, on top of
+   * each destination's own budget: past them planEvents throws RuleInlineLimitError, so a
+   * caller on a thread that must stay responsive can plan the events elsewhere. Default: no such limit.
+   */
+  inlineSteps?: number;
 }
 
 /** One plan per destination of each subject, in order. */
 export async function planEvents(deps: PlanDeps, subjects: readonly PlanSubject[], opts: PlanOptions): Promise<DestinationPlan[][]> {
   const hashed = await hashAll(deps, subjects);
   const specs = attributionSpecsOf(deps.plugins);
+  const shared = opts.inlineSteps === undefined ? undefined : { left: opts.inlineSteps };
   const out: DestinationPlan[][] = [];
   let slice = performance.now();
   for (let i = 0; i < subjects.length; i++) {
@@ -65,7 +73,7 @@ export async function planEvents(deps: PlanDeps, subjects: readonly PlanSubject[
     const plans = new Array<DestinationPlan>(s.destinations.length);
     for (let k = 0; k < plans.length; k++) {
       const d = s.destinations[k];
-      plans[k] = planOne(deps, s, d, opts, specs, hashed.size === 0 ? undefined : hashed.get(`${i}|${d.type}`), reading);
+      plans[k] = planOne(deps, s, d, opts, specs, hashed.size === 0 ? undefined : hashed.get(`${i}|${d.type}`), reading, shared);
     }
     out.push(plans);
     if (opts.sliceMs !== undefined && performance.now() - slice > opts.sliceMs) {
@@ -79,6 +87,7 @@ export async function planEvents(deps: PlanDeps, subjects: readonly PlanSubject[
 function planOne(
   deps: PlanDeps, s: PlanSubject, d: DestinationRecord, opts: PlanOptions,
   specs: ReturnType<typeof attributionSpecsOf>, hashed: HashedIdentifiers | undefined, reading: AttributionReading | undefined,
+  sharedSteps: SharedSteps | undefined,
 ): DestinationPlan {
   const loaded = deps.plugins.get(d.type);
   if (!loaded) return { destination: d, status: 'skipped', reason: 'plugin_missing', message: `${d.type}: no plugin of this type is loaded`, warnings: [] };
@@ -87,11 +96,12 @@ function planOne(
       plugin: loaded.plugin,
       destination: opts.settingsFor ? { ...d, settings: opts.settingsFor(d, loaded.plugin) } : d,
       event: s.event, eventId: s.eventId, receivedAt: s.receivedAt, account: s.account,
-      rules: deps.rules.rulesFor(s.account.scriptId, d.type), now: opts.now, hashed, build: opts.build, warnings: opts.warnings, attributionSpecs: specs, attributionReading: reading,
+      rules: deps.rules.rulesFor(s.account.scriptId, d.type), now: opts.now, hashed, build: opts.build, warnings: opts.warnings, attributionSpecs: specs, attributionReading: reading, sharedSteps,
     });
     if (r.status === 'skipped') return { destination: d, status: 'skipped', reason: r.reason, message: r.message, warnings: r.warnings };
     return { destination: d, status: 'ready', plugin: loaded.plugin, items: r.items, requests: r.requests, warnings: r.warnings };
   } catch (err) {
+    if (err instanceof RuleInlineLimitError) throw err; // the caller plans the events elsewhere
     // A plugin or rule bug (a native schema mismatch, a build that throws): on record, never retried.
     return { destination: d, status: 'failed', reason: 'build_failed', message: (err as Error).message.slice(0, 500), warnings: [] };
   }

@@ -8,7 +8,8 @@ import type { NormalizedEvent } from '../schema/types.ts';
 import type { DestinationRecord } from '../store/types.ts';
 import type { HashPool } from '../workers/pool.ts';
 import { maskRequest, type SkipReason } from './map-event.ts';
-import { planEvents } from './plan-event.ts';
+import { planEvents, type DestinationPlan } from './plan-event.ts';
+import { RuleInlineLimitError } from '../rules/json-logic.ts';
 import { maskedSettings } from './mask-request.ts';
 
 export interface PreviewRequest {
@@ -41,7 +42,20 @@ export interface PreviewDeps {
   pool: HashPool | null;
   /** Plans previews on other threads (the server's preview pool, src/pipeline/preview-pool.ts); absent, or null from it (resting after a failure): on this one. */
   offThread?: { plan(input: PreviewInput, rules: RuleSet): Promise<DestinationPreview[] | null> };
+  /**
+   * Without offThread, where an event whose rules would spend more than INLINE_PLAN_STEPS
+   * here goes instead (a one-thread preview pool, made on first use): so the calling (HTTP)
+   * thread plans cheap events itself and never more than that for one event.
+   */
+  overflow?: () => { plan(input: PreviewInput, rules: RuleSet): Promise<DestinationPreview[] | null> };
 }
+
+/**
+ * Evaluation steps one event's rules may spend, all destinations together, on the thread that
+ * answers endpoint 2 (about a millisecond; the shipped rules spend a few hundred per
+ * destination). An event that needs more is planned on the overflow thread.
+ */
+export const INLINE_PLAN_STEPS = 20_000;
 
 export interface PreviewInput {
   account: Pick<Account, 'scriptId' | 'country' | 'host'>;
@@ -66,12 +80,25 @@ export async function previewEvent(deps: PreviewDeps, input: PreviewInput): Prom
     const planned = await deps.offThread.plan(input, deps.rules());
     if (planned !== null) return planned;
   }
-  const [plans] = await planEvents({ plugins: deps.plugins, rules: deps.rules(), pool: deps.pool }, [input], {
-    now: input.now,
-    build: true,
-    // Secrets never enter the preview: it is built with `****` in their place.
-    settingsFor: (d, plugin) => maskedSettings(plugin, d.settings),
-  });
+  const rules = deps.rules();
+  let plans: DestinationPlan[];
+  try {
+    [plans] = await planEvents({ plugins: deps.plugins, rules, pool: deps.pool }, [input], {
+      now: input.now,
+      build: true,
+      // Secrets never enter the preview: it is built with `****` in their place.
+      settingsFor: (d, plugin) => maskedSettings(plugin, d.settings),
+      ...(deps.overflow === undefined ? {} : { inlineSteps: INLINE_PLAN_STEPS }),
+    });
+  } catch (err) {
+    if (!(err instanceof RuleInlineLimitError) || deps.overflow === undefined) throw err;
+    const planned = await deps.overflow().plan(input, rules);
+    if (planned !== null) return planned;
+    return input.destinations.map((d) => ({
+      destination_id: d.id, type: d.type, name: d.name, status: 'skipped', reason: 'rule_budget_exceeded',
+      message: `${d.type}: this event's rules need a preview thread and none is available now; nothing would be sent`, requests: [], warnings: [],
+    }));
+  }
   return plans.map((p): DestinationPreview => {
     const base = { destination_id: p.destination.id, type: p.destination.type, name: p.destination.name };
     if (p.status !== 'ready') return { ...base, status: 'skipped', reason: p.reason, message: p.message, requests: [], warnings: p.warnings };

@@ -3,7 +3,9 @@
 // All of them share one evaluation budget: once it is spent, no further rule runs.
 import { isAbsent } from './custom-ops.ts';
 import { isPlainObject, setPath } from '../destinations/dot-path.ts';
-import { createEvaluationBudget, evaluate, RuleBudgetError, truthy, type EvaluationBudget } from './json-logic.ts';
+import {
+  createEvaluationBudget, evaluate, RuleBudgetError, RuleInlineLimitError, truthy, type EvaluationBudget, type SharedSteps,
+} from './json-logic.ts';
 import { jsonFitsWithin } from './work-meter.ts';
 
 /**
@@ -50,8 +52,9 @@ function outputEntries(output: RuleSpec['output']): [string, unknown][] {
  *               output: { name: 'purchase', 'params.value': { var: 'event.value' } } }], data)
  * // → { events: [{ ruleId: 'ga4.purchase', fields: { name: 'purchase', params: { value: 99.5 } } }], warnings: [],
  * //     considered: ['ga4.purchase'], overBudget: [] }
+ * @throws RuleInlineLimitError when `shared` (steps the caller's plan draws on) runs out.
  */
-export function applyRules(rules: readonly RuleSpec[], data: RuleData): ApplyRulesResult {
+export function applyRules(rules: readonly RuleSpec[], data: RuleData, shared?: SharedSteps): ApplyRulesResult {
   // Most calls list one rule and one event, and no warning: lists are made on their first
   // member, at that size (an empty list's first push reserves room for 17).
   let events: NativeEvent[] = NONE;
@@ -59,7 +62,7 @@ export function applyRules(rules: readonly RuleSpec[], data: RuleData): ApplyRul
   let considered: string[] = NONE;
   const overBudget: string[] = [];
   const name = typeof data.event.name === 'string' ? data.event.name : '';
-  const budget = createEvaluationBudget();
+  const budget = createEvaluationBudget(shared);
   // Indexed loops here and in buildOutput: with a try/catch in the body, for…of left an
   // iterator result allocated per rule and per output key (seen in allocation profiles).
   for (let r = 0; r < rules.length; r++) {
@@ -71,6 +74,7 @@ export function applyRules(rules: readonly RuleSpec[], data: RuleData): ApplyRul
       try {
         applies = truthy(evaluate(rule.when, data, budget));
       } catch (err) {
+        if (err instanceof RuleInlineLimitError) throw err; // the caller plans elsewhere
         warnings.push(`rule ${rule.id}: "when" failed (${messageOf(err)}); rule skipped`);
         if (err instanceof RuleBudgetError) {
           overBudget.push(rule.id);
@@ -117,6 +121,7 @@ function buildOutput(rule: RuleSpec, data: RuleData, warnings: string[], overBud
       if (isAbsent(value)) continue;
       setPath(fields, key, value, 'strict');
     } catch (err) {
+      if (err instanceof RuleInlineLimitError) throw err; // the caller plans elsewhere
       if (err instanceof RuleBudgetError) overBudget.push(rule.id);
       warnings.push(`rule ${rule.id}: output "${key}" failed (${messageOf(err)}); no event from this rule`);
       return null;

@@ -29,7 +29,7 @@ type Compiled = (data: unknown) => unknown;
 
 export {
   EVALUATION_BUDGET, EVALUATION_DEADLINE_MS, MAX_VALUE_CHARS, createEvaluationBudget, RuleBudgetError, RuleValueTooLargeError,
-  type EvaluationBudget,
+  RuleInlineLimitError, type EvaluationBudget, type SharedSteps,
 } from './work-meter.ts';
 
 /** Whether this process's json-logic registry is set up (by whichever copy of this module came first). */

@@ -37,15 +37,31 @@ export interface EvaluationBudget {
   deadline?: number;
   /** Steps until the clock is read again (kept by spend()). */
   clock?: number;
+  /** Steps several budgets draw on together (one plan's destinations); past it, InlineLimitError. */
+  shared?: SharedSteps;
 }
 
-/** A fresh budget of EVALUATION_BUDGET steps and EVALUATION_DEADLINE_MS from now. */
-export const createEvaluationBudget = (): EvaluationBudget => ({
-  left: EVALUATION_BUDGET, deadline: performance.now() + EVALUATION_DEADLINE_MS, clock: CLOCK_EVERY,
+/**
+ * A limit on the steps of every budget made with it: what a caller planning on a thread that
+ * must stay responsive (endpoint 2 on the HTTP thread) lets one event's rules spend there
+ * before it plans the event elsewhere.
+ */
+export interface SharedSteps {
+  left: number;
+}
+
+/** A fresh budget of EVALUATION_BUDGET steps and EVALUATION_DEADLINE_MS from now (drawing on `shared` too, when given). */
+export const createEvaluationBudget = (shared?: SharedSteps): EvaluationBudget => ({
+  left: EVALUATION_BUDGET, deadline: performance.now() + EVALUATION_DEADLINE_MS, clock: CLOCK_EVERY, ...(shared === undefined ? {} : { shared }),
 });
 
 class BudgetError extends Error {
   override name = 'RuleBudgetError';
+}
+
+/** The shared steps of a plan ran out: not the rules' fault, so not a rule failure; the caller plans the event elsewhere. */
+class InlineLimitError extends Error {
+  override name = 'InlineLimitError';
 }
 
 /** An operation would build a value past MAX_VALUE_CHARS: that expression fails (the rule gives no event). */
@@ -59,16 +75,19 @@ interface Meter {
   /** The classes of the first copy, exported by every copy (so `instanceof` holds whichever catches). */
   BudgetError: typeof BudgetError;
   ValueTooLargeError: typeof ValueTooLargeError;
+  InlineLimitError: typeof InlineLimitError;
 }
 const KEY = Symbol.for('tracklane.rule-work-meter');
 const registry = globalThis as { [KEY]?: Meter };
-const meter: Meter = (registry[KEY] ??= { budget: null, BudgetError, ValueTooLargeError });
+const meter: Meter = (registry[KEY] ??= { budget: null, BudgetError, ValueTooLargeError, InlineLimitError });
 
 /** Thrown when an evaluation runs out of its budget or past its deadline. */
 export const RuleBudgetError = meter.BudgetError;
 export type RuleBudgetError = BudgetError;
 export const RuleValueTooLargeError = meter.ValueTooLargeError;
 export type RuleValueTooLargeError = ValueTooLargeError;
+export const RuleInlineLimitError = meter.InlineLimitError;
+export type RuleInlineLimitError = InlineLimitError;
 
 /** Runs `fn` charging `budget` (restoring whatever was being charged before). */
 export function withBudget<T>(budget: EvaluationBudget, fn: () => T): T {
@@ -85,6 +104,7 @@ export function withBudget<T>(budget: EvaluationBudget, fn: () => T): T {
 export function spend(n: number): void {
   const b = meter.budget;
   if (b === null) return;
+  if (b.shared !== undefined && (b.shared.left -= n) < 0) throw new meter.InlineLimitError('this plan\'s shared steps ran out');
   if ((b.left -= n) < 0) {
     throw new meter.BudgetError(`evaluation exceeded the budget of ${EVALUATION_BUDGET} steps that one event's rules share per destination`);
   }

@@ -116,3 +116,37 @@ describe('workers: PREVIEW_THREADS on a running server', function () {
     expect(answers[1]).to.deep.equal(answers[0]);
   });
 });
+
+describe('endpoint 2 without preview threads: costly events go to the overflow thread', function () {
+  this.timeout(30_000);
+  const { pluginsDir, rulesDir } = shippedFolders();
+
+  it('plans a cheap event itself and hands one whose rules pass INLINE_PLAN_STEPS to the overflow planner, whose answer it gives', async () => {
+    usePluginRules(rulesDir, pluginsDir);
+    const loaded = loadRules(rulesDir);
+    if (!loaded.ok) throw new Error('rules failed to load');
+    const plugins = await loadPlugins(pluginsDir);
+    const v = validateEvent(checkout('ORD-OV1'), { approvedEvents: new Set(SPEC_EVENT_NAMES), defaultTaxRate: 19, host: null });
+    const now = Date.now();
+    const input: PreviewInput = {
+      account: { scriptId: 'OVER0001', country: 'RO', host: null },
+      destinations: [{ id: 'dst_0000000000000000', scriptId: 'OVER0001', type: 'webhook', name: 'webhook', enabled: true, settings: SETTINGS.webhook('https://dest.example'), createdAt: now, updatedAt: now }],
+      event: v.event as NormalizedEvent, eventId: 'ORD-OV1', receivedAt: now, now,
+    };
+    const handed: PreviewInput[] = [];
+    const overflow = () => ({ plan: async (i: PreviewInput) => (handed.push(i), [{ destination_id: 'x', type: 'webhook', name: 'w', status: 'would_send' as const, requests: [], warnings: ['from the overflow thread'] }]) });
+    const cheap = await previewEvent({ plugins, rules: () => loaded.ruleSet, pool: null, overflow }, input);
+    expect(handed).to.have.length(0);
+    expect(cheap[0].status).to.equal('would_send');
+    // 1,000 comparisons per rule, ten rules: ~4,000 steps each, past the inline limit together.
+    const costly = Array.from({ length: 10 }, (_, i) => ({ id: `costly.${i}`, event: '*', when: { some: [Array.from({ length: 1_000 }, (_, k) => k), { '==': [{ var: '' }, -1] }] }, output: { name: `c${i}` } }));
+    const files = [{ file: 'webhook', destination: 'webhook', scriptId: null, rules: costly, disabled: [] }];
+    const answer = await previewEvent({ plugins, rules: () => createRuleSet('', files as never), pool: null, overflow }, input);
+    expect(handed).to.have.length(1);
+    expect(answer[0].warnings).to.deep.equal(['from the overflow thread']);
+    // With no overflow planner (the CLI, tests) the same rules are planned here, as before.
+    const here = await previewEvent({ plugins, rules: () => createRuleSet('', files as never), pool: null }, input);
+    expect(here[0].status).to.equal('skipped');
+    expect(here[0].reason).to.equal('condition_not_met');
+  });
+});
