@@ -69,6 +69,10 @@ export interface Config {
   handlerTimeoutMs: number;
   /** Heap limit of a custom handler's worker thread, MiB. */
   handlerMemoryMb: number;
+  /** Old-generation heap limit of the delivery thread, MiB (DELIVERY_MEMORY_MB): past it the thread dies and is restarted, the process stays. */
+  deliveryMemoryMb: number;
+  /** The delivery thread is restarted when its event loop has not answered for this long (DELIVERY_WATCHDOG_MS). */
+  deliveryWatchdogMs: number;
 }
 
 export class ConfigError extends Error {
@@ -163,6 +167,8 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env, cwd = process.c
     authFailuresPerMinute: int(env, 'AUTH_FAILURES_PER_MINUTE', 60, 1, 1_000_000),
     handlerTimeoutMs: int(env, 'CUSTOM_HANDLER_TIMEOUT_MS', 5_000, 50, 60_000),
     handlerMemoryMb: int(env, 'CUSTOM_HANDLER_MEMORY_MB', 128, 16, 4096),
+    deliveryMemoryMb: int(env, 'DELIVERY_MEMORY_MB', 1024, 64, 65_536),
+    deliveryWatchdogMs: int(env, 'DELIVERY_WATCHDOG_MS', 30_000, 1_000, 600_000),
     maxConnections: int(env, 'MAX_CONNECTIONS', 10_000, 1, 10_000_000),
     headersTimeoutMs: int(env, 'HEADERS_TIMEOUT_MS', 10_000, 1_000, 120_000),
   };

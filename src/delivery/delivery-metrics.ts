@@ -11,6 +11,8 @@ export interface DeliveryMetrics {
   attempts: Counter<'destination_type' | 'outcome'>;
   /** Deliveries entering a state: delivered | retry | failed | dead. */
   deliveries: Counter<'destination_type' | 'status'>;
+  /** Deliveries failed without an attempt because their event's mapping kept killing or stalling the delivery thread (poison.ts). */
+  mappingFailed: Counter<'destination_type'>;
   /** Seconds from the event's acknowledgement to its delivery. */
   lag: Histogram<'destination_type'>;
   /** Applies a queue snapshot to the gauges. */
@@ -80,6 +82,12 @@ export function registerDeliveryMetrics(registry: Registry): DeliveryMetrics {
       name: 'tracklane_deliveries_total',
       help: 'Deliveries entering a state after an attempt, by destination type (delivered, retry, failed, dead)',
       labelNames: ['destination_type', 'status'],
+      registers,
+    }),
+    mappingFailed: new Counter({
+      name: 'tracklane_deliveries_mapping_failed_total',
+      help: 'Deliveries failed (mapping_failed) because mapping their event killed or stalled the delivery thread twice, by destination type',
+      labelNames: ['destination_type'],
       registers,
     }),
     lag: new Histogram({

@@ -5,7 +5,13 @@
 // - wakes it when an intake commit adds work (at most one message per event-loop turn);
 // - asks it for its Prometheus text on each /metrics scrape;
 // - restarts it when it dies (its leases lapse and the new one takes the work over, as
-//   after a crash), and stops it on shutdown, letting in-flight sends finish.
+//   after a crash), and stops it on shutdown, letting in-flight sends finish;
+// - bounds its heap (DELIVERY_MEMORY_MB): a runaway mapping kills this thread alone
+//   (ERR_WORKER_OUT_OF_MEMORY), never the process;
+// - watches it (DELIVERY_WATCHDOG_MS): a thread whose event loop stops answering (a mapping
+//   stuck in a loop) is terminated and restarted like one that died.
+// An event whose mapping kills or stalls the thread twice is then failed by the fan-out
+// (`mapping_failed`, poison.ts) instead of being claimed again.
 import { Worker } from 'node:worker_threads';
 import { withWriteGate } from '../store/sqlite/write-gate.ts';
 import { fileURLToPath } from 'node:url';
@@ -21,6 +27,8 @@ const ENTRY = runsCompiled(import.meta.url) ? siblingModule(import.meta.url, 'in
 const RESTART_DELAY_MS = 1_000;
 /** A scrape waits this long for the thread's metrics (a busy thread answers between tasks), then goes without them. */
 const METRICS_WAIT_MS = 3_000;
+/** Pings per watchdog period: a thread is ended at most a quarter period past its bound. */
+const PINGS_PER_WATCH = 4;
 
 export interface DeliveryThread {
   /** Resolves once the thread has started delivery (or waits for valid rules); rejects if it could not start. */
@@ -35,6 +43,8 @@ export interface DeliveryThread {
   readonly starts: number;
   /** Tests: makes the current thread die of an uncaught error (it is then restarted). */
   crash(): void;
+  /** Threads ended by the watchdog so far. */
+  readonly stalls: number;
 }
 
 /**
@@ -46,6 +56,8 @@ export function startDeliveryThread(opts: { config: Config; logger: Logger; onDi
   let worker: Worker;
   let owner: string | undefined;
   let starts = 0;
+  let stalls = 0;
+  const watchMs = opts.config.deliveryWatchdogMs;
   let stopping: Promise<void> | undefined;
   let wakePosted = false;
   let nextId = 0;
@@ -58,8 +70,23 @@ export function startDeliveryThread(opts: { config: Config; logger: Logger; onDi
   function spawn(): void {
     starts++;
     const data: DeliveryThreadData = { config: opts.config };
-    worker = withWriteGate(() => new Worker(ENTRY, { workerData: data, stdout: false, stderr: false, resourceLimits: workerResourceLimits() }));
+    const w = (worker = withWriteGate(() => new Worker(ENTRY, {
+      workerData: data, stdout: false, stderr: false, resourceLimits: workerResourceLimits(opts.config.deliveryMemoryMb),
+    })));
+    // Armed by the thread's first message: loading its modules, plugins and rules is not a stall.
+    let heardAt: number | undefined;
+    const watchdog = setInterval(() => {
+      if (heardAt !== undefined && Date.now() - heardAt > watchMs && !stopping) {
+        stalls++;
+        opts.logger.error({ owner, silent_ms: Date.now() - heardAt }, `delivery thread stopped answering for over ${watchMs} ms (DELIVERY_WATCHDOG_MS); ending it`);
+        heardAt = undefined;
+        void w.terminate();
+        return;
+      }
+      w.postMessage({ t: 'ping' } satisfies ToDeliveryThread);
+    }, Math.max(100, Math.floor(watchMs / PINGS_PER_WATCH))).unref();
     worker.on('message', (m: FromDeliveryThread) => {
+      heardAt = Date.now();
       if (m.t === 'ready') readyResolve();
       else if (m.t === 'owner') owner = m.owner;
       else if (m.t === 'failed') readyReject(new Error(`delivery thread failed to start: ${m.message}`));
@@ -70,6 +97,7 @@ export function startDeliveryThread(opts: { config: Config; logger: Logger; onDi
     });
     worker.on('error', (err) => opts.logger.error({ err }, 'delivery thread died'));
     worker.on('exit', (code) => {
+      clearInterval(watchdog);
       for (const resolve of waiting.values()) resolve('');
       waiting.clear();
       if (stopping) return;
@@ -91,6 +119,9 @@ export function startDeliveryThread(opts: { config: Config; logger: Logger; onDi
     ready,
     get starts() {
       return starts;
+    },
+    get stalls() {
+      return stalls;
     },
     crash() {
       post({ t: 'crash' });

@@ -174,6 +174,11 @@ export function createDispatcher(opts: DispatcherOptions): Dispatcher {
     const claimId = fanOutClaim();
     const r = await fanOutOnce({ ...fanOutDeps, claimId, rules: { current: () => rules } });
     if (r.claimed > 0) fanOutPass++;
+    for (const { event, rows } of r.mappingFailed) {
+      logger.error({ event_seq: event.seq, script_id: event.event.scriptId, event_id: event.event.eventId, interrupted: event.interrupted, destinations: rows.length },
+        'mapping this event stopped the delivery thread repeatedly: its deliveries are failed (mapping_failed) and it is not mapped again');
+      for (const row of rows) opts.metrics?.mappingFailed.inc({ destination_type: row.destinationType });
+    }
     settler.expect(claimId, r.handoffs.values());
     // A lane gone meanwhile (removed) stores what it was handed: pending, for its expiry.
     for (const [id, h] of r.handoffs) {

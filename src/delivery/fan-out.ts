@@ -7,7 +7,8 @@
 // (event-settler.ts), and is fanned out again for the rows it lacks if its lease ends first.
 // A destination whose rules are held (broken since start, src/rules/rule-holds.ts) is not
 // mapped: the event stays queued for it alone, leased to the hold's claim, and its other
-// destinations' deliveries go out now.
+// destinations' deliveries go out now. An event whose mapping was cut short twice (it killed
+// or stalled the thread: poison.ts) is not mapped again: its deliveries fail (`mapping_failed`).
 import type { Account } from '../accounts/types.ts';
 import type { PluginRegistry } from '../destinations/load-plugins.ts';
 import { planEvents, type DestinationPlan, type PlanSubject } from '../pipeline/plan-event.ts';
@@ -16,6 +17,7 @@ import type { NormalizedEvent } from '../schema/types.ts';
 import type { DestinationRecord, Store } from '../store/types.ts';
 import type { HashPool } from '../workers/pool.ts';
 import type { OutgoingItem } from '../domain/records.ts';
+import { isPoison, mappingFailedRows } from './poison.ts';
 import { partKey, type ClaimedDelivery, type DispatchEvent, type FanOutCommit, type FanOutResult, type NewDelivery, type UnstoredRow } from './types.ts';
 
 /** A send lane's offer to take new deliveries straight from the fan-out, already leased to its claim. */
@@ -66,11 +68,11 @@ interface Context {
 }
 
 /** One pass: claims up to batchSize events and fans them out. Resolves with what was committed. */
-export async function fanOutOnce(deps: FanOutDeps): Promise<FanOutCommit & { claimed: number; handoffs: Map<string, Handoff> }> {
+export async function fanOutOnce(deps: FanOutDeps): Promise<FanOutCommit & { claimed: number; handoffs: Map<string, Handoff>; mappingFailed: PoisonEvent[] }> {
   const { store } = deps;
   const claimedAt = deps.clock();
   const claimed = await store.deliveries.claimEvents(deps.claimId, claimedAt, deps.leaseMs, deps.batchSize);
-  if (claimed.length === 0) return { claimed: 0, events: 0, pendingByDestination: new Map(), handedOff: [], handoffs: new Map() };
+  if (claimed.length === 0) return { claimed: 0, events: 0, pendingByDestination: new Map(), handedOff: [], handoffs: new Map(), mappingFailed: [] };
 
   const contexts = new Map<string, Context | null>();
   for (const { event } of claimed) {
@@ -98,7 +100,7 @@ export async function fanOutOnce(deps: FanOutDeps): Promise<FanOutCommit & { cla
     };
   });
   // Mapping is CPU work: yield every few ms so the thread's other work is not held up.
-  const plans = await planEvents({ plugins: deps.plugins, rules, pool: deps.pool }, subjects,
+  const plans = await planEvents({ plugins: deps.plugins, rules, pool: deps.pool }, subjects.filter((_, i) => !isPoison(claimed[i])),
     { now: deps.clock(), build: false, warnings: false, sliceMs: SLICE_MS });
   const offers = new Map<string, HandoffOffer | null>();
   const offerFor = (destinationId: string): HandoffOffer | null => {
@@ -109,7 +111,11 @@ export async function fanOutOnce(deps: FanOutDeps): Promise<FanOutCommit & { cla
   const hold = deps.hold ?? { claimId: `${deps.claimId}.held`, ms: HOLD_MS };
   const holdUntil = deps.clock() + hold.ms;
   // One list per event, built once: each row with the item (event included) a lane is handed.
-  const rows = claimed.map(({ stored }, i) => rowsOf(plans[i], stored, offerFor));
+  let planned = 0;
+  const rows = claimed.map((e, i) => isPoison(e)
+    ? mappingFailedRows(subjects[i].destinations, e.stored, e.interrupted!).map((row) => ({ row }))
+    : rowsOf(plans[planned++], e.stored, offerFor));
+  const poison = claimed.flatMap((event, i): PoisonEvent[] => (isPoison(event) ? [{ event, rows: rows[i].map((r) => r.row) }] : []));
   const results: FanOutResult[] = claimed.map(({ seq, event: rec }, i) => ({
     seq, scriptId: rec.scriptId, eventId: rec.eventId, receivedAt: rec.receivedAt,
     deliveries: rows[i].map((r) => r.row),
@@ -118,7 +124,13 @@ export async function fanOutOnce(deps: FanOutDeps): Promise<FanOutCommit & { cla
   const commit = await store.deliveries.completeFanOut(deps.claimId, deps.clock(), results);
   // A handoff's lease ends with its event's, so the event is not fanned out again while a lane holds it.
   const eventLeaseEnd = claimedAt + deps.leaseMs;
-  return { claimed: claimed.length, ...commit, handoffs: handoffsOf(commit.handedOff, claimed, rows, offers, eventLeaseEnd, deps.unstoredId) };
+  return { claimed: claimed.length, ...commit, handoffs: handoffsOf(commit.handedOff, claimed, rows, offers, eventLeaseEnd, deps.unstoredId), mappingFailed: poison };
+}
+
+/** An event failed instead of mapped (poison.ts), with its failed rows. */
+export interface PoisonEvent {
+  event: DispatchEvent;
+  rows: NewDelivery[];
 }
 
 /** One delivery row of an event, with what its lane is handed when it is a handoff. */

@@ -24,6 +24,8 @@ export type ToDeliveryThread =
   | { t: 'wake' }
   | { t: 'metrics'; id: number }
   | { t: 'stop'; graceMs: number }
+  /** The host's watchdog: answered with 'pong' whenever the event loop gets to it. */
+  | { t: 'ping' }
   /** Tests: die of an uncaught error on the next turn (between, never inside, store calls). */
   | { t: 'crash' };
 
@@ -33,6 +35,7 @@ export type FromDeliveryThread =
   | { t: 'owner'; owner: string }
   | { t: 'metrics'; id: number; text: string }
   | { t: 'stopped' }
+  | { t: 'pong' }
   | { t: 'failed'; message: string };
 
 export function runInDeliveryThread(): void {
@@ -68,6 +71,7 @@ export function runInDeliveryThread(): void {
 
   port.on('message', (m: ToDeliveryThread) => {
     if (m.t === 'wake') delivery?.dispatcher.wake();
+    else if (m.t === 'ping') post({ t: 'pong' });
     else if (m.t === 'crash') setImmediate(() => { throw new Error('delivery thread crash requested'); });
     else if (m.t === 'metrics') {
       registry.metrics().then((text) => post({ t: 'metrics', id: m.id, text }), () => post({ t: 'metrics', id: m.id, text: '' }));

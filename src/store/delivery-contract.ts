@@ -22,6 +22,12 @@ export interface DispatchEvent {
    * queue: a crash, a lost lease), as `destinationId#part`: those are not mapped again.
    */
   stored?: ReadonlySet<string>;
+  /**
+   * Earlier fan-outs of this event that started mapping it and never finished (the thread or
+   * process died, ran out of memory, or was ended by the watchdog meanwhile); absent: none.
+   * Such an event is claimed alone, so a second interruption is its own (src/delivery/poison.ts).
+   */
+  interrupted?: number;
 }
 
 /** The key of a delivery among its event's: `destinationId#part` (a row's unique key with its event_seq). */
@@ -170,6 +176,13 @@ export interface ActiveDestination extends DestinationRecord {
   pausedDestinationUpdatedAt: number | null;
 }
 
+/**
+ * The reason (skip_reason) of a delivery failed because mapping its event kept killing or
+ * stalling the delivery thread (src/delivery/poison.ts). Such a row keeps no item: replaying
+ * it queues its event for the fan-out again, for that destination.
+ */
+export const MAPPING_FAILED = 'mapping_failed';
+
 /** Response bytes an attempt record keeps (as Svix). */
 export const MAX_RESPONSE_BYTES = 20_000;
 /** `last_error` of a pending delivery canceled because its destination was removed. */
@@ -183,6 +196,9 @@ export interface DeliveryStore {
    * `now + leaseMs`, each with the rows it already has (`stored`). Events still leased to `claimId` itself are taken again: a process fans
    * out one batch at a time, so its own earlier lease belongs to a batch whose completion
    * failed (a store error), and waiting for that lease to lapse would only delay it.
+   * Each claim counts against the event until its fan-out completes (`interrupted`, reset when
+   * it stays queued; a retake by the same claim does not count). An event some fan-out left
+   * unfinished is claimed alone: the claim stops before it, or takes it and nothing else.
    */
   claimEvents(claimId: string, now: number, leaseMs: number, limit: number): Promise<DispatchEvent[]>;
   /**
@@ -225,7 +241,10 @@ export interface DeliveryStore {
   resume(destinationId: string, now: number): Promise<{ wasPaused: boolean; due: number }>;
   list(filter: DeliveryFilter): Promise<DeliveryView[]>;
   attempts(deliveryId: number): Promise<AttemptView[]>;
-  /** Re-queues matching deliveries (pending, attempts 0, due at `now`); returns how many. */
+  /**
+   * Re-queues matching deliveries (pending, attempts 0, due at `now`); returns how many. A
+   * `mapping_failed` one is removed and its event queued for fan-out again for its destination.
+   */
   replay(filter: ReplayFilter, now: number): Promise<number>;
   /** How many deliveries `replay(filter)` would re-queue (without its limit). */
   countReplayable(filter: ReplayFilter): Promise<number>;

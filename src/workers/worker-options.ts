@@ -16,8 +16,18 @@ import { pathToFileURL } from 'node:url';
 /** Young generation of each internal worker thread: 12 MB = 4 MB semi-spaces. */
 export const WORKER_YOUNG_GENERATION_MB = 12;
 
-/** `resourceLimits` for `new Worker()` / piscina. The old generation stays unbounded (an out-of-memory limit would kill a busy thread). */
-export const workerResourceLimits = (): { maxYoungGenerationSizeMb: number } => ({ maxYoungGenerationSizeMb: WORKER_YOUNG_GENERATION_MB });
+/**
+ * `resourceLimits` for `new Worker()` / piscina. Without `oldGenerationMb` the old generation
+ * is V8's default (an out-of-memory limit would kill a busy pool thread). With it, a thread
+ * that outgrows it dies alone with ERR_WORKER_OUT_OF_MEMORY (the process and its other
+ * threads carry on), instead of growing until the whole process runs out: the delivery
+ * thread sets it (DELIVERY_MEMORY_MB), as one event's runaway mapping must cost that thread
+ * a restart, not the service.
+ */
+export const workerResourceLimits = (oldGenerationMb?: number): { maxYoungGenerationSizeMb: number; maxOldGenerationSizeMb?: number } =>
+  oldGenerationMb === undefined
+    ? { maxYoungGenerationSizeMb: WORKER_YOUNG_GENERATION_MB }
+    : { maxYoungGenerationSizeMb: WORKER_YOUNG_GENERATION_MB, maxOldGenerationSizeMb: oldGenerationMb };
 
 /** Node flags a worker thread accepts and needs: module loading, warnings, source maps, profiling. */
 const WITH_VALUE = new Set(['--import', '--require', '-r', '--loader', '--experimental-loader', '--conditions', '-C']);

@@ -148,7 +148,8 @@ function deliveryCard(d) {
       }, () => (shownId ? load(shownId, true) : undefined))),
     h('dl', { class: 'facts' },
       h('dt', {}, 'delivery'), h('dd', { class: 'mono' }, d.id),
-      d.skip_reason ? [h('dt', {}, 'skipped'), h('dd', { class: 'warn' }, String(d.skip_reason))] : null,
+      // A failed delivery may carry a reason too (build_failed, mapping_failed: its event's mapping kept killing the delivery thread).
+      d.skip_reason ? [h('dt', {}, d.status === 'skipped' ? 'skipped' : 'reason'), h('dd', { class: 'warn' }, String(d.skip_reason))] : null,
       h('dt', {}, 'attempts'), h('dd', {}, String(d.attempts ?? attempts.length)),
       d.next_attempt_at ? [h('dt', {}, 'next attempt'), h('dd', {}, fmtTime(d.next_attempt_at))] : null,
       h('dt', {}, 'updated'), h('dd', {}, fmtTime(d.updated_at)),
@@ -209,7 +210,9 @@ function replayButton(d) {
 async function replay(d, force) {
   const question = force
     ? `This delivery to ${d.destination_type} · ${d.destination_name} was already delivered. Send it again?`
-    : `Re-queue this ${d.status} delivery to ${d.destination_type} · ${d.destination_name}? It is sent again.`;
+    : d.skip_reason === 'mapping_failed'
+      ? `Mapping this event for ${d.destination_type} · ${d.destination_name} stopped the delivery thread twice. Map and send it again (once its rules are fixed)?`
+      : `Re-queue this ${d.status} delivery to ${d.destination_type} · ${d.destination_name}? It is sent again.`;
   if (!confirm(question)) return;
   try {
     await api(`/admin/deliveries/${encodeURIComponent(d.id)}/replay`, { method: 'POST', body: { force } });

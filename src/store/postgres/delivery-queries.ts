@@ -9,7 +9,7 @@ import {
 import type {
   DeliveryStatus, DeliveryStore, QueueSnapshot, ReplayFilter,
 } from '../delivery-contract.ts';
-import { EXPIRED_MESSAGE, REMOVED_MESSAGE } from '../delivery-contract.ts';
+import { EXPIRED_MESSAGE, MAPPING_FAILED, REMOVED_MESSAGE } from '../delivery-contract.ts';
 import { tx } from './connection.ts';
 import { WORK_CHANNEL } from './notify.ts';
 
@@ -87,12 +87,24 @@ export function pgDeliveryQueries(pool: pg.Pool): Queries {
       const args: unknown[] = [now];
       const matching = replayable(f, args);
       const pick = f.limit === undefined ? matching : `id IN (SELECT id FROM deliveries WHERE ${matching} ORDER BY id LIMIT ${Math.max(0, Math.floor(f.limit))})`;
+      // A delivery failed as mapping_failed has no item: it is removed and its event goes back to
+      // the fan-out for its destination (merged into what a queued event still owes; NULL owes all).
       return tx(pool, async (c) => {
-        const r = await c.query(`UPDATE deliveries SET status = 'pending', attempts = 0, next_attempt_at = $1, lease_owner = NULL,
-            lease_until = NULL, delivered_at = NULL, updated_at = $1
-          WHERE ${pick}`, args);
-        if ((r.rowCount ?? 0) > 0) await c.query(`NOTIFY ${WORK_CHANNEL}, 'deliveries'`);
-        return r.rowCount ?? 0;
+        const { rows } = await c.query<{ n: number }>(`WITH picked AS (SELECT id, event_seq, destination_id, skip_reason FROM deliveries WHERE ${pick} FOR UPDATE),
+          requeued AS (DELETE FROM deliveries d USING picked p WHERE d.id = p.id AND p.skip_reason = '${MAPPING_FAILED}' RETURNING d.id, d.event_seq, d.destination_id),
+          items AS (DELETE FROM delivery_items WHERE delivery_id IN (SELECT id FROM requeued)),
+          queued AS (INSERT INTO dispatch_queue (event_seq, held_for)
+            SELECT event_seq, json_agg(destination_id)::text FROM requeued GROUP BY event_seq
+            ON CONFLICT (event_seq) DO UPDATE SET map_claims = 0, held_for = CASE WHEN dispatch_queue.held_for IS NULL THEN NULL
+              ELSE (SELECT json_agg(DISTINCT v)::text FROM (SELECT jsonb_array_elements_text(dispatch_queue.held_for::jsonb) AS v
+                UNION SELECT jsonb_array_elements_text(excluded.held_for::jsonb)) AS owed) END),
+          updated AS (UPDATE deliveries d SET status = 'pending', attempts = 0, next_attempt_at = $1, lease_owner = NULL,
+              lease_until = NULL, delivered_at = NULL, updated_at = $1
+            FROM picked p WHERE d.id = p.id AND p.skip_reason IS DISTINCT FROM '${MAPPING_FAILED}' RETURNING 1)
+          SELECT (SELECT count(*) FROM requeued)::int + (SELECT count(*) FROM updated)::int AS n`, args);
+        const n = rows[0].n;
+        if (n > 0) await c.query(`NOTIFY ${WORK_CHANNEL}, 'deliveries'`);
+        return n;
       });
     },
 

@@ -18,11 +18,27 @@ export function pgDispatchQueue(pool: pg.Pool): Pick<DeliveryStore, 'claimEvents
   return {
     async claimEvents(claimId, now, leaseMs, limit) {
       return tx(pool, async (c) => {
-        const { rows } = await c.query<PgEventRow>(`WITH due AS (
-            SELECT event_seq FROM dispatch_queue WHERE lease_until IS NULL OR lease_until <= $3 OR lease_owner = $1
-            ORDER BY event_seq LIMIT $4 FOR UPDATE SKIP LOCKED),
-          leased AS (UPDATE dispatch_queue q SET lease_owner = $1, lease_until = $2 FROM due WHERE q.event_seq = due.event_seq RETURNING q.event_seq, q.held_for)
-          SELECT e.*, l.held_for AS queued_held_for FROM leased l JOIN events e ON e.seq = l.event_seq ORDER BY e.seq`, [claimId, now + leaseMs, now, limit]);
+        const { rows: due } = await c.query<{ event_seq: number; map_claims: number; lease_owner: string | null }>(
+          `SELECT event_seq, map_claims, lease_owner FROM dispatch_queue WHERE lease_until IS NULL OR lease_until <= $2 OR lease_owner = $1
+           ORDER BY event_seq LIMIT $3 FOR UPDATE SKIP LOCKED`, [claimId, now, limit]);
+        // An event an earlier claim left unfinished is claimed alone (its own claim's retake is no interruption).
+        const interrupted = new Map<number, number>();
+        const take: number[] = [];
+        for (const d of due) {
+          const n = d.lease_owner === claimId ? Math.max(0, d.map_claims - 1) : d.map_claims;
+          if (n > 0 && take.length > 0) break;
+          take.push(d.event_seq);
+          if (n > 0) {
+            interrupted.set(d.event_seq, n);
+            break;
+          }
+        }
+        // SET reads the row as it was: a retake by the same claim adds no count.
+        const { rows } = await c.query<PgEventRow>(`WITH leased AS (
+            UPDATE dispatch_queue q SET lease_owner = $1, lease_until = $2,
+              map_claims = q.map_claims + CASE WHEN q.lease_owner IS NOT DISTINCT FROM $1 THEN 0 ELSE 1 END
+            WHERE q.event_seq = ANY($3::bigint[]) RETURNING q.event_seq, q.held_for)
+          SELECT e.*, l.held_for AS queued_held_for FROM leased l JOIN events e ON e.seq = l.event_seq ORDER BY e.seq`, [claimId, now + leaseMs, take]);
         // Queue rows whose event was purged: nothing left to deliver.
         await c.query(`DELETE FROM dispatch_queue q WHERE q.lease_owner = $1 AND NOT EXISTS (SELECT 1 FROM events e WHERE e.seq = q.event_seq)`, [claimId]);
         // The rows an earlier, unfinished fan-out of these events stored (none for events fanned out the first time): one query for the batch.
@@ -41,6 +57,8 @@ export function pgDispatchQueue(pool: pg.Pool): Pick<DeliveryStore, 'claimEvents
           const e: DispatchEvent = held === null ? { seq: r.seq, event: toPgEvent(r) } : { seq: r.seq, event: toPgEvent(r), heldFor: JSON.parse(held) as string[] };
           const parts = stored.get(r.seq);
           if (parts !== undefined) e.stored = parts;
+          const n = interrupted.get(r.seq);
+          if (n !== undefined) e.interrupted = n;
           return e;
         });
       }, relaxed);
@@ -50,7 +68,7 @@ export function pgDispatchQueue(pool: pg.Pool): Pick<DeliveryStore, 'claimEvents
       return tx(pool, async (c) => {
         // Events neither held nor handing off leave the queue (fenced on the lease); those that
         // handed deliveries off stay queued, leased to the claim, until those have rows
-        // (finishEvents): their lease is only checked, and locked so no claim takes it before commit.
+        // (finishEvents): their lease is checked and their mapping counted finished (map_claims 0).
         const unqueue: number[] = [];
         const keep: number[] = [];
         for (const r of results) if (r.held === undefined) (handsOff(r) ? keep : unqueue).push(r.seq);
@@ -58,7 +76,7 @@ export function pgDispatchQueue(pool: pg.Pool): Pick<DeliveryStore, 'claimEvents
         if (unqueue.length > 0 || keep.length > 0) {
           const { rows: fenced } = await c.query<{ event_seq: number }>(`WITH gone AS (
               DELETE FROM dispatch_queue WHERE event_seq = ANY($1::bigint[]) AND lease_owner = $3 RETURNING event_seq),
-            kept AS (SELECT event_seq FROM dispatch_queue WHERE event_seq = ANY($2::bigint[]) AND lease_owner = $3 FOR UPDATE)
+            kept AS (UPDATE dispatch_queue SET map_claims = 0 WHERE event_seq = ANY($2::bigint[]) AND lease_owner = $3 RETURNING event_seq)
             SELECT event_seq FROM gone UNION ALL SELECT event_seq FROM kept`, [unqueue, keep, claimId]);
           for (const f of fenced) ours.add(f.event_seq);
         }
@@ -73,7 +91,7 @@ export function pgDispatchQueue(pool: pg.Pool): Pick<DeliveryStore, 'claimEvents
           g.owed.push(JSON.stringify(r.held.destinationIds));
         }
         for (const g of holds.values()) {
-          const { rows: kept } = await c.query<{ event_seq: number }>(`UPDATE dispatch_queue q SET held_for = x.owed, lease_owner = $3, lease_until = $4
+          const { rows: kept } = await c.query<{ event_seq: number }>(`UPDATE dispatch_queue q SET held_for = x.owed, lease_owner = $3, lease_until = $4, map_claims = 0
             FROM unnest($1::bigint[], $2::text[]) AS x(seq, owed) WHERE q.event_seq = x.seq AND q.lease_owner = $5 RETURNING q.event_seq`,
           [g.seqs, g.owed, g.claimId, g.leaseUntil, claimId]);
           for (const k of kept) ours.add(k.event_seq);

@@ -113,6 +113,13 @@ const MIGRATIONS: { version: number; sql: string }[] = [
       INSERT INTO delivery_items (delivery_id, item) SELECT id, item FROM deliveries WHERE item IS NOT NULL;
       ALTER TABLE deliveries DROP COLUMN item;`,
   },
+  {
+    // How many fan-outs of a queued event started mapping it and never finished (as SQLite's
+    // migration 17): a claim adds one, a finished fan-out leaves the queue or resets it; one
+    // cut short twice is failed (`mapping_failed`) instead of being mapped again.
+    version: 10,
+    sql: `ALTER TABLE dispatch_queue ADD COLUMN map_claims INTEGER NOT NULL DEFAULT 0;`,
+  },
 ];
 
 export const PG_SCHEMA_VERSION = MIGRATIONS[MIGRATIONS.length - 1].version;

@@ -8,6 +8,7 @@ import {
 import type {
   DeliveryStatus, DeliveryStore, QueueSnapshot, ReplayFilter,
 } from '../delivery-contract.ts';
+import { MAPPING_FAILED } from '../delivery-contract.ts';
 
 type Queries = Pick<DeliveryStore,
   'list' | 'attempts' | 'replay' | 'countReplayable' | 'stats' | 'health' | 'dispatchBacklog' | 'queueSnapshot' | 'purge' | 'purgeDedupKeys'>;
@@ -40,6 +41,12 @@ export function sqliteDeliveryQueries(db: Database.Database): Queries {
   const attempts = db.prepare<[number], AttemptRow>(`SELECT a.* FROM delivery_attempt_items i
     JOIN delivery_attempts a ON a.id = i.attempt_id WHERE i.delivery_id = ? ORDER BY a.id`);
 
+  // An event back in the dispatch queue for one more destination (merged into what it still owes, if queued: NULL owes all).
+  const requeue = db.prepare(`INSERT INTO dispatch_queue (event_seq, held_for) VALUES (@seq, json_array(@destination))
+    ON CONFLICT (event_seq) DO UPDATE SET map_claims = 0, held_for = CASE WHEN held_for IS NULL THEN NULL
+      ELSE (SELECT json_group_array(value) FROM (SELECT value FROM json_each(dispatch_queue.held_for) UNION SELECT @destination)) END`);
+  const dropRow = db.prepare('DELETE FROM deliveries WHERE id = ?');
+  const dropItem = db.prepare('DELETE FROM delivery_items WHERE delivery_id = ?');
   const backlog = (): number => (db.prepare('SELECT count(*) AS n FROM dispatch_queue').get() as { n: number }).n;
 
   /** Deletes in chunks until a chunk comes back short; returns the total. */
@@ -81,10 +88,23 @@ export function sqliteDeliveryQueries(db: Database.Database): Queries {
     async replay(f, now) {
       if (f.statuses.length === 0) return 0;
       const { sql, args } = replayable(f);
-      const pick = f.limit === undefined ? sql : `id IN (SELECT id FROM deliveries WHERE ${sql} ORDER BY id LIMIT ${Math.max(0, Math.floor(f.limit))})`;
-      const stmt = db.prepare(`UPDATE deliveries SET status = 'pending', attempts = 0, next_attempt_at = ?, lease_owner = NULL,
-        lease_until = NULL, delivered_at = NULL, updated_at = ? WHERE ${pick}`);
-      return db.transaction(() => stmt.run(now, now, ...args).changes).immediate();
+      const pick = (limit: number | undefined) => limit === undefined ? sql : `id IN (SELECT id FROM deliveries WHERE ${sql} ORDER BY id LIMIT ${Math.max(0, Math.floor(limit))})`;
+      // A delivery failed as mapping_failed has no item: its event goes back to the fan-out for
+      // its destination (poison-counted like any fan-out) and the row is made again there.
+      const poisoned = db.prepare<unknown[], { id: number; event_seq: number; destination_id: string }>(
+        `SELECT id, event_seq, destination_id FROM deliveries WHERE skip_reason = '${MAPPING_FAILED}' AND ${pick(f.limit)}`);
+      const update = (limit: number | undefined) => db.prepare(`UPDATE deliveries SET status = 'pending', attempts = 0, next_attempt_at = ?,
+        lease_owner = NULL, lease_until = NULL, delivered_at = NULL, updated_at = ? WHERE ${pick(limit)}`);
+      return db.transaction(() => {
+        const requeued = poisoned.all(...args);
+        for (const r of requeued) {
+          requeue.run({ seq: r.event_seq, destination: r.destination_id });
+          dropRow.run(r.id);
+          dropItem.run(r.id);
+        }
+        // The oldest `limit` matching rows were those requeued and the oldest limit - requeued of the rest.
+        return requeued.length + update(f.limit === undefined ? undefined : f.limit - requeued.length).run(now, now, ...args).changes;
+      }).immediate();
     },
 
     async countReplayable(f) {

@@ -19,23 +19,34 @@ export const FAN_OUT_ROWS_PER_COMMIT = 100;
 /** A delivery's item, kept while it may still be sent (delivery_items: migration 16). */
 export const PUT_ITEM_SQL = 'INSERT OR REPLACE INTO delivery_items (delivery_id, item) VALUES (?, ?)';
 
+/** What claimEvents reads of a queue row beside its event. */
+interface QueuedRow {
+  queued_seq: number;
+  queued_held_for: string | null;
+  queued_map_claims: number;
+  queued_owner: string | null;
+}
+
 export function sqliteDispatchQueue(
   db: Database.Database, relaxed: ReturnType<typeof relaxedCommit>,
 ): Pick<DeliveryStore, 'claimEvents' | 'completeFanOut' | 'finishEvents'> {
   const q = {
     // The due queue entries with their event rows in one statement (null columns: the event was purged).
-    queueDue: db.prepare<[number, string, number], EventRow & { queued_seq: number; queued_held_for: string | null }>(
-      `SELECT q.event_seq AS queued_seq, q.held_for AS queued_held_for, e.* FROM dispatch_queue q LEFT JOIN events e ON e.seq = q.event_seq
+    queueDue: db.prepare<[number, string, number], EventRow & QueuedRow>(
+      `SELECT q.event_seq AS queued_seq, q.held_for AS queued_held_for, q.map_claims AS queued_map_claims, q.lease_owner AS queued_owner, e.*
+       FROM dispatch_queue q LEFT JOIN events e ON e.seq = q.event_seq
        WHERE q.lease_until IS NULL OR q.lease_until <= ? OR q.lease_owner = ? ORDER BY q.event_seq LIMIT ?`),
-    leaseEvent: db.prepare('UPDATE dispatch_queue SET lease_owner = ?, lease_until = ? WHERE event_seq = ?'),
+    // claim, lease end, claims to add (0: the claim's own retake), seq.
+    leaseEvent: db.prepare('UPDATE dispatch_queue SET lease_owner = ?, lease_until = ?, map_claims = map_claims + ? WHERE event_seq = ?'),
     // The rows an earlier, unfinished fan-out of the event stored (none for an event fanned out the first time).
     storedParts: db.prepare<[number], { destination_id: string; part: number }>(
       'SELECT destination_id, part FROM deliveries WHERE event_seq = ? AND part IS NOT NULL'),
-    stillLeased: db.prepare<[number, string], { one: number }>('SELECT 1 AS one FROM dispatch_queue WHERE event_seq = ? AND lease_owner = ?'),
+    // An event staying queued for its handoffs: its mapping finished.
+    stillLeased: db.prepare('UPDATE dispatch_queue SET map_claims = 0 WHERE event_seq = ? AND lease_owner = ?'),
     dropQueued: db.prepare('DELETE FROM dispatch_queue WHERE event_seq = ?'),
     unqueue: db.prepare('DELETE FROM dispatch_queue WHERE event_seq = ? AND lease_owner = ?'),
     // held_for, hold claim, hold until, seq, claim.
-    holdQueued: db.prepare('UPDATE dispatch_queue SET held_for = ?, lease_owner = ?, lease_until = ? WHERE event_seq = ? AND lease_owner = ?'),
+    holdQueued: db.prepare('UPDATE dispatch_queue SET held_for = ?, lease_owner = ?, lease_until = ?, map_claims = 0 WHERE event_seq = ? AND lease_owner = ?'),
     // Positional (the fan-out's hottest statement; named parameters cost ~1.5 µs more a row):
     // seq, script, destination id, type, event id, part, status, reason, next, message, received, now (created), now (updated).
     insert: db.prepare<unknown[], { id: number }>(`INSERT INTO deliveries (event_seq, script_id, destination_id, destination_type, event_id, part, status,
@@ -53,12 +64,18 @@ export function sqliteDispatchQueue(
         q.dropQueued.run(seq); // the event was purged: nothing left to deliver
         continue;
       }
-      q.leaseEvent.run(claimId, now + leaseMs, seq);
+      // Left unfinished by an earlier claim: mapped alone (its own claim's retake is no interruption).
+      const retake = row.queued_owner === claimId;
+      const interrupted = retake ? Math.max(0, row.queued_map_claims - 1) : row.queued_map_claims;
+      if (interrupted > 0 && out.length > 0) break;
+      q.leaseEvent.run(claimId, now + leaseMs, retake ? 0 : 1, seq);
       const held = row.queued_held_for;
       const e: DispatchEvent = held === null ? { seq, event: toEventRecord(row) } : { seq, event: toEventRecord(row), heldFor: JSON.parse(held) as string[] };
       const parts = q.storedParts.all(seq);
       if (parts.length > 0) e.stored = new Set(parts.map((p) => partKey(p.destination_id, p.part)));
+      if (interrupted > 0) e.interrupted = interrupted;
       out.push(e);
+      if (interrupted > 0) break;
     }
     return out;
   });
@@ -78,7 +95,7 @@ export function sqliteDispatchQueue(
       // Handed-off deliveries get their rows when recorded: until then the event stays queued, leased.
       const fenced = h !== undefined
         ? q.holdQueued.run(JSON.stringify(h.destinationIds), h.claimId, h.leaseUntil, r.seq, claimId).changes > 0
-        : handsOff ? q.stillLeased.get(r.seq, claimId) !== undefined : q.unqueue.run(r.seq, claimId).changes > 0;
+        : handsOff ? q.stillLeased.run(r.seq, claimId).changes > 0 : q.unqueue.run(r.seq, claimId).changes > 0;
       if (!fenced) continue; // lease lost: the new holder fans it out
       events++;
       if (handsOff) handedOff.push(r.seq);
