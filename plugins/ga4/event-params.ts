@@ -14,55 +14,71 @@ const ID_PARAMS = new Set(['transaction_id', 'session_id', 'item_id', 'item_list
 const PAGE_URLS: ReadonlySet<string> = new Set(PAGE_URL_PARAMS);
 const DROP = Symbol('drop');
 
-/** The event without anything that identifies someone, and a warning for each thing taken out. */
+/**
+ * The event without anything that identifies someone, and a warning for each thing taken out.
+ * Objects and arrays are copied only where something changed: most events carry nothing to
+ * take out, and this runs for every event sent.
+ */
 export function scrubEvent(event: Json, isIdentifier: IdentifierTest): { event: Json; warnings: string[] } {
   const warnings: string[] = [];
-  const out: Json = {};
-  for (const [key, value] of Object.entries(event)) {
-    if (key === 'name') out.name = value; // the rule's event name, never a person's
-    else if (key === 'params' && isObject(value)) out.params = scrubParams(value, isIdentifier, warnings);
-    else {
-      const kept = scrub(value, `event field ${key}`, key, isIdentifier, warnings);
-      if (kept !== DROP) out[key] = kept;
-    }
-  }
-  return { event: out, warnings };
+  const scrubbed = mapEntries(event, (key, value) => {
+    if (key === 'name') return value; // the rule's event name, never a person's
+    if (key === 'params' && isObject(value)) return mapEntries(value, (name, v) => scrubParam(name, v, isIdentifier, warnings));
+    return scrub(value, 'event field', '', key, isIdentifier, warnings);
+  });
+  return { event: scrubbed, warnings };
 }
 
-function scrubParams(params: Json, isIdentifier: IdentifierTest, warnings: string[]): Json {
-  const out: Json = {};
-  for (const [name, value] of Object.entries(params)) {
-    if (PAGE_URLS.has(name) && typeof value === 'string') {
-      const { url, redacted } = redactUrl(value, isIdentifier);
-      if (redacted) warnings.push(`${name} held what looks like an identifier (${IDENTIFIER_KINDS}); that part was sent as (redacted)`);
-      out[name] = url;
-      continue;
-    }
-    const kept = scrub(value, `parameter ${name}`, name, isIdentifier, warnings);
-    if (kept !== DROP) out[name] = kept;
-  }
-  return out;
+function scrubParam(name: string, value: unknown, isIdentifier: IdentifierTest, warnings: string[]): unknown {
+  if (!PAGE_URLS.has(name) || typeof value !== 'string') return scrub(value, 'parameter', '', name, isIdentifier, warnings);
+  const { url, redacted } = redactUrl(value, isIdentifier);
+  if (redacted) warnings.push(`${name} held what looks like an identifier (${IDENTIFIER_KINDS}); that part was sent as (redacted)`);
+  return url;
 }
 
-/** A value with its identifier-like strings taken out, at any depth (items[] and their fields included). */
-function scrub(value: unknown, path: string, key: string, isIdentifier: IdentifierTest, warnings: string[]): unknown {
+/**
+ * `value` (found at `parent`.`key`) with its identifier-like strings taken out, at any depth
+ * (items[] and their fields included); DROP when it is such a string itself.
+ */
+function scrub(value: unknown, kind: string, parent: string, key: string, isIdentifier: IdentifierTest, warnings: string[]): unknown {
   if (typeof value === 'string') {
     if (!isIdentifier(value, ID_PARAMS.has(key) ? 'none' : 'any')) return value;
-    warnings.push(`${path} looks like an identifier (${IDENTIFIER_KINDS}) and was not sent`);
+    warnings.push(`${kind} ${pathOf(parent, key)} looks like an identifier (${IDENTIFIER_KINDS}) and was not sent`);
     return DROP;
   }
   if (Array.isArray(value)) {
-    return value.map((v) => scrub(v, `${path}[]`, key, isIdentifier, warnings)).filter((v) => v !== DROP);
+    const members = `${pathOf(parent, key)}[]`;
+    let out: unknown[] | undefined;
+    for (let i = 0; i < value.length; i++) {
+      const kept = scrub(value[i], kind, '', members, isIdentifier, warnings);
+      if (out === undefined && kept !== value[i]) out = value.slice(0, i);
+      if (out !== undefined && kept !== DROP) out.push(kept);
+    }
+    return out ?? value;
   }
   if (isObject(value)) {
-    const out: Json = {};
-    for (const [k, v] of Object.entries(value)) {
-      const kept = scrub(v, `${path}.${k}`, k, isIdentifier, warnings);
-      if (kept !== DROP) out[k] = kept;
-    }
-    return out;
+    const path = pathOf(parent, key);
+    return mapEntries(value, (k, v) => scrub(v, kind, path, k, isIdentifier, warnings));
   }
   return value;
+}
+
+const pathOf = (parent: string, key: string) => (parent === '' ? key : `${parent}.${key}`);
+
+/** `obj` with each value replaced by `fn`'s (left out for DROP); `obj` itself when nothing changed. */
+function mapEntries(obj: Json, fn: (key: string, value: unknown) => unknown): Json {
+  const keys = Object.keys(obj);
+  let out: Json | undefined;
+  for (let i = 0; i < keys.length; i++) {
+    const value = obj[keys[i]];
+    const kept = fn(keys[i], value);
+    if (out === undefined && kept !== value) {
+      out = {};
+      for (let j = 0; j < i; j++) out[keys[j]] = obj[keys[j]];
+    }
+    if (out !== undefined && kept !== DROP) out[keys[i]] = kept;
+  }
+  return out ?? obj;
 }
 
 function isObject(v: unknown): v is Json {

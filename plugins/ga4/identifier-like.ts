@@ -75,20 +75,39 @@ function readable(value: string): string | undefined {
   return fold(text);
 }
 
+/** Plain ASCII needs no Unicode folding (most texts: this runs for every string of every event). */
+const ASCII = /^[\x00-\x7f]*$/;
+
 function fold(text: string): string {
-  return text.normalize('NFKD').replace(/\p{M}/gu, '').toLowerCase().trim();
+  const plain = ASCII.test(text) ? text : text.normalize('NFKD').replace(/\p{M}/gu, '');
+  return plain.toLowerCase().trim();
 }
 
 function words(text: string): string[] {
   return text.split(/[^\p{L}\p{N}]+/u).filter((w) => w !== '');
 }
 
+interface PhoneRun { run: string; digits: string; at: number }
+const NO_RUNS: readonly PhoneRun[] = [];
+
 /** Runs of `text` written like phone numbers, with the digits they hold (9 or more). */
-function* phoneRuns(text: string): Generator<{ run: string; digits: string; at: number }> {
+function phoneRuns(text: string): readonly PhoneRun[] {
+  if (digitCount(text) < PHONE_MIN_DIGITS) return NO_RUNS; // most texts: no regular expression, nothing allocated
+  const runs: PhoneRun[] = [];
   for (const m of text.matchAll(PHONE_RUN)) {
     const digits = m[0].replace(/\D/g, '');
-    if (digits.length >= PHONE_MIN_DIGITS) yield { run: m[0], digits, at: m.index };
+    if (digits.length >= PHONE_MIN_DIGITS) runs.push({ run: m[0], digits, at: m.index });
   }
+  return runs;
+}
+
+function digitCount(text: string): number {
+  let n = 0;
+  for (let i = 0; i < text.length; i++) {
+    const c = text.charCodeAt(i);
+    if (c >= 48 && c <= 57) n++;
+  }
+  return n;
 }
 
 /** Whether `text` holds a phone number; a bare run of digits counts only when `bare` allows it. */
