@@ -8,7 +8,7 @@
 //     hyphens, dots and brackets phones are written with (whoever's phone it is),
 //   - is one of the user's identifiers (id, external id, e-mail, phone in any prefix, first
 //     or last name, street, postcode, city), or holds their first and last name together
-//     in any order and spelling (`Jane+Doe`, `doe-jane`), or their phone among other text.
+//     in any order and spelling (`Jane+Doe`, `doe-jane`, `janedoe`), or their phone among other text.
 import { unescape } from 'node:querystring';
 import { isSha256Hex } from '../../src/identifiers/index.ts';
 import type { User } from '../../src/schema/types.ts';
@@ -139,15 +139,21 @@ function ownIdentifiers(user: User | undefined): OwnIdentifiers {
       }
     }
   }
-  const fullName = [...nameWords(user?.first_name), ...nameWords(user?.last_name)];
-  const hasFullName = nameWords(user?.first_name).length > 0 && nameWords(user?.last_name).length > 0;
+  const first = nameWords(user?.first_name);
+  const last = nameWords(user?.last_name);
+  const fullName = [...first, ...last];
+  // Written without a space (`janedoe`, `DoeJane`): long enough not to turn up inside other words by chance.
+  const joined = [first.join('') + last.join(''), last.join('') + first.join('')];
+  const hasFullName = first.length > 0 && last.length > 0;
+  const joinedCounts = joined[0].length >= 2 * MIN_OWN_LENGTH;
   return {
     matches(text) {
       if (values.has(text)) return true;
       for (const { digits } of phoneRuns(text)) if (phones.has(digits.slice(-SUBSCRIBER_DIGITS))) return true;
       if (!hasFullName) return false;
-      const present = new Set(words(text));
-      return fullName.every((w) => present.has(w));
+      const present = words(text);
+      if (fullName.every((w) => present.includes(w))) return true;
+      return joinedCounts && present.some((w) => joined.some((name) => w.includes(name)));
     },
   };
 }
