@@ -80,10 +80,10 @@ interface Prepared {
 
 function prepare(item: OutgoingItem, now: number): Prepared {
   const isIdentifier = identifierTest(item.event.user);
-  const { name, params, timestamp_micros: ruleMicros, user_properties: rawProperties, ...rest } = expandDotPaths(item.native.fields);
+  const { timestamp_micros: ruleMicros, user_properties: rawProperties, ...fields } = expandDotPaths(item.native.fields);
   const head = envelope(item, rawProperties, isIdentifier);
   const time = eventTime(ruleMicros, item.receivedAt, now);
-  const event = nativeEvent(item, { name, params, ...rest }, time.tooOld, isIdentifier);
+  const event = nativeEvent(item, fields, time.tooOld, isIdentifier);
   const warnings = [...head.warnings, ...event.warnings];
   if (time.tooOld) warnings.push(TOO_OLD_WARNING);
   return { eventId: item.eventId, head: head.head, event: event.event, micros: time.micros, warnings };
