@@ -8,7 +8,7 @@ describe('ga4 identifier-like text', () => {
   it('finds e-mails however they are spelled: encoded once, twice, three times, fullwidth, with a stray bad escape', () => {
     for (const text of [
       'jane.doe@example.com', 'jane.doe%40example.com', 'jane.doe%2540example.com', 'jane.doe%252540example.com',
-      'jane.doe＠example.com', 'jane.doe%EF%BC%A0example.com', 'jane.doe%40example.com%ZZ', 'write to ion@example.net',
+      'jane.doe＠example.com', 'jane.doe﹫example.com', 'jane.doe％40example.com', 'jane.doe%EF%BC%A0example.com', 'jane.doe%40example.com%ZZ', 'write to ion@example.net',
     ]) expect(is(text), text).to.equal(true);
   });
 

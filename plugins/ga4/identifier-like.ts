@@ -65,14 +65,15 @@ export function identifierTest(user: User | undefined): IdentifierTest {
  * `%ZZ` does not stop the rest from being decoded.
  */
 function readable(value: string): string | undefined {
-  let text = value;
+  const folded = fold(value); // first, so a fullwidth `％40` is an escape too
+  let text = folded;
   for (let round = 0; ; round++) {
     const next = text.includes('%') ? unescape(text) : text;
     if (next === text) break;
     if (round === MAX_DECODINGS) return undefined;
     text = next;
   }
-  return fold(text);
+  return text === folded ? text : fold(text); // again for what the escapes spelled (`%EF%BC%A0` is `＠`)
 }
 
 /** Plain ASCII needs no Unicode folding (most texts: this runs for every string of every event). */
