@@ -7,9 +7,9 @@ import { baseUrl } from '../../src/destinations/settings-schema.ts';
 import type { BuildInput, OutboundRequest, OutgoingItem } from '../../src/destinations/types.ts';
 import { DEFAULT_ENDPOINT, type Ga4Settings } from './settings.ts';
 import { eventTime } from './event-time.ts';
-import { identifierTest } from './identifier-like.ts';
+import { IDENTIFIER_KINDS, identifierTest, type IdentifierTest } from './identifier-like.ts';
 import { limitEnvelope, limitEvent } from './limits.ts';
-import { PAGE_URL_PARAMS, redactUrl } from './page-urls.ts';
+import { scrubEvent } from './event-params.ts';
 import { userProperties } from './user-properties.ts';
 
 export const MAX_EVENTS = 25;
@@ -32,17 +32,17 @@ const ADDRESS_ORDER = ['sha256_first_name', 'sha256_last_name', 'sha256_street',
 export function buildRequests(input: BuildInput<Ga4Settings>): OutboundRequest[] {
   const { settings, items, now } = input;
   const url = collectUrl(settings);
-  const groups = new Map<string, { head: Json; items: OutgoingItem[] }>();
+  const groups = new Map<string, { head: Json; events: Prepared[] }>();
   for (const item of items) {
-    const head = envelope(item);
-    const key = JSON.stringify(head);
+    const prepared = prepare(item, now);
+    const key = JSON.stringify(prepared.head);
     const group = groups.get(key);
-    if (group) group.items.push(item);
-    else groups.set(key, { head, items: [item] });
+    if (group) group.events.push(prepared);
+    else groups.set(key, { head: prepared.head, events: [prepared] });
   }
   const requests: OutboundRequest[] = [];
-  for (const { head, items: groupItems } of groups.values()) {
-    for (const part of chunk(groupItems, MAX_EVENTS)) requests.push(...sized(url, head, part, now));
+  for (const { head, events } of groups.values()) {
+    for (const part of chunk(events, MAX_EVENTS)) requests.push(...sized(url, head, part));
   }
   return requests;
 }
@@ -54,30 +54,50 @@ function collectUrl(settings: Ga4Settings): string {
 }
 
 /** One request, or halves of it until each body fits under MAX_BODY_BYTES (one event always goes alone). */
-function sized(url: string, head: Json, items: OutgoingItem[], now: number): OutboundRequest[] {
-  const body = JSON.stringify(requestBody(head, items, now));
-  if (items.length > 1 && Buffer.byteLength(body, 'utf8') >= MAX_BODY_BYTES) {
-    const half = Math.ceil(items.length / 2);
-    return [...sized(url, head, items.slice(0, half), now), ...sized(url, head, items.slice(half), now)];
+function sized(url: string, head: Json, events: Prepared[]): OutboundRequest[] {
+  const body = JSON.stringify(requestBody(head, events));
+  if (events.length > 1 && Buffer.byteLength(body, 'utf8') >= MAX_BODY_BYTES) {
+    const half = Math.ceil(events.length / 2);
+    return [...sized(url, head, events.slice(0, half)), ...sized(url, head, events.slice(half))];
   }
   return [{
     method: 'POST',
     url,
     headers: { 'content-type': 'application/json' },
     body,
-    eventIds: items.map((i) => i.eventId),
+    eventIds: events.map((e) => e.eventId),
   }];
 }
 
+/** One item as it will be sent: its request-level fields, its `events[]` member and time, and what was changed on the way. */
+interface Prepared {
+  eventId: string;
+  head: Json;
+  event: Json;
+  micros: number;
+  warnings: string[];
+}
+
+function prepare(item: OutgoingItem, now: number): Prepared {
+  const isIdentifier = identifierTest(item.event.user);
+  const { timestamp_micros: ruleMicros, user_properties: rawProperties, ...fields } = expandDotPaths(item.native.fields);
+  const head = envelope(item, rawProperties, isIdentifier);
+  const time = eventTime(ruleMicros, item.receivedAt, now);
+  const event = nativeEvent(item, fields, time.tooOld, isIdentifier);
+  const warnings = [...head.warnings, ...event.warnings];
+  if (time.tooOld) warnings.push(TOO_OLD_WARNING);
+  return { eventId: item.eventId, head: head.head, event: event.event, micros: time.micros, warnings };
+}
+
 /** The request-level fields that must be equal for events to share a request. */
-function envelope(item: OutgoingItem): Json {
+function envelope(item: OutgoingItem, rawProperties: unknown, isIdentifier: IdentifierTest): { head: Json; warnings: string[] } {
   const { consent, context } = item.event;
   const head: Json = {};
   if (item.attribution.client_id !== undefined) head.client_id = item.attribution.client_id;
   const userId = first(item.identifiers.user_id);
   if (userId !== undefined) head.user_id = userId;
-  const { properties } = userProperties(expandDotPaths(item.native.fields).user_properties, item.event.user);
-  if (properties !== undefined) head.user_properties = properties;
+  const props = userProperties(rawProperties, isIdentifier);
+  if (props.properties !== undefined) head.user_properties = props.properties;
   // Hashed contact data goes only with ad_user_data GRANTED: a denial means the user did not
   // agree to their data being shared for advertising, and GA4 forwards it there.
   const userData = consent.marketing ? buildUserData(item.identifiers) : undefined;
@@ -89,35 +109,38 @@ function envelope(item: OutgoingItem): Json {
     ad_personalization: consent.marketing && consent.personalization ? 'GRANTED' : 'DENIED',
   };
   if (context.overide_ip) head.ip_override = context.overide_ip;
-  if (context.user_agent) head.user_agent = context.user_agent;
-  return limitEnvelope(head).head;
+  const warnings = [...props.warnings];
+  // A user agent is whatever the client said it is: a bot or an app may put a contact in it.
+  if (context.user_agent && isIdentifier(context.user_agent, 'formatted')) warnings.push(AGENT_WARNING);
+  else if (context.user_agent) head.user_agent = context.user_agent;
+  const limited = limitEnvelope(head);
+  return { head: limited.head, warnings: [...warnings, ...limited.warnings] };
 }
 
 /** The request's timestamp_micros is its first event's time; another event carries its own when it differs. */
-function requestBody(head: Json, items: OutgoingItem[], now: number): Json {
-  const built = items.map((item) => nativeEvent(item, now));
-  const requestMicros = built[0].micros;
-  const events = built.map(({ event, micros }) => (micros === requestMicros ? event : { ...event, timestamp_micros: micros }));
+function requestBody(head: Json, prepared: Prepared[]): Json {
+  const requestMicros = prepared[0].micros;
+  const events = prepared.map(({ event, micros }) => (micros === requestMicros ? event : { ...event, timestamp_micros: micros }));
   return withKeyOrder({ ...head, timestamp_micros: requestMicros, events }, BODY_ORDER);
 }
 
 /**
- * One `events[]` member: the rule's name and params (page URLs redacted), the GA session when
- * there is one, and the event's time. A time GA4 would not keep (older than 72 hours) is moved
- * to 72 hours ago and the session left out: the moved time no longer falls inside that session.
+ * One `events[]` member: the rule's name and params, the GA session when there is one, within
+ * GA4's limits, and then without anything that identifies someone (page URLs redacted, other
+ * strings dropped), so what is checked is exactly what is sent. A time GA4 would not keep
+ * (older than 72 hours) is moved and the session left out: the moved time no longer falls inside it.
  */
-function nativeEvent(item: OutgoingItem, now: number): { event: Json; micros: number } {
-  const { name, params, timestamp_micros: ruleMicros, user_properties: _requestLevel, ...rest } = expandDotPaths(item.native.fields);
-  const time = eventTime(ruleMicros, item.receivedAt, now);
+function nativeEvent(item: OutgoingItem, fields: Json, tooOld: boolean, isIdentifier: IdentifierTest): { event: Json; warnings: string[] } {
+  const { name, params, ...rest } = fields;
   const p: Json = isObject(params) ? { ...params } : {};
-  const isIdentifier = identifierTest(item.event.user);
-  for (const key of PAGE_URL_PARAMS) if (typeof p[key] === 'string') p[key] = redactUrl(p[key], isIdentifier).url;
   const sessionId = item.attribution.session_id;
-  if (sessionId !== undefined && !time.tooOld) {
+  if (sessionId !== undefined && !tooOld) {
     if (p.session_id === undefined) p.session_id = sessionId;
     if (p.engagement_time_msec === undefined) p.engagement_time_msec = SERVER_ENGAGEMENT_TIME_MSEC;
   }
-  return { event: limitEvent({ name, params: p, ...rest }).event, micros: time.micros };
+  const limited = limitEvent({ name, params: p, ...rest });
+  const scrubbed = scrubEvent(limited.event, isIdentifier);
+  return { event: scrubbed.event, warnings: [...limited.warnings, ...scrubbed.warnings] };
 }
 
 /**
@@ -146,31 +169,13 @@ function isObject(v: unknown): v is Json {
 
 /**
  * What the request leaves out or changes for these items (plugin warnings: previews, test
- * mode, rule drafts on stored events): limits cut, user properties refused, times moved.
+ * mode, rule drafts on stored events): limits cut, identifiers and user properties refused,
+ * times moved.
  */
 export function requestWarnings({ items, now }: BuildInput<Ga4Settings>): string[] {
-  const out = new Set<string>();
-  for (const item of items) {
-    const head: Json = {};
-    const userId = first(item.identifiers.user_id);
-    if (userId !== undefined) head.user_id = userId;
-    const { name, params, timestamp_micros: ruleMicros, user_properties: raw } = expandDotPaths(item.native.fields);
-    const props = userProperties(raw, item.event.user);
-    for (const w of props.warnings) out.add(w);
-    if (props.properties !== undefined) head.user_properties = props.properties;
-    for (const w of limitEnvelope(head).warnings) out.add(w);
-    for (const w of limitEvent({ name, params }).warnings) out.add(w);
-    if (eventTime(ruleMicros, item.receivedAt, now).tooOld) out.add(TOO_OLD_WARNING);
-    const isIdentifier = identifierTest(item.event.user);
-    for (const key of PAGE_URL_PARAMS) {
-      const url = isObject(params) ? params[key] : undefined;
-      if (typeof url === 'string' && redactUrl(url, isIdentifier).redacted) {
-        out.add(`${key} held what looks like an identifier (an e-mail, a hash or one of the user's identifiers); that part was sent as (redacted)`);
-      }
-    }
-  }
-  return [...out];
+  return [...new Set(items.flatMap((item) => prepare(item, now).warnings))];
 }
 
 const TOO_OLD_WARNING =
   'an event older than 72 hours was sent with its time moved to 72 hours ago (GA4 keeps no older time) and without its session_id';
+const AGENT_WARNING = `user_agent held what looks like an identifier (${IDENTIFIER_KINDS}) and was not sent`;

@@ -104,4 +104,36 @@ describe('ga4 end to end', () => {
     const delivered = async () => (await s.running.store.deliveries.list({ destinationId: DESTINATION }))[0]?.status === 'delivered';
     expect(await waitFor(delivered, 5_000), 'the delivery recorded as delivered').to.equal(true);
   });
+
+  it('a lead carrying personal data in every shape reaches the double with none of it: userinfo, encoded e-mail, names, a phone, lead_source, user agent', async () => {
+    const seen = ga.requests.length;
+    const r = await s.post(INTAKE_PATHS.event, {
+      event: { name: 'lead_created', id: 'LEAD-GA-PII', properties: { lead_source: 'jane.doe@example.com' } },
+      context: {
+        environment: 'prod', data_source: 'website',
+        url: 'https://jane.doe%40example.com:x@shop.example/thanks?ref=jane.doe%2540example.com&name=Jane+Doe&friend=%2B40%20744%20555%20666&plan=pro',
+        referrer_url: 'https://mail.example.net/open?to=Jane%20Doe',
+        user_agent: 'Mozilla/5.0 (compatible; LeadBot/1.0; +mailto:jane.doe@example.com)',
+      },
+      user: { id: 'cust-8', email: 'jane.doe@example.com', first_name: 'Jane', last_name: 'Doe' },
+      cookies: [{ name: '_ga', value: 'GA1.1.1234567890.1700000000' }],
+      consent: { analytics: true, personalization: false, marketing: false },
+    }, { account: shop });
+    expect(r.status).to.equal(200);
+    await ga.waitFor(() => ga.requests.length === seen + 1, 10_000, 'the GA4 request');
+    const body = ga.requests[seen].json<Record<string, any>>();
+    expect(body).to.deep.equal({
+      client_id: '1234567890.1700000000',
+      user_id: 'cust-8',
+      timestamp_micros: body.timestamp_micros,
+      consent: { ad_user_data: 'DENIED', ad_personalization: 'DENIED' },
+      events: [{
+        name: 'generate_lead',
+        params: {
+          page_location: 'https://shop.example/thanks?ref=(redacted)&name=(redacted)&friend=(redacted)&plan=pro',
+          page_referrer: 'https://mail.example.net/open?to=(redacted)',
+        },
+      }],
+    });
+  });
 });

@@ -249,11 +249,34 @@ describe('ga4 plugin', () => {
       const body = bodyOf([input]);
       expect(body.user_properties).to.deep.equal({ orders_total_number: { value: 3 }, tier: { value: 'gold' } });
       expect(ga4.warnings!({ settings: SETTINGS, items: [input], now: RECEIVED })).to.include.members([
-        'user property contact looks like an identifier (an e-mail, a hash or one of the user\'s identifiers) and was not sent',
-        'user property hashed looks like an identifier (an e-mail, a hash or one of the user\'s identifiers) and was not sent',
-        'user property customer looks like an identifier (an e-mail, a hash or one of the user\'s identifiers) and was not sent',
-        'user property mobile looks like an identifier (an e-mail, a hash or one of the user\'s identifiers) and was not sent',
-        'user property nickname looks like an identifier (an e-mail, a hash or one of the user\'s identifiers) and was not sent',
+        'user property contact looks like an identifier (an e-mail, a phone, a hash or one of the user\'s identifiers) and was not sent',
+        'user property hashed looks like an identifier (an e-mail, a phone, a hash or one of the user\'s identifiers) and was not sent',
+        'user property customer looks like an identifier (an e-mail, a phone, a hash or one of the user\'s identifiers) and was not sent',
+        'user property mobile looks like an identifier (an e-mail, a phone, a hash or one of the user\'s identifiers) and was not sent',
+        'user property nickname looks like an identifier (an e-mail, a phone, a hash or one of the user\'s identifiers) and was not sent',
+      ]);
+    });
+
+    it('checks every string of every event: identifier-like params and item fields are dropped, ids keep their long numbers', () => {
+      const input = item({
+        event: event('x', { user: { first_name: 'Ana', last_name: 'Pop' }, context: { environment: 'prod', user_agent: 'Bot/1.0 (+40 744 555 666)' } }),
+        attribution: { client_id: '111.222', session_id: '1700000000' },
+        native: { ruleId: 'r', fields: { name: 'purchase', params: {
+          transaction_id: '5123456789012', coupon: 'ana.pop%40example.com', affiliation: 'Pop Ana', shipping_tier: 'express',
+          items: [{ item_id: '40123456789012', item_name: 'Mug', item_brand: 'call 0744 555 666' }],
+        } } },
+      });
+      const body = bodyOf([input]);
+      expect(body).to.not.have.property('user_agent');
+      expect(body.events).to.deep.equal([{ name: 'purchase', params: {
+        transaction_id: '5123456789012', shipping_tier: 'express',
+        items: [{ item_id: '40123456789012', item_name: 'Mug' }], session_id: '1700000000', engagement_time_msec: 1,
+      } }]);
+      expect(ga4.warnings!({ settings: SETTINGS, items: [input], now: RECEIVED })).to.deep.equal([
+        "user_agent held what looks like an identifier (an e-mail, a phone, a hash or one of the user's identifiers) and was not sent",
+        "parameter coupon looks like an identifier (an e-mail, a phone, a hash or one of the user's identifiers) and was not sent",
+        "parameter affiliation looks like an identifier (an e-mail, a phone, a hash or one of the user's identifiers) and was not sent",
+        "parameter items[].item_brand looks like an identifier (an e-mail, a phone, a hash or one of the user's identifiers) and was not sent",
       ]);
     });
 

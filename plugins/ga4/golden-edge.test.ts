@@ -95,8 +95,8 @@ describe('ga4 golden edge cases', () => {
       }],
     });
     expect(r.warnings).to.include.members([
-      "ga4: page_location held what looks like an identifier (an e-mail, a hash or one of the user's identifiers); that part was sent as (redacted)",
-      "ga4: page_referrer held what looks like an identifier (an e-mail, a hash or one of the user's identifiers); that part was sent as (redacted)",
+      "ga4: page_location held what looks like an identifier (an e-mail, a phone, a hash or one of the user's identifiers); that part was sent as (redacted)",
+      "ga4: page_referrer held what looks like an identifier (an e-mail, a phone, a hash or one of the user's identifiers); that part was sent as (redacted)",
     ]);
   });
 });

@@ -1,8 +1,7 @@
 // GA4 user properties from a rule's `user_properties`: each value wrapped as {value}, GA4's
 // reserved names left out, and never an identifier (identifier-like.ts). Rules see the user's
 // identifiers hashed, but a hash is an identifier too, and `properties` may hold anything.
-import type { User } from '../../src/schema/types.ts';
-import { identifierTest } from './identifier-like.ts';
+import { IDENTIFIER_KINDS, type IdentifierTest } from './identifier-like.ts';
 
 type Json = Record<string, unknown>;
 
@@ -17,10 +16,9 @@ export interface UserProperties {
 }
 
 /** The `user_properties` member of a request body, from what the rule produced. */
-export function userProperties(raw: unknown, user: User | undefined): UserProperties {
+export function userProperties(raw: unknown, isIdentifier: IdentifierTest): UserProperties {
   const warnings: string[] = [];
   if (!isObject(raw)) return { warnings };
-  const isIdentifier = identifierTest(user);
   const out: Json = {};
   for (const [name, given] of Object.entries(raw)) {
     if (given === null || given === undefined) continue;
@@ -34,7 +32,7 @@ export function userProperties(raw: unknown, user: User | undefined): UserProper
       continue;
     }
     if (typeof property.value === 'string' && isIdentifier(property.value)) {
-      warnings.push(`user property ${name} looks like an identifier (an e-mail, a hash or one of the user's identifiers) and was not sent`);
+      warnings.push(`user property ${name} looks like an identifier (${IDENTIFIER_KINDS}) and was not sent`);
       continue;
     }
     out[name] = property;
