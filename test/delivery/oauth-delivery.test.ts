@@ -123,6 +123,10 @@ for (const kind of STORE_KINDS) describe(`delivery (${STORE_LABEL[kind]}): OAuth
     expect(ads.requests.map((r) => bearer(r))).to.deep.equal(['ya29.access-1', 'ya29.access-1', 'ya29.access-2']);
     const [second] = await f.store.deliveries.list({ destinationId: dest.id, eventId: 'ORD-2' });
     expect(second).to.include({ status: 'delivered', attempts: 1, lastStatusCode: 200 });
+    // What is kept of the attempt names no token and no secret.
+    const attempts = await f.store.deliveries.attempts(second.id);
+    expect(attempts[0].request?.headers.authorization).to.equal('****');
+    expect(JSON.stringify(attempts)).to.not.include('ya29.access').and.not.include(CLIENT_SECRET).and.not.include(REFRESH_TOKEN);
   });
 
   it('invalid_grant pauses the destination with reason reauthorize; nothing is sent until its config is updated', async () => {
