@@ -68,11 +68,10 @@ export function buildRequests(input: BuildInput<GoogleAdsSettings>): OutboundReq
 }
 
 function requestHeaders(settings: GoogleAdsSettings): Record<string, string> {
-  const headers: Record<string, string> = {
-    'content-type': 'application/json',
-    authorization: `Bearer ${settings.access_token}`,
-    'developer-token': settings.developer_token,
-  };
+  const headers: Record<string, string> = { 'content-type': 'application/json' };
+  // With OAuth settings the core sets the header when sending, with a token it keeps fresh.
+  if (settings.access_token !== undefined) headers.authorization = `Bearer ${settings.access_token}`;
+  headers['developer-token'] = settings.developer_token;
   if (settings.login_customer_id !== undefined) headers['login-customer-id'] = digits(settings.login_customer_id);
   return headers;
 }

@@ -65,7 +65,8 @@ describe('google-ads plugin', () => {
     it('is named after its folder, advertising, with both tokens secret and its own identifier table', () => {
       expect(googleAds.name).to.equal('google-ads');
       expect(googleAds.category).to.equal('advertising');
-      expect(googleAds.secretSettings).to.deep.equal(['developer_token', 'access_token']);
+      expect(googleAds.secretSettings).to.deep.equal(['developer_token', 'access_token', 'client_secret', 'refresh_token']);
+      expect(googleAds.oauth).to.deep.equal({ tokenUrl: 'https://oauth2.googleapis.com/token' });
       expect(googleAds.identifiers?.forms).to.deep.equal({ email: { removeSpaces: true, dropGmailDots: true }, phone: 'e164' });
       expect(Object.keys(googleAds.identifiers?.table ?? {})).to.deep.equal(['hashedEmail', 'hashedPhoneNumber']);
       expect(googleAds.batch).to.deep.equal({ maxEvents: 2000 });
@@ -73,6 +74,7 @@ describe('google-ads plugin', () => {
   });
 
   describe('settingsSchema', () => {
+    const noAccessToken = ({ access_token: _a, ...rest }: Record<string, unknown>) => rest;
     const base = { customer_id: '1234567890', developer_token: 'd', access_token: 'a', conversion_actions: { checkout_completed: '123' } };
 
     const accepted: [string, unknown][] = [
@@ -85,6 +87,7 @@ describe('google-ads plugin', () => {
         events: ['checkout_completed'], consent_category: 'analytics',
       }],
       ['an integer merchant id', { ...base, merchant_id: 42 }],
+      ['OAuth instead of an access token', { ...noAccessToken(base), client_id: 'c.apps.googleusercontent.com', client_secret: 's', refresh_token: '1//r', token_url: 'http://127.0.0.1:8098/token' }],
     ];
 
     const { conversion_actions: _ca, ...noActions } = base;
@@ -95,6 +98,8 @@ describe('google-ads plugin', () => {
       ['a missing conversion_actions', noActions],
       ['a missing developer_token', noDevToken],
       ['a missing access_token', noAccess],
+      ['OAuth without its refresh_token', { ...noAccess, client_id: 'c', client_secret: 's' }],
+      ['a token_url that is not a URL', { ...base, client_id: 'c', client_secret: 's', refresh_token: 'r', token_url: 'oauth2' }],
       ['a missing customer_id', noCustomer],
       ['a customer id with 9 digits', { ...base, customer_id: '123456789' }],
       ['a customer id with letters', { ...base, customer_id: '123-456-789O' }],
@@ -105,7 +110,7 @@ describe('google-ads plugin', () => {
       ['a merchant id with letters', { ...base, merchant_id: 'MC-1' }],
       ['an api_version without v', { ...base, api_version: '26' }],
       ['a three-letter feed country', { ...base, feed_country_code: 'ROU' }],
-      ['an unknown key', { ...base, refresh_token: 'x' }],
+      ['an unknown key', { ...base, refresh_tokn: 'x' }],
       ['an endpoint that is not a URL', { ...base, endpoint: 'googleads' }],
     ];
     settingsSchemaCases(googleAds.settingsSchema, { accepts: accepted, refuses: refused });

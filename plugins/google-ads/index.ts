@@ -7,7 +7,8 @@ import { GOOGLE_ADS_ATTRIBUTION } from './attribution.ts';
 import { buildRequests, MAX_EVENTS } from './build-requests.ts';
 import { classifyResponse } from './classify-response.ts';
 import { nativeSchema } from './native-schema.ts';
-import { settingsSchema, type GoogleAdsSettings } from './settings.ts';
+import { OAUTH_SECRET_SETTINGS } from '../../src/destinations/oauth-settings.ts';
+import { settingsSchema, TOKEN_URL, type GoogleAdsSettings } from './settings.ts';
 
 const googleAds: DestinationPlugin<GoogleAdsSettings> = {
   name: 'google-ads',
@@ -16,7 +17,9 @@ const googleAds: DestinationPlugin<GoogleAdsSettings> = {
   consent: 'marketing',
   description: 'Google Ads API: click conversions (gclid/gbraid/wbraid, enhanced conversions for leads, cart data) and retractions',
   settingsSchema,
-  secretSettings: ['developer_token', 'access_token'],
+  secretSettings: ['developer_token', 'access_token', ...OAUTH_SECRET_SETTINGS],
+  // Access tokens live an hour: with client_id, client_secret and refresh_token the core refreshes them.
+  oauth: { tokenUrl: TOKEN_URL },
   // Click conversions take only hashedEmail and hashedPhoneNumber, one per UserIdentifier,
   // five in all: 3 e-mails + 2 phones always fit. Keys are the UserIdentifier field names.
   // Google's normal forms for both (the same as GA4's).

@@ -1,10 +1,13 @@
 // Google Ads destination settings (docs/api.md, "Destinations"):
 // the ajv draft-07 schema, and the type derived from it.
+import { ACCESS_TOKEN_OR_OAUTH, OAUTH_SETTINGS_PROPERTIES } from '../../src/destinations/oauth-settings.ts';
 import { COMMON_SETTINGS_PROPERTIES, type SettingsOf } from '../../src/destinations/settings-schema.ts';
 
 export const DEFAULT_ENDPOINT = 'https://googleads.googleapis.com';
 /** v21 and older were sunset by August 2026; v22–v26 answer. Operators can pin another. */
 export const DEFAULT_API_VERSION = 'v26';
+/** Google's OAuth 2.0 token endpoint (refresh_token grant). */
+export const TOKEN_URL = 'https://oauth2.googleapis.com/token';
 
 const CUSTOMER_ID = '^[0-9]{3}-?[0-9]{3}-?[0-9]{4}$';
 const digitsOrInteger = (pattern: string) => ({
@@ -13,12 +16,15 @@ const digitsOrInteger = (pattern: string) => ({
 
 export const settingsSchema = {
   type: 'object',
-  required: ['customer_id', 'developer_token', 'access_token', 'conversion_actions'],
+  required: ['customer_id', 'developer_token', 'conversion_actions'],
   additionalProperties: false,
+  ...ACCESS_TOKEN_OR_OAUTH,
   properties: {
     customer_id: { type: 'string', pattern: CUSTOMER_ID, description: 'the advertiser account, 10 digits; dashes (123-456-7890) are allowed and stripped' },
     developer_token: { type: 'string', minLength: 1, description: 'Google Ads API developer token (secret)' },
-    access_token: { type: 'string', minLength: 1, description: 'OAuth2 access token with the adwords scope (secret); refreshing it is up to the operator' },
+    // access_token, or the OAuth keys below (the loader requires one form or the other).
+    access_token: { type: 'string', minLength: 1, description: 'OAuth2 access token with the adwords scope (secret); without the OAuth keys, refreshing it is up to the operator' },
+    ...OAUTH_SETTINGS_PROPERTIES,
     conversion_actions: {
       type: 'object',
       minProperties: 1,

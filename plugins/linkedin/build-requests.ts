@@ -16,13 +16,12 @@ type Json = Record<string, unknown>;
 
 export function buildRequests({ settings, items }: BuildInput<LinkedInSettings>): OutboundRequest[] {
   const url = `${baseUrl(settings.endpoint, DEFAULT_ENDPOINT)}/rest/conversionEvents`;
-  const headers = {
-    'content-type': 'application/json',
-    authorization: `Bearer ${settings.access_token}`,
-    'linkedin-version': settings.api_version ?? DEFAULT_API_VERSION,
-    'x-restli-protocol-version': '2.0.0',
-    'x-restli-method': 'BATCH_CREATE',
-  };
+  const headers: Record<string, string> = { 'content-type': 'application/json' };
+  // With OAuth settings the core sets the header when sending, with a token it keeps fresh.
+  if (settings.access_token !== undefined) headers.authorization = `Bearer ${settings.access_token}`;
+  headers['linkedin-version'] = settings.api_version ?? DEFAULT_API_VERSION;
+  headers['x-restli-protocol-version'] = '2.0.0';
+  headers['x-restli-method'] = 'BATCH_CREATE';
   return chunk(items, MAX_EVENTS).map((group) => ({
     method: 'POST',
     url,

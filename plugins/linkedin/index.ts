@@ -7,7 +7,8 @@ import { buildRequests, MAX_EVENTS } from './build-requests.ts';
 import { classifyResponse } from './classify-response.ts';
 import { LINKEDIN_ATTRIBUTION, LINKEDIN_IDENTIFIERS } from './identifiers.ts';
 import { nativeSchema } from './native-schema.ts';
-import { settingsSchema, type LinkedInSettings } from './settings.ts';
+import { OAUTH_SECRET_SETTINGS } from '../../src/destinations/oauth-settings.ts';
+import { settingsSchema, TOKEN_URL, type LinkedInSettings } from './settings.ts';
 import { matchWarnings } from './warnings.ts';
 
 const linkedin: DestinationPlugin<LinkedInSettings> = {
@@ -17,7 +18,9 @@ const linkedin: DestinationPlugin<LinkedInSettings> = {
   consent: 'marketing',
   description: 'LinkedIn Conversions API: conversions to the conversion rules configured per event, hashed email and li_fat_id, batched up to 5,000 events',
   settingsSchema,
-  secretSettings: ['access_token'],
+  secretSettings: ['access_token', ...OAUTH_SECRET_SETTINGS],
+  // Member access tokens live 60 days: with client_id, client_secret and refresh_token the core refreshes them.
+  oauth: { tokenUrl: TOKEN_URL },
   identifiers: LINKEDIN_IDENTIFIERS,
   attribution: LINKEDIN_ATTRIBUTION,
   nativeSchema,

@@ -42,7 +42,8 @@ describe('linkedin plugin', () => {
       expect(registry.get('linkedin')?.plugin.description).to.equal(plugin.description);
       expect(plugin.consent).to.equal('marketing');
       expect(plugin.batch).to.deep.equal({ maxEvents: 5000 });
-      expect(plugin.secretSettings).to.deep.equal(['access_token']);
+      expect(plugin.secretSettings).to.deep.equal(['access_token', 'client_secret', 'refresh_token']);
+      expect(plugin.oauth).to.deep.equal({ tokenUrl: 'https://www.linkedin.com/oauth/v2/accessToken' });
       expect(plugin.identifiers?.forms).to.include({ name: 'trim', country: 'upper' });
       expect(registry.get('linkedin')!.validateSettings({ access_token: 't', conversion_rules: { lead_created: 'abc' } })).to.have.length.greaterThan(0);
     });
@@ -57,9 +58,11 @@ describe('linkedin plugin', () => {
           api_version: '202606', endpoint: 'http://127.0.0.1:9000', events: ['checkout_completed'],
         }],
         ['a test_event_code, which LinkedIn has no use for', { ...SETTINGS, test_event_code: '' }],
+        ['OAuth instead of an access token', { conversion_rules: { lead_created: '1' }, client_id: '86abc', client_secret: 's', refresh_token: 'AQX' }],
       ],
       refuses: [
         ['no access token', { conversion_rules: { lead_created: '1' } }],
+        ['OAuth without its client_secret', { conversion_rules: { lead_created: '1' }, client_id: '86abc', refresh_token: 'AQX' }],
         ['no conversion rules', { access_token: 't' }],
         ['an empty conversion_rules', { access_token: 't', conversion_rules: {} }],
         ['a rule id that is not digits or the URN', { access_token: 't', conversion_rules: { lead_created: 'urn:li:conversion:1' } }],

@@ -1,5 +1,6 @@
 // Settings of the linkedin destination, written once: the draft-07 schema operators'
 // `destinations add --config` is checked against, and the type derived from it.
+import { ACCESS_TOKEN_OR_OAUTH, OAUTH_SETTINGS_PROPERTIES } from '../../src/destinations/oauth-settings.ts';
 import { COMMON_SETTINGS_PROPERTIES, type SettingsOf } from '../../src/destinations/settings-schema.ts';
 
 export const DEFAULT_ENDPOINT = 'https://api.linkedin.com';
@@ -8,6 +9,8 @@ export const DEFAULT_ENDPOINT = 'https://api.linkedin.com';
  * about a year (202511 is sunset on November 16, 2026); pin a newer one with `api_version`.
  */
 export const DEFAULT_API_VERSION = '202603';
+/** LinkedIn's OAuth 2.0 token endpoint (programmatic refresh tokens). */
+export const TOKEN_URL = 'https://www.linkedin.com/oauth/v2/accessToken';
 
 /** A conversion rule id as Campaign Manager shows it, or its full URN. */
 export const CONVERSION_RULE_ID = '^([0-9]{1,20}|urn:lla:llaPartnerConversion:[0-9]{1,20})$';
@@ -15,10 +18,13 @@ export const CONVERSION_RULE_ID = '^([0-9]{1,20}|urn:lla:llaPartnerConversion:[0
 export const settingsSchema = {
   $schema: 'http://json-schema.org/draft-07/schema#',
   type: 'object',
-  required: ['access_token', 'conversion_rules'],
+  required: ['conversion_rules'],
   additionalProperties: false,
+  ...ACCESS_TOKEN_OR_OAUTH,
   properties: {
+    // access_token, or the OAuth keys below (the loader requires one form or the other).
     access_token: { type: 'string', minLength: 1, pattern: '^\\S+$', description: 'OAuth 2.0 access token with rw_conversions, sent as a bearer token (secret)' },
+    ...OAUTH_SETTINGS_PROPERTIES,
     conversion_rules: {
       type: 'object',
       minProperties: 1,

@@ -82,11 +82,17 @@ export async function runDestinations(args: string[], ctx: CliContext): Promise<
       if (values.help) return help(cmd);
       const [id] = positionals(pos, ['ID'], cmd);
       const svc = await service(ctx);
-      const list = (await svc.list(id)).map(svc.view);
+      const store = await ctx.store();
+      // With each destination its pause state: a paused one (e.g. `reauthorize`) sends nothing until resumed or updated.
+      const list = await Promise.all((await svc.list(id)).map(async (d) => {
+        const health = await store.deliveries.health(d.id);
+        return { ...svc.view(d), paused: health?.pausedAt != null, pause_reason: health?.pausedAt != null ? health.pauseReason : null };
+      }));
+      const state = (d: (typeof list)[number]) => (d.paused ? `PAUSED (${d.pause_reason ?? 'no reason'})` : d.enabled ? 'enabled' : 'disabled');
       ctx.output(values.json ?? false).result(list, () =>
         list.length === 0
           ? `No destinations. Connect one with: tracklane destinations add ${id} --type TYPE --config JSON`
-          : formatTable(['ID', 'TYPE', 'NAME', 'ENABLED', 'CONFIG'], list.map((d) => [d.id, d.type, d.name, d.enabled, JSON.stringify(d.config)])));
+          : formatTable(['ID', 'TYPE', 'NAME', 'STATE', 'CONFIG'], list.map((d) => [d.id, d.type, d.name, state(d), JSON.stringify(d.config)])));
       return;
     }
     case 'update': {

@@ -51,7 +51,7 @@ export async function runStats(args: string[], ctx: CliContext): Promise<void> {
     const table = formatTable(
       ['DESTINATION', 'ACCOUNT', 'TYPE', 'STATE', 'PENDING', 'DELIVERED', 'FAILED', 'DEAD', 'SKIPPED', 'OLDEST_PENDING_S', 'OVERDUE_S'],
       destinations.map((d) => [d.destination_id, d.script_id, d.type,
-        d.removed ? 'removed' : d.paused ? 'PAUSED' : d.lagging ? 'LAGGING' : d.enabled ? 'enabled' : 'disabled',
+        d.removed ? 'removed' : d.paused ? (d.pause_reason === 'reauthorize' ? 'PAUSED (reauthorize)' : 'PAUSED') : d.lagging ? 'LAGGING' : d.enabled ? 'enabled' : 'disabled',
         d.counts.pending, d.counts.delivered, d.counts.failed, d.counts.dead, d.counts.skipped, d.oldest_pending_age_seconds, d.overdue_seconds]));
     return `${head}\n\n${table}`;
   });

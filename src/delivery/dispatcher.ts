@@ -10,6 +10,7 @@ import type { HashPool } from '../workers/pool.ts';
 import { createAttemptRecorder } from './attempt-recorder.ts';
 import { createEventSettler } from './event-settler.ts';
 import { createRemap } from './remap.ts';
+import { createTokenCache } from './oauth/token-cache.ts';
 import type { DeliveryMetrics } from './delivery-metrics.ts';
 import { fanOutOnce, HOLD_MS } from './fan-out.ts';
 import { paceFanOut, PACE_PATIENCE_MS } from './fan-out-pace.ts';
@@ -92,6 +93,8 @@ export function createDispatcher(opts: DispatcherOptions): Dispatcher {
     settler,
     remap: createRemap({ store, plugins, rules: opts.rules, pool: opts.pool, clock }),
     sender: opts.sender,
+    // One token cache for every lane of this process; token requests go out through the same sender.
+    tokens: createTokenCache({ send: (req) => opts.sender.send(req, abort.signal), clock }),
     policy: opts.schedule ?? createRetryPolicy(),
     recorder,
     logger,
@@ -149,6 +152,7 @@ export function createDispatcher(opts: DispatcherOptions): Dispatcher {
         if (running) created.start();
       }
     }
+    laneDeps.tokens.retain(seen);
     for (const [id, lane] of lanes) {
       if (seen.has(id)) continue;
       // Removed: once the lane has handed its leases back, what it still held is canceled

@@ -3,6 +3,7 @@
 import type { AttemptRecorder } from './attempt-recorder.ts';
 import type { DeliveryMetrics } from './delivery-metrics.ts';
 import type { HttpSender } from './http-sender.ts';
+import type { TokenCache } from './oauth/token-cache.ts';
 import type { RetryPolicy } from './retry-policy.ts';
 import type { DestinationRecord } from '../store/types.ts';
 import type { EventSettler } from './event-settler.ts';
@@ -15,6 +16,8 @@ export interface LaneDeps {
   /** Maps again the claimed deliveries whose rows keep no item (delivered ones, replayed): fills in `item`. */
   remap?: (destination: DestinationRecord, claimed: readonly ClaimedDelivery[]) => Promise<void>;
   sender: HttpSender;
+  /** Access tokens of destinations configured with OAuth (src/delivery/oauth/); absent: none refreshed. */
+  tokens?: TokenCache;
   policy: RetryPolicy;
   recorder: AttemptRecorder;
   logger: LaneLogger;

@@ -2,8 +2,11 @@
 // short or the lane stopped sending; send within the lane's limit (lane-timeouts.ts); judge
 // the answer into delivery updates; free the slot; record the attempt and what it sent
 // (secrets masked: sent-request.ts; group commit); report it (metrics, log line); pause the lane when the record says the destination is paused. A
-// record that fails leaves the lease to run out: the deliveries come due again.
+// record that fails leaves the lease to run out: the deliveries come due again. A destination
+// configured with OAuth sends with a token from the shared cache (oauth/authorized-send.ts).
+import type { OutboundRequest } from '../destinations/types.ts';
 import type { SendResult } from './http-sender.ts';
+import { sendForDestination } from './oauth/authorized-send.ts';
 import type { LaneDeps } from './lane-deps.ts';
 import { logDeliveryFailure, observeAttempt } from './lane-report.ts';
 import { isActive, isIdle, type LaneState, type Unit } from './lane-state.ts';
@@ -13,11 +16,23 @@ import { nextUpdate, verdictOf, withRow, type Verdict } from './retry-policy.ts'
 import type { AttemptRecord, DeliveryUpdate, RecordResult } from './types.ts';
 import { sentRequest } from './sent-request.ts';
 
+/** Pause reason of a destination whose token endpoint refused its refresh token (`invalid_grant`). */
+export const REAUTHORIZE = 'reauthorize';
+
+/** One send as it went: the result, the request as it went out (null: none did), and whether the grant was refused. */
+interface Sent {
+  result: SendResult;
+  request: OutboundRequest | null;
+  reauthorize: boolean;
+}
+
 /** What an answer means for the deliveries a request carried. */
 interface Judgement {
   verdict: Verdict;
   /** 410 Gone: the receiver says "stop"; the destination pauses and these deliveries wait. */
   gone: boolean;
+  /** The token endpoint refused the grant: the destination pauses (`reauthorize`) and these deliveries wait. */
+  reauthorize: boolean;
   updates: DeliveryUpdate[];
   at: number;
 }
@@ -39,35 +54,37 @@ export function createLaneSend(deps: LaneDeps, s: LaneState, units: LaneUnits, l
   const mustGoBack = (unit: Unit, limit: SendLimit) => deps.clock() + Math.min(limit.ms, deps.leaseMs / 2) >= unit.leaseUntil || !isActive(s);
 
   /** Sends with the lane's limit; a timeout under the lane's own limit says which limit it was. */
-  async function sendWithin(unit: Unit, limit: SendLimit): Promise<SendResult> {
-    const result = await deps.sender.send(unit.request, deps.abort, limit.own ? limit.ms : undefined);
+  async function sendWithin(unit: Unit, limit: SendLimit): Promise<Sent> {
+    const send = (req: OutboundRequest) => deps.sender.send(req, deps.abort, limit.own ? limit.ms : undefined);
+    const { result, sent, reauthorize } = await sendForDestination(deps.tokens, s.dest, s.plugin!.plugin, unit.request, send);
     if (result.kind === 'response') noteAttempt(s.timeouts, { timedOut: false, latencyMs: result.latencyMs });
     else if (result.errorClass === 'timeout') noteAttempt(s.timeouts, { timedOut: true });
     if (result.kind === 'error' && result.errorClass === 'timeout' && limit.own) {
       const why = limit.shortened ? ', shortened after a recent timeout' : '';
-      return { ...result, message: `${result.message} (limit ${limit.ms} ms${why})` };
+      return { result: { ...result, message: `${result.message} (limit ${limit.ms} ms${why})` }, request: sent, reauthorize };
     }
-    return result;
+    return { result, request: sent, reauthorize };
   }
 
   /** Cut short by shutdown: not an attempt; due again at once. */
   const abortedByShutdown = (result: SendResult) => deps.abort.aborted && result.kind === 'error' && result.errorClass === 'other';
 
-  function judge(unit: Unit, result: SendResult): Judgement {
+  function judge(unit: Unit, { result, reauthorize }: Sent): Judgement {
     const at = deps.clock();
     const verdict = verdictOf(result, s.plugin!.plugin.classifyResponse, at);
-    // 410 Gone is a receiver saying "stop": the destination pauses until an operator resumes
-    // it, and these deliveries wait (pending, due at once) to go out then.
+    // 410 Gone is a receiver saying "stop", a refused grant a token only a person can renew:
+    // the destination pauses until an operator resumes or updates it, and these deliveries
+    // wait (pending, due at once) to go out then.
     const gone = result.kind === 'response' && result.response.status === 410;
-    const updates = gone
+    const updates = gone || reauthorize
       ? unit.deliveries.map((d) => withRow(d, { id: d.id, status: 'pending', attempts: d.attempts + 1, nextAttemptAt: at }))
       : unit.deliveries.map((d) => nextUpdate(deps.policy, d, verdict, at));
-    return { verdict, gone, updates, at };
+    return { verdict, gone, reauthorize, updates, at };
   }
 
-  function attemptRecord(unit: Unit, result: SendResult, j: Judgement): AttemptRecord {
+  function attemptRecord(unit: Unit, { result, request: sent }: Sent, j: Judgement): AttemptRecord {
     // A success keeps the body's digest, not its text: the trace rebuilds it from the event.
-    const request = sentRequest(unit.request, s.plugin!.plugin, s.dest.settings, j.verdict.outcome !== 'success');
+    const request = sent === null ? undefined : sentRequest(sent, s.plugin!.plugin, s.dest.settings, j.verdict.outcome !== 'success');
     return {
       claimId: unit.claimId,
       destinationId: s.dest.id,
@@ -79,12 +96,13 @@ export function createLaneSend(deps: LaneDeps, s: LaneState, units: LaneUnits, l
       updates: j.updates,
       pauseAfterMs: deps.pauseAfterMs,
       ...(j.gone ? { pauseNow: `the receiver answered 410 Gone: ${j.verdict.message}`.slice(0, 500) } : {}),
+      ...(j.reauthorize ? { pauseNow: REAUTHORIZE } : {}),
     };
   }
 
-  function report(unit: Unit, result: SendResult, j: Judgement, rec: RecordResult): void {
+  function report(unit: Unit, { result }: Sent, j: Judgement, rec: RecordResult): void {
     observeAttempt(deps.metrics, s.dest.type, unit.deliveries, j.updates, j.verdict, rec.applied, j.at);
-    if (j.verdict.outcome !== 'success' && !j.gone) {
+    if (j.verdict.outcome !== 'success' && !j.gone && !j.reauthorize) {
       logDeliveryFailure(deps.logger, log, unit.deliveries, j.updates, j.verdict, result.kind === 'response' ? result.response.status : null);
     }
   }
@@ -93,17 +111,19 @@ export function createLaneSend(deps: LaneDeps, s: LaneState, units: LaneUnits, l
   function pauseIfRecorded(rec: RecordResult, j: Judgement): void {
     if (!rec.paused || s.dest.pausedAt !== null) return;
     s.dest = { ...s.dest, pausedAt: j.at };
-    deps.logger.warn({ ...log, status_code: j.gone ? 410 : undefined }, j.gone
+    deps.logger.warn({ ...log, status_code: j.gone ? 410 : undefined, reason: j.reauthorize ? j.verdict.message : undefined }, j.gone
       ? 'destination paused: the receiver answered 410 Gone; resume with `tracklane deliveries resume` once it accepts events again'
-      : 'destination paused: failing with no success; resume with `tracklane deliveries resume` or `destinations update --enable`');
+      : j.reauthorize
+        ? 'destination paused (reauthorize): the token endpoint refused the refresh token; give a new one with `destinations update --config`'
+        : 'destination paused: failing with no success; resume with `tracklane deliveries resume` or `destinations update --enable`');
     void units.release(s.queue.splice(0));
   }
 
   /** Records the attempt (the slot is already free), then reports it and pauses if the record says so. */
-  async function recordAndReport(unit: Unit, result: SendResult, j: Judgement): Promise<void> {
+  async function recordAndReport(unit: Unit, sent: Sent, j: Judgement): Promise<void> {
     try {
-      const rec = await deps.recorder.record(attemptRecord(unit, result, j));
-      report(unit, result, j, rec);
+      const rec = await deps.recorder.record(attemptRecord(unit, sent, j));
+      report(unit, sent, j, rec);
       pauseIfRecorded(rec, j);
     } finally {
       s.recording--;
@@ -117,14 +137,14 @@ export function createLaneSend(deps: LaneDeps, s: LaneState, units: LaneUnits, l
     try {
       const limit = sendLimit(s.timeouts, s.dest.settings, deps.sendTimeoutMs);
       if (mustGoBack(unit, limit)) return void (await units.release([unit]));
-      const result = await sendWithin(unit, limit);
-      if (abortedByShutdown(result)) return void (await units.release([unit]));
-      const j = judge(unit, result);
+      const sent = await sendWithin(unit, limit);
+      if (abortedByShutdown(sent.result)) return void (await units.release([unit]));
+      const j = judge(unit, sent);
       // The slot is free once the reply is in; the record joins the next group commit.
       s.sending.delete(unit);
       s.recording++;
       freeSlot();
-      await recordAndReport(unit, result, j);
+      await recordAndReport(unit, sent, j);
     } catch (err) {
       // The lease runs out and the deliveries come due again: at-least-once, nothing lost.
       deps.logger.error({ ...log, err }, 'delivery attempt could not be recorded');

@@ -51,7 +51,7 @@ export function createDestinationService(store: Store, plugins: PluginRegistry, 
     const problems = pluginOf(type).validateSettings(settings);
     if (problems.length > 0) throw new DestinationInputError(`invalid ${type} config: ${problems.join('; ')}`);
     const s = settings as Record<string, unknown>;
-    for (const key of ['endpoint', 'url']) {
+    for (const key of ['endpoint', 'url', 'token_url']) {
       const v = s[key];
       if (typeof v === 'string' && opts.checkUrl) {
         const reason = opts.checkUrl(v);

@@ -9,6 +9,7 @@ import { nativeValidator } from './native-schema.ts';
 import { checkIdentifierSpec } from '../identifiers/index.ts';
 import type { AttributionSpec, NamedAttributionSpec } from '../attribution/index.ts';
 import type { DestinationPlugin } from './types.ts';
+import { ACCESS_TOKEN_OR_OAUTH, OAUTH_SECRET_SETTINGS, OAUTH_SETTINGS_PROPERTIES, oauthSettingsProblems } from './oauth-settings.ts';
 import { loadModule } from '../load-module.ts';
 
 export class PluginLoadError extends Error {
@@ -56,6 +57,7 @@ export function checkDefinition(def: unknown, folderName: string): string[] {
   if (!Array.isArray(p.secretSettings) || p.secretSettings.some((s) => typeof s !== 'string')) {
     problems.push('secretSettings must be an array of setting names');
   }
+  problems.push(...checkOAuthSpec(p));
   problems.push(...checkIdentifierSpec(p.identifiers));
   if (p.plaintextIdentifiers !== undefined && typeof p.plaintextIdentifiers !== 'function') problems.push('plaintextIdentifiers must be a function');
   problems.push(...checkAttributionSpec(p.attribution));
@@ -66,6 +68,21 @@ export function checkDefinition(def: unknown, folderName: string): string[] {
   if (!p.batch || !Number.isInteger(p.batch.maxEvents) || p.batch.maxEvents < 1) problems.push('batch.maxEvents must be a positive integer');
   if (typeof p.buildRequests !== 'function') problems.push('buildRequests must be a function');
   if (typeof p.classifyResponse !== 'function') problems.push('classifyResponse must be a function');
+  return problems;
+}
+
+/** A plugin with `oauth` names an http(s) token endpoint, takes every OAuth key and keeps its secrets secret. */
+function checkOAuthSpec(p: Partial<DestinationPlugin>): string[] {
+  if (p.oauth === undefined) return [];
+  const url = (p.oauth as { tokenUrl?: unknown } | null)?.tokenUrl;
+  if (typeof url !== 'string' || !/^https?:\/\/[^/]/.test(url)) return ['oauth must be {tokenUrl: "https://…"}'];
+  const props = (p.settingsSchema as { properties?: Record<string, unknown> } | undefined)?.properties ?? {};
+  const problems: string[] = [];
+  for (const k of ['access_token', ...Object.keys(OAUTH_SETTINGS_PROPERTIES)]) if (!(k in props)) problems.push(`oauth: settingsSchema must allow "${k}"`);
+  for (const k of ['access_token', ...OAUTH_SECRET_SETTINGS]) if (!p.secretSettings?.includes(k)) problems.push(`oauth: secretSettings must list "${k}"`);
+  if (JSON.stringify((p.settingsSchema as { anyOf?: unknown }).anyOf) !== JSON.stringify(ACCESS_TOKEN_OR_OAUTH.anyOf)) {
+    problems.push('oauth: settingsSchema must spread ACCESS_TOKEN_OR_OAUTH (access_token, or the OAuth keys)');
+  }
   return problems;
 }
 
@@ -100,12 +117,16 @@ function settingsValidator(plugin: DestinationPlugin, folder: string): (s: unkno
     throw new PluginLoadError(folder, `settingsSchema does not compile: ${(e as Error).message}`);
   }
   return (settings) => {
-    if (validate(settings)) return [];
-    return (validate.errors ?? []).map((e) => {
+    // The credential rule (ACCESS_TOKEN_OR_OAUTH) is worded once, saying what is missing; a
+    // half-given OAuth form is refused even beside an access_token.
+    const oauth = plugin.oauth !== undefined && typeof settings === 'object' && settings !== null;
+    if (validate(settings)) return oauth ? oauthSettingsProblems(settings as Record<string, unknown>) : [];
+    const errors = (validate.errors ?? []).filter((e) => !(oauth && e.schemaPath.startsWith('#/anyOf')));
+    return [...errors.map((e) => {
       const where = e.instancePath ? e.instancePath.slice(1).replaceAll('/', '.') : 'config';
       const extra = e.keyword === 'additionalProperties' ? ` "${(e.params as { additionalProperty: string }).additionalProperty}"` : '';
       return `${where}: ${e.message}${extra}`;
-    });
+    }), ...(oauth ? oauthSettingsProblems(settings as Record<string, unknown>) : [])];
   };
 }
 

@@ -7,6 +7,7 @@ import type { IdentifierSpec } from '../identifiers/index.ts';
 import type { AttributionIds, AttributionSpec } from '../attribution/index.ts';
 import type { NormalizedEvent } from '../schema/types.ts';
 import type { OutgoingItem } from '../domain/records.ts';
+import type { OAuthSpec } from './oauth-settings.ts';
 
 export type { OutgoingItem };
 
@@ -40,6 +41,15 @@ export interface DestinationPlugin<S = any> {
   secretSettings: readonly string[];
   /** Request headers whose values are derived from a secret (e.g. a signature): masked whole in previews. */
   secretHeaders?: readonly string[];
+  /**
+   * The platform takes OAuth 2.0 bearer tokens from this token endpoint. Its settings then
+   * accept `client_id`, `client_secret`, `refresh_token` and `token_url`
+   * (OAUTH_SETTINGS_PROPERTIES; OAUTH_SECRET_SETTINGS among `secretSettings`) instead of
+   * `access_token`, and for such a config the core sets `Authorization: Bearer <token>` on
+   * every request when it is sent, from its shared token cache (src/delivery/oauth/). So
+   * buildRequests writes the header only from `access_token`. Absent: no OAuth.
+   */
+  oauth?: OAuthSpec;
   /**
    * Which identifiers it wants, as data the core applies: `table` maps each native field
    * (dot path) to the user field it reads, the generic normaliser (email, phone, name,

@@ -58,6 +58,41 @@ describe('cli: destinations', () => {
     expect((await cli.json<any[]>('destinations', 'list', id)).map((x) => x.type)).to.not.include('ga4');
   });
 
+  it('OAuth configs: client_secret and refresh_token masked in add, list and stats; a half-given OAuth form refused; a reauthorize pause shown in list and stats', async function () {
+    this.timeout(240_000); // eight CLI runs
+    const oauth = { customer_id: '123-456-7890', developer_token: 'dev-secret', conversion_actions: { checkout_completed: '1' },
+      client_id: '123.apps.googleusercontent.com', client_secret: 'GOCSPX-cli-secret', refresh_token: '1//0cli-refresh' };
+    const added = await cli.run('destinations', 'add', id, '--type', 'google-ads', '--config', JSON.stringify(oauth));
+    expect(added.code, added.stderr).to.equal(0);
+    const d = await cli.json<any[]>('destinations', 'list', id).then((l) => l.find((x) => x.type === 'google-ads'));
+    expect(d.config).to.include({ client_id: '123.apps.googleusercontent.com', client_secret: '****', refresh_token: '****', developer_token: '****' });
+    expect(d).to.include({ paused: false, pause_reason: null });
+
+    const db = new Database(join(cli.dataDir, 'tracklane.db'));
+    db.prepare(`INSERT INTO destination_health (destination_id, last_failure_at, failing_since, paused_at, pause_reason, paused_destination_updated_at)
+      VALUES (?, 1, 1, 2, 'reauthorize', 0)`).run(d.id);
+    db.close();
+    const paused = await cli.json<any[]>('destinations', 'list', id).then((l) => l.find((x) => x.id === d.id));
+    expect(paused).to.include({ paused: true, pause_reason: 'reauthorize' });
+    const human = await cli.run('destinations', 'list', id);
+    expect(human.stdout).to.match(new RegExp(`${d.id} +google-ads +google-ads +PAUSED \\(reauthorize\\)`));
+    const stats = await cli.run('stats', '--account', id);
+    expect(stats.stdout).to.include('PAUSED (reauthorize)');
+    const statsJson = await cli.json<any>('stats', '--account', id);
+    expect(statsJson.destinations.find((x: any) => x.destination_id === d.id)).to.include({ paused: true, pause_reason: 'reauthorize' });
+    for (const out of [added.stdout, added.stderr, human.stdout, stats.stdout, JSON.stringify(statsJson)]) {
+      expect(out).to.not.include('GOCSPX-cli-secret').and.not.include('1//0cli-refresh');
+    }
+
+    const { refresh_token: _r, ...half } = oauth;
+    expectFailure(await cli.run('destinations', 'add', id, '--type', 'google-ads', '--config', JSON.stringify(half)), 1,
+      'invalid google-ads config: config: OAuth needs client_id, client_secret and refresh_token together (missing refresh_token)');
+    const { client_id: _c, client_secret: _s, ...none } = half;
+    expectFailure(await cli.run('destinations', 'add', id, '--type', 'google-ads', '--config', JSON.stringify(none)), 1,
+      /config: give access_token, or client_id, client_secret and refresh_token/);
+    await cli.json('destinations', 'remove', id, d.id);
+  });
+
   it('refuses configs the plugin schema refuses, unknown types and unknown ids, with one line', async () => {
     const runs = await Promise.all([
       cli.run('destinations', 'add', id, '--type', 'meta-capi', '--config', '{"pixel_id":"1"}', '--json'),

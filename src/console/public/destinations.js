@@ -47,10 +47,17 @@ function row(d) {
     h('td', { class: 'bad dest-error' }, d.last_error ?? ''),
     h('td', { class: 'nowrap' }, d.paused_at
       ? [h('span', { class: 'status status-paused' }, `paused ${fmtAge(d.paused_at)} ago`), ' ',
-        d.pause_reason ? h('span', { class: 'muted' }, d.pause_reason) : null]
+        d.pause_reason ? h('span', { class: 'muted' }, pauseText(d.pause_reason)) : null]
       : d.enabled ? 'no' : 'disabled'),
     h('td', { class: 'nowrap dest-actions' }, actionButtons({
       id: d.id, type: d.type, name: d.name, enabled: d.enabled, paused: Boolean(d.paused_at),
       pending: c.pending ?? 0, failedOrDead: (c.failed ?? 0) + (c.dead ?? 0),
     }, load)));
+}
+
+/** A pause reason as the operator acts on it: `reauthorize` says what to give. */
+function pauseText(reason) {
+  return reason === 'reauthorize'
+    ? 'reauthorize: the platform refused the refresh token; authorize the app again and give the new refresh_token (destinations update --config)'
+    : reason;
 }

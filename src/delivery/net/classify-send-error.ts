@@ -3,7 +3,8 @@
 // they are stored with the attempt and shown to operators.
 import { BLOCKED_ADDRESS_CODE } from './guarded-lookup.ts';
 
-export type SendErrorClass = 'timeout' | 'connect' | 'dns' | 'tls' | 'blocked' | 'reset' | 'other';
+/** `oauth`: no access token could be had for the request (src/delivery/oauth/), so it was not sent. */
+export type SendErrorClass = 'timeout' | 'connect' | 'dns' | 'tls' | 'blocked' | 'reset' | 'oauth' | 'other';
 
 export interface ClassifiedError {
   errorClass: SendErrorClass;
