@@ -3,7 +3,7 @@
 // (409 CONFLICT), and a run past its limit ends in 503 UNAVAILABLE naming the limit.
 import { expect } from 'chai';
 import { randomBytes } from 'node:crypto';
-import { adminCall, TOKEN } from './admin-client.ts';
+import { adminCall, auth, TOKEN } from './admin-client.ts';
 import { startTestServer, type TestServer, type TestAccount } from '../helpers/test-server.ts';
 import { startDestinationDouble, type DestinationDouble } from '../helpers/destination-double.ts';
 import { INTAKE_PATHS } from '../../src/http/intake-routes.ts';
@@ -69,6 +69,32 @@ describe('admin API: rule previews and replays off the HTTP thread', function ()
       expect(r.body).to.include({ considered: EVENTS, events: EVENTS, events_changed: EVENTS, destinations_changed: 3 * EVENTS });
       // Once it has answered, the next replay runs.
       expect((await call({ scope: shop.scriptId, document: COSTLY_DRAFT, last: 1 })).status).to.equal(200);
+    } finally {
+      await s.close();
+    }
+  });
+
+  it('answers 429 RATE_LIMITED with Retry-After when one preview runs and 4 wait; the waiting ones run in turn', async () => {
+    const { s, shop } = await serverWithEvents(undefined, 1);
+    try {
+      const [stored] = await s.running.store.events.list({ scriptId: shop.scriptId, limit: 1 });
+      const preview = () => fetch(`${s.url}/admin/rules/webhook/preview`, {
+        method: 'POST', headers: { ...auth, 'content-type': 'application/json' },
+        body: JSON.stringify({ scope: shop.scriptId, document: COSTLY_DRAFT, event_id: stored.id }),
+      });
+      // Sent together: the first starts the thread (which takes a while), so 1 runs, 4 wait and the rest are refused.
+      const answers = await Promise.all(range(8).map(async () => {
+        const r = await preview();
+        return { status: r.status, retryAfter: r.headers.get('retry-after'), body: await r.json() as any };
+      }));
+      const refused = answers.filter((a) => a.status === 429);
+      expect(answers.filter((a) => a.status === 200), 'one running and 4 waiting are answered').to.have.length(5);
+      expect(refused).to.have.length(3);
+      for (const r of refused) {
+        expect(r.retryAfter).to.equal('5');
+        expect(r.body).to.deep.equal({ error: { code: 'RATE_LIMITED', message: r.body.error.message } });
+        expect(r.body.error.message).to.match(/^Too many rule previews are waiting/);
+      }
     } finally {
       await s.close();
     }
