@@ -86,11 +86,13 @@ export function createDraftPool(opts: DraftPoolOptions): DraftRunner {
   return {
     timeLimitMs,
     async run(request) {
-      const task: DraftWorkerTask = { ...request, timeLimitMs, pluginsDir: opts.pluginsDir };
+      const { budgetMs, ...rest } = request;
+      const limit = Math.max(0, Math.ceil(Math.min(timeLimitMs, budgetMs ?? timeLimitMs)));
+      const task: DraftWorkerTask = { ...rest, timeLimitMs: limit, pluginsDir: opts.pluginsDir };
       await gate.enter();
       try {
         // The clock starts now that the task has a thread, not when it was queued.
-        return await execute(task, AbortSignal.timeout(timeLimitMs + abortGraceMs));
+        return await execute(task, AbortSignal.timeout(limit + abortGraceMs));
       } catch (err) {
         const e = err as Error;
         if (e.name === 'AbortError' || e.name === 'TimeoutError') throw new DraftStopped(`ran past its time limit of ${timeLimitMs} ms and was stopped`);

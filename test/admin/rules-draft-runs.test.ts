@@ -106,7 +106,7 @@ describe('admin API: rule previews and replays off the HTTP thread', function ()
       const replay = await adminCall(s.url, 'POST', '/admin/rules/webhook/replay', { scope: shop.scriptId, document: COSTLY_DRAFT, last: 3 });
       expect(replay.status).to.equal(503);
       expect(replay.body.error.code).to.equal('UNAVAILABLE');
-      expect(replay.body.error.message).to.match(/^The replay through the draft ran past its time limit of 0 s and was stopped after 1 of 3 events; replay fewer events/);
+      expect(replay.body.error.message).to.match(/^The replay through the draft ran past its time limit of 0 s and was stopped after 1 of the last 3 events; replay fewer events/);
       const [stored] = await s.running.store.events.list({ scriptId: shop.scriptId, limit: 1 });
       const preview = await adminCall(s.url, 'POST', '/admin/rules/webhook/preview', { scope: shop.scriptId, document: COSTLY_DRAFT, event_id: stored.id });
       expect(preview.status).to.equal(503);
