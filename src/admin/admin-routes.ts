@@ -72,7 +72,8 @@ export function adminRouter(deps: AdminDeps): Router<AppState> {
 
   router.get('/events', async function adminEvents(ctx: AppContext) {
     const limit = pageLimit(ctx);
-    const rows = await store.events.list({
+    // Summaries: the database counts each event's issues; no payload is read or parsed here.
+    const rows = await store.events.summaries({
       scriptId: param(ctx, 'script_id'),
       status: status(ctx),
       name: param(ctx, 'name'),
@@ -101,7 +102,7 @@ export function adminRouter(deps: AdminDeps): Router<AppState> {
   router.get('/trace', async function adminTrace(ctx: AppContext) {
     const q = param(ctx, 'q')?.trim();
     if (!q) throw new AppError('REQUIRED_FIELD_MISSING', 400, 'q is required: a tracklane id or an event.id (for orders, the order number)', { field: 'q' });
-    const rows = await store.events.list({ search: q, scriptId: param(ctx, 'script_id'), limit: 20 });
+    const rows = await store.events.summaries({ search: q, scriptId: param(ctx, 'script_id'), limit: 20 });
     ctx.body = { items: rows.map(eventListItem) };
   });
 

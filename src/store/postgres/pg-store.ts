@@ -11,7 +11,10 @@ import { DEFAULT_DEDUP_WINDOW_MS, prepareRow, type PreparedRow } from '../prepar
 import { createPool, isTimeoutError, PG_INTAKE_LIMITS, tx } from './connection.ts';
 import { StoreBusyError } from '../store-busy.ts';
 import type { PgEventRow } from './rows.ts';
-import { toListedEvent } from '../event-rows.ts';
+import { eventSummaryColumns, toEventSummary, toListedEvent, type EventSummaryRow } from '../event-rows.ts';
+
+/** An event listing's columns, the issues counted by PostgreSQL (the columns hold JSON text). */
+const PG_SUMMARY = eventSummaryColumns({ length: (c) => `json_array_length(${c}::json)`, firstCode: (c) => `(${c}::json -> 0 ->> 'code')` });
 import { migrate } from './migrations.ts';
 import { pgDestinationStore } from './destination-store.ts';
 import { pgDeliveryStore } from './delivery-store.ts';
@@ -201,6 +204,13 @@ export async function openPostgresStore(opts: PgStoreOptions): Promise<PgStore> 
       args.push(f.limit ?? 100);
       const { rows } = await pool.query<PgEventRow>(`SELECT * FROM events ${cond} ORDER BY seq DESC LIMIT $${args.length}`, args);
       return rows.map(toListedEvent);
+    },
+    async summaries(f: EventFilter) {
+      const args: unknown[] = [];
+      const cond = eventFilterSql(f, args, (n) => `$${n}`);
+      args.push(f.limit ?? 100);
+      const { rows } = await pool.query<EventSummaryRow>(`SELECT ${PG_SUMMARY} FROM events ${cond} ORDER BY seq DESC LIMIT $${args.length}`, args);
+      return rows.map(toEventSummary);
     },
   };
 

@@ -14,7 +14,10 @@ import { sqliteDestinationStore } from './destination-store.ts';
 import { sqliteDeliveryStore } from './delivery-store.ts';
 import { sqliteRuleVersionStore } from './rule-version-store.ts';
 import { eventFilterSql } from '../event-filter.ts';
-import { toListedEvent, type SeqEventRow } from '../event-rows.ts';
+import { eventSummaryColumns, toEventSummary, toListedEvent, type EventSummaryRow, type SeqEventRow } from '../event-rows.ts';
+
+/** An event listing's columns, the issues counted by SQLite's JSON functions. */
+const SQLITE_SUMMARY = eventSummaryColumns({ length: (c) => `json_array_length(${c})`, firstCode: (c) => `json_extract(${c}, '$[0].code')` });
 
 export interface SqliteOptions {
   /** File path, or ':memory:' */
@@ -187,6 +190,12 @@ export function openSqliteStore(opts: SqliteOptions): Store {
       const sql = `SELECT * FROM events ${eventFilterSql(f, args, () => '?')} ORDER BY seq DESC LIMIT ?`;
       args.push(f.limit ?? 100);
       return (db.prepare(sql).all(...args) as SeqEventRow[]).map(toListedEvent);
+    },
+    async summaries(f: EventFilter) {
+      const args: unknown[] = [];
+      const sql = `SELECT ${SQLITE_SUMMARY} FROM events ${eventFilterSql(f, args, () => '?')} ORDER BY seq DESC LIMIT ?`;
+      args.push(f.limit ?? 100);
+      return (db.prepare(sql).all(...args) as EventSummaryRow[]).map(toEventSummary);
     },
   };
 
