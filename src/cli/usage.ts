@@ -38,7 +38,8 @@ Commands:
                                          clear the value, --customer '' unbinds;
                                          --rate-limit: requests/s on endpoints 1-3 ('' = default);
                                          --pin-endpoint: the custom endpoint version its
-                                         requests get when they name none;
+                                         requests get when they name none (ENDPOINT is
+                                         the endpoint folder's name; others exit 2);
                                          --consent-default: how an event without a
                                          valid consent object is read (default granted)
   accounts rotate-token ID [--grace-hours H]
