@@ -4,6 +4,7 @@ import { CONSENT_DEFAULTS, SPEC_EVENT_NAMES, type Account, type AccountPatch, ty
 import type { Store } from '../store/types.ts';
 import { hashToken, newAccessToken, newScriptId, tokenDisplayPrefix } from './credentials.ts';
 import { isTier } from './tiers.ts';
+import { endpointNameProblem, pinMap } from './endpoint-pins.ts';
 
 export class AccountInputError extends Error {
   override name = 'AccountInputError';
@@ -38,14 +39,6 @@ export interface UpdateAccountInput {
 
 const EVENT_NAME_RE = /^[a-z][a-z0-9_]{0,63}$/;
 const SLUG_RE = /^[a-z0-9][a-z0-9-]{0,62}$/;
-/** Keys an object answers through its prototype: never an endpoint pin, though they look like endpoint names. */
-const PROTOTYPE_KEYS = new Set(['__proto__', 'constructor', 'prototype']);
-
-/** Why `name` cannot be pinned (not an endpoint folder's name, or a prototype key), or null. */
-export function endpointNameProblem(name: string): string | null {
-  if (SLUG_RE.test(name) && !PROTOTYPE_KEYS.has(name)) return null;
-  return `"${name.slice(0, 64)}" is not an endpoint name: lowercase letters, digits and dashes, and not __proto__, constructor or prototype`;
-}
 
 function checkTier(t: string): Tier {
   const up = t.toUpperCase();
@@ -150,8 +143,7 @@ export function createAccountService(store: Store, now: () => number = Date.now)
         patch.consentDefault = input.consentDefault as ConsentDefault;
       }
       if (input.pinEndpoints !== undefined && Object.keys(input.pinEndpoints).length > 0) {
-        // Prototype-free, so no key can reach (or silently set) an object's prototype.
-        const pins: Record<string, number> = Object.assign(Object.create(null), current.endpointPins);
+        const pins = pinMap(current.endpointPins);
         for (const [endpoint, version] of Object.entries(input.pinEndpoints)) {
           const problem = endpointNameProblem(endpoint);
           if (problem !== null) throw new AccountInputError(problem);

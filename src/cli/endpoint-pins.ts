@@ -4,7 +4,7 @@
 import { existsSync } from 'node:fs';
 import { join } from 'node:path';
 import { describeServed, readEndpointPlan } from '../customers/endpoint-versions.ts';
-import { endpointNameProblem } from '../accounts/account-service.ts';
+import { endpointNameProblem, pinMap } from '../accounts/endpoint-pins.ts';
 import { CliError, UsageError } from './output.ts';
 
 /**
@@ -14,7 +14,7 @@ import { CliError, UsageError } from './output.ts';
  */
 export function parsePins(pin: string[] | undefined, unpin: string[] | undefined, cmd: string[]): Record<string, number | null> | undefined {
   if (!pin?.length && !unpin?.length) return undefined;
-  const pins: Record<string, number | null> = Object.create(null);
+  const pins = pinMap<number | null>({});
   const named = (flag: string, name: string): string => {
     const problem = endpointNameProblem(name);
     if (problem !== null) throw new UsageError(`${flag}: ${problem}`, cmd);

@@ -61,5 +61,9 @@ describe('account service: endpoint pins', () => {
     await app.accounts.update(scriptId, { pinEndpoints: { leads: 2 } });
     const a = await app.accounts.update(scriptId, { pinEndpoints: { orders: 1 } });
     expect(a.endpointPins).to.deep.equal({ leads: 2, orders: 1 });
+    // As read back from the store, the map has no prototype: an endpoint folder named `constructor` finds no pin.
+    const stored = (await app.running.store.accounts.get(scriptId))!.endpointPins;
+    expect(Object.getPrototypeOf(stored)).to.equal(null);
+    expect(stored.constructor).to.equal(undefined);
   });
 });

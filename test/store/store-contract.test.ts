@@ -5,6 +5,7 @@
 // instances migrating a new database at once both start.
 import { expect } from 'chai';
 import type { EventRecord, Store } from '../../src/store/types.ts';
+import type { Issue } from '../../src/schema/types.ts';
 import { openPostgresStore } from '../../src/store/postgres/pg-store.ts';
 import { pgCustomRateLimiter, pgTokenBuckets } from '../../src/store/postgres/rate-buckets.ts';
 import { STORE_KINDS, STORE_LABEL, storeHarness } from '../helpers/stores.ts';
@@ -67,7 +68,7 @@ for (const kind of STORE_KINDS) describe(`store contract (${STORE_LABEL[kind]})`
   });
 
   it('events: summaries list the same events without payload, their issues counted', async () => {
-    const issue = (code: string) => ({ field: 'products[0].price', code, message: 'x' });
+    const issue = (code: string) => ({ field: 'products[0].price', code: code as Issue['code'], message: 'x' });
     await store.events.append([
       row('S-1', { warnings: [issue('W1'), issue('W2'), issue('W3')] }),
       row('S-2', { status: 'rejected', errors: [issue('INVALID_FORMAT'), issue('INVALID_TYPE')], warnings: [issue('W1')] }),

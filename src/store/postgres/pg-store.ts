@@ -21,6 +21,7 @@ import { pgDeliveryStore } from './delivery-store.ts';
 import { pgRuleVersionStore } from './rule-version-store.ts';
 import { createNotifier, EVENTS_PAYLOAD, WORK_CHANNEL } from './notify.ts';
 import { eventFilterSql } from '../event-filter.ts';
+import { pinMap } from '../pin-map.ts';
 
 export interface PgStoreOptions {
   url: string;
@@ -41,7 +42,7 @@ interface TokenRow { id: number; script_id: string; hash: string; prefix: string
 const toAccount = (r: AccountRow): Account => ({
   scriptId: r.script_id, name: r.name, tier: r.tier, addon: r.addon, enabled: r.enabled, host: r.host,
   country: r.country, taxRate: r.tax_rate, extraEvents: JSON.parse(r.extra_events) as string[], customer: r.customer,
-  rateLimit: r.rate_limit, endpointPins: JSON.parse(r.endpoint_pins) as Record<string, number>,
+  rateLimit: r.rate_limit, endpointPins: pinMap(r.endpoint_pins),
   consentDefault: r.consent_default, createdAt: r.created_at, updatedAt: r.updated_at,
 });
 

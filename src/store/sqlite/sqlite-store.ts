@@ -14,6 +14,7 @@ import { sqliteDestinationStore } from './destination-store.ts';
 import { sqliteDeliveryStore } from './delivery-store.ts';
 import { sqliteRuleVersionStore } from './rule-version-store.ts';
 import { eventFilterSql } from '../event-filter.ts';
+import { pinMap } from '../pin-map.ts';
 import { eventSummaryColumns, toEventSummary, toListedEvent, type EventSummaryRow, type SeqEventRow } from '../event-rows.ts';
 
 /** An event listing's columns, the issues counted by SQLite's JSON functions. */
@@ -76,7 +77,7 @@ const toAccount = (r: AccountRow): Account => ({
   extraEvents: JSON.parse(r.extra_events) as string[],
   customer: r.customer,
   rateLimit: r.rate_limit,
-  endpointPins: JSON.parse(r.endpoint_pins) as Record<string, number>,
+  endpointPins: pinMap(r.endpoint_pins),
   consentDefault: r.consent_default,
   createdAt: r.created_at,
   updatedAt: r.updated_at,
