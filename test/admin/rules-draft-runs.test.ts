@@ -46,7 +46,8 @@ describe('admin API: rule previews and replays off the HTTP thread', function ()
   }
 
   it('answers /healthz while a costly replay runs, and refuses a second replay meanwhile with 409 CONFLICT', async () => {
-    const { s, shop } = await serverWithEvents(undefined, EVENTS);
+    // A limit well above the replay's cost, so a loaded machine does not stop it: this is about what answers meanwhile.
+    const { s, shop } = await serverWithEvents(60_000, EVENTS);
     try {
       const call = (body: unknown) => adminCall(s.url, 'POST', '/admin/rules/webhook/replay', body);
       const answered: string[] = [];
