@@ -4,6 +4,7 @@ import { CONSENT_DEFAULTS, SPEC_EVENT_NAMES, type Account, type AccountPatch, ty
 import type { Store } from '../store/types.ts';
 import { hashToken, newAccessToken, newScriptId, tokenDisplayPrefix } from './credentials.ts';
 import { isTier } from './tiers.ts';
+import { endpointNameProblem, pinMap } from './endpoint-pins.ts';
 
 export class AccountInputError extends Error {
   override name = 'AccountInputError';
@@ -142,9 +143,10 @@ export function createAccountService(store: Store, now: () => number = Date.now)
         patch.consentDefault = input.consentDefault as ConsentDefault;
       }
       if (input.pinEndpoints !== undefined && Object.keys(input.pinEndpoints).length > 0) {
-        const pins = { ...current.endpointPins };
+        const pins = pinMap(current.endpointPins);
         for (const [endpoint, version] of Object.entries(input.pinEndpoints)) {
-          if (!SLUG_RE.test(endpoint)) throw new AccountInputError(`endpoint name must be lowercase letters, digits and dashes, got "${endpoint}"`);
+          const problem = endpointNameProblem(endpoint);
+          if (problem !== null) throw new AccountInputError(problem);
           if (version === null) delete pins[endpoint];
           else if (!Number.isInteger(version) || version < 1 || version > 9999) {
             throw new AccountInputError(`endpoint version must be a whole number from 1 to 9999, got ${version}`);

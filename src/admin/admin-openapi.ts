@@ -70,9 +70,9 @@ const OPS: Op[] = [
     body: { script_id: { type: 'string' }, destination_id: { type: 'string' }, all: { type: 'boolean' }, dry_run: { type: 'boolean' }, event_id: { type: 'string' }, since: { type: 'integer' }, statuses: { type: 'array', items: { enum: ['failed', 'dead', 'delivered'] } }, force: { type: 'boolean' } },
     errors: { '400': 'INVALID_VALUE or REQUIRED_FIELD_MISSING (no scope and no all)', '409': 'CONFLICT: delivered without force' },
   },
-  { method: 'post', path: '/admin/deliveries/retry-now', summary: 'Pending retries due now', body: { script_id: { type: 'string' }, destination_id: { type: 'string' } } },
+  { method: 'post', path: '/admin/deliveries/retry-now', summary: 'Pending retries due now (script_id, destination_id or all required)', body: { script_id: { type: 'string' }, destination_id: { type: 'string' }, all: { type: 'boolean' } } },
   {
-    method: 'get', path: '/admin/events', summary: 'Stored events, newest first',
+    method: 'get', path: '/admin/events', summary: 'Stored events, newest first; each with error_count, warning_count and first_error_code (the issues come with one event)',
     params: [
       ['script_id', 'query', 'string', 'Account'], ['name', 'query', 'string', 'Event name'],
       ['status', 'query', 'string', 'accepted, rejected or duplicate'], ['event_id', 'query', 'string', 'event.id (for orders the order number) or tracklane id'],

@@ -14,7 +14,7 @@ import { endpointUsageJson } from '../customers/describe-endpoint.ts';
 import { runEndpointTest } from '../customers/custom-routes.ts';
 import type { ProcessDeps } from '../customers/process-request.ts';
 import type { AppContext, AppState } from '../http/types.ts';
-import { eventItem, traceEvent } from './trace.ts';
+import { eventListItem, traceEvent } from './trace.ts';
 import { maskTraceIdentifiers } from './mask-identifiers.ts';
 import type { EventStreams } from './event-stream.ts';
 import { adminLog, adminRevealLog, intParam, jsonBody, pageLimit, param } from './admin-params.ts';
@@ -72,7 +72,8 @@ export function adminRouter(deps: AdminDeps): Router<AppState> {
 
   router.get('/events', async function adminEvents(ctx: AppContext) {
     const limit = pageLimit(ctx);
-    const rows = await store.events.list({
+    // Summaries: the database counts each event's issues; no payload is read or parsed here.
+    const rows = await store.events.summaries({
       scriptId: param(ctx, 'script_id'),
       status: status(ctx),
       name: param(ctx, 'name'),
@@ -83,7 +84,7 @@ export function adminRouter(deps: AdminDeps): Router<AppState> {
       limit: limit + 1,
     });
     const page = rows.slice(0, limit);
-    ctx.body = { items: page.map(eventItem), next_cursor: rows.length > limit ? encodeCursor(page[page.length - 1].seq) : null };
+    ctx.body = { items: page.map(eventListItem), next_cursor: rows.length > limit ? encodeCursor(page[page.length - 1].seq) : null };
   });
 
   router.get('/events/:id', async function adminEvent(ctx: AppContext) {
@@ -101,8 +102,8 @@ export function adminRouter(deps: AdminDeps): Router<AppState> {
   router.get('/trace', async function adminTrace(ctx: AppContext) {
     const q = param(ctx, 'q')?.trim();
     if (!q) throw new AppError('REQUIRED_FIELD_MISSING', 400, 'q is required: a tracklane id or an event.id (for orders, the order number)', { field: 'q' });
-    const rows = await store.events.list({ search: q, scriptId: param(ctx, 'script_id'), limit: 20 });
-    ctx.body = { items: rows.map(eventItem) };
+    const rows = await store.events.summaries({ search: q, scriptId: param(ctx, 'script_id'), limit: 20 });
+    ctx.body = { items: rows.map(eventListItem) };
   });
 
   router.get('/stream', function adminStream(ctx: AppContext) {

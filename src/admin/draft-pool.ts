@@ -1,7 +1,9 @@
 // The threads the admin API's rules previews and replays-through-draft run in (piscina over
 // draft-worker.ts): off the HTTP thread, each within a time limit. The task stops itself
 // between events past the limit; a task still running well after it (or stuck in plugin
-// code) is aborted, which ends its thread. A full queue refuses at once rather than waiting.
+// code) is aborted, which ends its thread. Tasks wait here, not in piscina: a full queue is
+// refused before anything is submitted (429 upstream), and a task's clock starts when it
+// gets a thread, so a preview that waited behind a slow one is never stopped unrun.
 import { Piscina } from 'piscina';
 import { siblingModule } from '../build-state.cjs';
 import type { DraftResult, DraftRunner } from '../pipeline/draft-preview.ts';
@@ -13,7 +15,10 @@ export const DRAFT_TIME_LIMIT_MS = 10_000;
 /** On top of the limit before the thread is ended: starting a thread, loading the plugins, the event in hand. */
 const ABORT_GRACE_MS = 20_000;
 /** Tasks waiting for a thread at most; one more is refused (DraftPoolBusy). */
-const MAX_QUEUED = 4;
+export const MAX_QUEUED = 4;
+
+/** Runs one task on a thread, ending it when `signal` aborts (piscina in the server). */
+export type DraftExecutor = (task: DraftWorkerTask, signal: AbortSignal) => Promise<DraftResult>;
 
 export interface DraftPoolOptions {
   /** PLUGINS_DIR: each thread loads the plugins from it. */
@@ -22,6 +27,10 @@ export interface DraftPoolOptions {
   timeLimitMs?: number;
   /** Default 1: one replay (they run one at a time) or preview at once, the rest queued. */
   threads?: number;
+  /** Default ABORT_GRACE_MS. */
+  abortGraceMs?: number;
+  /** Default: piscina over draft-worker.ts (tests hold tasks with their own). */
+  execute?: DraftExecutor;
 }
 
 /** The queue is full. */
@@ -37,8 +46,30 @@ export class DraftStopped extends Error {
 // The compiled module when this one is (npm start from dist/), else the source through tsx.
 const WORKER_FILE = siblingModule(import.meta.url, 'draft-worker');
 
+/** At most `slots` holders at once and `maxWaiting` waiting; one more is refused at once. */
+function createGate(slots: number, maxWaiting: number) {
+  let busy = 0;
+  const waiting: (() => void)[] = [];
+  return {
+    /** Resolves once a slot is this caller's; throws DraftPoolBusy when the queue is full. */
+    async enter(): Promise<void> {
+      if (busy < slots) return void busy++;
+      if (waiting.length >= maxWaiting) throw new DraftPoolBusy(`${maxWaiting} previews are already waiting`);
+      // The slot is handed over by leave(): busy stays as it is.
+      await new Promise<void>((resolve) => waiting.push(resolve));
+    },
+    leave(): void {
+      const next = waiting.shift();
+      if (next) next();
+      else busy--;
+    },
+  };
+}
+
 export function createDraftPool(opts: DraftPoolOptions): DraftRunner {
   const timeLimitMs = opts.timeLimitMs ?? DRAFT_TIME_LIMIT_MS;
+  const abortGraceMs = opts.abortGraceMs ?? ABORT_GRACE_MS;
+  const gate = createGate(opts.threads ?? 1, MAX_QUEUED);
   let piscina: Piscina | undefined;
   // Threads start on the first preview; one stays warm a while after (a worker with tsx
   // takes a second or so to start and load the plugins).
@@ -51,17 +82,23 @@ export function createDraftPool(opts: DraftPoolOptions): DraftRunner {
     execArgv: workerExecArgv(WORKER_FILE),
     resourceLimits: workerResourceLimits(),
   }));
+  const execute: DraftExecutor = opts.execute ?? (async (task, signal) => (await pool().run(task, { signal })) as DraftResult);
   return {
     timeLimitMs,
     async run(request) {
-      const task: DraftWorkerTask = { ...request, timeLimitMs, pluginsDir: opts.pluginsDir };
+      const { budgetMs, ...rest } = request;
+      const limit = Math.max(0, Math.ceil(Math.min(timeLimitMs, budgetMs ?? timeLimitMs)));
+      const task: DraftWorkerTask = { ...rest, timeLimitMs: limit, pluginsDir: opts.pluginsDir };
+      await gate.enter();
       try {
-        return (await pool().run(task, { signal: AbortSignal.timeout(timeLimitMs + ABORT_GRACE_MS) })) as DraftResult;
+        // The clock starts now that the task has a thread, not when it was queued.
+        return await execute(task, AbortSignal.timeout(limit + abortGraceMs));
       } catch (err) {
         const e = err as Error;
         if (e.name === 'AbortError' || e.name === 'TimeoutError') throw new DraftStopped(`ran past its time limit of ${timeLimitMs} ms and was stopped`);
-        if (/queue is at limit/i.test(e.message)) throw new DraftPoolBusy(`${MAX_QUEUED} previews are already waiting`);
         throw err;
+      } finally {
+        gate.leave();
       }
     },
     async close() {

@@ -65,6 +65,12 @@ function field<T>(body: Record<string, unknown>, key: string, type: 'string' | '
   throw new AppError('INVALID_TYPE', 400, `${key} must be ${type.replace('nullable-', 'null or a ')}`, { field: key });
 }
 
+/** 400 REQUIRED_FIELD_MISSING when a cross-account action names no account, no destination and not `all`. */
+function requireScope(request: Parameters<typeof replayScopeProblem>[0], action?: string): void {
+  const problem = replayScopeProblem(request, action);
+  if (problem !== null) throw new AppError('REQUIRED_FIELD_MISSING', 400, problem, { field: 'script_id' });
+}
+
 export function manageRouter(deps: ManageDeps): Router<AppState> {
   const { store } = deps;
   const router = new Router<AppState>({ prefix: '/admin' });
@@ -193,8 +199,7 @@ export function manageRouter(deps: ManageDeps): Router<AppState> {
       since: field(b, 'since', 'number'), statuses: given as ReplayFilter['statuses'],
     };
     const request = { filter, all: field<boolean>(b, 'all', 'boolean') === true, dryRun: field<boolean>(b, 'dry_run', 'boolean') === true, max: deps.maxReplay };
-    const problem = replayScopeProblem(request);
-    if (problem !== null) throw new AppError('REQUIRED_FIELD_MISSING', 400, problem, { field: 'script_id' });
+    requireScope(request);
     const r = await bulkReplay(store.deliveries, request, Date.now());
     if (r.dryRun) {
       ctx.body = { would_replay: r.wouldReplay, max_per_call: r.max, statuses: given };
@@ -207,8 +212,11 @@ export function manageRouter(deps: ManageDeps): Router<AppState> {
   router.post('/deliveries/retry-now', jsonBody(), async function adminRetryNow(ctx: AppContext) {
     const b = ctx.state.body ?? {};
     const filter = { scriptId: field<string>(b, 'script_id', 'string'), destinationId: field<string>(b, 'destination_id', 'string') };
+    const all = field<boolean>(b, 'all', 'boolean') === true;
+    // Every tenant's waiting retries at once only when asked for in so many words, as a bulk replay.
+    requireScope({ filter, all }, 'retry-now');
     const due = await store.deliveries.retryNow(filter, Date.now());
-    adminLog(ctx, 'deliveries.retry-now', filter.destinationId ?? filter.scriptId ?? 'all', { due });
+    adminLog(ctx, 'deliveries.retry-now', filter.destinationId ?? filter.scriptId ?? 'all', { ...filter, all, due });
     ctx.body = { due };
   });
 

@@ -2,7 +2,7 @@
 // with the native request its last attempt sent (kept with the attempt, secrets masked),
 // or, where nothing was kept (no attempt yet), rebuilt from what fan-out stored, and every
 // attempt the lane recorded.
-import type { Store } from '../store/types.ts';
+import type { EventSummary, Store } from '../store/types.ts';
 import type { EventRecord } from '../domain/records.ts';
 import type { PluginRegistry } from '../destinations/load-plugins.ts';
 import type { AttemptView, ClaimedDelivery, DeliveryView, SentRequest } from '../delivery/types.ts';
@@ -17,9 +17,20 @@ import { parseBody } from '../pipeline/preview-event.ts';
 /** Response bodies shown per attempt (the store keeps more). */
 const RESPONSE_SHOWN_BYTES = 2048;
 
+/** One event with its issues in full, as its detail shows it. */
 export const eventItem = (e: EventRecord) => ({
   id: e.id, script_id: e.scriptId, name: e.name, event_id: e.eventId, status: e.status, source: e.source,
   received_at: e.receivedAt, errors: e.errors, warnings: e.warnings,
+});
+
+/**
+ * An event in a list: its issues counted, not listed (one event's per-product warnings can
+ * run to megabytes, and a page holds up to 500), with the first error's code for the row.
+ * The issues themselves come with the event's detail (`GET /admin/events/{id}`).
+ */
+export const eventListItem = (e: EventSummary) => ({
+  id: e.id, script_id: e.scriptId, name: e.name, event_id: e.eventId, status: e.status, source: e.source,
+  received_at: e.receivedAt, error_count: e.errorCount, warning_count: e.warningCount, first_error_code: e.firstErrorCode,
 });
 
 export interface TracedRequest {

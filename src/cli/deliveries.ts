@@ -116,8 +116,7 @@ async function replay(args: string[], ctx: CliContext): Promise<void> {
     scriptId: values.account, destinationId: values.destination, eventId: values['event-id'], statuses, since: parseSince(values.since),
   };
   const request = { filter, all: values.all ?? false, dryRun: values['dry-run'] ?? false, max: ctx.config().maxReplay };
-  const problem = replayScopeProblem(request);
-  if (problem !== null) throw new CliError(`${problem.replace('(script_id)', '(--account)').replace('(destination_id)', '(--destination)').replace('"all"', '--all')}`);
+  requireScope(request);
   const store = await ctx.store();
   await checkAccount(store, values.account);
   const r = await bulkReplay(store.deliveries, request, Date.now());
@@ -132,11 +131,18 @@ async function replay(args: string[], ctx: CliContext): Promise<void> {
     (r.left > 0 ? ` ${r.left} more match: run the command again (at most ${r.max} per call, MAX_REPLAY).` : ''));
 }
 
+/** Refuses a cross-account action without --account, --destination or --all, in the flags' words. */
+function requireScope(request: Parameters<typeof replayScopeProblem>[0], action?: string): void {
+  const problem = replayScopeProblem(request, action);
+  if (problem !== null) throw new CliError(problem.replace('(script_id)', '(--account)').replace('(destination_id)', '(--destination)').replace('"all"', '--all'));
+}
+
 async function retryNow(args: string[], ctx: CliContext): Promise<void> {
   const cmd = ['deliveries', 'retry-now'];
-  const { values, positionals: pos } = parseCommand(args, { account: { type: 'string' }, destination: { type: 'string' } }, cmd);
+  const { values, positionals: pos } = parseCommand(args, { account: { type: 'string' }, destination: { type: 'string' }, all: { type: 'boolean' } }, cmd);
   if (values.help) return void process.stdout.write(usageFor(...cmd));
   positionals(pos, [], cmd);
+  requireScope({ filter: { scriptId: values.account, destinationId: values.destination }, all: values.all ?? false }, 'retry-now');
   const store = await ctx.store();
   await checkAccount(store, values.account);
   if (values.destination !== undefined && !(await store.deliveries.activeDestinations()).some((d) => d.id === values.destination)) {

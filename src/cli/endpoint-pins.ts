@@ -4,18 +4,28 @@
 import { existsSync } from 'node:fs';
 import { join } from 'node:path';
 import { describeServed, readEndpointPlan } from '../customers/endpoint-versions.ts';
+import { endpointNameProblem, pinMap } from '../accounts/endpoint-pins.ts';
 import { CliError, UsageError } from './output.ts';
 
-/** Endpoint name → version to pin, or null to unpin; undefined when neither flag was given. */
+/**
+ * Endpoint name → version to pin, or null to unpin; undefined when neither flag was given.
+ * The map has no prototype and every name is an endpoint's: `__proto__=1` on a plain object
+ * would set nothing and report success.
+ */
 export function parsePins(pin: string[] | undefined, unpin: string[] | undefined, cmd: string[]): Record<string, number | null> | undefined {
   if (!pin?.length && !unpin?.length) return undefined;
-  const pins: Record<string, number | null> = {};
+  const pins = pinMap<number | null>({});
+  const named = (flag: string, name: string): string => {
+    const problem = endpointNameProblem(name);
+    if (problem !== null) throw new UsageError(`${flag}: ${problem}`, cmd);
+    return name;
+  };
   for (const p of pin ?? []) {
     const m = /^([^=]+)=([1-9][0-9]{0,3})$/.exec(p);
     if (!m) throw new UsageError(`--pin-endpoint takes ENDPOINT=VERSION, such as order-sync=2, got "${p}"`, cmd);
-    pins[m[1]] = Number(m[2]);
+    pins[named('--pin-endpoint', m[1])] = Number(m[2]);
   }
-  for (const e of unpin ?? []) pins[e] = null;
+  for (const e of unpin ?? []) pins[named('--unpin-endpoint', e)] = null;
   return pins;
 }
 

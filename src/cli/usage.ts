@@ -38,7 +38,8 @@ Commands:
                                          clear the value, --customer '' unbinds;
                                          --rate-limit: requests/s on endpoints 1-3 ('' = default);
                                          --pin-endpoint: the custom endpoint version its
-                                         requests get when they name none;
+                                         requests get when they name none (ENDPOINT is
+                                         the endpoint folder's name; others exit 2);
                                          --consent-default: how an event without a
                                          valid consent object is read (default granted)
   accounts rotate-token ID [--grace-hours H]
@@ -107,9 +108,10 @@ Commands:
                                          --dry-run counts and changes nothing
   deliveries resume DEST_ID              un-pause a destination and send its backlog now
                                          (so does destinations update DEST_ID --enable)
-  deliveries retry-now [--account ID] [--destination DEST_ID]
+  deliveries retry-now (--account ID | --destination DEST_ID | --all)
                                          send pending retries now instead of waiting for
-                                         their backoff (after fixing a destination)
+                                         their backoff (after fixing a destination);
+                                         every account's only with --all
   stats [--account ID]                   per destination: deliveries by status, oldest
                                          pending age, paused or not; events awaiting fan-out
   plugins list                           the destination plugins loaded from PLUGINS_DIR

@@ -17,10 +17,15 @@ export type BulkReplayResult =
   | { dryRun: true; wouldReplay: number; max: number }
   | { dryRun: false; replayed: number; left: number; max: number };
 
-/** Why the request may not run (no scope and no `all`), or null when it may. */
-export function replayScopeProblem(req: Pick<BulkReplayRequest, 'filter' | 'all'>): string | null {
+/**
+ * Why the request may not run (no scope and no `all`), or null when it may. `action` names the
+ * operation in the sentence: a retry-now acts across accounts the same way and needs the same.
+ */
+export function replayScopeProblem(
+  req: { filter: Pick<BulkReplayRequest['filter'], 'scriptId' | 'destinationId'>; all: boolean }, action = 'a bulk replay',
+): string | null {
   if (req.filter.scriptId !== undefined || req.filter.destinationId !== undefined || req.all) return null;
-  return 'a bulk replay needs a scope: an account (script_id) or a destination (destination_id), or "all" to mean every account';
+  return `${action} needs a scope: an account (script_id) or a destination (destination_id), or "all" to mean every account`;
 }
 
 /**

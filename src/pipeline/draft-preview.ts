@@ -38,8 +38,11 @@ export interface ReplayTally {
   samples: { id: string; event_id: string | null; name: string | null; destination_id: string }[];
 }
 
-/** A task as the admin API builds it: the runner adds its time limit. */
-export type DraftRequest = Omit<DraftTask, 'timeLimitMs'>;
+/**
+ * A task as the admin API builds it: the runner adds its time limit, or `budgetMs` when that
+ * is less (what a run planned in several tasks, page by page, has left of it).
+ */
+export type DraftRequest = Omit<DraftTask, 'timeLimitMs'> & { budgetMs?: number };
 
 /** Where tasks run: a worker pool in the server (src/admin/draft-pool.ts), inline in the fast test tier. */
 export interface DraftRunner {
@@ -51,7 +54,8 @@ export interface DraftRunner {
 
 export type DraftResult =
   | { kind: 'preview'; before: DestinationPreview[]; after: DestinationPreview[] }
-  | { kind: 'replay'; tally: ReplayTally }
+  /** `planningMs`: the time the task spent planning (a paged replay's pages share one limit). */
+  | { kind: 'replay'; tally: ReplayTally; planningMs: number }
   | { kind: 'stopped'; done: number; of: number };
 
 /** The rule lists of a task: `add` gives each distinct list (by identity) one index. */
@@ -96,7 +100,7 @@ export async function runDraftTask(task: DraftTask, plugins: PluginRegistry): Pr
       previews.after.push(...a);
     }
   }
-  return task.kind === 'replay' ? { kind: 'replay', tally } : { kind: 'preview', ...previews };
+  return task.kind === 'replay' ? { kind: 'replay', tally, planningMs: performance.now() - started } : { kind: 'preview', ...previews };
 }
 
 function count(tally: ReplayTally, s: DraftSubject, before: DestinationPreview[], after: DestinationPreview[]): void {

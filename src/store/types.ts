@@ -67,6 +67,20 @@ export interface EventStore {
   seenProducts(scriptId: string, productIds: readonly string[]): Promise<Set<string>>;
   /** Newest first. */
   list(filter: EventFilter): Promise<ListedEvent[]>;
+  /**
+   * The same events as list(), newest first, without their payload and with their issues
+   * counted in the database: a page of large events costs the caller no parsing.
+   */
+  summaries(filter: EventFilter): Promise<EventSummary[]>;
+}
+
+/** A listed event without its payload, its errors and warnings counted. */
+export interface EventSummary extends Omit<EventRecord, 'payload' | 'errors' | 'warnings' | 'requestId'> {
+  seq: number;
+  errorCount: number;
+  warningCount: number;
+  /** The first error's code, or null. */
+  firstErrorCode: string | null;
 }
 
 /** A stored event with its position in the table, which orders listings and pages them. */

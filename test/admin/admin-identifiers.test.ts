@@ -61,6 +61,23 @@ describe('admin API: identifiers masked in the event trace unless revealed', () 
     expect(JSON.stringify(lines)).not.to.contain(TOKEN);
   });
 
+  it('masks extra user keys and URL-encoded forms as the probe sent them (user.Email, user.mail, user.properties.email, %40)', async () => {
+    const email = 'probe.person@example.org';
+    const user = { ...USER, email, Email: email, mail: email, properties: { email } };
+    const body = { ...lead('ID-2'), user, context: { ...lead('ID-2').context, url: `https://shop.example/contact?email=${encodeURIComponent(email)}` } };
+    expect((await s.post(INTAKE_PATHS.event, body, { account: shop })).status).to.equal(200);
+    await hook.waitFor(() => hook.requests.some((r) => r.json().id === 'ID-2'), 10_000, 'ID-2 delivered');
+    const [item] = (await adminCall(s.url, 'GET', '/admin/trace?q=ID-2')).body.items;
+    const masked = (await adminCall(s.url, 'GET', `/admin/events/${item.id}`)).body;
+    const stored = (await s.running.store.events.list({ id: item.id, limit: 1 }))[0].payload as any;
+    // Whatever intake kept of these keys, none of it shows clear.
+    expect(Object.keys(stored.user)).to.include.members(['Email', 'mail', 'properties']);
+    const text = JSON.stringify(masked).toLowerCase();
+    for (const v of [email, encodeURIComponent(email), 'probe.person']) expect(text, v).not.to.contain(v.toLowerCase());
+    expect(masked.event.payload.user).to.include({ Email: '[masked]', mail: '[masked]', external_id: 'crm-77', country: 'DE' });
+    expect(masked.event.payload.user.properties).to.deep.equal({ email: '[masked]' });
+  });
+
   it('refuses another reveal value with 400 INVALID_VALUE', async () => {
     const [item] = (await adminCall(s.url, 'GET', '/admin/trace?q=ID-1')).body.items;
     const r = await adminCall(s.url, 'GET', `/admin/events/${item.id}?reveal=everything`);

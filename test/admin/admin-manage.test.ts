@@ -107,6 +107,31 @@ describe('admin API: destinations and deliveries', () => {
     expect((await call('POST', '/admin/deliveries/retry-now', { destination_id: dest.body.id })).body).to.have.property('due');
     expect((await call('GET', '/admin/plugins')).body.items.map((p: any) => p.name)).to.include.members(['ga4', 'webhook']);
   });
+
+  it('retry-now needs a scope or "all": true, as a bulk replay does; unscoped, every tenant keeps its backoff', async () => {
+    const [shop, other] = [await s.account(), await s.account()];
+    const dests = await Promise.all([shop, other].map(async (acc) =>
+      (await call('POST', '/admin/destinations', { script_id: acc.scriptId, type: 'webhook', name: 'later', config: SETTINGS.webhook(`${hook.url}/later`) })).body.id as string));
+    hook.otherwise((req) => (req.path.startsWith('/later/') ? { status: 503 } : { status: 200 }));
+    for (const acc of [shop, other]) await s.post(INTAKE_PATHS.event, lead(`R-${acc.scriptId}`), { account: acc });
+    const waiting = async () => (await Promise.all(dests.map(async (d) => (await call('GET', `/admin/deliveries?destination_id=${d}`)).body.items[0]))) as any[];
+    let before: any[] = [];
+    await waitFor(async () => (before = await waiting()).every((d) => d?.status === 'pending' && d.attempts === 1), 10_000);
+    expect(before.map((d) => [d.status, d.attempts])).to.deep.equal([['pending', 1], ['pending', 1]]);
+    const replayRefusal = (await call('POST', '/admin/deliveries/replay', {})).body.error;
+    for (const body of [undefined, {}, { all: false }, { event_id: `R-${shop.scriptId}` }]) {
+      const r = await call('POST', '/admin/deliveries/retry-now', body);
+      expect(r.status, JSON.stringify(body)).to.equal(400);
+      expect(r.body.error).to.deep.equal({ ...replayRefusal, message: r.body.error.message });
+      expect(r.body.error.message).to.match(/^retry-now needs a scope: an account \(script_id\) or a destination \(destination_id\), or "all"/);
+    }
+    expect((await call('POST', '/admin/deliveries/retry-now', { all: 'true' })).body.error.code).to.equal('INVALID_TYPE');
+    expect((await waiting()).map((d) => d.next_attempt_at), 'nothing was made due').to.deep.equal(before.map((d) => d.next_attempt_at));
+    hook.otherwise({ status: 200 });
+    expect((await call('POST', '/admin/deliveries/retry-now', { script_id: shop.scriptId })).body).to.deep.equal({ due: 1 });
+    expect((await waiting())[1].next_attempt_at, 'the other tenant keeps its backoff').to.equal(before[1].next_attempt_at);
+    expect((await call('POST', '/admin/deliveries/retry-now', { all: true })).status).to.equal(200);
+  });
 });
 
 describe('admin API: every change is logged', () => {

@@ -3,7 +3,7 @@
 // (409 CONFLICT), and a run past its limit ends in 503 UNAVAILABLE naming the limit.
 import { expect } from 'chai';
 import { randomBytes } from 'node:crypto';
-import { adminCall, TOKEN } from './admin-client.ts';
+import { adminCall, auth, TOKEN } from './admin-client.ts';
 import { startTestServer, type TestServer, type TestAccount } from '../helpers/test-server.ts';
 import { startDestinationDouble, type DestinationDouble } from '../helpers/destination-double.ts';
 import { INTAKE_PATHS } from '../../src/http/intake-routes.ts';
@@ -46,7 +46,8 @@ describe('admin API: rule previews and replays off the HTTP thread', function ()
   }
 
   it('answers /healthz while a costly replay runs, and refuses a second replay meanwhile with 409 CONFLICT', async () => {
-    const { s, shop } = await serverWithEvents(undefined, EVENTS);
+    // A limit well above the replay's cost, so a loaded machine does not stop it: this is about what answers meanwhile.
+    const { s, shop } = await serverWithEvents(60_000, EVENTS);
     try {
       const call = (body: unknown) => adminCall(s.url, 'POST', '/admin/rules/webhook/replay', body);
       const answered: string[] = [];
@@ -74,13 +75,39 @@ describe('admin API: rule previews and replays off the HTTP thread', function ()
     }
   });
 
+  it('answers 429 RATE_LIMITED with Retry-After when one preview runs and 4 wait; the waiting ones run in turn', async () => {
+    const { s, shop } = await serverWithEvents(undefined, 1);
+    try {
+      const [stored] = await s.running.store.events.list({ scriptId: shop.scriptId, limit: 1 });
+      const preview = () => fetch(`${s.url}/admin/rules/webhook/preview`, {
+        method: 'POST', headers: { ...auth, 'content-type': 'application/json' },
+        body: JSON.stringify({ scope: shop.scriptId, document: COSTLY_DRAFT, event_id: stored.id }),
+      });
+      // Sent together: the first starts the thread (which takes a while), so 1 runs, 4 wait and the rest are refused.
+      const answers = await Promise.all(range(8).map(async () => {
+        const r = await preview();
+        return { status: r.status, retryAfter: r.headers.get('retry-after'), body: await r.json() as any };
+      }));
+      const refused = answers.filter((a) => a.status === 429);
+      expect(answers.filter((a) => a.status === 200), 'one running and 4 waiting are answered').to.have.length(5);
+      expect(refused).to.have.length(3);
+      for (const r of refused) {
+        expect(r.retryAfter).to.equal('5');
+        expect(r.body).to.deep.equal({ error: { code: 'RATE_LIMITED', message: r.body.error.message } });
+        expect(r.body.error.message).to.match(/^Too many rule previews are waiting/);
+      }
+    } finally {
+      await s.close();
+    }
+  });
+
   it('a preview or a replay past its time limit ends in 503 UNAVAILABLE naming the limit', async () => {
     const { s, shop } = await serverWithEvents(0, 3);
     try {
       const replay = await adminCall(s.url, 'POST', '/admin/rules/webhook/replay', { scope: shop.scriptId, document: COSTLY_DRAFT, last: 3 });
       expect(replay.status).to.equal(503);
       expect(replay.body.error.code).to.equal('UNAVAILABLE');
-      expect(replay.body.error.message).to.match(/^The replay through the draft ran past its time limit of 0 s and was stopped after 1 of 3 events; replay fewer events/);
+      expect(replay.body.error.message).to.match(/^The replay through the draft ran past its time limit of 0 s and was stopped after 1 of the last 3 events; replay fewer events/);
       const [stored] = await s.running.store.events.list({ scriptId: shop.scriptId, limit: 1 });
       const preview = await adminCall(s.url, 'POST', '/admin/rules/webhook/preview', { scope: shop.scriptId, document: COSTLY_DRAFT, event_id: stored.id });
       expect(preview.status).to.equal(503);

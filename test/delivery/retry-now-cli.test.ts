@@ -21,6 +21,13 @@ describe('delivery: deliveries retry-now', function () {
     expect(waiting).to.include({ status: 'pending', attempts: 1, nextAttemptAt: t.f.clock() + 3_600_000 });
 
     t.dbl.otherwise({ status: 204 }); // the operator fixed the destination
+    // Without a scope it would act on every tenant: refused (as a bulk replay), nothing made due.
+    for (const args of [[], ['--event-id', 'ORD-R1']]) {
+      const unscoped = await cli('deliveries', 'retry-now', ...args, '--json');
+      expect(unscoped.code, unscoped.stderr).to.equal(args.length === 0 ? 1 : 2);
+      expect(unscoped.stderr).to.match(args.length === 0 ? /^tracklane: retry-now needs a scope: an account \(--account\) or a destination \(--destination\), or --all/ : /--event-id/);
+    }
+    expect((await t.f.store.deliveries.list({ destinationId: dest.id }))[0].nextAttemptAt).to.equal(waiting.nextAttemptAt);
     const unknown = await cli('deliveries', 'retry-now', '--destination', 'dst_nope');
     expect(unknown.code).to.equal(1);
     expect(unknown.stderr).to.contain('no destination "dst_nope"');
@@ -35,7 +42,7 @@ describe('delivery: deliveries retry-now', function () {
     await d.runOnce();
     const [after] = await t.f.store.deliveries.list({ destinationId: dest.id });
     expect(after).to.include({ status: 'delivered', attempts: 2 });
-    const human = await cli('deliveries', 'retry-now');
+    const human = await cli('deliveries', 'retry-now', '--all');
     expect(human.stdout).to.match(/^1 pending delivery waiting for a retry is due now/);
   });
 });

@@ -5,6 +5,7 @@
 // instances migrating a new database at once both start.
 import { expect } from 'chai';
 import type { EventRecord, Store } from '../../src/store/types.ts';
+import type { Issue } from '../../src/schema/types.ts';
 import { openPostgresStore } from '../../src/store/postgres/pg-store.ts';
 import { pgCustomRateLimiter, pgTokenBuckets } from '../../src/store/postgres/rate-buckets.ts';
 import { STORE_KINDS, STORE_LABEL, storeHarness } from '../helpers/stores.ts';
@@ -67,6 +68,23 @@ for (const kind of STORE_KINDS) describe(`store contract (${STORE_LABEL[kind]})`
     expect(listed.map((e) => e.status)).to.deep.equal(['duplicate', 'accepted', 'duplicate', 'accepted']);
     expect(listed[3].payload).to.deep.equal(row('O-1').payload);
     expect((await store.events.list({ status: 'rejected' })).map((e) => e.eventId)).to.deep.equal([null, 'O-3']);
+  });
+
+  it('events: summaries list the same events without payload, their issues counted', async () => {
+    const issue = (code: string) => ({ field: 'products[0].price', code: code as Issue['code'], message: 'x' });
+    await store.events.append([
+      row('S-1', { warnings: [issue('W1'), issue('W2'), issue('W3')] }),
+      row('S-2', { status: 'rejected', errors: [issue('INVALID_FORMAT'), issue('INVALID_TYPE')], warnings: [issue('W1')] }),
+    ]);
+    const listed = await store.events.list({ scriptId: 'ACCT0001', limit: 10 });
+    const summaries = await store.events.summaries({ scriptId: 'ACCT0001', limit: 10 });
+    expect(summaries.map((e) => [e.seq, e.id])).to.deep.equal(listed.map((e) => [e.seq, e.id]));
+    expect(summaries[0]).to.deep.equal({
+      seq: listed[0].seq, id: listed[0].id, scriptId: 'ACCT0001', name: 'checkout_completed', eventId: 'S-2', status: 'rejected', source: 'event',
+      receivedAt: T0, errorCount: 2, warningCount: 1, firstErrorCode: 'INVALID_FORMAT',
+    });
+    expect(summaries[1]).to.include({ eventId: 'S-1', errorCount: 0, warningCount: 3, firstErrorCode: null });
+    expect((await store.events.summaries({ beforeSeq: listed[0].seq, limit: 10 })).map((e) => e.eventId)).to.deep.equal(['S-1']);
   });
 
   it('destinations: add, list, find, update, remove', async () => {

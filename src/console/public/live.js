@@ -243,14 +243,18 @@ function rowFor(item, fresh) {
   h('td', { class: 'mono' }, item.event_id ?? ''),
   h('td', { class: 'live-source', title: 'the intake endpoint: event, standard or custom:<endpoint>' }, item.source ?? ''),
   h('td', {}, h('span', { class: `status status-${item.status}` }, item.status ?? '')),
-  h('td', { class: 'mono bad live-first-error' }, firstErrorCode(item.errors)),
-  h('td', { class: 'num' }, String(count(item.errors))),
-  h('td', { class: 'num' }, String(count(item.warnings))));
+  h('td', { class: 'mono bad live-first-error' }, firstErrorCode(item)),
+  h('td', { class: 'num' }, String(item.error_count ?? count(item.errors))),
+  h('td', { class: 'num' }, String(item.warning_count ?? count(item.warnings))));
 }
 
-/** The first error's code ('' for none), for a row: what to look at before opening it. */
-function firstErrorCode(errors) {
-  const first = Array.isArray(errors) ? errors[0] : undefined;
+/**
+ * The first error's code ('' for none), for a row: what to look at before opening it. A
+ * listed event carries counts and this code; a streamed one its issues.
+ */
+function firstErrorCode(item) {
+  if (item.first_error_code !== undefined) return item.first_error_code ?? '';
+  const first = Array.isArray(item.errors) ? item.errors[0] : undefined;
   if (first === undefined) return '';
   return typeof first === 'string' ? first.split(':')[0] : String(first?.code ?? '');
 }
@@ -285,8 +289,6 @@ async function select(id) {
       h('dt', {}, 'account'), h('dd', {}, accountLabel(item.script_id)),
       h('dt', {}, 'intake'), h('dd', {}, item.source ?? ''),
       h('dt', {}, 'received'), h('dd', {}, fmtTime(item.received_at))),
-    issueList('Errors', item.errors, 'live-errors'),
-    issueList('Warnings', item.warnings, 'live-warnings'),
     body);
   await loadDetail(id, body, false);
   // Once filled: before, the page may not be tall enough to scroll the panel up.
@@ -302,11 +304,14 @@ async function loadDetail(id, body, reveal) {
     const deliveries = detail?.deliveries ?? [];
     fill(body,
       detail?.identifiers === 'masked'
-        ? h('p', { class: 'identifiers-state muted', data: { state: 'masked' } }, 'E-mail, phone, names and address are masked. ',
+        ? h('p', { class: 'identifiers-state muted', data: { state: 'masked' } }, 'The user\'s data (all but ids, country and order counts) and any e-mail address are masked. ',
           h('button', { type: 'button', class: 'live-reveal', on: { click: () => loadDetail(id, body, true) } }, 'Reveal identifiers'))
         : detail?.identifiers === 'revealed'
           ? h('p', { class: 'identifiers-state warn', data: { state: 'revealed' } }, 'Identifiers shown in clear (this look was logged).')
           : null,
+      // The issues come with the event's detail: lists carry only their counts.
+      issueList('Errors', ev.errors, 'live-errors'),
+      issueList('Warnings', ev.warnings, 'live-warnings'),
       payloadLabel(ev),
       pre(ev.payload ?? null, 'code live-payload'),
       h('h4', {}, `Deliveries (${deliveries.length})`),

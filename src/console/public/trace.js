@@ -123,7 +123,7 @@ function identifiersBar(detail) {
       h('button', { type: 'button', class: 'trace-mask link', on: { click: () => load(id, true) } }, 'Mask again'));
   }
   if (detail?.identifiers !== 'masked') return null;
-  return h('p', { class: 'identifiers-state muted', data: { state: 'masked' } }, 'E-mail, phone, names and address are masked. ',
+  return h('p', { class: 'identifiers-state muted', data: { state: 'masked' } }, 'The user\'s data (all but ids, country and order counts) and any e-mail address are masked. ',
     h('button', { type: 'button', class: 'trace-reveal', on: { click: () => load(id, true, true) } }, 'Reveal identifiers'));
 }
 

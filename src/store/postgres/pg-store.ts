@@ -11,13 +11,17 @@ import { DEFAULT_DEDUP_WINDOW_MS, prepareRow, type PreparedRow } from '../prepar
 import { createPool, isTimeoutError, PG_INTAKE_LIMITS, tx } from './connection.ts';
 import { StoreBusyError } from '../store-busy.ts';
 import type { PgEventRow } from './rows.ts';
-import { toListedEvent } from '../event-rows.ts';
+import { eventSummaryColumns, toEventSummary, toListedEvent, type EventSummaryRow } from '../event-rows.ts';
+
+/** An event listing's columns, the issues counted by PostgreSQL (the columns hold JSON text). */
+const PG_SUMMARY = eventSummaryColumns({ length: (c) => `json_array_length(${c}::json)`, firstCode: (c) => `(${c}::json -> 0 ->> 'code')` });
 import { migrate } from './migrations.ts';
 import { pgDestinationStore } from './destination-store.ts';
 import { pgDeliveryStore } from './delivery-store.ts';
 import { pgRuleVersionStore } from './rule-version-store.ts';
 import { createNotifier, EVENTS_PAYLOAD, WORK_CHANNEL } from './notify.ts';
 import { eventFilterSql } from '../event-filter.ts';
+import { pinMap } from '../pin-map.ts';
 
 export interface PgStoreOptions {
   url: string;
@@ -38,7 +42,7 @@ interface TokenRow { id: number; script_id: string; hash: string; prefix: string
 const toAccount = (r: AccountRow): Account => ({
   scriptId: r.script_id, name: r.name, tier: r.tier, addon: r.addon, enabled: r.enabled, host: r.host,
   country: r.country, taxRate: r.tax_rate, extraEvents: JSON.parse(r.extra_events) as string[], customer: r.customer,
-  rateLimit: r.rate_limit, endpointPins: JSON.parse(r.endpoint_pins) as Record<string, number>,
+  rateLimit: r.rate_limit, endpointPins: pinMap(r.endpoint_pins),
   consentDefault: r.consent_default, createdAt: r.created_at, updatedAt: r.updated_at,
 });
 
@@ -232,6 +236,13 @@ export async function openPostgresStore(opts: PgStoreOptions): Promise<PgStore> 
       args.push(f.limit ?? 100);
       const { rows } = await pool.query<PgEventRow>(`SELECT * FROM events ${cond} ORDER BY seq DESC LIMIT $${args.length}`, args);
       return rows.map(toListedEvent);
+    },
+    async summaries(f: EventFilter) {
+      const args: unknown[] = [];
+      const cond = eventFilterSql(f, args, (n) => `$${n}`);
+      args.push(f.limit ?? 100);
+      const { rows } = await pool.query<EventSummaryRow>(`SELECT ${PG_SUMMARY} FROM events ${cond} ORDER BY seq DESC LIMIT $${args.length}`, args);
+      return rows.map(toEventSummary);
     },
   };
 

@@ -15,7 +15,11 @@ import { sqliteDestinationStore } from './destination-store.ts';
 import { sqliteDeliveryStore } from './delivery-store.ts';
 import { sqliteRuleVersionStore } from './rule-version-store.ts';
 import { eventFilterSql } from '../event-filter.ts';
-import { toListedEvent, type SeqEventRow } from '../event-rows.ts';
+import { pinMap } from '../pin-map.ts';
+import { eventSummaryColumns, toEventSummary, toListedEvent, type EventSummaryRow, type SeqEventRow } from '../event-rows.ts';
+
+/** An event listing's columns, the issues counted by SQLite's JSON functions. */
+const SQLITE_SUMMARY = eventSummaryColumns({ length: (c) => `json_array_length(${c})`, firstCode: (c) => `json_extract(${c}, '$[0].code')` });
 
 export interface SqliteOptions {
   /** File path, or ':memory:' */
@@ -76,7 +80,7 @@ const toAccount = (r: AccountRow): Account => ({
   extraEvents: JSON.parse(r.extra_events) as string[],
   customer: r.customer,
   rateLimit: r.rate_limit,
-  endpointPins: JSON.parse(r.endpoint_pins) as Record<string, number>,
+  endpointPins: pinMap(r.endpoint_pins),
   consentDefault: r.consent_default,
   createdAt: r.created_at,
   updatedAt: r.updated_at,
@@ -204,6 +208,12 @@ export function openSqliteStore(opts: SqliteOptions): Store {
       const sql = `SELECT * FROM events ${eventFilterSql(f, args, () => '?')} ORDER BY seq DESC LIMIT ?`;
       args.push(f.limit ?? 100);
       return (db.prepare(sql).all(...args) as SeqEventRow[]).map(toListedEvent);
+    },
+    async summaries(f: EventFilter) {
+      const args: unknown[] = [];
+      const sql = `SELECT ${SQLITE_SUMMARY} FROM events ${eventFilterSql(f, args, () => '?')} ORDER BY seq DESC LIMIT ?`;
+      args.push(f.limit ?? 100);
+      return (db.prepare(sql).all(...args) as EventSummaryRow[]).map(toEventSummary);
     },
   };
 
