@@ -8,7 +8,7 @@
 import jsonLogic from 'json-logic-js';
 import { CUSTOM_OPERATIONS } from './custom-ops.ts';
 import {
-  boundedText, chargeText, createEvaluationBudget, MAX_VALUE_CHARS, spend, spendChars, withBudget, type EvaluationBudget,
+  boundedText, chargeText, createEvaluationBudget, MAX_VALUE_CHARS, spend, spendChars, enterBudget, leaveBudget, type EvaluationBudget,
 } from './work-meter.ts';
 
 /** json-logic-js 2.x built-ins kept. `if`/`?:`, `and`, `or` and the array ops live in `apply` itself. */
@@ -256,7 +256,12 @@ export const SCOPED_OPERATIONS: ReadonlySet<string> = new Set(['map', 'filter', 
  * runs out (it stays spent: every later evaluate() with it throws at its first step).
  */
 export function evaluate(logic: unknown, data: unknown, budget: EvaluationBudget = createEvaluationBudget()): unknown {
-  return withBudget(budget, () => jsonLogic.apply(logic as jsonLogic.RulesLogic<jsonLogic.AdditionalOperation>, data));
+  const outer = enterBudget(budget);
+  try {
+    return jsonLogic.apply(logic as jsonLogic.RulesLogic<jsonLogic.AdditionalOperation>, data);
+  } finally {
+    leaveBudget(outer);
+  }
 }
 
 /** json-logic truthiness: like JavaScript's, except that `[]` is false. */
