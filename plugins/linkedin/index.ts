@@ -8,7 +8,7 @@ import { classifyResponse } from './classify-response.ts';
 import { LINKEDIN_ATTRIBUTION, LINKEDIN_IDENTIFIERS } from './identifiers.ts';
 import { nativeSchema } from './native-schema.ts';
 import { settingsSchema, type LinkedInSettings } from './settings.ts';
-import { matchWarnings } from './warnings.ts';
+import { matchWarnings, unmatchable } from './warnings.ts';
 
 const linkedin: DestinationPlugin<LinkedInSettings> = {
   name: 'linkedin',
@@ -25,6 +25,7 @@ const linkedin: DestinationPlugin<LinkedInSettings> = {
   buildRequests,
   classifyResponse,
   warnings: matchWarnings,
+  unmatchable,
 };
 
 export default linkedin;

@@ -112,13 +112,22 @@ describe('linkedin plugin', () => {
 
   describe('warnings', () => {
     const warn = (i: OutgoingItem) => plugin.warnings!({ settings: SETTINGS, items: [i], now: RECEIVED });
-    it('says when nothing can match the member, and when only one name is known', () => {
+    it('says when only one name is known', () => {
       expect(warn(item(1, { identifiers: { 'userInfo.firstName': 'jane' } }))).to.deep.equal([
-        'LinkedIn matches a conversion by a hashed email, the li_fat_id click id or first and last name together; this event has none and cannot be attributed',
         'LinkedIn takes userInfo only with both first and last name; with one of them it is left out',
       ]);
       expect(warn(item(1))).to.deep.equal([]);
       expect(warn(item(1, { identifiers: {}, attribution: { li_fat_id: 'abc' } }))).to.deep.equal([]);
+    });
+
+    it('calls an event unmatchable without a hashed e-mail, li_fat_id or both names', () => {
+      const never = (i: OutgoingItem) => plugin.unmatchable!(i, SETTINGS);
+      expect(never(item(1, { identifiers: { 'userInfo.firstName': 'jane' } }))).to.equal(
+        'LinkedIn matches a conversion by a hashed email, the li_fat_id click id or first and last name together; this event has none (userIds would be empty) and cannot be attributed',
+      );
+      expect(never(item(1, { identifiers: { 'userInfo.firstName': 'jane', 'userInfo.lastName': 'doe' } }))).to.equal(null);
+      expect(never(item(1, { identifiers: {}, attribution: { li_fat_id: 'abc' } }))).to.equal(null);
+      expect(never(item(1))).to.equal(null);
     });
 
     it('says when LinkedIn-tagged traffic arrives without li_fat_id', () => {

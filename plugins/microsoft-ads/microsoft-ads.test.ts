@@ -97,14 +97,21 @@ describe('microsoft-ads plugin', () => {
   });
 
   describe('warnings', () => {
-    it('an event with no identifier at all, and one past the 7-day window, are named', () => {
-      const bare = { ...item(1), identifiers: {} };
+    it('an event past the 7-day window is named', () => {
       const old = item(2, RECEIVED - 8 * 86_400_000);
-      expect(plugin.warnings!({ settings: SETTINGS, items: [bare, old], now: RECEIVED })).to.deep.equal([
-        'Microsoft needs at least one identifier (msclkid, the _uetvid visitor id, a hashed email or phone, or a customer id); this event has none and will be refused',
+      expect(plugin.warnings!({ settings: SETTINGS, items: [old], now: RECEIVED })).to.deep.equal([
         'eventTime is more than 7 days old: Microsoft skips this event',
       ]);
       expect(plugin.warnings!({ settings: SETTINGS, items: [item(3)], now: RECEIVED })).to.deep.equal([]);
+    });
+
+    it('an event with no identifier at all (IP and user agent alone) is unmatchable', () => {
+      const bare = { ...item(1), identifiers: {} };
+      expect(plugin.unmatchable!(bare, SETTINGS)).to.equal(
+        'Microsoft needs at least one identifier in userData (msclkid, the _uetvid visitor id, a hashed email or phone, or a customer id); this event has none and would be refused',
+      );
+      expect(plugin.unmatchable!(item(3), SETTINGS)).to.equal(null);
+      expect(plugin.unmatchable!({ ...bare, attribution: { msclkid: 'abc' } }, SETTINGS)).to.equal(null);
     });
   });
 

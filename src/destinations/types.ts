@@ -76,6 +76,13 @@ export interface DestinationPlugin<S = any> {
    * the JSON path) and nothing is sent. Absent: not checked.
    */
   nativeSchema?: Record<string, unknown>;
+  /**
+   * Optional: why the platform can never match this native event (it carries no identifier
+   * the platform accepts), or null when it can. An event whose every native event is
+   * unmatchable is recorded `skipped` (`unmatchable`, with this reason) before it joins a
+   * batch, and never sent: one such event could otherwise sink the request it rides in. Pure.
+   */
+  unmatchable?(item: OutgoingItem, settings: S): string | null;
   /** Most native events one request may carry. */
   batch: { maxEvents: number };
   /**
