@@ -159,15 +159,30 @@ describe('linkedin plugin', () => {
     ];
     outcomeCases(plugin.classifyResponse, cases);
 
-    it('names the failed elements and LinkedIn\'s first message', () => {
+    it('names the failed elements and LinkedIn\'s first message; each failed element is settled by its own', () => {
       expect(plugin.classifyResponse(res(200, { elements: [ok, bad] }))).to.deep.equal({
         outcome: 'success', message: 'HTTP 200, 1 of 2 failed (first: status 400, conversionHappenedAt is older than 90 days)',
+        events: [{ index: 1, outcome: 'permanent', message: 'HTTP 200, element status 400, conversionHappenedAt is older than 90 days' }],
       });
       expect(plugin.classifyResponse(res(401, { status: 401, serviceErrorCode: 65601, message: 'The token used in the request has expired' }))).to.deep.equal({
         outcome: 'permanent',
         message: 'HTTP 401, LinkedIn error serviceErrorCode 65601: The token used in the request has expired (the access token is invalid or expired: update access_token)',
       });
     });
+  });
+
+  it('a 422 naming elements ("Index: N, ERROR :: …") fails those with LinkedIn\'s reason and resends the others', () => {
+    const message = 'Index: 1, ERROR :: /user/userIds/0/idValue :: "not-a-hash" is not a valid SHA256 hash.\nIndex: 4, ERROR :: /conversionHappenedAt :: The timestamp is older than 90 days.';
+    expect(plugin.classifyResponse(res(422, { status: 422, message }))).to.deep.equal({
+      outcome: 'permanent',
+      message: `HTTP 422, LinkedIn error: ${message.slice(0, 300)}`,
+      events: [
+        { index: 1, outcome: 'permanent', message: 'HTTP 422, LinkedIn error: /user/userIds/0/idValue :: "not-a-hash" is not a valid SHA256 hash.' },
+        { index: 4, outcome: 'permanent', message: 'HTTP 422, LinkedIn error: /conversionHappenedAt :: The timestamp is older than 90 days.' },
+      ],
+      others: 'resend',
+    });
+    expect(plugin.classifyResponse(res(422, { status: 422, message: 'Invalid request' }))).to.deep.equal({ outcome: 'permanent', message: 'HTTP 422, LinkedIn error: Invalid request' });
   });
 
   it('sends to a loopback double through the endpoint override, and classifies its reply', async () => {

@@ -148,14 +148,16 @@ describe('microsoft-ads plugin', () => {
     ];
     outcomeCases(plugin.classifyResponse, cases);
 
-    it('says which events were skipped and which fields dropped, with Microsoft\'s first reason', () => {
+    it('says which events were skipped (each failed with its own reason) and which fields dropped', () => {
       expect(plugin.classifyResponse(res(200, partial))).to.deep.equal({
         outcome: 'success',
         message: "events received 2; 1 event skipped (data[1].eventTime 'eventTime' must be a valid UNIX UTC timestamp in seconds within last 7 days.); 1 field dropped (data[2].referrerUrl 'referrerUrl' must be a valid URL.)",
+        events: [{ index: 1, outcome: 'permanent', message: "Microsoft skipped the event: (data[1].eventTime 'eventTime' must be a valid UNIX UTC timestamp in seconds within last 7 days.)" }],
       });
       expect(plugin.classifyResponse(res(400, validationError))).to.deep.equal({
         outcome: 'permanent',
         message: "HTTP 400, Microsoft error ValidationError (data[0].eventType 'eventType' must be one of the following: pageLoad, custom.)",
+        events: [{ index: 0, outcome: 'permanent', message: "Microsoft skipped the event: (data[0].eventType 'eventType' must be one of the following: pageLoad, custom.)" }],
       });
       expect(plugin.classifyResponse(res(401, { error: { code: 'Unauthorized', message: 'You are not authorized to access this resource.' } }))).to.deep.equal({
         outcome: 'permanent', message: 'HTTP 401, Microsoft error Unauthorized: You are not authorized to access this resource.',
