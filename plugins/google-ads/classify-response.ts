@@ -1,5 +1,6 @@
-// Google Ads reply classification. With partialFailure the API
-// answers 200 and lists per-conversion errors in `partialFailureError`; their codes decide.
+// Google Ads reply classification. With partialFailure the API answers 200 and lists
+// per-conversion errors in `partialFailureError`, each naming its conversion by index: each
+// conversion is settled by its own codes, the others were recorded.
 import { classifyHttpStatus, isSuccessStatus } from '../../src/destinations/http-status.ts';
 import { retryable, retryAfterMs } from '../../src/destinations/retry-after.ts';
 import type { Classification, PlatformResponse } from '../../src/destinations/types.ts';
@@ -20,7 +21,7 @@ const RETRY_AFTER: Readonly<Record<string, number>> = {
 /** The conversion is already there (a retry of a request that had landed): nothing to redo. */
 const ALREADY_RECORDED = new Set(['ORDER_ID_ALREADY_IN_USE', 'CLICK_CONVERSION_ALREADY_EXISTS', 'CONVERSION_ALREADY_RETRACTED']);
 
-interface AdsError { code: string; index?: number }
+interface AdsError { code: string; index?: number; message?: string }
 
 export function classifyResponse(res: PlatformResponse): Classification {
   const body = parseJson(res.body);
@@ -37,9 +38,9 @@ export function classifyResponse(res: PlatformResponse): Classification {
 }
 
 /**
- * One request carries many conversions but gets one verdict: retryable when any error may
- * still succeed later (a retry resends the rest, which come back ALREADY_RECORDED), else
- * permanent naming the codes; success when every error only says "already recorded".
+ * With partialFailure Google answers 200 and names each refused conversion by its index in
+ * the request: each is judged by its own codes (with Google's own message), and the others
+ * were recorded. Errors that name no conversion judge the whole request, as before.
  */
 function classifyPartialFailure(body: unknown): Classification {
   const failure = isObject(body) && isObject(body.partialFailureError) ? body.partialFailureError : undefined;
@@ -50,15 +51,31 @@ function classifyPartialFailure(body: unknown): Classification {
     const text = typeof failure.message === 'string' ? `: ${failure.message.slice(0, 200)}` : '';
     return { outcome: 'permanent', message: `Google Ads partial failure (code ${String(failure.code)})${text}` };
   }
-  const failed = errors.filter((e) => !ALREADY_RECORDED.has(e.code));
-  if (failed.length === 0) return { outcome: 'success', message: `already recorded: ${describe(errors)}` };
+  const byIndex = new Map<number, AdsError[]>();
+  for (const e of errors) if (e.index !== undefined) byIndex.set(e.index, [...(byIndex.get(e.index) ?? []), e]);
+  const events = [...byIndex].map(([index, own]) => ({ index, ...judgeCodes(own, ownReasons) }));
+  const unplaced = errors.filter((e) => e.index === undefined);
+  const request = unplaced.length > 0 ? judgeCodes(unplaced, describe) : { outcome: 'success' as const, message: `partial failure: ${describe(errors)}` };
+  return events.length > 0 ? { ...request, events } : request;
+}
 
+/**
+ * The verdict of some codes: success when each only says "already recorded" (a resend of a
+ * conversion that had landed), retryable when any may still succeed later, else permanent.
+ */
+function judgeCodes(errors: AdsError[], say: (errors: AdsError[]) => string): Classification {
+  const failed = errors.filter((e) => !ALREADY_RECORDED.has(e.code));
+  if (failed.length === 0) return { outcome: 'success', message: `already recorded: ${say(errors)}` };
   const waits = failed.map((e) => RETRY_AFTER[e.code]).filter((ms): ms is number => ms !== undefined);
   if (waits.length > 0 || failed.some((e) => RETRYABLE.has(e.code))) {
-    const message = `Google Ads partial failure, retry later: ${describe(failed)}`;
-    return retryable(message, waits.length > 0 ? Math.max(...waits) : undefined);
+    return retryable(`Google Ads partial failure, retry later: ${say(failed)}`, waits.length > 0 ? Math.max(...waits) : undefined);
   }
-  return { outcome: 'permanent', message: `Google Ads partial failure: ${describe(failed)}` };
+  return { outcome: 'permanent', message: `Google Ads partial failure: ${say(failed)}` };
+}
+
+/** One conversion's codes with Google's own messages: `UNPARSEABLE_GCLID (The gclid could not be decoded.)`. */
+function ownReasons(errors: AdsError[]): string {
+  return errors.slice(0, 3).map((e) => (e.message === undefined ? e.code : `${e.code} (${e.message.slice(0, 200)})`)).join('; ');
 }
 
 /** `GoogleAdsFailure.errors[]` of every detail: the enum value of `errorCode` and the list index. */
@@ -70,7 +87,7 @@ function adsErrors(details: unknown): AdsError[] {
     for (const e of detail.errors) {
       if (!isObject(e) || !isObject(e.errorCode)) continue;
       const code = Object.values(e.errorCode).find((v): v is string => typeof v === 'string');
-      if (code !== undefined) out.push({ code, index: listIndex(e.location) });
+      if (code !== undefined) out.push({ code, index: listIndex(e.location), ...(typeof e.message === 'string' ? { message: e.message } : {}) });
     }
   }
   return out;

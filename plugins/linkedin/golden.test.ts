@@ -77,28 +77,40 @@ describe('linkedin golden requests', () => {
     });
   });
 
+  /** Two shirts added to the cart by `user`, on a page reached from `landing`. */
+  const cartAdd = (user: Record<string, string>, landing?: string) => ({
+    event: { name: 'product_added_to_cart', value: 99.8, currency: 'EUR' },
+    context: web('https://shop.example/p/linen-shirt', landing),
+    products: [{ id: 'SKU-RED-M', name: 'Linen Shirt', price_base: 59.9, price: 49.9, quantity: 2, tax_percent: 19, category: 'Shirts' }],
+    user, consent,
+  });
+
   it('product_added_to_cart → the URN as configured, cents kept, warnings for LinkedIn traffic without li_fat_id', () => {
-    const payload = {
-      event: { name: 'product_added_to_cart', value: 99.8, currency: 'EUR' },
-      context: web('https://shop.example/p/linen-shirt', 'https://shop.example/?utm_source=linkedin&utm_campaign=spring'),
-      products: [{ id: 'SKU-RED-M', name: 'Linen Shirt', price_base: 59.9, price: 49.9, quantity: 2, tax_percent: 19, category: 'Shirts' }],
-      user: { first_name: 'Jane' }, consent,
-    };
+    const payload = cartAdd({ first_name: 'Jane', email: 'jane.doe@example.com' }, 'https://shop.example/?utm_source=linkedin&utm_campaign=spring');
     const result = golden.run(payload, 'tl_add_1', { ...SETTINGS, api_version: '202606' });
     expectOneRequest(result, {
       url: URL, headers: { ...HEADERS, 'linkedin-version': '202606' }, eventId: 'tl_add_1',
       body: {
         elements: [{
           conversion: 'urn:lla:llaPartnerConversion:104014', conversionHappenedAt: DOC_RECEIVED,
-          conversionValue: { currencyCode: 'EUR', amount: '99.8' }, user: { userIds: [] }, eventId: 'tl_add_1',
+          conversionValue: { currencyCode: 'EUR', amount: '99.8' }, user: { userIds: [{ idType: 'SHA256_EMAIL', idValue: EM_JANE }] }, eventId: 'tl_add_1',
         }],
       },
     });
     expect(result.warnings).to.deep.equal([
-      'linkedin: LinkedIn matches a conversion by a hashed email, the li_fat_id click id or first and last name together; this event has none and cannot be attributed',
       'linkedin: the landing URL has utm_source=linkedin but no li_fat_id: turn on enhanced conversion tracking in Campaign Manager so LinkedIn adds li_fat_id to ad clicks',
       'linkedin: LinkedIn takes userInfo only with both first and last name; with one of them it is left out',
     ]);
+  });
+
+  it('an event LinkedIn can never match (no e-mail, no li_fat_id, one name) is skipped as unmatchable, never built', () => {
+    const result = golden.run(cartAdd({ first_name: 'Jane' }), 'tl_add_2');
+    expectSkipped(result, 'unmatchable');
+    expect(result.status === 'skipped' && result.message).to.equal(
+      'linkedin: LinkedIn matches a conversion by a hashed email, the li_fat_id click id or first and last name together; this event has none (userIds would be empty) and cannot be attributed; nothing sent',
+    );
+    const named = golden.run(cartAdd({ first_name: 'Jane', last_name: 'Doe' }), 'tl_add_2');
+    expect(JSON.parse(expectReady(named)[0].body).elements[0].user, 'both names are enough').to.deep.equal({ userIds: [], userInfo: { firstName: 'jane', lastName: 'doe' } });
   });
 
   it('an event with no conversion rule configured is skipped, not sent and not an error', () => {

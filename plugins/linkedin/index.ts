@@ -9,7 +9,7 @@ import { LINKEDIN_ATTRIBUTION, LINKEDIN_IDENTIFIERS } from './identifiers.ts';
 import { nativeSchema } from './native-schema.ts';
 import { OAUTH_SECRET_SETTINGS } from '../../src/destinations/oauth-settings.ts';
 import { settingsSchema, TOKEN_URL, type LinkedInSettings } from './settings.ts';
-import { matchWarnings } from './warnings.ts';
+import { matchWarnings, unmatchable } from './warnings.ts';
 
 const linkedin: DestinationPlugin<LinkedInSettings> = {
   name: 'linkedin',
@@ -28,6 +28,7 @@ const linkedin: DestinationPlugin<LinkedInSettings> = {
   buildRequests,
   classifyResponse,
   warnings: matchWarnings,
+  unmatchable,
 };
 
 export default linkedin;

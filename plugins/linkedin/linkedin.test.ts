@@ -115,13 +115,22 @@ describe('linkedin plugin', () => {
 
   describe('warnings', () => {
     const warn = (i: OutgoingItem) => plugin.warnings!({ settings: SETTINGS, items: [i], now: RECEIVED });
-    it('says when nothing can match the member, and when only one name is known', () => {
+    it('says when only one name is known', () => {
       expect(warn(item(1, { identifiers: { 'userInfo.firstName': 'jane' } }))).to.deep.equal([
-        'LinkedIn matches a conversion by a hashed email, the li_fat_id click id or first and last name together; this event has none and cannot be attributed',
         'LinkedIn takes userInfo only with both first and last name; with one of them it is left out',
       ]);
       expect(warn(item(1))).to.deep.equal([]);
       expect(warn(item(1, { identifiers: {}, attribution: { li_fat_id: 'abc' } }))).to.deep.equal([]);
+    });
+
+    it('calls an event unmatchable without a hashed e-mail, li_fat_id or both names', () => {
+      const never = (i: OutgoingItem) => plugin.unmatchable!(i, SETTINGS);
+      expect(never(item(1, { identifiers: { 'userInfo.firstName': 'jane' } }))).to.equal(
+        'LinkedIn matches a conversion by a hashed email, the li_fat_id click id or first and last name together; this event has none (userIds would be empty) and cannot be attributed',
+      );
+      expect(never(item(1, { identifiers: { 'userInfo.firstName': 'jane', 'userInfo.lastName': 'doe' } }))).to.equal(null);
+      expect(never(item(1, { identifiers: {}, attribution: { li_fat_id: 'abc' } }))).to.equal(null);
+      expect(never(item(1))).to.equal(null);
     });
 
     it('says when LinkedIn-tagged traffic arrives without li_fat_id', () => {
@@ -153,15 +162,30 @@ describe('linkedin plugin', () => {
     ];
     outcomeCases(plugin.classifyResponse, cases);
 
-    it('names the failed elements and LinkedIn\'s first message', () => {
+    it('names the failed elements and LinkedIn\'s first message; each failed element is settled by its own', () => {
       expect(plugin.classifyResponse(res(200, { elements: [ok, bad] }))).to.deep.equal({
         outcome: 'success', message: 'HTTP 200, 1 of 2 failed (first: status 400, conversionHappenedAt is older than 90 days)',
+        events: [{ index: 1, outcome: 'permanent', message: 'HTTP 200, element status 400, conversionHappenedAt is older than 90 days' }],
       });
       expect(plugin.classifyResponse(res(401, { status: 401, serviceErrorCode: 65601, message: 'The token used in the request has expired' }))).to.deep.equal({
         outcome: 'permanent',
         message: 'HTTP 401, LinkedIn error serviceErrorCode 65601: The token used in the request has expired (the access token is invalid or expired: update access_token)',
       });
     });
+  });
+
+  it('a 422 naming elements ("Index: N, ERROR :: …") fails those with LinkedIn\'s reason and resends the others', () => {
+    const message = 'Index: 1, ERROR :: /user/userIds/0/idValue :: "not-a-hash" is not a valid SHA256 hash.\nIndex: 4, ERROR :: /conversionHappenedAt :: The timestamp is older than 90 days.';
+    expect(plugin.classifyResponse(res(422, { status: 422, message }))).to.deep.equal({
+      outcome: 'permanent',
+      message: `HTTP 422, LinkedIn error: ${message.slice(0, 300)}`,
+      events: [
+        { index: 1, outcome: 'permanent', message: 'HTTP 422, LinkedIn error: /user/userIds/0/idValue :: "not-a-hash" is not a valid SHA256 hash.' },
+        { index: 4, outcome: 'permanent', message: 'HTTP 422, LinkedIn error: /conversionHappenedAt :: The timestamp is older than 90 days.' },
+      ],
+      others: 'resend',
+    });
+    expect(plugin.classifyResponse(res(422, { status: 422, message: 'Invalid request' }))).to.deep.equal({ outcome: 'permanent', message: 'HTTP 422, LinkedIn error: Invalid request' });
   });
 
   it('sends to a loopback double through the endpoint override, and classifies its reply', async () => {

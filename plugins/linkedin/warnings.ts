@@ -1,17 +1,21 @@
-// What LinkedIn accepts but cannot use: an event with no hashed e-mail, no li_fat_id and
-// not both names cannot be matched to a member; a landing page tagged as LinkedIn traffic
-// without li_fat_id means enhanced conversion tracking is off; userInfo needs both names.
-// Said once per build, without event data.
+// What LinkedIn cannot use: an event with no hashed e-mail, no li_fat_id and not both names
+// cannot be matched to a member (`unmatchable`: skipped, never sent); a landing page tagged as
+// LinkedIn traffic without li_fat_id means enhanced conversion tracking is off; userInfo
+// needs both names. Warnings are said once per build, without event data.
 import { queryParams } from '../../src/attribution/index.ts';
 import type { BuildInput, OutgoingItem } from '../../src/destinations/types.ts';
 import { ID_KEYS } from './identifiers.ts';
 import type { LinkedInSettings } from './settings.ts';
 
+/** An event LinkedIn can never match: no userIds (hashed e-mail, li_fat_id) and no userInfo (both names). */
+export function unmatchable(item: OutgoingItem): string | null {
+  return hasEmail(item) || hasFatId(item) || hasBothNames(item)
+    ? null
+    : 'LinkedIn matches a conversion by a hashed email, the li_fat_id click id or first and last name together; this event has none (userIds would be empty) and cannot be attributed';
+}
+
 export function matchWarnings({ items }: BuildInput<LinkedInSettings>): string[] {
   const out: string[] = [];
-  if (items.some((i) => !hasEmail(i) && !hasFatId(i) && !hasBothNames(i))) {
-    out.push('LinkedIn matches a conversion by a hashed email, the li_fat_id click id or first and last name together; this event has none and cannot be attributed');
-  }
   if (items.some((i) => !hasFatId(i) && fromLinkedInAd(i))) {
     out.push('the landing URL has utm_source=linkedin but no li_fat_id: turn on enhanced conversion tracking in Campaign Manager so LinkedIn adds li_fat_id to ad clicks');
   }

@@ -9,7 +9,7 @@ import { classifyResponse } from './classify-response.ts';
 import { MICROSOFT_ADS_IDENTIFIERS } from './identifiers.ts';
 import { nativeSchema } from './native-schema.ts';
 import { settingsSchema, type MicrosoftAdsSettings } from './settings.ts';
-import { matchWarnings } from './warnings.ts';
+import { matchWarnings, unmatchable } from './warnings.ts';
 
 const microsoftAds: DestinationPlugin<MicrosoftAdsSettings> = {
   name: 'microsoft-ads',
@@ -27,6 +27,7 @@ const microsoftAds: DestinationPlugin<MicrosoftAdsSettings> = {
   buildRequests,
   classifyResponse,
   warnings: matchWarnings,
+  unmatchable,
 };
 
 export default microsoftAds;

@@ -97,14 +97,21 @@ describe('microsoft-ads plugin', () => {
   });
 
   describe('warnings', () => {
-    it('an event with no identifier at all, and one past the 7-day window, are named', () => {
-      const bare = { ...item(1), identifiers: {} };
+    it('an event past the 7-day window is named', () => {
       const old = item(2, RECEIVED - 8 * 86_400_000);
-      expect(plugin.warnings!({ settings: SETTINGS, items: [bare, old], now: RECEIVED })).to.deep.equal([
-        'Microsoft needs at least one identifier (msclkid, the _uetvid visitor id, a hashed email or phone, or a customer id); this event has none and will be refused',
+      expect(plugin.warnings!({ settings: SETTINGS, items: [old], now: RECEIVED })).to.deep.equal([
         'eventTime is more than 7 days old: Microsoft skips this event',
       ]);
       expect(plugin.warnings!({ settings: SETTINGS, items: [item(3)], now: RECEIVED })).to.deep.equal([]);
+    });
+
+    it('an event with no identifier at all (IP and user agent alone) is unmatchable', () => {
+      const bare = { ...item(1), identifiers: {} };
+      expect(plugin.unmatchable!(bare, SETTINGS)).to.equal(
+        'Microsoft needs at least one identifier in userData (msclkid, the _uetvid visitor id, a hashed email or phone, or a customer id); this event has none and would be refused',
+      );
+      expect(plugin.unmatchable!(item(3), SETTINGS)).to.equal(null);
+      expect(plugin.unmatchable!({ ...bare, attribution: { msclkid: 'abc' } }, SETTINGS)).to.equal(null);
     });
   });
 
@@ -141,14 +148,16 @@ describe('microsoft-ads plugin', () => {
     ];
     outcomeCases(plugin.classifyResponse, cases);
 
-    it('says which events were skipped and which fields dropped, with Microsoft\'s first reason', () => {
+    it('says which events were skipped (each failed with its own reason) and which fields dropped', () => {
       expect(plugin.classifyResponse(res(200, partial))).to.deep.equal({
         outcome: 'success',
         message: "events received 2; 1 event skipped (data[1].eventTime 'eventTime' must be a valid UNIX UTC timestamp in seconds within last 7 days.); 1 field dropped (data[2].referrerUrl 'referrerUrl' must be a valid URL.)",
+        events: [{ index: 1, outcome: 'permanent', message: "Microsoft skipped the event: (data[1].eventTime 'eventTime' must be a valid UNIX UTC timestamp in seconds within last 7 days.)" }],
       });
       expect(plugin.classifyResponse(res(400, validationError))).to.deep.equal({
         outcome: 'permanent',
         message: "HTTP 400, Microsoft error ValidationError (data[0].eventType 'eventType' must be one of the following: pageLoad, custom.)",
+        events: [{ index: 0, outcome: 'permanent', message: "Microsoft skipped the event: (data[0].eventType 'eventType' must be one of the following: pageLoad, custom.)" }],
       });
       expect(plugin.classifyResponse(res(401, { error: { code: 'Unauthorized', message: 'You are not authorized to access this resource.' } }))).to.deep.equal({
         outcome: 'permanent', message: 'HTTP 401, Microsoft error Unauthorized: You are not authorized to access this resource.',

@@ -1,10 +1,10 @@
-// What Microsoft accepts but cannot use, said once per build without event data: an event
-// with no identifier at all (refused), a visit tagged as Microsoft Advertising traffic that
+// What Microsoft cannot use: an event with no identifier at all is refused by Microsoft
+// (`unmatchable`: skipped, never sent). Warnings, said once per build without event data: a visit tagged as Microsoft Advertising traffic that
 // lost its msclkid (the conversion cannot be tied to the click), consent denied (Microsoft
 // then uses the event for no advertising purpose), an event past the 7-day window.
 import { queryParams } from '../../src/attribution/index.ts';
 import type { BuildInput, OutgoingItem } from '../../src/destinations/types.ts';
-import { uetEvent } from './build-requests.ts';
+import { uetEvent, userData } from './build-requests.ts';
 import type { MicrosoftAdsSettings } from './settings.ts';
 
 const WINDOW_S = 7 * 86_400;
@@ -12,12 +12,17 @@ const WINDOW_S = 7 * 86_400;
 const MICROSOFT_SOURCES = new Set(['bing', 'bingads', 'microsoft', 'microsoftads', 'microsoft_ads', 'microsoft-ads', 'msads', 'msn']);
 const IDENTIFIERS = ['anonymousId', 'externalId', 'em', 'ph', 'msclkid'];
 
+/** An event Microsoft refuses: its userData has none of the identifiers (IP and user agent alone do not count). */
+export function unmatchable(item: OutgoingItem): string | null {
+  const user = userData(item, item.event.consent.marketing);
+  return IDENTIFIERS.some((k) => user[k] !== undefined)
+    ? null
+    : 'Microsoft needs at least one identifier in userData (msclkid, the _uetvid visitor id, a hashed email or phone, or a customer id); this event has none and would be refused';
+}
+
 export function matchWarnings({ items, now }: BuildInput<MicrosoftAdsSettings>): string[] {
   const events = items.map((item) => ({ item, event: uetEvent(item) }));
   const out: string[] = [];
-  if (events.some(({ event }) => !IDENTIFIERS.some((k) => (event.userData as Record<string, unknown>)[k] !== undefined))) {
-    out.push('Microsoft needs at least one identifier (msclkid, the _uetvid visitor id, a hashed email or phone, or a customer id); this event has none and will be refused');
-  }
   if (events.some(({ item }) => item.attribution.msclkid === undefined && fromMicrosoftAd(item))) {
     out.push('the page URL is tagged as Microsoft Advertising traffic (utm_source) but carries no msclkid: turn on auto-tagging of the Microsoft Click ID, or this conversion cannot be attributed to the ad click');
   }

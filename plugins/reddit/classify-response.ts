@@ -1,10 +1,14 @@
 // Reddit's reply → success / retryable / permanent. A 2xx means every event of the
 // request was processed (Reddit validates a request whole: one invalid event gives 400
-// "There were N invalid conversion events. None were processed."). 429 and 5xx are
-// retried (with Retry-After when given); 400, 401, 403 and other 4xx are final.
+// "There were N invalid conversion events. None were processed.", naming none: such a
+// request is split until each invalid event is alone). 429 and 5xx are retried (with
+// Retry-After when given); 400, 401, 403 and other 4xx are final.
 import { classifyHttpStatus, isSuccessStatus } from '../../src/destinations/http-status.ts';
 import { retryAfterMs } from '../../src/destinations/retry-after.ts';
 import type { Classification, PlatformResponse } from '../../src/destinations/types.ts';
+
+/** Reddit's answer when it refused a whole request for invalid events. */
+const NONE_PROCESSED = /none were processed/i;
 
 export function classifyResponse(res: PlatformResponse): Classification {
   const body = parse(res.body);
@@ -14,7 +18,10 @@ export function classifyResponse(res: PlatformResponse): Classification {
   }
   const message = text(body?.error?.message) ?? text(body?.message) ?? text(body?.error);
   const label = `HTTP ${res.status}${message === undefined ? '' : `, Reddit error: ${message}`}`;
-  return classifyHttpStatus(res.status, label, { redirectNote: ': redirect not followed', retryAfterMs: retryAfterMs(res.headers) });
+  const verdict = classifyHttpStatus(res.status, label, { redirectNote: ': redirect not followed', retryAfterMs: retryAfterMs(res.headers) });
+  // Refused whole for invalid events it does not name: split the request until each invalid
+  // event is alone (it then fails with this reason) and the valid ones go through.
+  return res.status === 400 && message !== undefined && NONE_PROCESSED.test(message) ? { ...verdict, others: 'split' } : verdict;
 }
 
 function text(v: unknown): string | undefined {

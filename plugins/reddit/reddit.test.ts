@@ -144,8 +144,9 @@ describe('reddit plugin', () => {
         outcome: 'success', message: 'Successfully processed 2 conversion events.',
       });
       expect(plugin.classifyResponse(res(400, { error: { code: 400, message: 'There were 1 invalid conversion events. None were processed.' } }))).to.deep.equal({
-        outcome: 'permanent', message: 'HTTP 400, Reddit error: There were 1 invalid conversion events. None were processed.',
+        outcome: 'permanent', message: 'HTTP 400, Reddit error: There were 1 invalid conversion events. None were processed.', others: 'split',
       });
+      expect(plugin.classifyResponse(res(400, { error: { code: 400, message: 'bad request' } }))).to.not.have.property('others');
     });
   });
 

@@ -1,8 +1,6 @@
 // The CLI entry: picks the command group, runs it, and funnels every failure into
 // one stderr line and an exit code (1: the command failed; 2: the command line is wrong).
-import { readFileSync } from 'node:fs';
-import { join } from 'node:path';
-import { projectRoot } from '../build-state.cjs';
+import { packageVersion } from '../package-version.ts';
 import { createContext, type CliContext } from './context.ts';
 import { loadEnvFile } from '../env-file.ts';
 import { CliError, UsageError, errorLine } from './output.ts';
@@ -36,8 +34,7 @@ export async function main(argv: string[]): Promise<number> {
     return 0;
   }
   if (group === '--version' || group === '-v') {
-    const pkg = JSON.parse(readFileSync(join(projectRoot(import.meta.url), 'package.json'), 'utf8')) as { version: string };
-    process.stdout.write(`${pkg.version}\n`);
+    process.stdout.write(`${packageVersion()}\n`);
     return 0;
   }
   try {

@@ -7,11 +7,13 @@
 // covers IP-literal hosts, for which undici skips `lookup` (undici#2019) — and every
 // hostname is checked after DNS, on the addresses actually dialled. Redirects are never
 // followed (no redirect interceptor), and body bytes and total time are capped (F 40–41).
+// Every request carries `User-Agent: tracklane/<version>` (net/user-agent.ts).
 import { Agent, errors, type Dispatcher } from 'undici';
 import type { OutboundRequest, PlatformResponse } from '../destinations/types.ts';
 import { checkDestinationUrl } from './ssrf-guard.ts';
 import { createGuardedLookup, systemResolver, type Resolver } from './net/guarded-lookup.ts';
 import { classifySendError, type SendErrorClass } from './net/classify-send-error.ts';
+import { withUserAgent } from './net/user-agent.ts';
 
 export type { Resolver, ResolvedAddress } from './net/guarded-lookup.ts';
 export type { SendErrorClass } from './net/classify-send-error.ts';
@@ -110,7 +112,7 @@ function exchange(agent: Agent, target: Target, req: OutboundRequest, maxBytes: 
     },
   };
   agent.dispatch({
-    origin: target.origin, path: target.path, method: req.method, headers: req.headers, body: req.body,
+    origin: target.origin, path: target.path, method: req.method, headers: withUserAgent(req.headers), body: req.body,
     headersTimeout: timeoutMs, bodyTimeout: timeoutMs,
   }, handler);
   return {

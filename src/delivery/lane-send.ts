@@ -1,6 +1,7 @@
 // Sending one unit, step by step: take a slot; hand the unit back unsent if its lease is too
 // short or the lane stopped sending; send within the lane's limit (lane-timeouts.ts); judge
-// the answer into delivery updates; free the slot; record the attempt and what it sent
+// the answer into delivery updates, each delivery by its own verdict (per-event.ts), queueing
+// first what the receiver never processed; free the slot; record the attempt and what it sent
 // (secrets masked: sent-request.ts; group commit); report it (metrics, log line); pause the lane when the record says the destination is paused. A
 // record that fails leaves the lease to run out: the deliveries come due again. A destination
 // configured with OAuth sends with a token from the shared cache (oauth/authorized-send.ts).
@@ -13,7 +14,8 @@ import { isActive, isIdle, type LaneState, type Unit } from './lane-state.ts';
 import { noteAttempt, sendLimit, type SendLimit } from './lane-timeouts.ts';
 import type { LaneUnits } from './lane-units.ts';
 import { nextUpdate, verdictOf, withRow, type Verdict } from './retry-policy.ts';
-import type { AttemptRecord, DeliveryUpdate, RecordResult } from './types.ts';
+import type { AttemptRecord, ClaimedDelivery, DeliveryUpdate, RecordResult } from './types.ts';
+import { settle } from './per-event.ts';
 import { sentRequest } from './sent-request.ts';
 
 /** Pause reason of a destination whose token endpoint refused its refresh token (`invalid_grant`). */
@@ -33,7 +35,13 @@ interface Judgement {
   gone: boolean;
   /** The token endpoint refused the grant: the destination pauses (`reauthorize`) and these deliveries wait. */
   reauthorize: boolean;
+  /** The deliveries this attempt settles, and their updates (same order). */
+  settled: ClaimedDelivery[];
   updates: DeliveryUpdate[];
+  /** Deliveries the receiver never processed, sent again at once (per-event.ts). */
+  again: ClaimedDelivery[][];
+  /** The attempt's message: the verdict's, and what is sent again. */
+  message: string;
   at: number;
 }
 
@@ -76,15 +84,30 @@ export function createLaneSend(deps: LaneDeps, s: LaneState, units: LaneUnits, l
     // the destination pauses until an operator resumes or updates it, and these deliveries
     // wait (pending, due at once) to go out then.
     const gone = result.kind === 'response' && result.response.status === 410;
-    const updates = gone || reauthorize
-      ? unit.deliveries.map((d) => withRow(d, { id: d.id, status: 'pending', attempts: d.attempts + 1, nextAttemptAt: at }))
-      : unit.deliveries.map((d) => nextUpdate(deps.policy, d, verdict, at));
-    return { verdict, gone, reauthorize, updates, at };
+    if (gone || reauthorize) {
+      const updates = unit.deliveries.map((d) => withRow(d, { id: d.id, status: 'pending', attempts: d.attempts + 1, nextAttemptAt: at }));
+      return { verdict, gone, reauthorize, settled: unit.deliveries, updates, again: [], message: verdict.message, at };
+    }
+    // Each delivery by its own verdict; a named one keeps its own reason.
+    const { settled, again } = settle(unit.deliveries, unit.request.eventIds.length, verdict);
+    const updates = settled.map((x) => nextUpdate(deps.policy, x.delivery, x.verdict, at, x.own ? x.verdict.message : undefined));
+    const resent = again.reduce((n, list) => n + list.length, 0);
+    const message = resent === 0 ? verdict.message
+      : `${verdict.message}; ${resent} event${resent === 1 ? '' : 's'} not processed, sent again${again.length > 1 ? ' in halves' : settled.length > 0 ? ' without the refused ones' : ''}`;
+    return { verdict, gone, reauthorize, settled: settled.map((x) => x.delivery), updates, again, message, at };
+  }
+
+  /** Deliveries the receiver never processed go out again first, under the claim that holds them. */
+  function sendAgain(unit: Unit, j: Judgement): void {
+    if (j.again.length === 0) return;
+    s.queue.unshift(...j.again.flatMap((list) => units.build(list, unit.claimId, unit.leaseUntil)));
   }
 
   function attemptRecord(unit: Unit, { result, request: sent }: Sent, j: Judgement): AttemptRecord {
     // A success keeps the body's digest, not its text: the trace rebuilds it from the event.
-    const request = sent === null ? undefined : sentRequest(sent, s.plugin!.plugin, s.dest.settings, j.verdict.outcome !== 'success');
+    // An event refused inside it keeps the text too: it is what the operator needs to read.
+    const allDelivered = j.verdict.outcome === 'success' && j.updates.every((u) => u.status === 'delivered') && j.again.length === 0;
+    const request = sent === null ? undefined : sentRequest(sent, s.plugin!.plugin, s.dest.settings, !allDelivered);
     return {
       claimId: unit.claimId,
       destinationId: s.dest.id,
@@ -92,7 +115,7 @@ export function createLaneSend(deps: LaneDeps, s: LaneState, units: LaneUnits, l
       http: result.kind === 'response'
         ? { request, statusCode: result.response.status, latencyMs: result.latencyMs, responseBody: result.response.body, errorClass: null, outcome: j.verdict.outcome }
         : { request, statusCode: null, latencyMs: result.latencyMs, responseBody: null, errorClass: result.errorClass, outcome: j.verdict.outcome },
-      message: j.verdict.message,
+      message: j.message,
       updates: j.updates,
       pauseAfterMs: deps.pauseAfterMs,
       ...(j.gone ? { pauseNow: `the receiver answered 410 Gone: ${j.verdict.message}`.slice(0, 500) } : {}),
@@ -100,10 +123,10 @@ export function createLaneSend(deps: LaneDeps, s: LaneState, units: LaneUnits, l
     };
   }
 
-  function report(unit: Unit, { result }: Sent, j: Judgement, rec: RecordResult): void {
-    observeAttempt(deps.metrics, s.dest.type, unit.deliveries, j.updates, j.verdict, rec.applied, j.at);
-    if (j.verdict.outcome !== 'success' && !j.gone && !j.reauthorize) {
-      logDeliveryFailure(deps.logger, log, unit.deliveries, j.updates, j.verdict, result.kind === 'response' ? result.response.status : null);
+  function report({ result }: Sent, j: Judgement, rec: RecordResult): void {
+    observeAttempt(deps.metrics, s.dest.type, j.settled, j.updates, j.verdict, rec.applied, j.at);
+    if ((j.verdict.outcome !== 'success' || j.updates.some((u) => u.status !== 'delivered')) && !j.gone && !j.reauthorize && j.settled.length > 0) {
+      logDeliveryFailure(deps.logger, log, j.settled, j.updates, j.verdict, result.kind === 'response' ? result.response.status : null);
     }
   }
 
@@ -123,7 +146,7 @@ export function createLaneSend(deps: LaneDeps, s: LaneState, units: LaneUnits, l
   async function recordAndReport(unit: Unit, sent: Sent, j: Judgement): Promise<void> {
     try {
       const rec = await deps.recorder.record(attemptRecord(unit, sent, j));
-      report(unit, sent, j, rec);
+      report(sent, j, rec);
       pauseIfRecorded(rec, j);
     } finally {
       s.recording--;
@@ -140,6 +163,7 @@ export function createLaneSend(deps: LaneDeps, s: LaneState, units: LaneUnits, l
       const sent = await sendWithin(unit, limit);
       if (abortedByShutdown(sent.result)) return void (await units.release([unit]));
       const j = judge(unit, sent);
+      sendAgain(unit, j);
       // The slot is free once the reply is in; the record joins the next group commit.
       s.sending.delete(unit);
       s.recording++;

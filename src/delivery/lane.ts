@@ -107,7 +107,8 @@ export function createLane(deps: LaneDeps, initial: ActiveDestination, initialPl
         const batch = s.queue.splice(0);
         for (let i = 0; i < batch.length; i += concurrency) await Promise.all(batch.slice(i, i + concurrency).map(sendUnit));
         await deps.recorder.drain();
-        if (count === 0 || !isActive(s)) return;
+        // Deliveries a receiver never processed were queued again while sending (per-event.ts).
+        if ((count === 0 && s.queue.length === 0) || !isActive(s)) return;
       }
     },
     async stop() {

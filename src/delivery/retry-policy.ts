@@ -12,7 +12,7 @@
 // and never make us retry sooner than scheduled. With every early attempt answered by a
 // long Retry-After the last attempt lands at most ≈41 h 12 min after the first (each delay
 // at most max(1.2 × scheduled, 1 h)). Timeouts and 429 wait at least 60 s.
-import type { Classification, PlatformResponse } from '../destinations/types.ts';
+import type { Classification, EventClassification, PlatformResponse } from '../destinations/types.ts';
 import type { SendResult } from './http-sender.ts';
 import type { ClaimedDelivery, DeliveryUpdate } from './types.ts';
 
@@ -27,7 +27,15 @@ export const OVERLOAD_MIN_MS = 60 * S;
 export const RETRY_AFTER_MAX_MS = H;
 
 /** What one attempt came to, whoever judged it (the plugin for replies, this module for transport errors). */
-export type Verdict =
+export type Verdict = EventVerdict & {
+  /** The events the reply names, by index in the request: each is settled by its own verdict. */
+  events?: ReadonlyMap<number, EventVerdict>;
+  /** The events it does not name were never processed: send them again without the named ones, or split the request (Classification). */
+  others?: 'resend' | 'split';
+};
+
+/** What the attempt came to for one event. */
+export type EventVerdict =
   | { outcome: 'success'; message: string }
   | {
       outcome: 'retryable';
@@ -64,7 +72,7 @@ export interface RetryPolicy {
   /** Attempts before a retryable delivery is `dead`. */
   readonly maxAttempts: number;
   /** The next state after `attempts` attempts (this one included) ended with `verdict` at `now`. */
-  decide(attempts: number, verdict: Verdict, now: number): Decision;
+  decide(attempts: number, verdict: EventVerdict, now: number): Decision;
 }
 
 /**
@@ -128,6 +136,15 @@ export function verdictOf(result: SendResult, classify: (res: PlatformResponse) 
     const message = `HTTP ${res.status} (classifyResponse failed: ${(err as Error).message})`;
     c = res.status >= 200 && res.status < 300 ? { outcome: 'success' } : transient ? { outcome: 'retryable', message } : { outcome: 'permanent', message };
   }
+  const verdict: Verdict = eventVerdict(c, res, now);
+  if (c.others !== undefined) verdict.others = c.others;
+  if (c.events !== undefined && c.events.length > 0) {
+    verdict.events = new Map(c.events.map((e) => [e.index, eventVerdict(e, res, now)]));
+  }
+  return verdict;
+}
+
+function eventVerdict(c: EventClassification, res: PlatformResponse, now: number): EventVerdict {
   const message = c.message ?? `HTTP ${res.status}`;
   if (c.outcome !== 'retryable') return { outcome: c.outcome, message };
   const retryAfterMs = c.retryAfterMs ?? parseRetryAfter(res.headers, now);
@@ -149,10 +166,14 @@ export function storeErrorBackoffMs(failures: number, random: () => number): num
 }
 
 /** A delivery's update after one more attempt that ended with `verdict`. */
-export function nextUpdate(policy: RetryPolicy, d: Pick<ClaimedDelivery, 'id' | 'attempts' | 'unstored'>, verdict: Verdict, now: number): DeliveryUpdate {
+export function nextUpdate(
+  policy: RetryPolicy, d: Pick<ClaimedDelivery, 'id' | 'attempts' | 'unstored'>, verdict: EventVerdict, now: number, message?: string,
+): DeliveryUpdate {
   const attempts = d.attempts + 1;
   const decision = policy.decide(attempts, verdict, now);
-  return withRow(d, { id: d.id, status: decision.status, attempts, nextAttemptAt: decision.status === 'pending' ? decision.nextAttemptAt : null });
+  const u: DeliveryUpdate = { id: d.id, status: decision.status, attempts, nextAttemptAt: decision.status === 'pending' ? decision.nextAttemptAt : null };
+  if (message !== undefined) u.message = message;
+  return withRow(d, u);
 }
 
 /** The update of a handed-off delivery without a row carries the row to insert in that state. */

@@ -68,6 +68,7 @@ export function checkDefinition(def: unknown, folderName: string): string[] {
   if (!p.batch || !Number.isInteger(p.batch.maxEvents) || p.batch.maxEvents < 1) problems.push('batch.maxEvents must be a positive integer');
   if (typeof p.buildRequests !== 'function') problems.push('buildRequests must be a function');
   if (typeof p.classifyResponse !== 'function') problems.push('classifyResponse must be a function');
+  if (p.unmatchable !== undefined && typeof p.unmatchable !== 'function') problems.push('unmatchable must be a function');
   return problems;
 }
 

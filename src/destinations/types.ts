@@ -86,6 +86,13 @@ export interface DestinationPlugin<S = any> {
    * the JSON path) and nothing is sent. Absent: not checked.
    */
   nativeSchema?: Record<string, unknown>;
+  /**
+   * Optional: why the platform can never match this native event (it carries no identifier
+   * the platform accepts), or null when it can. An event whose every native event is
+   * unmatchable is recorded `skipped` (`unmatchable`, with this reason) before it joins a
+   * batch, and never sent: one such event could otherwise sink the request it rides in. Pure.
+   */
+  unmatchable?(item: OutgoingItem, settings: S): string | null;
   /** Most native events one request may carry. */
   batch: { maxEvents: number };
   /**
@@ -129,7 +136,24 @@ export interface PlatformResponse {
   body: string;
 }
 
-export type Classification =
+/** One event's own verdict inside a reply that carries several. */
+export type EventClassification =
   | { outcome: 'success'; message?: string }
   | { outcome: 'retryable'; message: string; retryAfterMs?: number }
   | { outcome: 'permanent'; message: string };
+
+/**
+ * The reply's verdict. One request may carry many events; a reply that says which of them
+ * failed, retry or succeeded names them in `events` (by index in the request's `eventIds`),
+ * and each delivery is settled by its own verdict. The outcome above applies to the events
+ * it does not name, unless `others` says they were never processed:
+ * - `resend`: the request was refused whole because of the events it names; the others are
+ *   sent again at once, in a request without the named ones (LinkedIn's 422 `Index: N`);
+ * - `split`: refused whole, naming no event: the request is split in halves and each half
+ *   sent again, down to single events, before any event takes the outcome (Reddit's "None
+ *   were processed"). A single event refused this way takes the outcome.
+ */
+export type Classification = EventClassification & {
+  events?: readonly ({ index: number } & EventClassification)[];
+  others?: 'resend' | 'split';
+};

@@ -16,6 +16,7 @@ import {
 import { attributionWarnings, identifierWarnings, matchKeyWarning } from './destination-warnings.ts';
 import { hashIdentifiers, type HashedIdentifiers } from '../identifiers/index.ts';
 import { buildRuleData, publicSettings } from './rule-data.ts';
+import { unmatchableReason } from './unmatchable.ts';
 
 export { maskRequest, MASK } from './mask-request.ts';
 export { NativeSchemaError } from '../destinations/native-schema.ts';
@@ -35,7 +36,8 @@ export interface DestinationInstance {
  * rules exist for it, but each one's `when` was false or it failed (see the warnings).
  */
 export type SkipReason =
-  | 'disabled' | 'dev_environment' | 'consent' | 'not_allow_listed' | 'no_matching_rule' | 'condition_not_met' | 'rule_budget_exceeded';
+  | 'disabled' | 'dev_environment' | 'consent' | 'not_allow_listed' | 'no_matching_rule' | 'condition_not_met' | 'rule_budget_exceeded'
+  | 'unmatchable';
 
 export type MapResult =
   | { status: 'skipped'; reason: SkipReason; message: string; warnings: string[] }
@@ -189,6 +191,8 @@ export function mapEventForDestination(input: MapEventInput): MapResult {
     attribution: attribution.ids,
     receivedAt: input.receivedAt,
   }));
+  const unmatchable = unmatchableReason(plugin, settings, items);
+  if (unmatchable !== null) return skipped(type, 'unmatchable', `${unmatchable}; nothing sent`, skipWarnings());
   if (input.build === false) return { status: 'ready', requests: [], items, warnings: distinct(warnings) };
   const requests: OutboundRequest[] = [];
   for (const part of batchesFor(plugin, items)) {

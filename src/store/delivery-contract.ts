@@ -126,6 +126,8 @@ export interface DeliveryUpdate {
   /** Attempts made, this one included. */
   attempts: number;
   nextAttemptAt: number | null;
+  /** Its own `last_error` when the reply judged it apart from the request (one event of a batch); else the record's message. */
+  message?: string;
   /**
    * A handed-off delivery: its row is inserted in this state (its item kept unless delivered),
    * or updated where it is stored already leased to the record's claim (storeHandoffs with a

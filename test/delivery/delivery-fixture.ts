@@ -58,6 +58,14 @@ export const SETTINGS: Record<string, (endpoint: string) => Record<string, unkno
   'meta-capi': (endpoint) => ({ pixel_id: '1234567890', access_token: 'meta-token', endpoint }),
   tiktok: (endpoint) => ({ pixel_code: 'TTPIXEL1', access_token: 'tt-token', endpoint }),
   webhook: (endpoint) => ({ url: `${endpoint}/hooks/orders`, secret: WEBHOOK_SECRET }),
+  'google-ads': (endpoint) => ({
+    customer_id: '123-456-7890', developer_token: 'ads-dev-token', access_token: 'ads-token', conversion_actions: { checkout_completed: '1001' }, endpoint,
+  }),
+  linkedin: (endpoint) => ({ access_token: 'li-token', conversion_rules: { checkout_completed: '104012' }, endpoint }),
+  'microsoft-ads': (endpoint) => ({ tag_id: '97247724', access_token: 'uet-token', endpoint }),
+  pinterest: (endpoint) => ({ ad_account_id: '549755885175', access_token: 'pina-token', endpoint }),
+  reddit: (endpoint) => ({ pixel_id: 'a2_gp7k2m9xq1', access_token: 'rdt-token', endpoint }),
+  snapchat: (endpoint) => ({ pixel_id: '8f9e4d2c-1b3a-4c5d-9e8f-7a6b5c4d3e2f', access_token: 'snap-token', endpoint }),
 };
 export const WEBHOOK_SECRET = 'whsec_MfKQ9r8GKYqrTwjUPD8ILPZIo2LaLaSw';
 

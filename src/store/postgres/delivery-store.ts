@@ -87,13 +87,13 @@ export function pgDeliveryStore(pool: pg.Pool): DeliveryStore {
                 UPDATE deliveries d SET status = v.status, attempts = v.attempts, next_attempt_at = v.next,
                   lease_owner = NULL, lease_until = NULL,
                   last_status_code = CASE WHEN $4 THEN $5::int ELSE d.last_status_code END,
-                  last_error = CASE WHEN v.status = 'delivered' THEN NULL ELSE $6 END,
+                  last_error = CASE WHEN v.status = 'delivered' THEN NULL ELSE v.error END,
                   updated_at = $7, delivered_at = CASE WHEN v.status = 'delivered' THEN $7 ELSE d.delivered_at END
-                FROM unnest($1::bigint[], $2::text[], $3::int[], $9::bigint[]) AS v(id, status, attempts, next)
+                FROM unnest($1::bigint[], $2::text[], $3::int[], $9::bigint[], $6::text[]) AS v(id, status, attempts, next, error)
                 WHERE d.id = v.id AND d.lease_owner = $8 RETURNING d.id, d.status),
               gone AS (DELETE FROM delivery_items WHERE delivery_id IN (SELECT id FROM upd WHERE status = 'delivered'))
               SELECT id FROM upd`,
-            values: [u.map((x) => x.id), u.map((x) => x.status), u.map((x) => x.attempts), http !== null, http?.statusCode ?? null, rec.message,
+            values: [u.map((x) => x.id), u.map((x) => x.status), u.map((x) => x.attempts), http !== null, http?.statusCode ?? null, u.map((x) => x.message ?? rec.message),
               rec.at, rec.claimId, u.map((x) => x.nextAttemptAt)] });
             for (const r of rows) done.add(r.id);
           }
@@ -108,11 +108,11 @@ export function pgDeliveryStore(pool: pg.Pool): DeliveryStore {
             // stored with goes. The rows are one per key, so each id meets one item.
             const { rows: ins } = await c.query<{ event_seq: number; destination_id: string; part: number }>({ name: 'tl_record_unstored', text: `WITH v AS (
                 SELECT * FROM unnest($1::bigint[], $2::text[], $3::text[], $4::text[], $5::text[], $6::int[], $7::bigint[], $8::text[], $9::text[],
-                  $10::int[], $11::bigint[]) AS v(s, a, d, t, e, p, rc, i, st, n, nx)),
+                  $10::int[], $11::bigint[], $13::text[]) AS v(s, a, d, t, e, p, rc, i, st, n, nx, err)),
               ins AS (
                 INSERT INTO deliveries (event_seq, script_id, destination_id, destination_type, event_id, part, received_at, status,
                   attempts, next_attempt_at, last_status_code, last_error, created_at, updated_at, delivered_at)
-                SELECT s, a, d, t, e, p, rc, st, n, nx, $12::int, CASE WHEN st = 'delivered' THEN NULL ELSE $13 END, $14, $14,
+                SELECT s, a, d, t, e, p, rc, st, n, nx, $12::int, CASE WHEN st = 'delivered' THEN NULL ELSE err END, $14, $14,
                   CASE WHEN st = 'delivered' THEN $14::bigint END
                 FROM v
                 ON CONFLICT (event_seq, destination_id, part) DO UPDATE SET status = excluded.status, attempts = excluded.attempts,
@@ -129,7 +129,7 @@ export function pgDeliveryStore(pool: pg.Pool): DeliveryStore {
               gone AS (DELETE FROM delivery_items WHERE delivery_id IN (SELECT id FROM ins WHERE status = 'delivered'))
               SELECT event_seq, destination_id, part FROM ins`,
             values: [...unstoredColumns(rows), u.map((x) => (x.status === 'delivered' ? null : JSON.stringify(x.row!.item))),
-              u.map((x) => x.status), u.map((x) => x.attempts), u.map((x) => x.nextAttemptAt), http?.statusCode ?? null, rec.message, rec.at, attemptId, rec.claimId] });
+              u.map((x) => x.status), u.map((x) => x.attempts), u.map((x) => x.nextAttemptAt), http?.statusCode ?? null, u.map((x) => x.message ?? rec.message), rec.at, attemptId, rec.claimId] });
             for (const r of ins) inserted.add(`${r.event_seq}#${partKey(r.destination_id, r.part)}`);
           }
           const applied = rec.updates.filter((u) => (u.row === undefined ? done.has(u.id)

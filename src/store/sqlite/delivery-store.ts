@@ -129,7 +129,7 @@ export function sqliteDeliveryStore(db: Database.Database): DeliveryStore {
         if (r !== undefined) {
           const row = q.insertRecorded.get(r.eventSeq, r.scriptId, r.destinationId, r.destinationType, r.eventId, r.part,
             u.status, u.attempts, u.nextAttemptAt, http?.statusCode ?? null,
-            delivered ? null : error, r.receivedAt, rec.at, rec.at, delivered ? rec.at : null, rec.claimId);
+            delivered ? null : u.message ?? error, r.receivedAt, rec.at, rec.at, delivered ? rec.at : null, rec.claimId);
           if (row === undefined) continue; // its row is another holder's (the event was fanned out again)
           // A delivered one keeps no item (what was sent is on its attempt); a retry or failure keeps it.
           if (delivered) q.dropItem.run(row.id);
@@ -139,7 +139,7 @@ export function sqliteDeliveryStore(db: Database.Database): DeliveryStore {
           continue;
         }
         const changed = q.update.run(u.status, u.attempts, u.nextAttemptAt, http === null ? 0 : 1, http?.statusCode ?? null,
-          delivered ? null : error, rec.at, delivered ? rec.at : null, u.id, rec.claimId).changes;
+          delivered ? null : u.message ?? error, rec.at, delivered ? rec.at : null, u.id, rec.claimId).changes;
         if (changed > 0 && delivered) q.dropItem.run(u.id);
         if (changed > 0) applied.push(u.id);
       }
