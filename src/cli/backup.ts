@@ -4,7 +4,6 @@ import { parseCommand, positionals } from './args.ts';
 import type { CliContext } from './context.ts';
 import { CliError } from './output.ts';
 import { usageFor } from './usage.ts';
-import { sqliteFile } from '../store/open-store.ts';
 import { backupSqlite } from '../store/sqlite/backup.ts';
 
 export async function runBackup(args: string[], ctx: CliContext): Promise<void> {
@@ -17,7 +16,7 @@ export async function runBackup(args: string[], ctx: CliContext): Promise<void> 
     throw new CliError('DATABASE_URL is set, so the store is PostgreSQL: back it up with pg_dump (docs/operations.md); backup copies the SQLite store');
   }
   const out = ctx.output(values.json === true);
-  const r = backupSqlite(sqliteFile(config), file, { force: values.force === true });
+  const r = backupSqlite(ctx.sqliteStore(), file, { force: values.force === true });
   out.result(r, () => `backed up ${r.source} to ${r.file} (${r.bytes} bytes, schema version ${r.schema_version}, integrity ok)\n`
     + `it holds everything committed before ${r.snapshot_at}`);
 }

@@ -2,7 +2,7 @@
 // one stderr line and an exit code (1: the command failed; 2: the command line is wrong).
 import { packageVersion } from '../package-version.ts';
 import { createContext, type CliContext } from './context.ts';
-import { loadEnvFile } from '../env-file.ts';
+import { loadCliSettings } from './settings.ts';
 import { CliError, UsageError, errorLine } from './output.ts';
 import { UNAVAILABLE_GROUPS, USAGE, usageFor } from './usage.ts';
 
@@ -21,11 +21,12 @@ const GROUPS: Record<string, () => Promise<Group>> = {
   serve: async () => (await import('./serve.ts')).runServe,
   migrate: async () => (await import('./migrate.ts')).runMigrate,
   backup: async () => (await import('./backup.ts')).runBackup,
+  restore: async () => (await import('./restore.ts')).runRestore,
   'migrate-store': async () => (await import('./migrate-store.ts')).runMigrateStore,
 };
 
 /** Errors whose message is written for the operator and safe to print as is. */
-const OPERATOR_ERRORS = new Set(['AccountInputError', 'ConfigError', 'EnvFileError', 'DestinationInputError', 'PluginLoadError', 'CustomerLoadError', 'BackupError', 'StoreCopyError']);
+const OPERATOR_ERRORS = new Set(['AccountInputError', 'ConfigError', 'EnvFileError', 'DestinationInputError', 'PluginLoadError', 'CustomerLoadError', 'BackupError', 'RestoreError', 'StoreCopyError']);
 
 export async function main(argv: string[]): Promise<number> {
   const [group, ...rest] = argv;
@@ -37,12 +38,14 @@ export async function main(argv: string[]): Promise<number> {
     process.stdout.write(`${packageVersion()}\n`);
     return 0;
   }
+  let settings;
   try {
-    loadEnvFile(); // the same .env as `npm start`, so both use the same database
+    // The project folder's .env (or ENV_FILE), as `npm start` reads it: the same database.
+    settings = loadCliSettings(process.env, { root: projectRoot(import.meta.url), cwd: process.cwd() });
   } catch (err) {
     return report(err);
   }
-  const ctx = createContext();
+  const ctx = createContext(process.env, settings);
   try {
     if ((UNAVAILABLE_GROUPS as readonly string[]).includes(group)) {
       throw new CliError(`"${group}" is not available in this version`);

@@ -28,7 +28,7 @@ export async function runMigrate(args: string[], ctx: CliContext): Promise<void>
     }
     return;
   }
-  // SQLite migrates on open; opening the store is the migration.
-  await ctx.store();
+  // SQLite migrates on open; opening the store is the migration (and creates a missing one).
+  await ctx.store({ create: true });
   out.result({ store: 'sqlite', applied: null, version: MIGRATIONS.length }, () => `schema up to date (version ${MIGRATIONS.length})`);
 }

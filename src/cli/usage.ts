@@ -7,7 +7,10 @@ export const UNAVAILABLE_GROUPS: readonly string[] = [];
 export const USAGE = `Usage: tracklane <command> [options]
 
 Every command accepts --json (machine-readable output on stdout) and --help.
-Settings come from the environment (DATA_DIR, DATABASE_URL, PUBLIC_BASE_URL, ...);
+Settings come from the environment (DATA_DIR, DATABASE_URL, PUBLIC_BASE_URL, ...) and,
+beneath it, from the project folder's .env or the file ENV_FILE names, as for the
+service; relative paths start at the project folder, whatever folder you are in.
+Only migrate and serve create a store; other commands refuse a missing one.
 TRACKLANE_DEBUG=1 adds a stack trace to unexpected errors.
 
 Commands:
@@ -17,11 +20,16 @@ Commands:
   backup FILE [--force]                  copy the SQLite store to FILE, consistent and
                                          safe while the server runs; an existing FILE
                                          only with --force (PostgreSQL: use pg_dump)
+  restore FILE                           put the backup FILE in place of the SQLite store
+                                         (stop the server first: refused while one has
+                                         the store open); the replaced store is kept as
+                                         tracklane-replaced-<time>.db beside it
   migrate-store --to postgres://… [--force]
                                          copy the whole SQLite store (stop the server
                                          first) into that PostgreSQL database, all or
-                                         nothing; a target holding tracklane data is
-                                         refused, and replaced with --force
+                                         nothing; refused while a server has the store
+                                         open and when the target holds tracklane data,
+                                         --force copies anyway (and replaces that data)
 
   accounts create --name N [--tier BASIC|FLEX|PRO|CUSTOM] [--addon] [--host URL]
                   [--country CC] [--tax-rate P]

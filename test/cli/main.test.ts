@@ -16,7 +16,7 @@ describe('cli: usage', function () {
     for (const r of [help, bare]) {
       expect(r.code).to.equal(0);
       expect(r.stderr).to.equal('');
-      for (const c of ['serve', 'migrate', 'backup', 'migrate-store', 'accounts create', 'accounts list', 'accounts show', 'accounts update', 'accounts rotate-token',
+      for (const c of ['serve', 'migrate', 'backup', 'restore', 'migrate-store', 'accounts create', 'accounts list', 'accounts show', 'accounts update', 'accounts rotate-token',
         'events list', 'destinations add', 'destinations list', 'destinations remove', 'destinations update', 'rules check',
         'rules preview', 'rules import', 'rules export', 'rules history', 'rules diff', 'rules publish', 'rules rollback', 'rules revert',
         'deliveries list', 'deliveries replay', 'plugins list', 'customers list', 'customers new']) {

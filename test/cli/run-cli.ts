@@ -7,6 +7,8 @@ import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { expect } from 'chai';
 import { shippedFolderEnv } from '../helpers/shipped-folders.ts';
+import { openConnection } from '../../src/store/sqlite/connection.ts';
+import { migrate } from '../../src/store/sqlite/migrations.ts';
 
 export const ROOT = fileURLToPath(new URL('../..', import.meta.url));
 export const BASE_URL = 'https://track.example.test';
@@ -28,9 +30,12 @@ export interface TempCli {
 /**
  * `databaseUrl`: run against that PostgreSQL database instead of a SQLite file in the temp DATA_DIR.
  * `env`: more settings (e.g. RULES_DIR; the rules, customers and plugins folders are the shipped ones unless named).
+ * The SQLite store is made first, as `tracklane migrate` would (commands other than migrate
+ * never create one); `store: false` leaves DATA_DIR empty.
  */
-export function tempCli(opts: { databaseUrl?: string; env?: Record<string, string> } = {}): TempCli {
+export function tempCli(opts: { databaseUrl?: string; env?: Record<string, string>; store?: boolean } = {}): TempCli {
   const dataDir = mkdtempSync(tmpdir() + '/tl-');
+  if (!opts.databaseUrl && opts.store !== false) createSqliteStore(join(dataDir, 'tracklane.db'));
   const env = { ...process.env, ...shippedFolderEnv(), DATA_DIR: dataDir, DATABASE_URL: opts.databaseUrl ?? '', PORT: '', PUBLIC_BASE_URL: BASE_URL, ...opts.env };
   const run = (...args: string[]) =>
     new Promise<CliResult>((resolve) => {
@@ -60,4 +65,14 @@ export function expectFailure(r: CliResult, code: number, reason: RegExp | strin
   expect(r.stderr.trimEnd().split('\n'), 'stderr lines').to.have.length(1);
   if (typeof reason === 'string') expect(r.stderr).to.equal(`tracklane: ${reason}\n`);
   else expect(r.stderr).to.match(reason);
+}
+
+/** An empty SQLite store at the current schema, as `tracklane migrate` makes it. */
+export function createSqliteStore(file: string): void {
+  const db = openConnection(file);
+  try {
+    migrate(db);
+  } finally {
+    db.close();
+  }
 }

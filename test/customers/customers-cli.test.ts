@@ -4,7 +4,7 @@ import { expect } from 'chai';
 import { execFile } from 'node:child_process';
 import { existsSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { expectFailure, ROOT, type CliResult } from '../cli/run-cli.ts';
+import { createSqliteStore, expectFailure, ROOT, type CliResult } from '../cli/run-cli.ts';
 import { tempDir } from '../helpers/test-server.ts';
 import { shippedFolderEnv } from '../helpers/shipped-folders.ts';
 import { customersWithScaffold, SHIPPED_CUSTOMERS } from './fixtures.ts';
@@ -26,6 +26,7 @@ describe('cli: customers', function () {
 
   before(() => {
     dataDir = tempDir();
+    createSqliteStore(join(dataDir, 'tracklane.db'));
     customersDir = tempDir('tl-customers-');
     env = { DATA_DIR: dataDir, CUSTOMERS_DIR: customersDir };
   });

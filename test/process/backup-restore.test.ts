@@ -1,10 +1,10 @@
 // `tracklane backup` against a real server process that is ingesting: the copy is a valid
 // store holding every event acknowledged before the backup started, and the restore of
-// docs/operations.md (stop, replace the .db, remove -wal/-shm, start) serves it: the same
-// token works, events from before the backup are duplicates, one from after it is new.
+// docs/operations.md (stop, `tracklane restore FILE`, start) serves it: the same token
+// works, events from before the backup are duplicates, one from after it is new.
 import { expect } from 'chai';
 import Database from 'better-sqlite3';
-import { copyFileSync, mkdirSync, rmSync } from 'node:fs';
+import { mkdirSync, rmSync } from 'node:fs';
 import { join } from 'node:path';
 import { spawnServer, type SpawnedServer } from '../helpers/spawn-server.ts';
 import { tempCli, type TempCli } from '../cli/run-cli.ts';
@@ -96,10 +96,8 @@ describe('process: backup while the server ingests, and restore', function () {
     // The restore, as documented.
     server.child.kill('SIGTERM');
     expect(await server.exited).to.equal(0);
-    const db = join(cli.dataDir, 'tracklane.db');
-    copyFileSync(file, db);
-    rmSync(`${db}-wal`, { force: true });
-    rmSync(`${db}-shm`, { force: true });
+    const restored = await cli.json<{ store: string; replaced: string }>('restore', file);
+    expect(restored.store).to.equal(join(cli.dataDir, 'tracklane.db'));
     server = await spawnServer(env);
 
     const old = owed[owed.length - 1];

@@ -23,12 +23,15 @@ describe('deploy/tracklane.service', () => {
     expect(Number(value('TimeoutStopSec')[0])).to.be.greaterThan(10);
   });
 
-  it('sets only variables the configuration reads, and may write the DATA_DIR it sets', () => {
+  it('sets only variables the configuration reads, and may write the DATA_DIR its settings file sets', () => {
     const read = new Set([...config.matchAll(/(?:str|int)\(env, '([A-Z_]+)'/g)].map((m) => m[1]));
     const set = value('Environment').map((e) => e.slice(0, e.indexOf('=')));
-    expect(set).to.include('DATA_DIR');
-    for (const name of set) expect(read.has(name), `${name} is read by src/config.ts`).to.equal(true);
-    const dataDir = value('Environment').find((e) => e.startsWith('DATA_DIR='))!.slice('DATA_DIR='.length);
+    for (const name of set.filter((n) => n !== 'ENV_FILE')) expect(read.has(name), `${name} is read by src/config.ts`).to.equal(true);
+    expect(set, 'DATA_DIR is in the settings file the CLI reads too, not in the unit alone').to.not.include('DATA_DIR');
+    const envFile = value('Environment').find((e) => e.startsWith('ENV_FILE='))!.slice('ENV_FILE='.length);
+    const dataDir = unit.match(new RegExp(`^#\\s+echo DATA_DIR=(\\S+) >> ${envFile}$`, 'm'))?.[1];
+    expect(dataDir, 'the install steps put DATA_DIR in the settings file').to.be.a('string');
     expect(value('ReadWritePaths').join(' ').split(/\s+/)).to.include(dataDir);
+    expect(unit, 'the CLI in the checkout reads the same file').to.match(new RegExp(`^#\\s+ln -s ${envFile} /opt/tracklane/\\.env\\b`, 'm'));
   });
 });

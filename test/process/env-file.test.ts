@@ -1,18 +1,20 @@
-// One configuration for the CLI and the server: a .env in the working directory sets
-// DATA_DIR for both, so an account made with the CLI as the README says is one the server
-// accepts; the CLI names the database it used; real environment variables win.
+// One configuration for the CLI and the server: a .env in the project folder sets DATA_DIR
+// for both (relative to the project folder), so an account made with the CLI as the README
+// says is one the server accepts; the CLI names the database it used; real environment
+// variables win. Runs a copy of the project, whose .env is the copy's.
 import { expect } from 'chai';
 import { execFile } from 'node:child_process';
 import { mkdirSync, rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { loadEnvFile } from '../../src/env-file.ts';
-import { spawnServer, ROOT, type SpawnedServer } from '../helpers/spawn-server.ts';
+import { spawnServer, type SpawnedServer } from '../helpers/spawn-server.ts';
 import { tempDir } from '../helpers/test-server.ts';
+import { copyProject } from '../helpers/project-copy.ts';
 import { shippedFolders } from '../helpers/shipped-folders.ts';
 import type { CliResult } from '../cli/run-cli.ts';
 
 describe('process: .env shared by the CLI and the server', function () {
-  this.timeout(40_000);
+  this.timeout(90_000);
   let dir: string;
   let server: SpawnedServer | undefined;
   const baseEnv = () => {
@@ -21,12 +23,13 @@ describe('process: .env shared by the CLI and the server', function () {
     return env;
   };
   const cli = (args: string[], env: Record<string, string> = baseEnv()) => new Promise<CliResult>((resolve) => {
-    execFile(process.execPath, [join(ROOT, 'src/cli/bin.mjs'), ...args], { cwd: dir, env, encoding: 'utf8' }, (err, stdout, stderr) =>
+    execFile(process.execPath, [join(dir, 'src/cli/bin.mjs'), ...args], { cwd: dir, env, encoding: 'utf8' }, (err, stdout, stderr) =>
       resolve({ code: err ? (typeof err.code === 'number' ? err.code : -1) : 0, stdout, stderr }));
   });
 
-  beforeEach(() => {
-    dir = tempDir('tl-envfile-');
+  /** `project`: a copy of the project (its CLI and server), else an empty folder. */
+  const folder = (project: boolean) => {
+    dir = project ? copyProject('tl-envfile-', ['package.json', 'tsconfig.json', 'src']) : tempDir('tl-envfile-');
     writeFileSync(join(dir, '.env'), [
       '# tracklane settings for this folder',
       'DATA_DIR=./somewhere',
@@ -35,7 +38,7 @@ describe('process: .env shared by the CLI and the server', function () {
       `CUSTOMERS_DIR=${shippedFolders().customersDir}`,
       'PUBLIC_BASE_URL="http://localhost:8080"',
     ].join('\n'));
-  });
+  };
   afterEach(async () => {
     if (server) {
       server.child.kill('SIGTERM');
@@ -46,6 +49,8 @@ describe('process: .env shared by the CLI and the server', function () {
   });
 
   it('an account created with the CLI is accepted by a server started in the same folder', async () => {
+    folder(true);
+    expect((await cli(['migrate'])).code).to.equal(0);
     const made = await cli(['accounts', 'create', '--name', 'Env shop', '--tier', 'FLEX', '--addon', '--json']);
     expect(made.code, made.stderr).to.equal(0);
     expect(made.stderr, '--json stays clean').to.equal('');
@@ -65,6 +70,7 @@ describe('process: .env shared by the CLI and the server', function () {
   });
 
   it('real environment variables win over the file; ENV_FILE names another file; a missing ENV_FILE is a clear error', () => {
+    folder(false);
     const env: NodeJS.ProcessEnv = { DATA_DIR: '/from/env' };
     const r = loadEnvFile({ cwd: dir, env });
     expect(r.file).to.equal(join(dir, '.env'));
@@ -81,7 +87,7 @@ describe('process: .env shared by the CLI and the server', function () {
   });
 });
 
-/** The server entry started from `cwd`, as `npm start` there would. */
+/** The server entry of the project in `cwd`, started there as `npm start` would. */
 async function spawnServerIn(cwd: string, env: Record<string, string>): Promise<SpawnedServer> {
-  return spawnServer({ ...env, PORT: '0', HOST: '127.0.0.1' }, 15_000, cwd);
+  return spawnServer({ ...env, PORT: '0', HOST: '127.0.0.1' }, 15_000, cwd, [process.execPath, join(cwd, 'src/index.cjs')]);
 }

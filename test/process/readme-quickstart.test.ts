@@ -4,12 +4,13 @@
 // What differs from a reader's run, and why: node_modules is linked, so `npm install` is only
 // its build step; `localhost:8080` and the receiver's 9999 become free ports (a shared machine).
 import { expect } from 'chai';
-import { execFile, execFileSync, spawn, type ChildProcess } from 'node:child_process';
+import { execFile, spawn, type ChildProcess } from 'node:child_process';
 import { once } from 'node:events';
-import { cpSync, mkdirSync, readFileSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
+import { mkdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { createServer } from 'node:net';
 import { dirname, join } from 'node:path';
-import { tempDir, waitFor } from '../helpers/test-server.ts';
+import { waitFor } from '../helpers/test-server.ts';
+import { copyProject } from '../helpers/project-copy.ts';
 import { ROOT } from '../helpers/spawn-server.ts';
 import { USAGE } from '../../src/cli/usage.ts';
 import { cliTableCommands, quickStartSteps, usageCommands, type QuickStartStep } from './readme-text.ts';
@@ -22,22 +23,6 @@ async function freePort(): Promise<number> {
   server.close();
   await once(server, 'close');
   return port;
-}
-
-/** The project as a clone of this checkout has it: tracked files and new sources, as they are now. */
-function copyProject(): string {
-  const dir = tempDir('tl-readme-');
-  const list = (args: string[]) => execFileSync('git', ['ls-files', '-z', ...args], { cwd: ROOT, encoding: 'utf8' }).split('\0').filter(Boolean);
-  for (const file of [...list([]), ...list(['--others', '--exclude-standard', '--', 'src'])]) {
-    mkdirSync(dirname(join(dir, file)), { recursive: true });
-    try {
-      cpSync(join(ROOT, file), join(dir, file));
-    } catch (err) {
-      if ((err as NodeJS.ErrnoException).code !== 'ENOENT') throw err; // deleted in the working tree
-    }
-  }
-  symlinkSync(join(ROOT, 'node_modules'), join(dir, 'node_modules'));
-  return dir;
 }
 
 /** A reader's environment: no tracklane settings inherited from whoever runs the tests. */
@@ -129,7 +114,7 @@ describe('process: the README quick start, pasted as written', function () {
   let service: Service | undefined;
 
   before(() => {
-    dir = copyProject();
+    dir = copyProject('tl-readme-');
   });
   after(async () => {
     terminal?.close();

@@ -98,7 +98,8 @@ function place(tmp: string, file: string, force: boolean): void {
   }
 }
 
-function syncFile(path: string): void {
+/** fsync of a file or folder: what was renamed into it stays after a power loss. */
+export function syncFile(path: string): void {
   const fd = openSync(path, 'r');
   try {
     fsyncSync(fd);
