@@ -1,6 +1,7 @@
 // The CLI entry: picks the command group, runs it, and funnels every failure into
 // one stderr line and an exit code (1: the command failed; 2: the command line is wrong).
 import { packageVersion } from '../package-version.ts';
+import { projectRoot } from '../build-state.cjs';
 import { createContext, type CliContext } from './context.ts';
 import { loadCliSettings } from './settings.ts';
 import { CliError, UsageError, errorLine } from './output.ts';
