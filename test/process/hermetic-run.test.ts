@@ -1,0 +1,53 @@
+// A test run is sealed off from the operator's machine and cleans up after itself: a mocha
+// run started with an operator's settings in its environment and in ENV_FILE sees none of
+// them, and a run whose test fails after making temp folders, a CLI store and a PostgreSQL
+// database leaves none of them behind (the root hook, test/helpers/hermetic.ts).
+import { expect } from 'chai';
+import { execFile } from 'node:child_process';
+import { readdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { extname, join } from 'node:path';
+import { ROOT } from '../helpers/spawn-server.ts';
+import { tempDir } from '../helpers/test-server.ts';
+import { databaseExists } from '../helpers/postgres.ts';
+import { OPERATOR_SETTINGS, operatorEnvFile, SERVICE_VARIABLES } from '../helpers/service-variables.ts';
+
+/** Every environment variable a file under src/ reads: `env.X`, `env['X']`, `str(env, 'X')`. */
+function variablesReadBySource(): Set<string> {
+  const found = new Set<string>();
+  const patterns = [/\benv\??\.([A-Z][A-Z0-9_]+)/g, /\benv\[['"]([A-Z][A-Z0-9_]+)['"]\]/g, /\(env, '([A-Z][A-Z0-9_]+)'/g];
+  for (const file of readdirSync(join(ROOT, 'src'), { recursive: true, encoding: 'utf8' })) {
+    if (!['.ts', '.mjs', '.cjs', '.js'].includes(extname(file))) continue;
+    const text = readFileSync(join(ROOT, 'src', file), 'utf8');
+    for (const re of patterns) for (const m of text.matchAll(re)) found.add(m[1]);
+  }
+  return found;
+}
+
+describe('process: a test run sees no operator setting and leaves nothing behind', function () {
+  this.timeout(120_000);
+
+  it('the root hook clears every variable the service reads', () => {
+    // USER is the operating system's login (the CLI's default author of a rule version), not a setting.
+    const missed = [...variablesReadBySource()].filter((name) => name !== 'USER' && !(SERVICE_VARIABLES as readonly string[]).includes(name));
+    expect(missed, 'variables read under src/ that tests would inherit from the operator').to.deep.equal([]);
+  });
+
+  it('a run started with every setting in its environment and ENV_FILE sees none, and a failing test leaves no temp folder or database', async () => {
+    const scratch = tempDir('tl-hermetic-tmp-');
+    const settings = join(tempDir('tl-hermetic-env-'), 'operator.env');
+    writeFileSync(settings, operatorEnvFile());
+    const temp = { TMPDIR: scratch, TMP: scratch, TEMP: scratch };
+    const env = { ...process.env, ...OPERATOR_SETTINGS, ENV_FILE: settings, ...temp };
+    const run = await new Promise<{ code: number; out: string }>((resolve) => {
+      execFile(process.execPath, [join(ROOT, 'node_modules/mocha/bin/mocha.js'), '--spec', 'test/helpers/hermetic-run.fixture.ts'], { cwd: ROOT, env, encoding: 'utf8' },
+        (err, stdout, stderr) => resolve({ code: err ? (typeof err.code === 'number' ? err.code : -1) : 0, out: stdout + stderr }));
+    });
+    expect(run.out, run.out).to.match(/1 passing/).and.match(/1 failing/).and.contain('deliberate failure');
+    expect(run.code, run.out).to.equal(1);
+    expect(run.out, 'the CLI made its store').to.match(/fixture: account [A-Z0-9]{8} in /);
+    // tsx keeps its compile cache there on purpose (tsx-<uid>), for every later run.
+    expect(readdirSync(scratch).filter((name) => !name.startsWith('tsx-')), 'left in the temp folder').to.deep.equal([]);
+    const database = /fixture: database (tl_test_[0-9a-f]+)/.exec(run.out)?.[1];
+    if (database !== undefined) expect(await databaseExists(database), `database ${database} left behind`).to.equal(false);
+  });
+});
