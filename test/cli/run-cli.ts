@@ -7,6 +7,7 @@ import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { expect } from 'chai';
 import { shippedFolderEnv } from '../helpers/shipped-folders.ts';
+import { testProcessEnv } from '../helpers/service-variables.ts';
 
 export const ROOT = fileURLToPath(new URL('../..', import.meta.url));
 export const BASE_URL = 'https://track.example.test';
@@ -27,11 +28,12 @@ export interface TempCli {
 
 /**
  * `databaseUrl`: run against that PostgreSQL database instead of a SQLite file in the temp DATA_DIR.
- * `env`: more settings (e.g. RULES_DIR; the rules, customers and plugins folders are the shipped ones unless named).
+ * `env`: more settings (e.g. RULES_DIR; the rules, customers and plugins folders are the shipped ones unless named);
+ * no other setting reaches the CLI (testProcessEnv).
  */
 export function tempCli(opts: { databaseUrl?: string; env?: Record<string, string> } = {}): TempCli {
   const dataDir = mkdtempSync(tmpdir() + '/tl-');
-  const env = { ...process.env, ...shippedFolderEnv(), DATA_DIR: dataDir, DATABASE_URL: opts.databaseUrl ?? '', PORT: '', PUBLIC_BASE_URL: BASE_URL, ...opts.env };
+  const env = testProcessEnv({ ...shippedFolderEnv(), DATA_DIR: dataDir, DATABASE_URL: opts.databaseUrl ?? '', PORT: '', PUBLIC_BASE_URL: BASE_URL, ...opts.env });
   const run = (...args: string[]) =>
     new Promise<CliResult>((resolve) => {
       execFile(process.execPath, [join(ROOT, 'src/cli/bin.mjs'), ...args], { cwd: ROOT, env, encoding: 'utf8' }, (err, stdout, stderr) => {

@@ -22,6 +22,19 @@ export const SERVICE_VARIABLES = [
 export const NO_SETTINGS_FILE = fileURLToPath(new URL('./no-settings.env', import.meta.url));
 
 /**
+ * The environment of a process a test starts: this process's without any service variable,
+ * ENV_FILE at the empty settings file, then `env` (the test's own settings) over it. The root
+ * hook already cleared this process's; this keeps a file run without it (`--no-config`) sealed too.
+ */
+export function testProcessEnv(env: Record<string, string> = {}): Record<string, string> {
+  const clean: Record<string, string> = {};
+  for (const [name, value] of Object.entries(process.env)) {
+    if (value !== undefined && !(SERVICE_VARIABLES as readonly string[]).includes(name)) clean[name] = value;
+  }
+  return { ...clean, ENV_FILE: NO_SETTINGS_FILE, ...env };
+}
+
+/**
  * What an operator's `.env` or shell might hold, for tests to show none of it gets through: the
  * issue's own cases with working values (a PostgreSQL database elsewhere, private destinations
  * allowed, an admin token, a data folder), every other variable with a value the service refuses

@@ -81,7 +81,7 @@ describe('process: .env shared by the CLI and the server', function () {
   });
 });
 
-/** The server entry started from `cwd`, as `npm start` there would. */
+/** The server entry started from `cwd`, as `npm start` there would (reading cwd's .env: no ENV_FILE). */
 async function spawnServerIn(cwd: string, env: Record<string, string>): Promise<SpawnedServer> {
-  return spawnServer({ ...env, PORT: '0', HOST: '127.0.0.1' }, 15_000, cwd);
+  return spawnServer({ ...env, ENV_FILE: '', PORT: '0', HOST: '127.0.0.1' }, 15_000, cwd);
 }

@@ -9,7 +9,7 @@ import { extname, join } from 'node:path';
 import { ROOT } from '../helpers/spawn-server.ts';
 import { tempDir } from '../helpers/test-server.ts';
 import { databaseExists } from '../helpers/postgres.ts';
-import { OPERATOR_SETTINGS, operatorEnvFile, SERVICE_VARIABLES } from '../helpers/service-variables.ts';
+import { NO_SETTINGS_FILE, OPERATOR_SETTINGS, operatorEnvFile, SERVICE_VARIABLES, testProcessEnv } from '../helpers/service-variables.ts';
 
 /** Every environment variable a file under src/ reads: `env.X`, `env['X']`, `str(env, 'X')`. */
 function variablesReadBySource(): Set<string> {
@@ -30,6 +30,19 @@ describe('process: a test run sees no operator setting and leaves nothing behind
     // USER is the operating system's login (the CLI's default author of a rule version), not a setting.
     const missed = [...variablesReadBySource()].filter((name) => name !== 'USER' && !(SERVICE_VARIABLES as readonly string[]).includes(name));
     expect(missed, 'variables read under src/ that tests would inherit from the operator').to.deep.equal([]);
+  });
+
+  it('a process a test starts gets no service variable but those the test gives, even from a run without the root hook', () => {
+    const saved = { ...process.env };
+    try {
+      Object.assign(process.env, OPERATOR_SETTINGS, { ENV_FILE: '/etc/tracklane/env', TZ: 'UTC' });
+      const env = testProcessEnv({ DATA_DIR: '/tmp/a-test-store' });
+      expect(SERVICE_VARIABLES.filter((name) => env[name] !== undefined)).to.deep.equal(['DATA_DIR', 'ENV_FILE']);
+      expect(env).to.include({ DATA_DIR: '/tmp/a-test-store', ENV_FILE: NO_SETTINGS_FILE, TZ: 'UTC' });
+    } finally {
+      for (const name of Object.keys(process.env)) if (!(name in saved)) delete process.env[name];
+      Object.assign(process.env, saved);
+    }
   });
 
   it('a run started with every setting in its environment and ENV_FILE sees none, and a failing test leaves no temp folder or database', async () => {
