@@ -1,6 +1,7 @@
 // Not a test of the suite (no .test.ts): test/process/hermetic-run.test.ts runs it in a mocha
 // of its own, started with an operator's settings in its environment and ENV_FILE and a temp
-// folder of its own, then checks what the run saw and what it left behind.
+// folder of its own, then checks what the run saw and what it left behind, after the run
+// failed or after it was interrupted.
 import { expect } from 'chai';
 import { tempDir } from './test-server.ts';
 import { tempCli } from '../cli/run-cli.ts';
@@ -16,12 +17,16 @@ describe('a run that makes scratch and fails', function () {
     expect(process.env.ENV_FILE).to.equal(NO_SETTINGS_FILE);
   });
 
-  it('makes a temp folder, a CLI store and a PostgreSQL database, then fails', async () => {
+  it('makes a temp folder, a CLI store and a PostgreSQL database, then fails (or waits, with TL_FIXTURE_INTERRUPT=1)', async () => {
     tempDir('tl-fixture-');
     const cli = tempCli();
     const made = await cli.json<{ script_id: string }>('accounts', 'create', '--name', 'Scratch shop');
     console.log(`fixture: account ${made.script_id} in ${cli.dataDir}`);
     if (await postgresAvailable()) console.log(`fixture: database ${(await createTestDatabase()).name}`);
+    if (process.env.TL_FIXTURE_INTERRUPT === '1') {
+      console.log('fixture: waiting to be interrupted');
+      await new Promise(() => {});
+    }
     throw new Error('deliberate failure, after making scratch it does not remove');
   });
 });

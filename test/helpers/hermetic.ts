@@ -8,8 +8,8 @@
 // - Scratch: the temp folder (TMPDIR) becomes one folder of this run, so every temp
 //   directory a test or a process it starts makes lands inside it; that folder, and what
 //   helpers registered with atRunEnd (PostgreSQL databases), is removed after the last test,
-//   failed or not, and the folder again at exit. Run folders of runs that were killed
-//   (their process is gone) are removed when the next run starts.
+//   failed or not, or when the run is interrupted, and the folder again at exit. Run folders
+//   of runs that were killed outright (their process is gone) are removed by the next run.
 import { mkdtempSync, readdirSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -48,6 +48,27 @@ for (const name of ['TMPDIR', 'TMP', 'TEMP']) process.env[name] = runFolder;
 
 const removeRunFolder = () => rmSync(runFolder, { recursive: true, force: true, maxRetries: 3 });
 process.once('exit', removeRunFolder);
+// Interrupted (Ctrl-C, a CI timeout): clean up as after the last test, for a few seconds at
+// most, then end by the signal that came. Signals arriving meanwhile are absorbed: Ctrl-C
+// reaches this process twice (from the terminal and forwarded by mocha's launcher, with a
+// SIGTERM), and the default action of the second would end it before the cleanup.
+const SIGNALS = ['SIGINT', 'SIGTERM', 'SIGHUP'] as const;
+let interrupted = false;
+function onSignal(signal: NodeJS.Signals): void {
+  if (interrupted) return;
+  interrupted = true;
+  let ended = false;
+  const end = () => {
+    if (ended) return;
+    ended = true;
+    removeRunFolder();
+    for (const s of SIGNALS) process.off(s, onSignal);
+    process.kill(process.pid, signal);
+  };
+  setTimeout(end, 3_000).unref();
+  void runEndCleanups().catch(() => undefined).finally(end);
+}
+for (const signal of SIGNALS) process.on(signal, onSignal);
 
 export const mochaHooks = {
   async afterAll(): Promise<void> {

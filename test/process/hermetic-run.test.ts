@@ -1,9 +1,9 @@
 // A test run is sealed off from the operator's machine and cleans up after itself: a mocha
 // run started with an operator's settings in its environment and in ENV_FILE sees none of
-// them, and a run whose test fails after making temp folders, a CLI store and a PostgreSQL
-// database leaves none of them behind (the root hook, test/helpers/hermetic.ts).
+// them, and a run whose test fails, or is interrupted, after making temp folders, a CLI store
+// and a PostgreSQL database leaves none of them behind (the root hook, test/helpers/hermetic.ts).
 import { expect } from 'chai';
-import { execFile } from 'node:child_process';
+import { spawn, type ChildProcess } from 'node:child_process';
 import { readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { extname, join } from 'node:path';
 import { ROOT } from '../helpers/spawn-server.ts';
@@ -46,21 +46,58 @@ describe('process: a test run sees no operator setting and leaves nothing behind
   });
 
   it('a run started with every setting in its environment and ENV_FILE sees none, and a failing test leaves no temp folder or database', async () => {
-    const scratch = tempDir('tl-hermetic-tmp-');
-    const settings = join(tempDir('tl-hermetic-env-'), 'operator.env');
-    writeFileSync(settings, operatorEnvFile());
-    const temp = { TMPDIR: scratch, TMP: scratch, TEMP: scratch };
-    const env = { ...process.env, ...OPERATOR_SETTINGS, ENV_FILE: settings, ...temp };
-    const run = await new Promise<{ code: number; out: string }>((resolve) => {
-      execFile(process.execPath, [join(ROOT, 'node_modules/mocha/bin/mocha.js'), '--spec', 'test/helpers/hermetic-run.fixture.ts'], { cwd: ROOT, env, encoding: 'utf8' },
-        (err, stdout, stderr) => resolve({ code: err ? (typeof err.code === 'number' ? err.code : -1) : 0, out: stdout + stderr }));
-    });
+    const run = await runFixture();
     expect(run.out, run.out).to.match(/1 passing/).and.match(/1 failing/).and.contain('deliberate failure');
     expect(run.code, run.out).to.equal(1);
-    expect(run.out, 'the CLI made its store').to.match(/fixture: account [A-Z0-9]{8} in /);
-    // tsx keeps its compile cache there on purpose (tsx-<uid>), for every later run.
-    expect(readdirSync(scratch).filter((name) => !name.startsWith('tsx-')), 'left in the temp folder').to.deep.equal([]);
-    const database = /fixture: database (tl_test_[0-9a-f]+)/.exec(run.out)?.[1];
-    if (database !== undefined) expect(await databaseExists(database), `database ${database} left behind`).to.equal(false);
+    await expectNothingLeft(run);
+  });
+
+  it('a run interrupted as Ctrl-C does (SIGINT to its process group) leaves no temp folder or database', async () => {
+    const run = await runFixture({ TL_FIXTURE_INTERRUPT: '1' }, (child) => process.kill(-child.pid!, 'SIGINT'));
+    expect(run.out, 'interrupted while waiting').to.contain('fixture: waiting').and.not.contain('deliberate failure');
+    await expectNothingLeft(run);
   });
 });
+
+interface FixtureRun {
+  /** Exit code, or the signal that ended the run. */
+  code: number | string;
+  out: string;
+  /** The run's temp folder. */
+  scratch: string;
+}
+
+/**
+ * Runs hermetic-run.fixture.ts in a mocha of its own, in a process group of its own, with the
+ * operator's settings in its environment and in ENV_FILE and a temp folder of its own.
+ * `whenWaiting` is called once the fixture says it waits to be interrupted.
+ */
+async function runFixture(env: Record<string, string> = {}, whenWaiting?: (child: ChildProcess) => void): Promise<FixtureRun> {
+  const scratch = tempDir('tl-hermetic-tmp-');
+  const settings = join(tempDir('tl-hermetic-env-'), 'operator.env');
+  writeFileSync(settings, operatorEnvFile());
+  const child = spawn(process.execPath, [join(ROOT, 'node_modules/mocha/bin/mocha.js'), '--spec', 'test/helpers/hermetic-run.fixture.ts'], {
+    cwd: ROOT,
+    env: { ...process.env, ...OPERATOR_SETTINGS, ENV_FILE: settings, TMPDIR: scratch, TMP: scratch, TEMP: scratch, ...env },
+    stdio: ['ignore', 'pipe', 'pipe'],
+    detached: true,
+  });
+  let out = '';
+  const collect = (d: Buffer) => {
+    const waiting = !out.includes('fixture: waiting');
+    out += d.toString();
+    if (waiting && out.includes('fixture: waiting')) whenWaiting?.(child);
+  };
+  child.stdout!.on('data', collect);
+  child.stderr!.on('data', collect);
+  const code = await new Promise<number | string>((resolve) => child.once('close', (c, signal) => resolve(c ?? signal ?? -1)));
+  return { code, out, scratch };
+}
+
+async function expectNothingLeft(run: FixtureRun): Promise<void> {
+  expect(run.out, 'the CLI made its store').to.match(/fixture: account [A-Z0-9]{8} in /);
+  // tsx keeps its compile cache there on purpose (tsx-<uid>), for every later run.
+  expect(readdirSync(run.scratch).filter((name) => !name.startsWith('tsx-')), 'left in the temp folder').to.deep.equal([]);
+  const database = /fixture: database (tl_test_[0-9a-f]+)/.exec(run.out)?.[1];
+  if (database !== undefined) expect(await databaseExists(database), `database ${database} left behind`).to.equal(false);
+}
