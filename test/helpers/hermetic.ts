@@ -17,7 +17,7 @@ import { runEndCleanups } from './run-end.ts';
 import { NO_SETTINGS_FILE, SERVICE_VARIABLES } from './service-variables.ts';
 
 /** Run folders are named after the process that owns them, so a later run can tell a dead one. */
-export const RUN_FOLDER_PREFIX = 'tl-run-';
+const RUN_FOLDER_PREFIX = 'tl-run-';
 
 function alive(pid: number): boolean {
   try {
@@ -61,9 +61,12 @@ function onSignal(signal: NodeJS.Signals): void {
   const end = () => {
     if (ended) return;
     ended = true;
-    removeRunFolder();
-    for (const s of SIGNALS) process.off(s, onSignal);
-    process.kill(process.pid, signal);
+    try {
+      removeRunFolder();
+    } finally {
+      for (const s of SIGNALS) process.off(s, onSignal);
+      process.kill(process.pid, signal);
+    }
   };
   setTimeout(end, 3_000).unref();
   void runEndCleanups().catch(() => undefined).finally(end);
