@@ -4,6 +4,9 @@
 const named = process.argv.slice(2).some((a) => /\.test\.ts$/.test(a) || a === '--spec');
 module.exports = {
   'node-option': ['import=tsx'],
+  // The root hook: no operator setting (.env, environment) reaches a test, and the run's
+  // scratch folders and databases are removed when it ends.
+  require: ['test/helpers/hermetic.ts'],
   ...(named ? {} : { spec: ['test/**/*.test.ts', 'plugins/**/*.test.ts', 'customers/**/*.test.ts'] }),
   timeout: 20000,
   exit: true,

@@ -9,6 +9,7 @@ import { expect } from 'chai';
 import { shippedFolderEnv } from '../helpers/shipped-folders.ts';
 import { openConnection } from '../../src/store/sqlite/connection.ts';
 import { migrate } from '../../src/store/sqlite/migrations.ts';
+import { testProcessEnv } from '../helpers/service-variables.ts';
 
 export const ROOT = fileURLToPath(new URL('../..', import.meta.url));
 export const BASE_URL = 'https://track.example.test';
@@ -29,14 +30,14 @@ export interface TempCli {
 
 /**
  * `databaseUrl`: run against that PostgreSQL database instead of a SQLite file in the temp DATA_DIR.
- * `env`: more settings (e.g. RULES_DIR; the rules, customers and plugins folders are the shipped ones unless named).
- * The SQLite store is made first, as `tracklane migrate` would (commands other than migrate
- * never create one); `store: false` leaves DATA_DIR empty.
+ * `env`: more settings (e.g. RULES_DIR; the rules, customers and plugins folders are the shipped ones unless named);
+ * no other setting reaches the CLI (testProcessEnv). The SQLite store is made first, as
+ * `tracklane migrate` would (commands other than migrate never create one); `store: false` leaves DATA_DIR empty.
  */
 export function tempCli(opts: { databaseUrl?: string; env?: Record<string, string>; store?: boolean } = {}): TempCli {
   const dataDir = mkdtempSync(tmpdir() + '/tl-');
   if (!opts.databaseUrl && opts.store !== false) createSqliteStore(join(dataDir, 'tracklane.db'));
-  const env = { ...process.env, ...shippedFolderEnv(), DATA_DIR: dataDir, DATABASE_URL: opts.databaseUrl ?? '', PORT: '', PUBLIC_BASE_URL: BASE_URL, ...opts.env };
+  const env = testProcessEnv({ ...shippedFolderEnv(), DATA_DIR: dataDir, DATABASE_URL: opts.databaseUrl ?? '', PORT: '', PUBLIC_BASE_URL: BASE_URL, ...opts.env });
   const run = (...args: string[]) =>
     new Promise<CliResult>((resolve) => {
       execFile(process.execPath, [join(ROOT, 'src/cli/bin.mjs'), ...args], { cwd: ROOT, env, encoding: 'utf8' }, (err, stdout, stderr) => {

@@ -1,8 +1,11 @@
 // PostgreSQL for tests: each suite gets a database of its own, created here and dropped
-// after. On a machine without PostgreSQL the suites are skipped with a loud notice, unless
-// TRACKLANE_REQUIRE_POSTGRES=1 (CI sets it), which turns a missing server into a failure.
+// after, by the suite or else at the end of the run (run-end.ts), so a suite that fails half
+// way leaves none behind. On a machine without PostgreSQL the suites are skipped with a loud
+// notice, unless TRACKLANE_REQUIRE_POSTGRES=1 (CI sets it), which turns a missing server into
+// a failure.
 import pg from 'pg';
 import { randomBytes } from 'node:crypto';
+import { atRunEnd } from './run-end.ts';
 
 export const PG_ADMIN_URL = process.env.TRACKLANE_TEST_PG_URL ?? 'postgres://postgres@127.0.0.1:5432/postgres';
 const REQUIRED = process.env.TRACKLANE_REQUIRE_POSTGRES === '1';
@@ -59,6 +62,8 @@ async function admin<T>(fn: (c: pg.Client) => Promise<T>): Promise<T> {
 /** Creates an empty database `tl_test_<random>`; its URL points the store at it. */
 export async function createTestDatabase(): Promise<TestDatabase> {
   const name = `tl_test_${randomBytes(6).toString('hex')}`;
+  const dropDatabase = () => admin((c) => c.query(`DROP DATABASE IF EXISTS ${name} WITH (FORCE)`)).then(() => undefined);
+  const dropped = atRunEnd(dropDatabase);
   await admin((c) => c.query(`CREATE DATABASE ${name}`));
   const url = new URL(PG_ADMIN_URL);
   url.pathname = `/${name}`;
@@ -76,7 +81,14 @@ export async function createTestDatabase(): Promise<TestDatabase> {
       }
     },
     async drop() {
-      await admin((c) => c.query(`DROP DATABASE IF EXISTS ${name} WITH (FORCE)`));
+      await dropDatabase();
+      dropped();
     },
   };
+}
+
+/** Whether a database of that name exists on the test server. */
+export async function databaseExists(name: string): Promise<boolean> {
+  const { rowCount } = await admin((c) => c.query('SELECT 1 FROM pg_database WHERE datname = $1', [name]));
+  return rowCount === 1;
 }

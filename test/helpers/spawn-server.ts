@@ -4,6 +4,7 @@ import { spawn, type ChildProcess } from 'node:child_process';
 import { fileURLToPath } from 'node:url';
 import { join } from 'node:path';
 import { shippedFolderEnv } from './shipped-folders.ts';
+import { testProcessEnv } from './service-variables.ts';
 
 export const ROOT = fileURLToPath(new URL('../..', import.meta.url));
 
@@ -17,7 +18,8 @@ export interface SpawnedServer {
 }
 
 /**
- * RULES_DIR, CUSTOMERS_DIR and PLUGINS_DIR are the shipped folders (shipped-folders.ts) unless `env` names others.
+ * RULES_DIR, CUSTOMERS_DIR and PLUGINS_DIR are the shipped folders (shipped-folders.ts) unless `env` names others;
+ * no other setting but those in `env` (testProcessEnv).
  * `cwd`: run from another folder (its .env applies), with tsx and the entry found by path.
  * `command`: how to launch it (`['npm', 'start']`); by default npm start's entry, tsx's
  * require hook found from the entry's own folder whatever the cwd.
@@ -26,7 +28,7 @@ export async function spawnServer(env: Record<string, string>, timeoutMs = 15_00
   const [file, ...args] = command;
   const child = spawn(file, args, {
     cwd,
-    env: { ...process.env, PORT: '0', HOST: '127.0.0.1', LOG_LEVEL: 'info', ...shippedFolderEnv(), ...env },
+    env: testProcessEnv({ PORT: '0', HOST: '127.0.0.1', LOG_LEVEL: 'info', ...shippedFolderEnv(), ...env }),
     stdio: ['ignore', 'pipe', 'pipe'],
   });
   let out = '';

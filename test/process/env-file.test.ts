@@ -87,7 +87,7 @@ describe('process: .env shared by the CLI and the server', function () {
   });
 });
 
-/** The server entry of the project in `cwd`, started there as `npm start` would. */
+/** The server entry of the project in `cwd`, started there as `npm start` would (reading cwd's .env: no ENV_FILE). */
 async function spawnServerIn(cwd: string, env: Record<string, string>): Promise<SpawnedServer> {
-  return spawnServer({ ...env, PORT: '0', HOST: '127.0.0.1' }, 15_000, cwd, [process.execPath, join(cwd, 'src/index.cjs')]);
+  return spawnServer({ ...env, ENV_FILE: '', PORT: '0', HOST: '127.0.0.1' }, 15_000, cwd, [process.execPath, join(cwd, 'src/index.cjs')]);
 }
