@@ -19,7 +19,7 @@ export interface MemoryTokenBuckets extends TokenBucketLimiter {
    * wait for it): for work already done. Returns 0 when the bucket could afford it, else
    * the whole seconds until it is out of debt (at least 1).
    */
-  charge(key: string, perSecond: number, count: number, capacity?: number): number;
+  charge(key: string, perSecond: number, count: number, capacity?: number, paid?: number): number;
 }
 
 interface Bucket {
@@ -72,9 +72,10 @@ export function createTokenBuckets(opts: { now?: () => number; burstSeconds?: nu
       }
       return secondsFor(needed - b.tokens, perSecond);
     },
-    charge(key, perSecond, count, capacity = perSecond * burst) {
+    charge(key, perSecond, count, capacity = perSecond * burst, paid = 0) {
       const b = refilled(key, perSecond, capacity);
-      const afforded = b.tokens >= neededFor(count, capacity);
+      // `paid`: what the same request already took; affordable as if it had all been asked at once.
+      const afforded = b.tokens + paid >= neededFor(count + paid, capacity);
       b.tokens -= count;
       return afforded ? 0 : secondsFor(-b.tokens, perSecond);
     },

@@ -57,6 +57,18 @@ describe('token buckets: work already done', () => {
     t += 2500;
     expect(b.take('a', 10, 0)).to.equal(0);
   });
+
+  it('a charge for the rest of what a request took part of is judged as the whole: a full bucket affords a body larger than itself', () => {
+    // The clock stands still, as on a fast machine: the declared bytes were taken a moment ago.
+    const b = createTokenBuckets({ now: () => 0 });
+    expect(b.take('gz', 10, 2)).to.equal(0); // 20 → 18: the declared length
+    expect(b.charge('gz', 10, 98, undefined, 2), 'full before the request: affordable').to.equal(0); // 18 → -80
+    expect(b.take('gz', 10, 1), 'then in debt').to.equal(9);
+    // A bucket not full before the request still cannot afford it.
+    expect(b.take('part', 10, 5)).to.equal(0); // another request: 20 → 15
+    expect(b.take('part', 10, 2)).to.equal(0); // 15 → 13
+    expect(b.charge('part', 10, 98, undefined, 2)).to.be.above(0);
+  });
 });
 
 describe('intake rate limit', () => {
