@@ -3,7 +3,9 @@
 import { resolve } from 'node:path';
 import { availableParallelism } from 'node:os';
 import { parseTrustProxy, type TrustProxy } from './client-ip.ts';
-import { DEFAULT_INTAKE_BYTES_PER_SECOND } from './http/body-byte-budget.ts';
+
+/** Body bytes per second per account on the intake when INTAKE_BYTES_PER_SECOND is unset. */
+export const DEFAULT_INTAKE_BYTES_PER_SECOND = 16 * 1024 * 1024;
 
 /** One admin credential: `ADMIN_TOKEN` is named `admin`; `ADMIN_TOKENS` names its own. */
 export interface AdminToken {

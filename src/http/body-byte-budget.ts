@@ -12,10 +12,10 @@
 // A request refused later (a 400 body) has still paid for its bytes.
 import type { Next } from 'koa';
 import { AppError } from '../errors.ts';
+import { DEFAULT_INTAKE_BYTES_PER_SECOND } from '../config.ts';
 import { createTokenBuckets, type MemoryTokenBuckets } from './rate-limit.ts';
 import type { AppContext } from './types.ts';
 
-export const DEFAULT_INTAKE_BYTES_PER_SECOND = 16 * 1024 * 1024;
 
 export interface BodyByteBudget {
   /** Middleware after authentication, before the body is read. */
