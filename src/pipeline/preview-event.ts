@@ -66,6 +66,13 @@ export interface PreviewInput {
   now: number;
 }
 
+/** Every destination of `input` as skipped (`rule_budget_exceeded`): its rules were stopped before they were planned. */
+export function stoppedPreviews(input: PreviewInput, message: string): DestinationPreview[] {
+  return input.destinations.map((d) => ({
+    destination_id: d.id, type: d.type, name: d.name, status: 'skipped', reason: 'rule_budget_exceeded', message: `${d.type}: ${message}`, requests: [], warnings: [],
+  }));
+}
+
 /** A request body as JSON when it is JSON, else the text. */
 export const parseBody = (s: string): unknown => {
   try {
@@ -94,10 +101,7 @@ export async function previewEvent(deps: PreviewDeps, input: PreviewInput): Prom
     if (!(err instanceof RuleInlineLimitError) || deps.overflow === undefined) throw err;
     const planned = await deps.overflow().plan(input, rules);
     if (planned !== null) return planned;
-    return input.destinations.map((d) => ({
-      destination_id: d.id, type: d.type, name: d.name, status: 'skipped', reason: 'rule_budget_exceeded',
-      message: `${d.type}: this event's rules need a preview thread and none is available now; nothing would be sent`, requests: [], warnings: [],
-    }));
+    return stoppedPreviews(input, 'this event\'s rules need a preview thread and none is available now; nothing would be sent');
   }
   return plans.map((p): DestinationPreview => {
     const base = { destination_id: p.destination.id, type: p.destination.type, name: p.destination.name };

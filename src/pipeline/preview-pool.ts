@@ -11,7 +11,7 @@
 import { availableParallelism } from 'node:os';
 import { Piscina } from 'piscina';
 import { siblingModule } from '../build-state.cjs';
-import type { DestinationPreview, PreviewInput } from './preview-event.ts';
+import { stoppedPreviews, type DestinationPreview, type PreviewInput } from './preview-event.ts';
 import type { RuleSet } from '../rules/rule-set.ts';
 import type { RuleSpec } from '../rules/types.ts';
 import type { PreviewAnswer, PreviewTask, WarmTask } from './preview-worker.ts';
@@ -118,7 +118,7 @@ export function createPreviewPool(opts: PreviewPoolOptions): PreviewPool {
         if (closed) throw err;
         if (signal.aborted || isOutOfMemory(err)) {
           const why = signal.aborted ? `ran past its time limit of ${timeoutMs / 1000} s` : 'ran out of the memory a preview thread has';
-          return stopped(input, `planning this event ${why}; nothing would be sent`);
+          return stoppedPreviews(input, `planning this event ${why}; nothing would be sent`);
         }
         restsUntil = Date.now() + REST_MS;
         const broken = piscina;
@@ -142,11 +142,4 @@ export function createPreviewPool(opts: PreviewPoolOptions): PreviewPool {
 /** A thread ended by its heap limit: planning the same event anywhere else would do the same. */
 function isOutOfMemory(err: unknown): boolean {
   return (err as { code?: unknown } | null)?.code === 'ERR_WORKER_OUT_OF_MEMORY';
-}
-
-/** Every destination of `input` as skipped: the event's rules were stopped. */
-function stopped(input: PreviewInput, message: string): DestinationPreview[] {
-  return input.destinations.map((d) => ({
-    destination_id: d.id, type: d.type, name: d.name, status: 'skipped', reason: 'rule_budget_exceeded', message: `${d.type}: ${message}`, requests: [], warnings: [],
-  }));
 }

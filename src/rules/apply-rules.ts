@@ -6,7 +6,7 @@ import { isPlainObject, setPath } from '../destinations/dot-path.ts';
 import {
   createEvaluationBudget, evaluate, RuleBudgetError, RuleInlineLimitError, truthy, type EvaluationBudget, type SharedSteps,
 } from './json-logic.ts';
-import { jsonFitsWithin } from './work-meter.ts';
+import { jsonFitsWithin } from './bounded-values.ts';
 
 /**
  * Characters of JSON text one native event may take (escapes not counted): a rule whose

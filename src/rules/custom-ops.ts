@@ -4,7 +4,8 @@
 // json-logic evaluates every argument against the current data before calling these.
 import { cookieJar, type CookieInput } from '../schema/cookie-jar.ts';
 import { isPlainObject, setPath } from '../destinations/dot-path.ts';
-import { boundedJson, chargeText, spend } from './work-meter.ts';
+import { chargeText, spend } from './work-meter.ts';
+import { boundedJson } from './bounded-values.ts';
 
 type Operation = (this: unknown, ...args: unknown[]) => unknown;
 

@@ -8,8 +8,9 @@
 import jsonLogic from 'json-logic-js';
 import { CUSTOM_OPERATIONS } from './custom-ops.ts';
 import {
-  boundedText, chargeText, createEvaluationBudget, MAX_VALUE_CHARS, spend, spendChars, enterBudget, leaveBudget, type EvaluationBudget,
+  chargeText, createEvaluationBudget, MAX_VALUE_CHARS, spend, spendChars, enterBudget, leaveBudget, type EvaluationBudget,
 } from './work-meter.ts';
+import { boundedText } from './bounded-values.ts';
 
 /** json-logic-js 2.x built-ins kept. `if`/`?:`, `and`, `or` and the array ops live in `apply` itself. */
 export const BUILTIN_OPERATIONS = [
