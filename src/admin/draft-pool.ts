@@ -9,6 +9,7 @@ import { siblingModule } from '../build-state.cjs';
 import type { DraftResult, DraftRunner } from '../pipeline/draft-preview.ts';
 import type { DraftWorkerTask } from './draft-worker.ts';
 import { workerExecArgv, workerResourceLimits } from '../workers/worker-options.ts';
+import { createTaskGate } from '../workers/task-gate.ts';
 
 /** Time a preview or replay may spend planning events, by default. */
 export const DRAFT_TIME_LIMIT_MS = 10_000;
@@ -46,30 +47,10 @@ export class DraftStopped extends Error {
 // The compiled module when this one is (npm start from dist/), else the source through tsx.
 const WORKER_FILE = siblingModule(import.meta.url, 'draft-worker');
 
-/** At most `slots` holders at once and `maxWaiting` waiting; one more is refused at once. */
-function createGate(slots: number, maxWaiting: number) {
-  let busy = 0;
-  const waiting: (() => void)[] = [];
-  return {
-    /** Resolves once a slot is this caller's; throws DraftPoolBusy when the queue is full. */
-    async enter(): Promise<void> {
-      if (busy < slots) return void busy++;
-      if (waiting.length >= maxWaiting) throw new DraftPoolBusy(`${maxWaiting} previews are already waiting`);
-      // The slot is handed over by leave(): busy stays as it is.
-      await new Promise<void>((resolve) => waiting.push(resolve));
-    },
-    leave(): void {
-      const next = waiting.shift();
-      if (next) next();
-      else busy--;
-    },
-  };
-}
-
 export function createDraftPool(opts: DraftPoolOptions): DraftRunner {
   const timeLimitMs = opts.timeLimitMs ?? DRAFT_TIME_LIMIT_MS;
   const abortGraceMs = opts.abortGraceMs ?? ABORT_GRACE_MS;
-  const gate = createGate(opts.threads ?? 1, MAX_QUEUED);
+  const gate = createTaskGate(opts.threads ?? 1, { maxWaiting: MAX_QUEUED, full: () => new DraftPoolBusy(`${MAX_QUEUED} previews are already waiting`) });
   let piscina: Piscina | undefined;
   // Threads start on the first preview; one stays warm a while after (a worker with tsx
   // takes a second or so to start and load the plugins).

@@ -16,6 +16,7 @@ import type { RuleSet } from '../rules/rule-set.ts';
 import type { RuleSpec } from '../rules/types.ts';
 import type { PreviewAnswer, PreviewTask, WarmTask } from './preview-worker.ts';
 import { workerExecArgv, workerResourceLimits } from '../workers/worker-options.ts';
+import { createTaskGate } from '../workers/task-gate.ts';
 
 /** After a failure, previews are planned on the calling thread for this long. */
 const REST_MS = 60_000;
@@ -62,21 +63,8 @@ export function createPreviewPool(opts: PreviewPoolOptions): PreviewPool {
   }));
   const timeoutMs = opts.timeoutMs ?? PLAN_TIMEOUT_MS;
   // At most one task per thread is handed to piscina, so a task's clock starts when a thread
-  // takes it: the others wait here, untimed, in arrival order.
-  let running = 0;
-  const waiting: Array<() => void> = [];
-  const acquire = (): Promise<void> | undefined => {
-    if (running < threads) {
-      running++;
-      return undefined;
-    }
-    return new Promise<void>((resolve) => waiting.push(resolve));
-  };
-  const release = () => {
-    const next = waiting.shift();
-    if (next !== undefined) next(); // the slot passes on
-    else running--;
-  };
+  // takes it: the others wait in the gate, untimed, in arrival order.
+  const gate = createTaskGate(threads);
   /** A key per rule list object: a rule set keeps its lists until it is replaced, so a key names one content. */
   const keys = new WeakMap<readonly RuleSpec[], string>();
   let nextKey = 0;
@@ -103,7 +91,7 @@ export function createPreviewPool(opts: PreviewPoolOptions): PreviewPool {
       });
       const task: PreviewTask = { pluginsDir: opts.pluginsDir, input, lists };
       await warm;
-      await acquire();
+      await gate.enter();
       // One clock for both runs: aborting a running task ends its thread (piscina starts another).
       const signal = AbortSignal.timeout(timeoutMs);
       try {
@@ -128,7 +116,7 @@ export function createPreviewPool(opts: PreviewPoolOptions): PreviewPool {
         opts.onError?.(err, REST_MS);
         return null;
       } finally {
-        release();
+        gate.leave();
       }
     },
     async close() {
