@@ -1,5 +1,6 @@
 // When GA4 is told an event happened: the time a rule gives (`timestamp_micros`), else when
-// tracklane received it, kept inside what GA4 records: at most 72 hours back, never ahead.
+// tracklane received it, kept inside what GA4 records: at most 72 hours back, never after it
+// was received (not "never after now": the same event built again later gives the same bytes).
 // GA4 itself moves an older time to "72 hours ago" (validation_behavior RELAXED); doing it
 // here makes the request say what GA4 will record, and lets the caller warn and drop the session.
 
@@ -22,5 +23,5 @@ export function eventTime(ruleMicros: unknown, receivedAt: number, now: number):
     : receivedAt * 1000;
   const earliest = (now - MAX_AGE_MS + CLAMP_MARGIN_MS) * 1000;
   const tooOld = own < (now - MAX_AGE_MS) * 1000;
-  return { micros: Math.min(Math.max(own, earliest), now * 1000), tooOld };
+  return { micros: Math.min(Math.max(own, earliest), Math.max(receivedAt * 1000, earliest)), tooOld };
 }

@@ -136,8 +136,9 @@ const EXPECTED: Record<string, Record<string, unknown> | null> = {
   product_viewed: {
     event_name: 'ViewContent', event_time: 1760000000, event_id: 'tl_view_1', action_source: 'website',
     event_source_url: 'https://shop.example/p/linen-shirt?fbclid=IwAR9landing',
-    // No user and no _fbc cookie: fbc is built from the fbclid with `now` as first-seen time.
-    user_data: { client_ip_address: '203.0.113.9', client_user_agent: UA, fbc: 'fb.1.1760000002123.IwAR9landing' },
+    // No user and no _fbc cookie: fbc is built from the fbclid with the event's received time as
+    // first-seen time (not the mapping's `now`: mapped again later, the body must not change).
+    user_data: { client_ip_address: '203.0.113.9', client_user_agent: UA, fbc: 'fb.1.1760000000123.IwAR9landing' },
     custom_data: {
       value: 49.9, currency: 'EUR', content_name: 'Linen Shirt Red M', content_category: 'Shirts',
       content_ids: ['SKU-RED-M'], contents: [{ id: 'SKU-RED-M', quantity: 1, item_price: 49.9 }], content_type: 'product',

@@ -250,7 +250,21 @@ describe('meta-capi plugin', () => {
 
     it('names the Graph code and subcode in the message', () => {
       const c = plugin.classifyResponse(res(400, { error: { message: 'Invalid parameter', code: 100, error_subcode: 2804003 } }));
-      expect(c).to.deep.equal({ outcome: 'permanent', message: 'HTTP 400, Graph error code 100/2804003: Invalid parameter' });
+      expect(c).to.deep.equal({ outcome: 'permanent', message: 'HTTP 400, Graph error code 100/2804003: Invalid parameter', others: 'split' });
+    });
+
+    it('an invalid parameter (code 100) refuses the whole batch naming no event: the request is split, with Meta\'s own words as the reason', () => {
+      const c = plugin.classifyResponse(res(400, { error: {
+        message: 'Invalid parameter', type: 'OAuthException', code: 100, error_subcode: 2804019, is_transient: false,
+        error_user_title: 'Invalid event time', error_user_msg: 'The event_time is more than 7 days in the past.', fbtrace_id: 'A',
+      } }));
+      expect(c).to.deep.equal({
+        outcome: 'permanent', others: 'split',
+        message: 'HTTP 400, Graph error code 100/2804019: Invalid parameter (Invalid event time: The event_time is more than 7 days in the past.)',
+      });
+      // About the pixel or the token, not an event: every half would fail the same, so no split.
+      expect(plugin.classifyResponse(res(400, { error: { message: 'Unsupported post request. Object with ID does not exist', code: 100, error_subcode: 33 } }))).to.not.have.property('others');
+      expect(plugin.classifyResponse(res(401, { error: { message: 'Error validating access token', code: 190 } }))).to.not.have.property('others');
     });
   });
 });

@@ -92,6 +92,26 @@ describe('pinterest plugin', () => {
     it('names Pinterest\'s first per-event error', () => {
       expect(plugin.classifyResponse(res(200, { events: [{ status: 'failed', error_message: 'bad event_time' }] }))).to.deep.equal({
         outcome: 'permanent', message: 'HTTP 200, every event failed: bad event_time',
+        events: [{ index: 0, outcome: 'permanent', message: 'HTTP 200, Pinterest event failed: bad event_time' }],
+      });
+    });
+
+    it('each failed event of a 200 (events[], in request order) fails with its own error_message; the others are delivered', () => {
+      const reply = res(200, {
+        num_events_received: 3, num_events_processed: 1,
+        events: [
+          { status: 'processed', error_message: '', warning_message: 'The currency field is not a standard value.' },
+          { status: 'failed', error_message: 'Event timestamp is more than 7 days in the past.', warning_message: '' },
+          { status: 'failed', error_message: 'User data must include em, hashed_maids or client_ip_address and client_user_agent.', warning_message: '' },
+        ],
+      });
+      expect(plugin.classifyResponse(reply)).to.deep.equal({
+        outcome: 'success',
+        message: 'events processed 1; 2 failed: Event timestamp is more than 7 days in the past.; warning: The currency field is not a standard value.',
+        events: [
+          { index: 1, outcome: 'permanent', message: 'HTTP 200, Pinterest event failed: Event timestamp is more than 7 days in the past.' },
+          { index: 2, outcome: 'permanent', message: 'HTTP 200, Pinterest event failed: User data must include em, hashed_maids or client_ip_address and client_user_agent.' },
+        ],
       });
     });
   });

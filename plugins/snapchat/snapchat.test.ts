@@ -98,11 +98,37 @@ describe('snapchat plugin', () => {
 
     it('names Snap\'s first reason or error message', () => {
       expect(plugin.classifyResponse(res(400, { status: 'INVALID', errors: { codes: ['E1'], error_msgs: ['Missing price and/or currency'] } }))).to.deep.equal({
-        outcome: 'permanent', message: 'HTTP 400, Snap error: Missing price and/or currency',
+        outcome: 'permanent', message: 'HTTP 400, Snap error: Missing price and/or currency', others: 'split',
       });
       expect(plugin.classifyResponse(res(200, { status: 'VALID', event_logs: [{ status: 'INVALID', errors: { error_msgs: ['Unhashed PII'] } }] }))).to.deep.equal({
         outcome: 'permanent', message: 'HTTP 200, Snap found the events invalid: Unhashed PII',
+        events: [{ index: 0, outcome: 'permanent', message: 'HTTP 200, Snap found the event invalid: Unhashed PII' }],
       });
+    });
+
+    it('event logs name events by index: each INVALID one fails with its own messages, the others are delivered', () => {
+      const reply = res(200, {
+        status: 'VALID', test_event: true,
+        event_logs: [
+          { event: 0, status: 'VALID', warnings: [] },
+          { event: 1, status: 'INVALID', errors: { codes: ['E1'], error_msgs: ['Timestamp out of range'] } },
+          { event: 2, status: 'VALID' },
+        ],
+      });
+      expect(plugin.classifyResponse(reply)).to.deep.equal({
+        outcome: 'success', message: 'VALID; 1 of 3 events invalid: Timestamp out of range',
+        events: [{ index: 1, outcome: 'permanent', message: 'HTTP 200, Snap found the event invalid: Timestamp out of range' }],
+      });
+    });
+
+    it('a 400 INVALID naming its event fails that one and resends the others; naming none, it splits the request', () => {
+      expect(plugin.classifyResponse(res(400, { status: 'INVALID', event: 2, reason: 'Insufficient PII' }))).to.deep.equal({
+        outcome: 'permanent', message: 'HTTP 400, Snap error: Insufficient PII',
+        events: [{ index: 2, outcome: 'permanent', message: 'HTTP 400, Snap found the event invalid: Insufficient PII' }],
+        others: 'resend',
+      });
+      expect(plugin.classifyResponse(res(400, { status: 'INVALID', reason: 'Insufficient PII' }))).to.have.property('others', 'split');
+      expect(plugin.classifyResponse(res(401, { status: 'INVALID', reason: 'Unauthorized' }))).to.not.have.property('others');
     });
   });
 

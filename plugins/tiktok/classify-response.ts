@@ -1,11 +1,16 @@
 // TikTok's reply → success / retryable / permanent.
-// TikTok answers HTTP 200 with a JSON `code`; the code decides when there is one.
+// TikTok answers HTTP 200 with a JSON `code`; the code decides when there is one. Its answer
+// names no event: an invalid parameter (40002) refuses the whole batch for what may be one
+// bad event, so the request is split until that event is alone (it then fails with TikTok's
+// message) and the valid ones go through.
 import { classifyHttpStatus, isRedirectStatus, isRetryableStatus, isSuccessStatus } from '../../src/destinations/http-status.ts';
 import { retryable, retryAfterMs } from '../../src/destinations/retry-after.ts';
 import type { Classification, PlatformResponse } from '../../src/destinations/types.ts';
 
 const SUCCESS_CODES = new Set([0, 20001]);
 const RATE_LIMITED = 40100;
+/** An invalid parameter: about the events the request carries, not its token or pixel. */
+const INVALID_PARAMETER = 40002;
 
 export function classifyResponse(res: PlatformResponse): Classification {
   const { status } = res;
@@ -24,8 +29,8 @@ export function classifyResponse(res: PlatformResponse): Classification {
   if (SUCCESS_CODES.has(code) && isSuccessStatus(status)) return { outcome: 'success', message: label };
   // 40100 is the rate limit; 5xxxx are TikTok's internal errors.
   if (code === RATE_LIMITED || (code >= 50000 && code <= 59999)) return retryable(label, retryAfterMs(res.headers));
-  // 40001 auth/permission, 40002 invalid parameter, and any other code: fix the request.
-  return { outcome: 'permanent', message: label };
+  // 40002 invalid parameter: split; 40001 auth/permission and any other code: fix the request.
+  return code === INVALID_PARAMETER ? { outcome: 'permanent', message: label, others: 'split' } : { outcome: 'permanent', message: label };
 }
 
 /** `{code, message}` of a reply; a truncated body still yields its code. */

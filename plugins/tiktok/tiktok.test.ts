@@ -211,8 +211,14 @@ describe('tiktok plugin', () => {
 
     it('names the TikTok code in the message', () => {
       expect(plugin.classifyResponse(res(200, ok(40002, 'Invalid parameter')))).to.deep.equal({
-        outcome: 'permanent', message: 'HTTP 200, TikTok code 40002: Invalid parameter',
+        outcome: 'permanent', message: 'HTTP 200, TikTok code 40002: Invalid parameter', others: 'split',
       });
+    });
+
+    it('an invalid parameter (40002) names no event: the request is split; auth and other codes are not', () => {
+      expect(plugin.classifyResponse(res(200, ok(40002, 'Invalid value for currency')))).to.have.property('others', 'split');
+      expect(plugin.classifyResponse(res(200, ok(40001, 'No permission')))).to.not.have.property('others');
+      expect(plugin.classifyResponse(res(200, ok(40105, 'Access token invalid')))).to.not.have.property('others');
     });
   });
 });

@@ -15,7 +15,11 @@ export interface AttributionInput {
   landingUrl?: string;
   /** For refine steps that derive an id from the user. */
   user?: { id?: unknown; email?: unknown; phone?: unknown } | null;
-  /** Milliseconds since epoch; e.g. the first-seen time of an fbc built from `fbclid`. */
+  /**
+   * Milliseconds since epoch: the time the ids are read as at, e.g. the first-seen time of an
+   * fbc built from `fbclid`. The pipeline passes the event's received time, never the clock,
+   * so an event mapped again (a trace, a replay) gives the same ids and the same bytes.
+   */
   now: number;
   /** Settings of the destination being mapped (a refine step may read one, e.g. GA4's measurement_id). */
   settings?: Readonly<Record<string, unknown>>;

@@ -40,7 +40,7 @@ export interface RefineContext {
   cookies: CookieJar;
   /** The event's user, to derive ids from. */
   user: { id?: unknown; email?: unknown; phone?: unknown } | null | undefined;
-  /** ms since epoch. */
+  /** ms since epoch: the event's received time when mapping (never the clock: mapped again, the ids must not change). */
   now: number;
   /** Keys derived ids (the account id), so they differ between accounts. */
   salt: string;

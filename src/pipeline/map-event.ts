@@ -123,9 +123,11 @@ export function mapEventForDestination(input: MapEventInput): MapResult {
   const warnings: string[] = [];
   const wantWarnings = input.warnings !== false;
   const specs = specsWith(plugin, input.attributionSpecs);
+  // Ids are read as at the event's receipt, not at mapping: an id built from a landing
+  // parameter (fbc from fbclid) is then the same however often, and whenever, it is mapped.
   const attributionInput: AttributionInput = {
     cookies: event.cookies, url: event.context.url, landingUrl: event.context.landing_url, user: event.user ?? null,
-    now, salt: account.scriptId, specs, settings,
+    now: input.receivedAt, salt: account.scriptId, specs, settings,
   };
   const attribution = input.attributionReading !== undefined && specs === input.attributionSpecs
     ? refineAttribution(input.attributionReading, attributionInput)
@@ -216,13 +218,13 @@ function distinct(warnings: string[]): string[] {
   return warnings.length < 2 ? warnings : [...new Set(warnings)];
 }
 
-/** What attribution is read from for one event (everything but the destination's settings). */
+/** What attribution is read from for one event (everything but the destination's settings); `receivedAt`: the event's. */
 export function attributionSources(
-  event: NormalizedEvent, account: Pick<Account, 'scriptId'>, now: number, specs: readonly NamedAttributionSpec[],
+  event: NormalizedEvent, account: Pick<Account, 'scriptId'>, receivedAt: number, specs: readonly NamedAttributionSpec[],
 ): Omit<AttributionInput, 'settings'> {
   return {
     cookies: event.cookies, url: event.context.url, landingUrl: event.context.landing_url, user: event.user ?? null,
-    now, salt: account.scriptId, specs,
+    now: receivedAt, salt: account.scriptId, specs,
   };
 }
 

@@ -69,7 +69,7 @@ export async function planEvents(deps: PlanDeps, subjects: readonly PlanSubject[
     const s = subjects[i];
     // Cookies and URLs are read once per event; each destination refines the reading.
     const reading = s.destinations.length > 1 && s.event?.context !== undefined
-      ? readAttribution(attributionSources(s.event, s.account, opts.now, specs)) : undefined;
+      ? readAttribution(attributionSources(s.event, s.account, s.receivedAt, specs)) : undefined;
     const plans = new Array<DestinationPlan>(s.destinations.length);
     for (let k = 0; k < plans.length; k++) {
       const d = s.destinations[k];

@@ -5,6 +5,9 @@
 // (continueOnValidationError) and names its index; LinkedIn refuses the BATCH_CREATE whole with
 // 422 "Index: N, ERROR :: …" (the others are sent again without it); Reddit refuses the whole
 // request naming none ("None were processed": the request is split until the bad one is alone).
+// Pinterest names each failed event in a 200 (`events[].status`); Snap refuses the request with
+// 400 INVALID naming the event (`event`: the others are sent again without it); Meta (code 100)
+// and TikTok (code 40002) refuse the whole batch naming none (split until the bad one is alone).
 import { expect } from 'chai';
 import type { RecordedRequest, ScriptedResponse } from '../helpers/destination-double.ts';
 import { STORE_KINDS, STORE_LABEL, storeHarness } from '../helpers/stores.ts';
@@ -61,6 +64,49 @@ const PLATFORMS: Platform[] = [
     reason: 'HTTP 400, Reddit error: There were 1 invalid conversion events. None were processed.',
   },
   {
+    type: 'meta-capi',
+    ids: dataEventIds,
+    refuse: () => ({
+      status: 400,
+      body: {
+        error: {
+          message: 'Invalid parameter', type: 'OAuthException', code: 100, error_subcode: 2804050, is_transient: false,
+          error_user_title: 'Invalid custom data', error_user_msg: 'The value of the currency parameter is not a valid ISO 4217 code.', fbtrace_id: 'AbC1',
+        },
+      },
+    }),
+    reason: 'HTTP 400, Graph error code 100/2804050: Invalid parameter (Invalid custom data: The value of the currency parameter is not a valid ISO 4217 code.)',
+  },
+  {
+    type: 'tiktok',
+    ids: dataEventIds,
+    refuse: () => ({ status: 200, body: { code: 40002, message: 'Invalid value for currency: XXX', request_id: '202611281855260001', data: {} } }),
+    reason: 'HTTP 200, TikTok code 40002: Invalid value for currency: XXX',
+  },
+  {
+    type: 'pinterest',
+    ids: dataEventIds,
+    refuse: (bad, count) => ({
+      status: 200,
+      body: {
+        num_events_received: count, num_events_processed: count - 1,
+        events: Array.from({ length: count }, (_, i) => (i === bad
+          ? { status: 'failed', error_message: 'Event timestamp is more than 7 days in the past.', warning_message: '' }
+          : { status: 'processed', error_message: '', warning_message: '' })),
+      },
+    }),
+    reason: 'HTTP 200, Pinterest event failed: Event timestamp is more than 7 days in the past.',
+  },
+  {
+    type: 'snapchat',
+    ids: dataEventIds,
+    refuse: (bad) => ({
+      status: 400,
+      body: { status: 'INVALID', event: bad, reason: 'Missing price and/or currency in Purchase events', errors: { codes: ['INVALID_CURRENCY'], error_msgs: ['currency must be a valid ISO 4217 code'] } },
+    }),
+    reason: 'HTTP 400, Snap found the event invalid: currency must be a valid ISO 4217 code',
+  },
+  {
     type: 'microsoft-ads',
     ids: (r) => r.json<{ data: { eventId: string }[] }>().data.map((e) => e.eventId),
     refuse: (bad, count) => ({
@@ -80,6 +126,11 @@ const PLATFORMS: Platform[] = [
     reason: "Microsoft skipped the event: (data[1].eventTime 'eventTime' must be a valid UNIX UTC timestamp in seconds within last 7 days.)",
   },
 ];
+
+/** `data[].event_id`: Meta, TikTok, Pinterest and Snap carry the event id there. */
+function dataEventIds(r: RecordedRequest): string[] {
+  return r.json<{ data: { event_id: string }[] }>().data.map((e) => e.event_id);
+}
 
 for (const kind of STORE_KINDS) describe(`delivery (${STORE_LABEL[kind]}): each event of a batched request settled by its own verdict`, function () {
   this.timeout(20_000);
@@ -117,6 +168,10 @@ function ok(type: string, count: number): ScriptedResponse {
     case 'linkedin': return { status: 200, body: { elements: Array.from({ length: count }, () => ({ status: 201 })) } };
     case 'reddit': return { status: 200, body: { data: { message: `Successfully processed ${count} conversion events.` } } };
     case 'microsoft-ads': return { status: 200, body: { eventsReceived: count } };
+    case 'meta-capi': return { status: 200, body: { events_received: count, messages: [], fbtrace_id: 'AbC1' } };
+    case 'tiktok': return { status: 200, body: { code: 0, message: 'OK', request_id: '202611281855260002', data: {} } };
+    case 'pinterest': return { status: 200, body: { num_events_received: count, num_events_processed: count, events: Array.from({ length: count }, () => ({ status: 'processed', error_message: '', warning_message: '' })) } };
+    case 'snapchat': return { status: 200, body: { status: 'VALID', reason: 'Events processed' } };
     default: return { status: 200, body: { results: Array.from({ length: count }, () => ({})) } };
   }
 }
