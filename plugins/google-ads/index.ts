@@ -4,7 +4,7 @@
 import { viewWarnings } from './view-warnings.ts';
 import type { DestinationPlugin } from '../../src/destinations/types.ts';
 import { GOOGLE_ADS_ATTRIBUTION } from './attribution.ts';
-import { buildRequests, MAX_EVENTS } from './build-requests.ts';
+import { buildRequests, MAX_EVENTS, testModeWarnings } from './build-requests.ts';
 import { classifyResponse } from './classify-response.ts';
 import { nativeSchema } from './native-schema.ts';
 import { OAUTH_SECRET_SETTINGS } from '../../src/destinations/oauth-settings.ts';
@@ -35,7 +35,7 @@ const googleAds: DestinationPlugin<GoogleAdsSettings> = {
   batch: { maxEvents: MAX_EVENTS },
   buildRequests,
   classifyResponse,
-  warnings: viewWarnings,
+  warnings: (input) => [...testModeWarnings(input), ...viewWarnings(input)],
 };
 
 export default googleAds;

@@ -93,6 +93,15 @@ export interface DestinationPlugin<S = any> {
    * batch, and never sent: one such event could otherwise sink the request it rides in. Pure.
    */
   unmatchable?(item: OutgoingItem, settings: S): string | null;
+  /**
+   * Set when the platform has no test mode: why, in a sentence. `test_event_code` is then
+   * refused when the destination is saved (CLI exit 2, admin API 400), and a config stored
+   * with a non-empty one before that refusal existed is never delivered (each event
+   * `skipped`, `no_test_mode`): an event meant as a test must not become a production
+   * conversion. Absent: buildRequests honours `test_event_code` (non-empty: test mode) so
+   * that no production conversion is recorded with it — the platform's test field or path.
+   */
+  noTestMode?: string;
   /** Most native events one request may carry. */
   batch: { maxEvents: number };
   /**

@@ -37,7 +37,7 @@ const testSchema = {
           type: { type: 'string' },
           name: { type: 'string' },
           status: { type: 'string', enum: ['would_send', 'skipped'] },
-          reason: { type: 'string', enum: ['disabled', 'dev_environment', 'consent', 'not_allow_listed', 'no_matching_rule', 'condition_not_met', 'rule_budget_exceeded', 'unmatchable', 'plugin_missing', 'build_failed'] },
+          reason: { type: 'string', enum: ['disabled', 'dev_environment', 'consent', 'not_allow_listed', 'no_matching_rule', 'condition_not_met', 'rule_budget_exceeded', 'unmatchable', 'no_test_mode', 'plugin_missing', 'build_failed'] },
           message: { type: 'string' },
           requests: {
             type: 'array',
