@@ -57,6 +57,12 @@ export function collectUrl(settings: Ga4Settings, validate = isTestMode(settings
   return `${base}/${validate ? 'debug/' : ''}mp/collect?${query.toString()}`;
 }
 
+/** Endpoint 2's platform check: the same requests, to the validation server (never recorded). */
+export function validationRequests(input: BuildInput<Ga4Settings>): OutboundRequest[] {
+  const url = collectUrl(input.settings, true);
+  return buildRequests(input).map((r) => ({ ...r, url }));
+}
+
 const isTestMode = (settings: Pick<Ga4Settings, 'test_event_code'>): boolean => Boolean(settings.test_event_code);
 
 /** One request, or halves of it until each body fits under MAX_BODY_BYTES (one event always goes alone). */

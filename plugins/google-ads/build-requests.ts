@@ -75,6 +75,11 @@ export function validatesOnly(settings: Pick<GoogleAdsSettings, 'validate_only' 
   return settings.validate_only === true || Boolean(settings.test_event_code);
 }
 
+/** Endpoint 2's platform check: the same uploads with validateOnly: true (Google records nothing). */
+export function validationRequests(input: BuildInput<GoogleAdsSettings>): OutboundRequest[] {
+  return buildRequests({ ...input, settings: { ...input.settings, validate_only: true } });
+}
+
 /** The preview says test mode is on. */
 export function testModeWarnings({ settings }: BuildInput<GoogleAdsSettings>): string[] {
   if (!validatesOnly(settings)) return [];
