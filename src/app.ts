@@ -35,6 +35,7 @@ import { consoleRouter } from './console/console-route.ts';
 import { withAdminPaths } from './admin/admin-openapi.ts';
 import { rulesAdminRouter, type RulesAdminDeps } from './admin/rules-routes.ts';
 import { manageRouter } from './admin/manage-routes.ts';
+import { createPlatformChecker, type PlatformChecker } from './delivery/platform-check.ts';
 
 export interface AppDeps {
   config: Pick<Config, 'maxBodyBytes' | 'rateLimitDefault'> & Partial<Pick<Config, 'metricsToken' | 'trustProxy' | 'authFailuresPerMinute' | 'intakeBytesPerSecond' | 'handlerTimeoutMs' | 'maxBatchEvents' | 'maxBatchBytes' | 'adminTokens' | 'adminStreamsMax' | 'adminStreamsPerAddress' | 'maxReplay' | 'allowPrivateDestinations'>>;
@@ -55,6 +56,8 @@ export interface AppDeps {
   customLimiter?: RateLimiter;
   /** More Prometheus text for /metrics (the delivery thread's). */
   extraMetrics?: () => Promise<string>;
+  /** Endpoint 2's `?validate=platform` sender (the server closes it); default one of its own, made from the config. */
+  platformChecks?: PlatformChecker;
   /** The rule watcher and RULES_DIR: the admin API's rules views and edits (with ADMIN_TOKEN set). */
   rules?: { watcher: RulesAdminDeps['watcher']; dir: string; drafts: RulesAdminDeps['drafts'] };
 }
@@ -121,6 +124,7 @@ export function createApp(deps: AppDeps): App {
     limiter,
     bodyBytes,
     rateLimitDefault: deps.config.rateLimitDefault,
+    platformChecks: deps.platformChecks ?? createPlatformChecker({ plugins: deps.preview.plugins, allowPrivate: deps.config.allowPrivateDestinations ?? false }),
   });
   const batch = batchRouter({
     ...shared,

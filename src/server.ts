@@ -36,6 +36,7 @@ import { isPgStore } from './store/postgres/pg-store.ts';
 import { pgCustomRecordStore } from './store/postgres/custom-records.ts';
 import { pgCustomRateLimiter, pgTokenBuckets } from './store/postgres/rate-buckets.ts';
 import { createDraftPool } from './admin/draft-pool.ts';
+import { createPlatformChecker } from './delivery/platform-check.ts';
 
 export interface Running {
   url: string;
@@ -144,6 +145,9 @@ async function start(config: Config, opts: StartOptions, logger: Logger, started
     onError: (err, restMs) => logger.error({ err, retry_in_ms: restMs }, 'the overflow preview thread failed; costly previews are answered as stopped meanwhile') }));
   started.push(() => overflowPool?.close());
   started.push(() => drafts.close());
+  // Endpoint 2's ?validate=platform: the delivery's sender, with the same address rule.
+  const platformChecks = createPlatformChecker({ plugins, allowPrivate: config.allowPrivateDestinations });
+  started.push(() => platformChecks.close());
   const app = createApp({
     config,
     store,
@@ -153,6 +157,7 @@ async function start(config: Config, opts: StartOptions, logger: Logger, started
     metrics,
     preview: { plugins, rules: () => rules.current(), pool, ...(previewPool ? { offThread: previewPool } : { overflow }) },
     destinations: createDestinationCache(store.destinations),
+    platformChecks,
     customers: { registry: customers.registry, records: customRecords, handlers },
     degraded: () => rulesDegraded(rules),
     rules: { watcher: rules, dir: config.rulesDir, drafts },
@@ -225,6 +230,7 @@ async function start(config: Config, opts: StartOptions, logger: Logger, started
       await customRecords.close();
       await handlers.close();
       await drafts.close();
+      await platformChecks.close();
       await deliveryStopped;
       rules.close();
       await pool.close();

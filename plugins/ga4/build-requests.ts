@@ -47,11 +47,23 @@ export function buildRequests(input: BuildInput<Ga4Settings>): OutboundRequest[]
   return requests;
 }
 
-function collectUrl(settings: Ga4Settings): string {
+/**
+ * `/mp/collect`, or in test mode (a test_event_code) the validation server `/debug/mp/collect`:
+ * the same request, checked and never recorded; its validationMessages are the outcome.
+ */
+export function collectUrl(settings: Ga4Settings, validate = isTestMode(settings)): string {
   const base = baseUrl(settings.endpoint, DEFAULT_ENDPOINT);
   const query = new URLSearchParams({ measurement_id: settings.measurement_id, api_secret: settings.api_secret });
-  return `${base}/mp/collect?${query.toString()}`;
+  return `${base}/${validate ? 'debug/' : ''}mp/collect?${query.toString()}`;
 }
+
+/** Endpoint 2's platform check: the same requests, to the validation server (never recorded). */
+export function validationRequests(input: BuildInput<Ga4Settings>): OutboundRequest[] {
+  const url = collectUrl(input.settings, true);
+  return buildRequests(input).map((r) => ({ ...r, url }));
+}
+
+const isTestMode = (settings: Pick<Ga4Settings, 'test_event_code'>): boolean => Boolean(settings.test_event_code);
 
 /** One request, or halves of it until each body fits under MAX_BODY_BYTES (one event always goes alone). */
 function sized(url: string, head: Json, events: Prepared[]): OutboundRequest[] {
@@ -172,9 +184,14 @@ function isObject(v: unknown): v is Json {
  * mode, rule drafts on stored events): limits cut, identifiers and user properties refused,
  * times moved.
  */
-export function requestWarnings({ items, now }: BuildInput<Ga4Settings>): string[] {
-  return [...new Set(items.flatMap((item) => prepare(item, now).warnings))];
+export function requestWarnings({ settings, items, now }: BuildInput<Ga4Settings>): string[] {
+  const warnings = new Set(items.flatMap((item) => prepare(item, now).warnings));
+  if (isTestMode(settings)) warnings.add(TEST_MODE_WARNING);
+  return [...warnings];
 }
+
+const TEST_MODE_WARNING =
+  'test_event_code is set: events go to GA4\'s validation server (/debug/mp/collect), which checks them and records nothing; remove it for real traffic';
 
 const TOO_OLD_WARNING =
   'an event older than 72 hours was sent with its time moved to 72 hours ago (GA4 keeps no older time) and without its session_id';

@@ -69,6 +69,7 @@ describe('ga4 plugin', () => {
       ['events that are not strings', { measurement_id: 'G-ABC', api_secret: 'x', events: [1] }],
       ['an unknown consent category', { measurement_id: 'G-ABC', api_secret: 'x', consent_category: 'none' }],
       ['a number as api_secret', { measurement_id: 'G-ABC', api_secret: 42 }],
+      ['an empty test_event_code (test mode is on or off, never ambiguous)', { measurement_id: 'G-ABC', api_secret: 'x', test_event_code: '' }],
     ];
     settingsSchemaCases(ga4.settingsSchema, { accepts: accepted, refuses: refused });
   });
@@ -154,10 +155,17 @@ describe('ga4 plugin', () => {
       expect(Object.keys(body)).to.deep.equal(['client_id', 'timestamp_micros', 'consent', 'events']);
     });
 
-    it('honours settings.endpoint with its trailing slash trimmed and ignores test_event_code', () => {
-      const [req] = build([item()], { ...SETTINGS, endpoint: 'https://region1.google-analytics.com/', test_event_code: 'T1' });
+    it('honours settings.endpoint with its trailing slash trimmed', () => {
+      const [req] = build([item()], { ...SETTINGS, endpoint: 'https://region1.google-analytics.com/' });
       expect(req.url).to.equal('https://region1.google-analytics.com/mp/collect?measurement_id=G-ABC123XYZ&api_secret=s3cr3t%2F%2B%3D');
-      expect(req.body).not.to.contain('T1');
+    });
+
+    it('in test mode (test_event_code) sends the same body to the validation server, /debug/mp/collect, with the same query', () => {
+      const [prod] = build([item()], SETTINGS);
+      const [req] = build([item()], { ...SETTINGS, endpoint: 'https://region1.google-analytics.com/', test_event_code: 'T1' });
+      expect(req.url).to.equal('https://region1.google-analytics.com/debug/mp/collect?measurement_id=G-ABC123XYZ&api_secret=s3cr3t%2F%2B%3D');
+      expect(req.body, 'the code itself is not sent: GA4 has none').to.equal(prod.body);
+      expect(ga4.warnings!({ settings: { ...SETTINGS, test_event_code: 'T1' }, items: [item()], now: RECEIVED }).join('\n')).to.contain('/debug/mp/collect');
     });
 
     it('puts events of the same user in one request, with their own timestamp when it differs', () => {
@@ -312,9 +320,22 @@ describe('ga4 plugin', () => {
       ['200 with an empty body', res(200), { outcome: 'success' }],
       ['200 with HTML (GA4 never reports payload errors)', res(200, '<html></html>'), { outcome: 'success' }],
       ['200 from the debug endpoint with no messages', res(200, '{"validationMessages":[]}'), { outcome: 'success' }],
-      ['200 from the debug endpoint with validation messages',
-        res(200, JSON.stringify({ validationMessages: [{ fieldPath: 'events[0].name', description: 'reserved', validationCode: 'NAME_RESERVED' }] })),
-        { outcome: 'permanent', message: 'GA4 validation failed: NAME_RESERVED at events[0].name' }],
+      ['200 from the debug endpoint with a message about the request (every event fails with it)',
+        res(200, JSON.stringify({ validationMessages: [{ fieldPath: 'client_id', description: 'client_id is required.', validationCode: 'VALUE_REQUIRED' }] })),
+        { outcome: 'permanent', message: 'GA4 validation failed: VALUE_REQUIRED at client_id: client_id is required.' }],
+      // The reply documented on https://developers.google.com/analytics/devguides/collection/protocol/ga4/validating-events
+      ['200 from the debug endpoint naming one event by index (only that event fails)',
+        res(200, JSON.stringify({ validationMessages: [{
+          fieldPath: 'events', description: 'Event at index: [1] has invalid name [_badEventName]. Names must start with an alphabetic character.', validationCode: 'NAME_INVALID',
+        }] })),
+        { outcome: 'success', message: 'GA4 validation: 1 event invalid', events: [{ index: 1, outcome: 'permanent',
+          message: 'GA4 validation failed: NAME_INVALID at events: Event at index: [1] has invalid name [_badEventName]. Names must start with an alphabetic character.' }] }],
+      ['200 from the debug endpoint naming an event and the request (every event fails)',
+        res(200, JSON.stringify({ validationMessages: [
+          { fieldPath: 'events', description: 'Event at index: [0] has invalid name [_x].', validationCode: 'NAME_INVALID' },
+          { fieldPath: 'user_properties', validationCode: 'NAME_RESERVED' },
+        ] })),
+        { outcome: 'permanent', message: 'GA4 validation failed: NAME_INVALID at events: Event at index: [0] has invalid name [_x].; NAME_RESERVED at user_properties' }],
       ['302', res(302, '', { location: 'https://x' }),
         { outcome: 'permanent', message: 'GA4 answered HTTP 302 (redirects are not followed; check the endpoint)' }],
       ['400', res(400), { outcome: 'permanent', message: 'GA4 answered HTTP 400' }],

@@ -2,7 +2,7 @@
 // definition adds the user envelope (client_id, user_id, user_data, consent, IP, UA).
 import type { DestinationPlugin } from '../../src/destinations/types.ts';
 import { GA4_ATTRIBUTION } from './attribution.ts';
-import { buildRequests, MAX_EVENTS, requestWarnings } from './build-requests.ts';
+import { buildRequests, MAX_EVENTS, requestWarnings, validationRequests } from './build-requests.ts';
 import { classifyResponse } from './classify-response.ts';
 import { nativeSchema } from './native-schema.ts';
 import { GA4_IDENTIFIERS } from './identifiers.ts';
@@ -22,6 +22,7 @@ const ga4: DestinationPlugin<Ga4Settings> = {
   nativeSchema,
   batch: { maxEvents: MAX_EVENTS },
   buildRequests,
+  validationRequests,
   classifyResponse,
   warnings: requestWarnings,
 };

@@ -12,9 +12,8 @@ export const settingsSchema = {
   properties: {
     measurement_id: { type: 'string', pattern: '^G-[A-Za-z0-9]+$', description: 'web data stream id, G-XXXXXXXXXX' },
     api_secret: { type: 'string', minLength: 1, description: 'Measurement Protocol API secret of that stream (secret)' },
+    // test_event_code (common): test mode, sent to the validation server (/debug/mp/collect).
     ...COMMON_SETTINGS_PROPERTIES,
-    // No test event code on this platform: any string, even empty, is accepted and ignored.
-    test_event_code: { type: 'string' },
   },
 } as const;
 

@@ -54,7 +54,7 @@ export function buildRequests(input: BuildInput<GoogleAdsSettings>): OutboundReq
     const service = SERVICES[kind];
     for (let i = 0; i < entries.length; i += MAX_EVENTS) {
       const body: Json = { [service.list]: entries.slice(i, i + MAX_EVENTS), partialFailure: true };
-      if (settings.validate_only === true) body.validateOnly = true;
+      if (validatesOnly(settings)) body.validateOnly = true;
       requests.push({
         method: 'POST',
         url: `${base}:${service.method}`,
@@ -65,6 +65,26 @@ export function buildRequests(input: BuildInput<GoogleAdsSettings>): OutboundReq
     }
   }
   return requests;
+}
+
+/**
+ * Test mode (a test_event_code, or validate_only): every upload, click conversions and
+ * adjustments alike, carries `validateOnly: true`, so Google checks it and records nothing.
+ */
+export function validatesOnly(settings: Pick<GoogleAdsSettings, 'validate_only' | 'test_event_code'>): boolean {
+  return settings.validate_only === true || Boolean(settings.test_event_code);
+}
+
+/** Endpoint 2's platform check: the same uploads with validateOnly: true (Google records nothing). */
+export function validationRequests(input: BuildInput<GoogleAdsSettings>): OutboundRequest[] {
+  return buildRequests({ ...input, settings: { ...input.settings, validate_only: true } });
+}
+
+/** The preview says test mode is on. */
+export function testModeWarnings({ settings }: BuildInput<GoogleAdsSettings>): string[] {
+  if (!validatesOnly(settings)) return [];
+  const why = settings.validate_only === true ? 'validate_only' : 'test_event_code';
+  return [`${why} is set: every upload carries validateOnly: true, so Google checks it and records nothing; remove it for real traffic`];
 }
 
 function requestHeaders(settings: GoogleAdsSettings): Record<string, string> {

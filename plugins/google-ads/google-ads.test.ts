@@ -248,6 +248,18 @@ describe('google-ads plugin', () => {
       expect(JSON.parse(req.body).validateOnly).to.equal(true);
     });
 
+    it('in test mode (test_event_code) sends validateOnly: true in every upload, click conversions and adjustments', () => {
+      const requests = build([retraction('C1'), item({ eventId: 'P1' })], { ...SETTINGS, test_event_code: 'T1' });
+      expect(requests.map((r) => r.url)).to.deep.equal([`${BASE}:uploadConversionAdjustments`, `${BASE}:uploadClickConversions`]);
+      for (const req of requests) {
+        expect(Object.keys(JSON.parse(req.body)).slice(1), req.url).to.deep.equal(['partialFailure', 'validateOnly']);
+        expect(JSON.parse(req.body).validateOnly).to.equal(true);
+        expect(req.body, 'Google has no test code to send').to.not.contain('T1');
+      }
+      expect(googleAds.warnings!({ settings: { ...SETTINGS, test_event_code: 'T1' }, items: [item()], now: RECEIVED })[0]).to.match(/^test_event_code is set: every upload carries validateOnly: true/);
+      expect(JSON.parse(build([item()])[0].body), 'without it, no validateOnly').to.not.have.property('validateOnly');
+    });
+
     it('formats conversion times as yyyy-mm-dd hh:mm:ss+00:00 in UTC', () => {
       expect(googleDateTime(Date.UTC(2024, 0, 2, 3, 4, 5))).to.equal('2024-01-02 03:04:05+00:00');
     });

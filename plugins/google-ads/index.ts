@@ -4,7 +4,7 @@
 import { viewWarnings } from './view-warnings.ts';
 import type { DestinationPlugin } from '../../src/destinations/types.ts';
 import { GOOGLE_ADS_ATTRIBUTION } from './attribution.ts';
-import { buildRequests, MAX_EVENTS } from './build-requests.ts';
+import { buildRequests, MAX_EVENTS, testModeWarnings, validationRequests } from './build-requests.ts';
 import { classifyResponse } from './classify-response.ts';
 import { nativeSchema } from './native-schema.ts';
 import { OAUTH_SECRET_SETTINGS } from '../../src/destinations/oauth-settings.ts';
@@ -34,8 +34,9 @@ const googleAds: DestinationPlugin<GoogleAdsSettings> = {
   nativeSchema,
   batch: { maxEvents: MAX_EVENTS },
   buildRequests,
+  validationRequests,
   classifyResponse,
-  warnings: viewWarnings,
+  warnings: (input) => [...testModeWarnings(input), ...viewWarnings(input)],
 };
 
 export default googleAds;

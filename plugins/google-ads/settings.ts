@@ -39,9 +39,8 @@ export const settingsSchema = {
     api_version: { type: 'string', pattern: '^v[0-9]+$', description: 'REST version segment, e.g. v26' },
     validate_only: { type: 'boolean', description: 'sends validateOnly: true; Google checks the request and records nothing' },
     upload_view_conversions: { type: 'boolean', description: 'upload the view and cart events conversion_actions maps (default false: only purchases and lead stages; a view counted on a primary action inflates conversions)' },
+    // test_event_code (common): test mode, the same as validate_only (Google has no test code to send).
     ...COMMON_SETTINGS_PROPERTIES,
-    // No test event code on this platform: any string, even empty, is accepted and ignored.
-    test_event_code: { type: 'string' },
   },
 } as const;
 

@@ -24,6 +24,7 @@ const linkedin: DestinationPlugin<LinkedInSettings> = {
   identifiers: LINKEDIN_IDENTIFIERS,
   attribution: LINKEDIN_ATTRIBUTION,
   nativeSchema,
+  noTestMode: 'the Conversions API has no test event code, sandbox or validation endpoint',
   batch: { maxEvents: MAX_EVENTS },
   buildRequests,
   classifyResponse,

@@ -57,7 +57,6 @@ describe('linkedin plugin', () => {
           ...SETTINGS, conversion_rules: { checkout_completed: 104013, lead_qualified: 'urn:lla:llaPartnerConversion:104014' },
           api_version: '202606', endpoint: 'http://127.0.0.1:9000', events: ['checkout_completed'],
         }],
-        ['a test_event_code, which LinkedIn has no use for', { ...SETTINGS, test_event_code: '' }],
         ['OAuth instead of an access token', { conversion_rules: { lead_created: '1' }, client_id: '86abc', client_secret: 's', refresh_token: 'AQX' }],
       ],
       refuses: [
@@ -68,6 +67,8 @@ describe('linkedin plugin', () => {
         ['a rule id that is not digits or the URN', { access_token: 't', conversion_rules: { lead_created: 'urn:li:conversion:1' } }],
         ['an api_version that is not YYYYMM', { ...SETTINGS, api_version: '2026-03' }],
         ['an unknown key', { ...SETTINGS, ad_account_id: '1' }],
+        ['a test_event_code: LinkedIn has no test mode, so a test would be a real conversion', { ...SETTINGS, test_event_code: 'T1' }],
+        ['an empty test_event_code', { ...SETTINGS, test_event_code: '' }],
       ],
     });
   });

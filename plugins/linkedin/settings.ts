@@ -34,8 +34,8 @@ export const settingsSchema = {
     },
     api_version: { type: 'string', pattern: '^20[0-9]{2}(0[1-9]|1[0-2])$', description: `LinkedIn-Version header, YYYYMM (default ${DEFAULT_API_VERSION})` },
     ...COMMON_SETTINGS_PROPERTIES,
-    // LinkedIn's Conversions API has no test event code: any string is accepted and ignored.
-    test_event_code: { type: 'string' },
+    // No test mode on this platform (noTestMode in index.ts): refused, so a test is never recorded as a real conversion.
+    test_event_code: { not: {}, description: 'refused: this platform has no test mode' },
   },
 } as const;
 

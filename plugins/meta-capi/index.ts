@@ -23,6 +23,10 @@ const metaCapi: DestinationPlugin<MetaCapiSettings> = {
   nativeSchema,
   batch: { maxEvents: MAX_EVENTS },
   buildRequests,
+  // Endpoint 2's platform check: Meta has no validation endpoint, only its test code.
+  validationRequests: (input) => (input.settings.test_event_code ? buildRequests(input) : {
+    unavailable: 'Meta checks events only when they carry a test_event_code (Events Manager, Test events) and this destination has none: the request would record a real conversion',
+  }),
   classifyResponse,
   warnings: websiteWarnings,
 };

@@ -23,6 +23,7 @@ const microsoftAds: DestinationPlugin<MicrosoftAdsSettings> = {
   attribution: MICROSOFT_ADS_ATTRIBUTION,
   matchKeys: ['msclkid', 'uetvid'],
   nativeSchema,
+  noTestMode: 'the UET Conversions API has no test event code or validation endpoint',
   batch: { maxEvents: MAX_EVENTS },
   buildRequests,
   classifyResponse,

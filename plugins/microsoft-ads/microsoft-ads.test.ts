@@ -45,13 +45,14 @@ describe('microsoft-ads plugin', () => {
     settingsSchemaCases(plugin.settingsSchema, {
       accepts: [
         ['the two required keys', SETTINGS],
-        ['an endpoint, an allow-list, a consent category and an (ignored) test code', { ...SETTINGS, endpoint: 'http://127.0.0.1:9000', events: ['checkout_completed'], consent_category: 'analytics', test_event_code: 'T1' }],
+        ['an endpoint, an allow-list and a consent category', { ...SETTINGS, endpoint: 'http://127.0.0.1:9000', events: ['checkout_completed'], consent_category: 'analytics' }],
       ],
       refuses: [
         ['no access token', { tag_id: '1' }],
         ['a tag id that is not digits', { ...SETTINGS, tag_id: 'uet-1' }],
         ['a token with spaces', { ...SETTINGS, access_token: 'two words' }],
         ['an unknown key', { ...SETTINGS, pixel_id: '1' }],
+        ['a test_event_code: Microsoft has no test mode, so a test would be a real conversion', { ...SETTINGS, test_event_code: 'T1' }],
       ],
     });
   });

@@ -13,8 +13,8 @@ export const settingsSchema = {
     tag_id: { type: 'string', pattern: '^[0-9]{1,20}$', description: 'UET tag id (digits), the tag the conversion goals use' },
     access_token: { type: 'string', minLength: 1, pattern: '^\\S+$', description: 'Conversions API token of the UET tag, sent as a bearer token (secret)' },
     ...COMMON_SETTINGS_PROPERTIES,
-    // The Conversions API has no test mode or test code: any string is accepted and ignored.
-    test_event_code: { type: 'string' },
+    // No test mode on this platform (noTestMode in index.ts): refused, so a test is never recorded as a real conversion.
+    test_event_code: { not: {}, description: 'refused: this platform has no test mode' },
   },
 } as const;
 

@@ -25,11 +25,14 @@ export function buildRequests({ settings, items }: BuildInput<PinterestSettings>
   }));
 }
 
-/** `{endpoint}/v5/ad_accounts/{ad_account_id}/events`, with `?test=true` in test mode. */
-export function requestUrl(settings: Pick<PinterestSettings, 'endpoint' | 'ad_account_id' | 'test'>): string {
+/** `{endpoint}/v5/ad_accounts/{ad_account_id}/events`, with `?test=true` in test mode (`test`, or a test_event_code). */
+export function requestUrl(settings: Pick<PinterestSettings, 'endpoint' | 'ad_account_id' | 'test' | 'test_event_code'>): string {
   const url = `${baseUrl(settings.endpoint, DEFAULT_ENDPOINT)}/v5/ad_accounts/${encodeURIComponent(settings.ad_account_id)}/events`;
-  return settings.test === true ? `${url}?test=true` : url;
+  return isTestMode(settings) ? `${url}?test=true` : url;
 }
+
+export const isTestMode = (settings: Pick<PinterestSettings, 'test' | 'test_event_code'>): boolean =>
+  settings.test === true || Boolean(settings.test_event_code);
 
 /** One `data[]` element: the envelope, then the rule's fields merged over it. */
 export function conversionEvent(item: OutgoingItem): Json {

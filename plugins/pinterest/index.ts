@@ -22,6 +22,8 @@ const pinterest: DestinationPlugin<PinterestSettings> = {
   nativeSchema,
   batch: { maxEvents: MAX_EVENTS },
   buildRequests,
+  // Endpoint 2's platform check: ?test=true, which Pinterest checks and records none of.
+  validationRequests: (input) => buildRequests({ ...input, settings: { ...input.settings, test: true } }),
   classifyResponse,
   warnings: matchWarnings,
 };

@@ -66,6 +66,15 @@ describe('pinterest plugin', () => {
       });
     });
 
+    it('in test mode (test_event_code, as `test`) sends with ?test=true, and the preview says so', () => {
+      const settings = { ...SETTINGS, test_event_code: 'T1' };
+      const [req] = plugin.buildRequests({ settings, items: [item(1)], now: RECEIVED });
+      expect(req.url).to.equal('https://api.pinterest.com/v5/ad_accounts/549755885175/events?test=true');
+      expect(req.body, 'Pinterest has no test code to send').to.not.contain('T1');
+      expect(plugin.warnings!({ settings, items: [item(1)], now: RECEIVED })).to.include(
+        'test_event_code is set: Pinterest checks these events and records none; turn it off for real traffic');
+    });
+
     it('action_source follows data_source and, for apps, the user agent', () => {
       const ctx = (data_source: string | undefined, user_agent?: string, url?: string) => ({ environment: 'prod' as const, data_source, user_agent, url });
       expect(actionSource(ctx('website'))).to.equal('web');

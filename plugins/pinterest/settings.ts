@@ -13,9 +13,8 @@ export const settingsSchema = {
     ad_account_id: { type: 'string', pattern: '^[0-9]{1,32}$', description: 'Pinterest ad account id (digits)' },
     access_token: { type: 'string', minLength: 1, pattern: '^\\S+$', description: 'conversion access token, sent as a bearer token (secret)' },
     test: { type: 'boolean', description: 'send with ?test=true: Pinterest checks the events and records none' },
+    // test_event_code (common): test mode too, the same ?test=true (Pinterest has no test code to send).
     ...COMMON_SETTINGS_PROPERTIES,
-    // Pinterest has no test event code (use `test`): any string is accepted and ignored.
-    test_event_code: { type: 'string' },
   },
 } as const;
 

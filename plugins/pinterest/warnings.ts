@@ -3,13 +3,16 @@
 // build, without event data.
 import type { BuildInput } from '../../src/destinations/types.ts';
 import type { PinterestSettings } from './settings.ts';
+import { isTestMode } from './build-requests.ts';
 
 export function matchWarnings({ items, settings }: BuildInput<PinterestSettings>): string[] {
   const out: string[] = [];
   const unmatched = items.some((i) => i.identifiers['user_data.em'] === undefined
     && !(hasText(i.event.context.overide_ip) && hasText(i.event.context.user_agent)));
   if (unmatched) out.push('Pinterest needs a hashed email, or both the client IP address (context.overide_ip) and user agent; this event has neither and may not be matched');
-  if (settings.test === true) out.push('test is on: Pinterest checks these events and records none; turn it off for real traffic');
+  if (isTestMode(settings)) {
+    out.push(`${settings.test === true ? 'test is on' : 'test_event_code is set'}: Pinterest checks these events and records none; turn it off for real traffic`);
+  }
   return out;
 }
 

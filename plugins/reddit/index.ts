@@ -23,6 +23,10 @@ const reddit: DestinationPlugin<RedditSettings> = {
   nativeSchema,
   batch: { maxEvents: MAX_EVENTS },
   buildRequests,
+  // Endpoint 2's platform check: Reddit has no validation endpoint, only Event Testing's test_id.
+  validationRequests: (input) => (input.settings.test_event_code ? buildRequests(input) : {
+    unavailable: 'Reddit sends events to Event Testing only with a test_id (test_event_code) and this destination has none: the request would record a real conversion',
+  }),
   classifyResponse,
   warnings: redditWarnings,
 };

@@ -24,7 +24,15 @@ const AGE_MARGIN_MS = 3_600_000;
 type Json = Record<string, unknown>;
 
 export function buildRequests({ settings, items, now }: BuildInput<SnapchatSettings>): OutboundRequest[] {
-  const url = requestUrl(settings);
+  return requestsTo(requestUrl(settings), items, now);
+}
+
+/** Endpoint 2's platform check: the same requests to `/events/validate`, which records none in production. */
+export function validationRequests({ settings, items, now }: BuildInput<SnapchatSettings>): OutboundRequest[] {
+  return requestsTo(requestUrl(settings, true), items, now);
+}
+
+function requestsTo(url: string, items: OutgoingItem[], now: number): OutboundRequest[] {
   const batched: OutgoingItem[] = [];
   const alone: OutgoingItem[] = [];
   for (const item of items) (tooOld(item, now) || !matchable(item) ? alone : batched).push(item);
@@ -39,11 +47,13 @@ export function buildRequests({ settings, items, now }: BuildInput<SnapchatSetti
 
 /**
  * `{endpoint}/v3/{pixel_id}/events?access_token=…`, or `/events/validate` when a
- * test_event_code is set. The token goes in the query as Snap documents it, so the URL
- * holds a secret (previews show `****` there).
+ * test_event_code is set (or `validate`). The token goes in the query as Snap documents it,
+ * so the URL holds a secret (previews show `****` there).
  */
-export function requestUrl(settings: Pick<SnapchatSettings, 'endpoint' | 'pixel_id' | 'access_token' | 'test_event_code'>): string {
-  const path = settings.test_event_code ? 'events/validate' : 'events';
+export function requestUrl(
+  settings: Pick<SnapchatSettings, 'endpoint' | 'pixel_id' | 'access_token' | 'test_event_code'>, validate = Boolean(settings.test_event_code),
+): string {
+  const path = validate ? 'events/validate' : 'events';
   return `${baseUrl(settings.endpoint, DEFAULT_ENDPOINT)}/v3/${encodeURIComponent(settings.pixel_id)}/${path}?access_token=${encodeURIComponent(settings.access_token)}`;
 }
 

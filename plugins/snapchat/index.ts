@@ -2,7 +2,7 @@
 // default rules are rules.json in this folder (RULES_DIR may override them); the
 // identifiers, the click id and _scid cookie, consent and the native event schema are declared here.
 import type { DestinationPlugin } from '../../src/destinations/types.ts';
-import { buildRequests, MAX_EVENTS } from './build-requests.ts';
+import { buildRequests, MAX_EVENTS, validationRequests } from './build-requests.ts';
 import { classifyResponse } from './classify-response.ts';
 import { SNAPCHAT_ATTRIBUTION, SNAPCHAT_IDENTIFIERS } from './identifiers.ts';
 import { nativeSchema } from './native-schema.ts';
@@ -22,6 +22,7 @@ const snapchat: DestinationPlugin<SnapchatSettings> = {
   nativeSchema,
   batch: { maxEvents: MAX_EVENTS },
   buildRequests,
+  validationRequests,
   classifyResponse,
   warnings: snapWarnings,
 };

@@ -22,6 +22,10 @@ const tiktok: DestinationPlugin<TiktokSettings> = {
   nativeSchema,
   batch: { maxEvents: MAX_EVENTS },
   buildRequests,
+  // Endpoint 2's platform check: TikTok has no validation endpoint, only its test code.
+  validationRequests: (input) => (input.settings.test_event_code ? buildRequests(input) : {
+    unavailable: 'TikTok keeps events out of production data only when they carry a test_event_code (Events Manager, Test events) and this destination has none: the request would record a real conversion',
+  }),
   classifyResponse,
 };
 

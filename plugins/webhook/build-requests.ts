@@ -19,19 +19,24 @@ export function buildRequests({ settings, items, now }: BuildInput<WebhookSettin
   const timestamp = Math.floor(now / 1000);
   return items.map((item) => {
     const body = JSON.stringify(payload(item, settings));
-    return {
-      method: 'POST',
-      url,
-      headers: {
-        'content-type': 'application/json',
-        'webhook-id': item.messageId,
-        'webhook-timestamp': String(timestamp),
-        'webhook-signature': signatures(settings, now).map((s) => signature(s, item.messageId, timestamp, body)).join(' '),
-      },
-      body,
-      eventIds: [item.eventId],
+    const headers: Record<string, string> = {
+      'content-type': 'application/json',
+      'webhook-id': item.messageId,
+      'webhook-timestamp': String(timestamp),
+      'webhook-signature': signatures(settings, now).map((s) => signature(s, item.messageId, timestamp, body)).join(' '),
     };
+    if (settings.test_event_code) headers['webhook-test'] = headerValue(settings.test_event_code);
+    return { method: 'POST', url, headers, body, eventIds: [item.eventId] };
   });
+}
+
+/**
+ * Test mode: `webhook-test: <code>`, so a receiver can drop a test before reading the body
+ * (the signed body carries the code too). Printable ASCII as it is; anything else
+ * percent-encoded, as a header cannot carry it.
+ */
+function headerValue(code: string): string {
+  return /^[\x21-\x7e]([\x20-\x7e]*[\x21-\x7e])?$/.test(code) ? code : encodeURIComponent(code);
 }
 
 /** The current secret, plus the previous one while its rotation window lasts (space-separated signatures). */

@@ -178,10 +178,16 @@ describe('webhook plugin', () => {
       }));
     });
 
-    it('adds test_event_code to the signed body when configured', () => {
+    it('in test mode sends as usual with a webhook-test header, and test_event_code in the signed body', () => {
+      const [plain] = build([item()]);
+      expect(plain.headers).to.not.have.property('webhook-test');
       const [req] = build([item()], { ...SETTINGS, test_event_code: 'TEST-1' });
+      expect(req.url).to.equal(plain.url);
+      expect(req.headers['webhook-test']).to.equal('TEST-1');
       expect(JSON.parse(req.body).test_event_code).to.equal('TEST-1');
       expect(verify(req, SECRET, 1700000123)).to.equal(true);
+      const [odd] = build([item()], { ...SETTINGS, test_event_code: 'tést\n1' });
+      expect(odd.headers['webhook-test'], 'what a header cannot carry is percent-encoded').to.equal('t%C3%A9st%0A1');
     });
 
     it('moves the path and query of url onto endpoint when an endpoint override is set', () => {

@@ -4,7 +4,7 @@
 import { mergeSettings, type MergeResult } from '../destinations/merge-settings.ts';
 import { readFileSync } from 'node:fs';
 import { loadPlugins, type PluginRegistry } from '../destinations/load-plugins.ts';
-import { createDestinationService, type DestinationService, type MaskedDestination } from '../destinations/destination-service.ts';
+import { createDestinationService, DestinationInputError, type DestinationService, type MaskedDestination } from '../destinations/destination-service.ts';
 import { checkDestinationUrl } from '../delivery/ssrf-guard.ts';
 import { exclusive, parseCommand, positionals } from './args.ts';
 import type { CliContext } from './context.ts';
@@ -47,6 +47,16 @@ function readConfig(raw: string): unknown {
   }
 }
 
+/** A config naming a setting its type never takes (test_event_code where there is no test mode) exits 2. */
+async function usageExit<T>(pending: Promise<T>): Promise<T> {
+  try {
+    return await pending;
+  } catch (err) {
+    if (err instanceof DestinationInputError && err.usage) throw new CliError(err.message, 2);
+    throw err;
+  }
+}
+
 const rows = (d: MaskedDestination): [string, unknown][] => [
   ['id', d.id],
   ['type', d.type],
@@ -72,7 +82,7 @@ export async function runDestinations(args: string[], ctx: CliContext): Promise<
       if (!values.type) throw new UsageError('--type is required', cmd);
       if (values.config === undefined) throw new UsageError('--config is required', cmd);
       const svc = await service(ctx);
-      const d = svc.view(await svc.add(id, values.type, readConfig(values.config), values.name));
+      const d = svc.view(await usageExit(svc.add(id, values.type, readConfig(values.config), values.name)));
       ctx.output(values.json ?? false).result(d, () => `Connected ${d.type} destination ${d.id} to ${id}.\n\n${formatKeyValue(rows(d), '  ')}`);
       return;
     }
@@ -116,11 +126,11 @@ export async function runDestinations(args: string[], ctx: CliContext): Promise<
           ? { settings: given as Record<string, unknown>, changed: Object.keys(given as object), removed: [] }
           : mergeSettings((await svc.get(id, destId)).settings, given);
       }
-      const d = svc.view(await svc.update(id, destId, {
+      const d = svc.view(await usageExit(svc.update(id, destId, {
         settings: merged?.settings,
         name: values.name,
         enabled: values.enable ? true : values.disable ? false : undefined,
-      }));
+      })));
       const summary = merged === undefined ? '' : values['replace-config']
         ? '\nConfig replaced.'
         : `\nConfig merged: ${merged.changed.length > 0 ? `set ${merged.changed.join(', ')}` : 'nothing changed'}` +

@@ -7,6 +7,10 @@ import type { PluginRegistry } from './load-plugins.ts';
 
 export class DestinationInputError extends Error {
   override name = 'DestinationInputError';
+  /** `usage`: the config names a setting this type never takes (the CLI exits 2, as for a wrong command line). */
+  constructor(message: string, readonly usage = false) {
+    super(message);
+  }
 }
 
 export const MASK = '****';
@@ -48,7 +52,13 @@ export function createDestinationService(store: Store, plugins: PluginRegistry, 
     if (settings === null || typeof settings !== 'object' || Array.isArray(settings)) {
       throw new DestinationInputError('config must be a JSON object');
     }
-    const problems = pluginOf(type).validateSettings(settings);
+    const { plugin, validateSettings } = pluginOf(type);
+    // Test mode on a platform that has none would record the "test" as a real conversion.
+    if (plugin.noTestMode !== undefined && Object.hasOwn(settings, 'test_event_code')) {
+      throw new DestinationInputError(`invalid ${type} config: test_event_code is refused: ${type} has no test mode (${plugin.noTestMode}), ` +
+        'so every event sent to it is recorded as a real conversion; remove test_event_code', true);
+    }
+    const problems = validateSettings(settings);
     if (problems.length > 0) throw new DestinationInputError(`invalid ${type} config: ${problems.join('; ')}`);
     const s = settings as Record<string, unknown>;
     for (const key of ['endpoint', 'url', 'token_url']) {

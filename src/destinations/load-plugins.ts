@@ -69,6 +69,8 @@ export function checkDefinition(def: unknown, folderName: string): string[] {
   if (typeof p.buildRequests !== 'function') problems.push('buildRequests must be a function');
   if (typeof p.classifyResponse !== 'function') problems.push('classifyResponse must be a function');
   if (p.unmatchable !== undefined && typeof p.unmatchable !== 'function') problems.push('unmatchable must be a function');
+  if (p.noTestMode !== undefined && (typeof p.noTestMode !== 'string' || p.noTestMode === '')) problems.push('noTestMode must be a non-empty sentence');
+  if (p.validationRequests !== undefined && typeof p.validationRequests !== 'function') problems.push('validationRequests must be a function');
   return problems;
 }
 

@@ -93,6 +93,27 @@ export interface DestinationPlugin<S = any> {
    * batch, and never sent: one such event could otherwise sink the request it rides in. Pure.
    */
   unmatchable?(item: OutgoingItem, settings: S): string | null;
+  /**
+   * Set when the platform has no test mode: why, in a sentence. `test_event_code` is then
+   * refused when the destination is saved (CLI exit 2, admin API 400), and a config stored
+   * with a non-empty one before that refusal existed is never delivered (each event
+   * `skipped`, `no_test_mode`): an event meant as a test must not become a production
+   * conversion. Absent: buildRequests honours `test_event_code` (non-empty: test mode) so
+   * that no production conversion is recorded with it — the platform's test field or path.
+   */
+  noTestMode?: string;
+  /**
+   * Optional: the requests that ask the platform to check these events and record nothing —
+   * its validation path (GA4's /debug/mp/collect, Google Ads' validateOnly, Snapchat's
+   * /events/validate, the destination's own test code) — for endpoint 2's
+   * `?validate=platform`; or why there is none for this config (`unavailable`, a sentence).
+   * Given what buildRequests gets, with the real settings: one request per request
+   * buildRequests makes, in the same order. The platform's reply is read by classifyResponse
+   * (success: valid; permanent: invalid, with its message). Sent by the core within a
+   * 3 s budget, through the delivery's sender (address checks, User-Agent) and, for OAuth
+   * settings, with a token from the shared cache. Pure. Absent: not available.
+   */
+  validationRequests?(input: BuildInput<S>): OutboundRequest[] | { unavailable: string };
   /** Most native events one request may carry. */
   batch: { maxEvents: number };
   /**

@@ -12,6 +12,7 @@ import { acceptEvents, validateFor } from '../intake/accept-events.ts';
 import type { DestinationPreview, PreviewDeps } from '../pipeline/preview-event.ts';
 import { testFeedback } from '../pipeline/test-feedback.ts';
 import type { DestinationCache } from '../destinations/destination-cache.ts';
+import type { PlatformChecker } from '../delivery/platform-check.ts';
 import type { EventWriter } from '../store/event-writer.ts';
 import type { Metrics } from './metrics.ts';
 import { ack, type Level } from './responses.ts';
@@ -46,6 +47,8 @@ export interface IntakeDeps {
   authFailures?: AuthFailureLimiter;
   /** Body bytes per second per account, charged before the body is parsed. */
   bodyBytes: BodyByteBudget;
+  /** Sends endpoint 2's previewed requests to the platforms' validation paths (`?validate=platform`). */
+  platformChecks: PlatformChecker;
 }
 
 /** Endpoints 1–3 and batch intake: enabled, FLEX or above, with the add-on. */
@@ -56,6 +59,14 @@ export function standardGate(a: Account): AppError | null {
   }
   if (!a.addon) return new AppError('ACCESS_NOT_ENABLED', 403, 'The tracking webhook add-on is not enabled for this account');
   return canUseStandardIntake(a) ? null : new AppError('ACCESS_NOT_ENABLED', 403, 'Access is not enabled');
+}
+
+/** Endpoint 2's `?validate=platform`: true when asked; any other value of `validate` is refused. */
+function wantsPlatformCheck(ctx: AppContext): boolean {
+  const v = ctx.query.validate;
+  if (v === undefined) return false;
+  if (v === 'platform') return true;
+  throw new AppError('INVALID_VALUE', 400, 'validate must be platform (given once): ?validate=platform asks each platform to check the previewed requests', { field: 'validate' });
 }
 
 function evaluate(ctx: AppContext, metrics: Metrics): ValidationResult {
@@ -89,22 +100,28 @@ export function intakeRouter(deps: IntakeDeps): Router<AppState> {
   });
 
   // 2: synchronous feedback, nothing stored, nothing sent: validation, the funnel check,
-  // and per destination the exact requests it would get.
+  // and per destination the exact requests it would get. With ?validate=platform (and only
+  // then) each such request is also sent to its platform's validation path, and the verdict
+  // goes beside its preview.
   postOnly(router, INTAKE_PATHS.test, 'event_test', ...chain('event_test', false), async function testEvent(ctx: AppContext, _next: Next) {
+    const validate = wantsPlatformCheck(ctx);
     const result = evaluate(ctx, deps.metrics);
     const warnings = result.warnings.map(issueString);
     let preview: DestinationPreview[] = [];
     if (result.event) {
       const account = ctx.state.account!;
+      const destinations = await deps.destinations.list(account.scriptId);
       const feedback = await testFeedback(deps, {
         account,
-        destinations: await deps.destinations.list(account.scriptId),
+        destinations,
         event: result.event,
         eventId: result.event.event.id ?? `test-${ctx.state.requestId}`,
         now: Date.now(),
+        validate,
       });
       warnings.push(...feedback.warnings);
       preview = feedback.preview;
+      if (feedback.checks !== undefined) await deps.platformChecks.validate(preview, feedback.checks, destinations);
     }
     const failed = result.errors.length > 0;
     const level: Level = failed ? 2 : warnings.length > 0 ? 1 : 0;

@@ -28,7 +28,7 @@ const testSchema = {
     data_normalized: { type: ['object', 'null'], description: 'The event after defaults and normalisation; null when it has errors' },
     preview: {
       type: 'array',
-      description: 'Per connected destination: the exact request(s) it would be sent (secrets masked), or why it is skipped. Nothing is sent.',
+      description: 'Per connected destination: the exact request(s) it would be sent (secrets masked), or why it is skipped. Nothing is sent, unless ?validate=platform asks each platform to check them.',
       items: {
         type: 'object',
         required: ['destination_id', 'type', 'name', 'status', 'requests', 'warnings'],
@@ -37,7 +37,7 @@ const testSchema = {
           type: { type: 'string' },
           name: { type: 'string' },
           status: { type: 'string', enum: ['would_send', 'skipped'] },
-          reason: { type: 'string', enum: ['disabled', 'dev_environment', 'consent', 'not_allow_listed', 'no_matching_rule', 'condition_not_met', 'rule_budget_exceeded', 'unmatchable', 'plugin_missing', 'build_failed'] },
+          reason: { type: 'string', enum: ['disabled', 'dev_environment', 'consent', 'not_allow_listed', 'no_matching_rule', 'condition_not_met', 'rule_budget_exceeded', 'unmatchable', 'no_test_mode', 'plugin_missing', 'build_failed'] },
           message: { type: 'string' },
           requests: {
             type: 'array',
@@ -53,6 +53,29 @@ const testSchema = {
             },
           },
           warnings: { type: 'array', items: { type: 'string' } },
+          validation: {
+            type: 'object',
+            description: 'With ?validate=platform, on would_send entries: what the platform\'s validation path said (3 s per request)',
+            required: ['verdict', 'messages', 'requests'],
+            properties: {
+              verdict: { type: 'string', enum: ['valid', 'invalid', 'error', 'timeout', 'not_available'] },
+              messages: { type: 'array', items: { type: 'string' } },
+              requests: {
+                type: 'array',
+                description: 'One per request, in order',
+                items: {
+                  type: 'object',
+                  required: ['verdict', 'messages', 'status', 'latency_ms'],
+                  properties: {
+                    verdict: { type: 'string', enum: ['valid', 'invalid', 'error', 'timeout'] },
+                    messages: { type: 'array', items: { type: 'string' } },
+                    status: { type: ['integer', 'null'], description: 'The platform\'s HTTP status; null without an answer' },
+                    latency_ms: { type: 'integer' },
+                  },
+                },
+              },
+            },
+          },
         },
       },
     },
@@ -123,12 +146,13 @@ const errorResponses = (shape: string) => {
   };
 };
 
-const operation = (summary: string, description: string, okSchema: string, errShape: string, extra: Record<string, unknown> = {}) => ({
+const operation = (summary: string, description: string, okSchema: string, errShape: string, extra: Record<string, unknown> = {}, parameters: object[] = []) => ({
   summary,
   description,
   security: [{ accessToken: [] }],
   parameters: [
     { name: 'id', in: 'query', required: true, schema: { type: 'string', pattern: '^[A-Z0-9]{8}$' }, description: 'Script id' },
+    ...parameters,
   ],
   requestBody: { required: true, content: { 'application/json': { schema: { $ref: '#/components/schemas/EventPayload' } } } },
   responses: {
@@ -147,7 +171,12 @@ export function buildOpenApi(): object {
         post: operation('Send an event (production)', 'Acknowledged after the event is durably stored; processing is asynchronous. Events that fail validation are acknowledged too and kept as rejected.', 'Ack', 'Ack'),
       },
       [INTAKE_PATHS.test]: {
-        post: operation('Validate an event (test)', 'Runs validation synchronously and returns errors, warnings and the normalised event. Nothing is stored or sent.', 'TestResponse', 'Ack'),
+        post: operation('Validate an event (test)',
+          'Runs validation synchronously and returns errors, warnings, the normalised event and each destination\'s preview. Nothing is stored; nothing is sent unless validate=platform.',
+          'TestResponse', 'Ack', {}, [{
+            name: 'validate', in: 'query', required: false, schema: { type: 'string', enum: ['platform'] },
+            description: 'platform: each previewed request is also sent to its platform\'s validation path (3 s budget each); the verdicts are in preview[].validation. Any other value: 400 INVALID_VALUE',
+          }]),
       },
       [BATCH_PATH]: {
         post: {

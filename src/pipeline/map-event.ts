@@ -37,7 +37,7 @@ export interface DestinationInstance {
  */
 export type SkipReason =
   | 'disabled' | 'dev_environment' | 'consent' | 'not_allow_listed' | 'no_matching_rule' | 'condition_not_met' | 'rule_budget_exceeded'
-  | 'unmatchable';
+  | 'unmatchable' | 'no_test_mode';
 
 export type MapResult =
   | { status: 'skipped'; reason: SkipReason; message: string; warnings: string[] }
@@ -112,6 +112,12 @@ export function mapEventForDestination(input: MapEventInput): MapResult {
   const allowList = settings.events;
   if (Array.isArray(allowList) && !allowList.includes(event.event.name)) {
     return skipped(type, 'not_allow_listed', `${event.event.name} is not in this destination's events allow-list`);
+  }
+
+  // A config saved with test_event_code before it was refused for a platform without test mode.
+  if (plugin.noTestMode !== undefined && typeof settings.test_event_code === 'string' && settings.test_event_code !== '') {
+    return skipped(type, 'no_test_mode', `test_event_code is set, but ${type} has no test mode (${plugin.noTestMode}); ` +
+      'nothing is sent, so no test becomes a real conversion: remove test_event_code to deliver');
   }
 
   const gate = consentGate(plugin.consent, settings.consent_category);

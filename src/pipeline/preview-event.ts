@@ -7,6 +7,7 @@ import type { RuleSet } from '../rules/rule-set.ts';
 import type { NormalizedEvent } from '../schema/types.ts';
 import type { DestinationRecord } from '../store/types.ts';
 import type { HashPool } from '../workers/pool.ts';
+import type { OutboundRequest } from '../destinations/types.ts';
 import { maskRequest, type SkipReason } from './map-event.ts';
 import { planEvents, type DestinationPlan } from './plan-event.ts';
 import { RuleInlineLimitError } from '../rules/json-logic.ts';
@@ -33,6 +34,36 @@ export interface DestinationPreview {
   message?: string;
   requests: PreviewRequest[];
   warnings: string[];
+  /** With `?validate=platform`, for a destination that would be sent something: what its platform said. */
+  validation?: PlatformValidation;
+}
+
+/**
+ * What the platform said about the previewed requests (endpoint 2's `?validate=platform`):
+ * `valid`, `invalid` (with its messages), `error` (no verdict: refused address, transport
+ * error, the platform unavailable), `timeout` (no answer within the budget), or
+ * `not_available` (no validation path: `messages` says why).
+ */
+export type PlatformVerdict = 'valid' | 'invalid' | 'error' | 'timeout' | 'not_available';
+
+export interface PlatformValidation {
+  /** The worst of its requests' verdicts (invalid, error, timeout, valid), or not_available. */
+  verdict: PlatformVerdict;
+  messages: string[];
+  /** One per validation request, in the order of `requests`. */
+  requests: { verdict: Exclude<PlatformVerdict, 'not_available'>; messages: string[]; status: number | null; latency_ms: number }[];
+}
+
+/**
+ * What `?validate=platform` sends for one destination: its plugin's validation requests,
+ * built with the real settings (secrets in clear: sent, never shown), or why there are none.
+ */
+export type PlatformCheck = { requests: OutboundRequest[] } | { unavailable: string } | { failed: string };
+
+/** The preview, and with `validate` each entry's check (null: skipped, nothing to check). */
+export interface PlannedPreview {
+  preview: DestinationPreview[];
+  checks?: (PlatformCheck | null)[];
 }
 
 export interface PreviewDeps {
@@ -41,13 +72,13 @@ export interface PreviewDeps {
   /** Null: hash inline (CLI, tests). */
   pool: HashPool | null;
   /** Plans previews on other threads (the server's preview pool, src/pipeline/preview-pool.ts); absent, or null from it (resting after a failure): on this one. */
-  offThread?: { plan(input: PreviewInput, rules: RuleSet): Promise<DestinationPreview[] | null> };
+  offThread?: { plan(input: PreviewInput, rules: RuleSet): Promise<PlannedPreview | null> };
   /**
    * Without offThread, where an event whose rules would spend more than INLINE_PLAN_STEPS
    * here goes instead (a one-thread preview pool, made on first use): so the calling (HTTP)
    * thread plans cheap events itself and never more than that for one event.
    */
-  overflow?: () => { plan(input: PreviewInput, rules: RuleSet): Promise<DestinationPreview[] | null> };
+  overflow?: () => { plan(input: PreviewInput, rules: RuleSet): Promise<PlannedPreview | null> };
 }
 
 /**
@@ -64,13 +95,17 @@ export interface PreviewInput {
   eventId: string;
   receivedAt: number;
   now: number;
+  /** Build each destination's platform check too (`?validate=platform`). */
+  validate?: boolean;
 }
 
 /** Every destination of `input` as skipped (`rule_budget_exceeded`): its rules were stopped before they were planned. */
-export function stoppedPreviews(input: PreviewInput, message: string): DestinationPreview[] {
-  return input.destinations.map((d) => ({
-    destination_id: d.id, type: d.type, name: d.name, status: 'skipped', reason: 'rule_budget_exceeded', message: `${d.type}: ${message}`, requests: [], warnings: [],
-  }));
+export function stoppedPreviews(input: PreviewInput, message: string): PlannedPreview {
+  return {
+    preview: input.destinations.map((d) => ({
+      destination_id: d.id, type: d.type, name: d.name, status: 'skipped', reason: 'rule_budget_exceeded', message: `${d.type}: ${message}`, requests: [], warnings: [],
+    })),
+  };
 }
 
 /** A request body as JSON when it is JSON, else the text. */
@@ -83,6 +118,11 @@ export const parseBody = (s: string): unknown => {
 };
 
 export async function previewEvent(deps: PreviewDeps, input: PreviewInput): Promise<DestinationPreview[]> {
+  return (await planPreview(deps, input)).preview;
+}
+
+/** The preview, and with `input.validate` each destination's platform check. */
+export async function planPreview(deps: PreviewDeps, input: PreviewInput): Promise<PlannedPreview> {
   if (deps.offThread !== undefined && input.destinations.length > 0) {
     const planned = await deps.offThread.plan(input, deps.rules());
     if (planned !== null) return planned;
@@ -103,7 +143,7 @@ export async function previewEvent(deps: PreviewDeps, input: PreviewInput): Prom
     if (planned !== null) return planned;
     return stoppedPreviews(input, 'this event\'s rules need a preview thread and none is available now; nothing would be sent');
   }
-  return plans.map((p): DestinationPreview => {
+  const preview = plans.map((p): DestinationPreview => {
     const base = { destination_id: p.destination.id, type: p.destination.type, name: p.destination.name };
     if (p.status !== 'ready') return { ...base, status: 'skipped', reason: p.reason, message: p.message, requests: [], warnings: p.warnings };
     return {
@@ -116,4 +156,22 @@ export async function previewEvent(deps: PreviewDeps, input: PreviewInput): Prom
       warnings: p.warnings,
     };
   });
+  if (input.validate !== true) return { preview };
+  return { preview, checks: plans.map((p) => (p.status === 'ready' ? platformCheck(p, input.now) : null)) };
+}
+
+/** The plugin's validation requests for a ready plan, built from its items with the stored (real) settings. */
+function platformCheck(p: Extract<DestinationPlan, { status: 'ready' }>, now: number): PlatformCheck {
+  const { plugin, destination } = p;
+  if (plugin.validationRequests === undefined) {
+    return { unavailable: plugin.noTestMode !== undefined
+      ? `${destination.type} has no test mode or validation path (${plugin.noTestMode})`
+      : `${destination.type} has no way to check a request without acting on it` };
+  }
+  try {
+    const made = plugin.validationRequests({ settings: destination.settings, items: p.items, now });
+    return Array.isArray(made) ? { requests: made } : { unavailable: made.unavailable };
+  } catch (err) {
+    return { failed: `${destination.type}: building the validation request failed: ${(err as Error).message}`.slice(0, 500) };
+  }
 }

@@ -11,7 +11,7 @@
 import { availableParallelism } from 'node:os';
 import { Piscina } from 'piscina';
 import { siblingModule } from '../build-state.cjs';
-import { stoppedPreviews, type DestinationPreview, type PreviewInput } from './preview-event.ts';
+import { stoppedPreviews, type PlannedPreview, type PreviewInput } from './preview-event.ts';
 import type { RuleSet } from '../rules/rule-set.ts';
 import type { RuleSpec } from '../rules/types.ts';
 import type { PreviewAnswer, PreviewTask, WarmTask } from './preview-worker.ts';
@@ -34,7 +34,7 @@ export const PREVIEW_OLD_GENERATION_MB = 256;
 
 export interface PreviewPool {
   /** Plans `input` with `rules` on a pool thread; null when the pool is resting after a failure (plan it here). */
-  plan(input: PreviewInput, rules: RuleSet): Promise<DestinationPreview[] | null>;
+  plan(input: PreviewInput, rules: RuleSet): Promise<PlannedPreview | null>;
   close(): Promise<void>;
 }
 
@@ -100,7 +100,7 @@ export function createPreviewPool(opts: PreviewPoolOptions): PreviewPool {
           const need = new Set(answer.keys);
           answer = (await pool().run({ ...task, lists: lists.map((l) => (need.has(l.key) ? { ...l, rules: byKey.get(l.key) as RuleSpec[] } : l)) }, { signal })) as PreviewAnswer;
         }
-        if (answer.kind === 'done') return answer.preview;
+        if (answer.kind === 'done') return answer.planned;
         throw new Error('a preview thread asked for rules it was sent');
       } catch (err) {
         if (closed) throw err;

@@ -5,7 +5,7 @@
 // the list. Plugins are code, loaded by each thread from PLUGINS_DIR. Loaded through tsx's
 // require hook on Node 20: no top-level await.
 import { loadPlugins, type PluginRegistry } from '../destinations/load-plugins.ts';
-import { previewEvent, type DestinationPreview, type PreviewInput } from './preview-event.ts';
+import { planPreview, type PlannedPreview, type PreviewInput } from './preview-event.ts';
 import { createRuleSet, type RuleSet } from '../rules/rule-set.ts';
 import type { RuleSpec } from '../rules/types.ts';
 
@@ -16,7 +16,7 @@ export interface PreviewTask {
   lists: { type: string; key: string; rules?: RuleSpec[] }[];
 }
 
-export type PreviewAnswer = { kind: 'done'; preview: DestinationPreview[] } | { kind: 'need'; keys: string[] } | { kind: 'warm' };
+export type PreviewAnswer = { kind: 'done'; planned: PlannedPreview } | { kind: 'need'; keys: string[] } | { kind: 'warm' };
 
 /** Loads the plugins before any preview is timed (the pool sends one per thread when it starts). */
 export interface WarmTask {
@@ -53,5 +53,5 @@ export default async function runPreviewTask(task: PreviewTask | WarmTask): Prom
     sets.set(setKey, set);
   }
   const rules = set;
-  return { kind: 'done', preview: await previewEvent({ plugins: await registry, rules: () => rules, pool: null }, task.input) };
+  return { kind: 'done', planned: await planPreview({ plugins: await registry, rules: () => rules, pool: null }, task.input) };
 }

@@ -43,9 +43,9 @@ describe('workers: the preview pool', function () {
 
   it('plans what the calling thread plans, for every destination, secrets masked', async () => {
     const here = await previewEvent({ plugins: await loadPlugins(pluginsDir), rules: () => rules, pool: null }, input);
-    const there = await pool.plan(input, rules);
+    const there = (await pool.plan(input, rules))!.preview;
     expect(there).to.deep.equal(here);
-    expect(there!.map((d) => d.status)).to.deep.equal(['would_send', 'would_send', 'would_send', 'would_send']);
+    expect(there.map((d) => d.status)).to.deep.equal(['would_send', 'would_send', 'would_send', 'would_send']);
     expect(JSON.stringify(there)).not.to.contain(SETTINGS.webhook('https://dest.example').secret as string);
   });
 
@@ -55,10 +55,11 @@ describe('workers: the preview pool', function () {
     const ga4 = rules.rulesFor('PREV0001', 'ga4').map((r) => ({ ...r, id: `${r.id}-renamed` }));
     const files = rules.destinations().map((type) => ({ file: type, destination: type, scriptId: null, rules: type === 'ga4' ? ga4 : rules.rulesFor('PREV0001', type), disabled: [] }));
     const changed = createRuleSet('', files);
-    const second = await pool.plan(input, changed);
+    const second = (await pool.plan(input, changed))!.preview;
     const here = await previewEvent({ plugins: await loadPlugins(pluginsDir), rules: () => changed, pool: null }, input);
     expect(second).to.deep.equal(here);
     expect(first).to.deep.equal(await pool.plan(input, rules), 'the first set still answers as before');
+    expect(first, 'without validate, no platform checks (no secret leaves the thread)').to.not.have.property('checks');
   });
 
   it('a task the pool cannot run answers null, so the caller plans on its own thread; the pool then rests, having said why once', async () => {
@@ -77,10 +78,11 @@ describe('workers: the preview pool', function () {
     const errors: unknown[] = [];
     const slow = createPreviewPool({ pluginsDir, threads: 1, timeoutMs: 1, onError: (err) => errors.push(err) });
     try {
-      const stopped = await slow.plan(input, rules);
-      expect(stopped, 'an answer, not null (null would plan it on the HTTP thread)').not.to.equal(null);
-      expect(stopped!.map((d) => [d.type, d.status, d.reason])).to.deep.equal(input.destinations.map((d) => [d.type, 'skipped', 'rule_budget_exceeded']));
-      expect(stopped![0].message).to.equal('ga4: planning this event ran past its time limit of 0.001 s; nothing would be sent');
+      const planned = await slow.plan(input, rules);
+      expect(planned, 'an answer, not null (null would plan it on the HTTP thread)').not.to.equal(null);
+      const stopped = planned!.preview;
+      expect(stopped.map((d) => [d.type, d.status, d.reason])).to.deep.equal(input.destinations.map((d) => [d.type, 'skipped', 'rule_budget_exceeded']));
+      expect(stopped[0].message).to.equal('ga4: planning this event ran past its time limit of 0.001 s; nothing would be sent');
       expect(errors, 'not a pool failure: no rest').to.deep.equal([]);
     } finally {
       await slow.close();
@@ -134,7 +136,7 @@ describe('endpoint 2 without preview threads: costly events go to the overflow t
       event: v.event as NormalizedEvent, eventId: 'ORD-OV1', receivedAt: now, now,
     };
     const handed: PreviewInput[] = [];
-    const overflow = () => ({ plan: async (i: PreviewInput) => (handed.push(i), [{ destination_id: 'x', type: 'webhook', name: 'w', status: 'would_send' as const, requests: [], warnings: ['from the overflow thread'] }]) });
+    const overflow = () => ({ plan: async (i: PreviewInput) => (handed.push(i), { preview: [{ destination_id: 'x', type: 'webhook', name: 'w', status: 'would_send' as const, requests: [], warnings: ['from the overflow thread'] }] }) });
     const cheap = await previewEvent({ plugins, rules: () => loaded.ruleSet, pool: null, overflow }, input);
     expect(handed).to.have.length(0);
     expect(cheap[0].status).to.equal('would_send');
