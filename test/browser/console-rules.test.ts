@@ -1,17 +1,19 @@
 // The rules editor in Chromium: line numbers beside the text (kept in step when it scrolls,
-// the line of a JSON syntax error flagged), the diff marking only the lines that changed,
-// and "Revert to file" after a publish making the plugin default live again, confirmed.
+// the line of a JSON syntax error flagged), the diff marking only the lines that changed, its
+// two panes opening at the first change and scrolling together (at a phone's width), and
+// "Revert to file" after a publish making the plugin default live again, confirmed.
 // Skipped (loudly) when /usr/bin/chromium is missing.
 import { expect } from 'chai';
 import { randomBytes } from 'node:crypto';
 import { readFileSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 import type { Locator, Page } from 'playwright-core';
-import { startTestServer, tempDir, type TestAccount, type TestServer } from '../helpers/test-server.ts';
+import { startTestServer, tempDir, waitFor, type TestAccount, type TestServer } from '../helpers/test-server.ts';
 import { startDestinationDouble, type DestinationDouble } from '../helpers/destination-double.ts';
 import { checkout, SETTINGS } from '../delivery/delivery-fixture.ts';
 import { launchChromium, type Chromium } from './chromium.ts';
 import { openConsole } from './console-session.ts';
+import { PHONE } from './phone-layout.ts';
 
 const ADMIN_TOKEN = `console-rules-${randomBytes(12).toString('hex')}`;
 const WAIT = 15_000;
@@ -109,8 +111,46 @@ describe('console in a browser: rules editor line numbers, marked diff, revert t
     expect((await change.locator('.diff-before .line-removed').allTextContents()).join('')).not.to.contain('console_marker');
   });
 
+  it('the diff\'s two panes open at the first changed line, face each other line for line and scroll together (at 390 px)', async () => {
+    await page.setViewportSize(PHONE);
+    try {
+      // The marker goes at the end of the rule's output: its first changed line is past the panes' first screenful.
+      await page.fill('#rules-editor', withMarker(PLUGIN_RULES, 'v-scroll'));
+      await page.click('#rules-diff');
+      const change = page.locator('#rules-diff-out .rules-change[data-rule-id="webhook.event"]');
+      await change.waitFor();
+      const [before, after] = [change.locator('.diff-before pre'), change.locator('.diff-after pre')];
+      expect(await before.locator('.diff-line').count(), 'as many lines each side').to.equal(await after.locator('.diff-line').count());
+      /** A pane's scroll position and whether its first changed line is inside its box. */
+      const pane = (l: Locator, mark: string) => l.evaluate((p, cls) => {
+        const line = p.querySelector(`.${cls}`);
+        const box = p.getBoundingClientRect();
+        const at = line.getBoundingClientRect();
+        return { top: p.scrollTop, scrolls: p.scrollHeight > p.clientHeight, changeShown: at.top >= box.top && at.bottom <= box.bottom };
+      }, mark);
+      for (const [l, mark] of [[before, 'line-removed'], [after, 'line-added']] as const) {
+        const p = await pane(l, mark);
+        expect(p, mark).to.deep.include({ scrolls: true, changeShown: true });
+        expect(p.top, `${mark}: opened scrolled down to the change`).to.be.greaterThan(0);
+      }
+
+      const top = (l: Locator) => l.evaluate((p) => p.scrollTop);
+      await before.hover();
+      await page.mouse.wheel(0, -2000);
+      await waitFor(async () => (await top(before)) === 0 && (await top(after)) === 0, WAIT);
+      expect(await top(after), 'the after pane followed the before pane up').to.equal(0);
+      await after.hover();
+      await page.mouse.wheel(0, 90);
+      await waitFor(async () => (await top(after)) > 0 && (await top(before)) === (await top(after)), WAIT);
+      expect(await top(before), 'the before pane followed the after pane down').to.equal(await top(after)).and.greaterThan(0);
+    } finally {
+      await page.setViewportSize({ width: 1280, height: 800 });
+    }
+  });
+
   it('after a publish, "Revert to file" (confirmed) makes the plugin default live again for the next event', async () => {
     expect(await page.locator('.rules-revert').count(), 'nothing published: nothing to revert').to.equal(0);
+    await page.fill('#rules-editor', withMarker(PLUGIN_RULES, 'v1'));
     await page.fill('#rules-message', 'marker v1');
     await page.click('#rules-publish');
     await page.locator('#rules-status', { hasText: /published version \d+/ }).waitFor();

@@ -2,7 +2,7 @@
 // check, diff against the live version (changed lines marked), preview on a stored or pasted
 // event, publish, the version history with rollback, and revert to the file or plugin default.
 import { api, ApiError, qs, report } from './api.js';
-import { $, fill, fmtTime, h, pre, pretty, revealIfBelow } from './dom.js';
+import { $, $$, fill, fmtTime, h, pre, pretty, revealIfBelow } from './dom.js';
 import { jsonErrorOffset, lineColumn } from './json-position.js';
 import { attachGutter } from './editor-gutter.js';
 import { lineDiff } from './line-diff.js';
@@ -168,20 +168,56 @@ async function diff() {
       changes.map((c) => h('div', { class: `rules-change change-${c.change}`, data: { ruleId: c.id, change: c.change } },
         h('div', { class: 'change-head' }, h('strong', {}, c.id), ' ', h('span', { class: 'tag' }, c.change)),
         diffPair(c.before, c.after))));
+    for (const pair of $$('#rules-diff-out .pair')) showChanges($$('pre.diff-lines', pair));
   } catch (err) {
     refused(err);
   }
 }
 
-/** One rule before and after, side by side, each line that differs marked (removed before, added after). */
+/**
+ * One rule before and after, side by side, each line that differs marked (removed before, added
+ * after), a changed stretch facing the other side's (filler rows where one side has fewer lines).
+ */
 function diffPair(before, after) {
   const none = (v) => v === null || v === undefined;
-  const { before: b, after: a } = lineDiff(none(before) ? '' : pretty(before), none(after) ? '' : pretty(after));
-  const lines = (rows, mark) => h('pre', { class: 'code diff-lines' }, rows.map((l) =>
-    h('span', { class: l.changed ? `diff-line ${mark}` : 'diff-line' }, `${l.text}\n`)));
+  const { before: b, after: a, first } = lineDiff(none(before) ? '' : pretty(before), none(after) ? '' : pretty(after));
+  const lines = (rows, mark) => h('pre', { class: 'code diff-lines', data: { first } }, rows.map((l) =>
+    h('span', { class: l.filler ? 'diff-line diff-filler' : l.changed ? `diff-line ${mark}` : 'diff-line' }, `${l.text}\n`)));
   return h('div', { class: 'pair' },
     h('div', { class: 'diff-before' }, h('h5', {}, 'before'), none(before) ? h('p', { class: 'muted' }, '—') : lines(b, 'line-removed')),
     h('div', { class: 'diff-after' }, h('h5', {}, 'after'), none(after) ? h('p', { class: 'muted' }, '—') : lines(a, 'line-added')));
+}
+
+/** A diff's panes (on the page): opened at their first changed line, two lines above it showing, and scrolling together. */
+function showChanges(panes) {
+  for (const pane of panes) {
+    const row = pane.children[Number(pane.dataset.first)];
+    if (!row) continue;
+    const at = row.getBoundingClientRect().top - pane.getBoundingClientRect().top + pane.scrollTop;
+    pane.scrollTop = Math.max(0, at - 2 * row.getBoundingClientRect().height);
+  }
+  if (panes.length > 1) scrollTogether(panes);
+}
+
+/**
+ * Scrolling one pane scrolls the others to the same place. A pane moved from here ignores the
+ * scroll event that move causes, so a pane that cannot go as far (less to scroll sideways)
+ * never pulls the one the operator scrolls back.
+ */
+function scrollTogether(panes) {
+  const moved = new WeakSet();
+  for (const pane of panes) {
+    pane.addEventListener('scroll', () => {
+      if (moved.delete(pane)) return;
+      for (const other of panes) {
+        if (other === pane) continue;
+        const [top, left] = [other.scrollTop, other.scrollLeft];
+        other.scrollTop = pane.scrollTop;
+        other.scrollLeft = pane.scrollLeft;
+        if (other.scrollTop !== top || other.scrollLeft !== left) moved.add(other);
+      }
+    });
+  }
 }
 
 async function preview() {
