@@ -1,8 +1,8 @@
 // The rules editor in Chromium: line numbers beside the text (kept in step when it scrolls,
 // the line of a JSON syntax error flagged), the diff marking only the lines that changed, its
-// two panes opening at the first change and scrolling together (at a phone's width), and
-// "Revert to file" after a publish making the plugin default live again, confirmed.
-// Skipped (loudly) when /usr/bin/chromium is missing.
+// two panes opening at the first change and scrolling together (at a phone's width), the
+// history saying what serves when no version does, and "Revert to file" after a publish
+// making the plugin default live again, confirmed. Skipped (loudly) when /usr/bin/chromium is missing.
 import { expect } from 'chai';
 import { randomBytes } from 'node:crypto';
 import { readFileSync } from 'node:fs';
@@ -111,6 +111,12 @@ describe('console in a browser: rules editor line numbers, marked diff, revert t
     expect((await change.locator('.diff-before .line-removed').allTextContents()).join('')).not.to.contain('console_marker');
   });
 
+  it('with nothing published, the history says the plugin default is live (not a file)', async () => {
+    const history = page.locator('#rules-history');
+    await history.locator('td').first().waitFor();
+    expect(await text(history)).to.equal('No published versions: the plugin default is live.');
+  });
+
   it('the diff\'s two panes open at the first changed line, face each other line for line and scroll together (at 390 px)', async () => {
     await page.setViewportSize(PHONE);
     try {
@@ -170,6 +176,7 @@ describe('console in a browser: rules editor line numbers, marked diff, revert t
     expect(JSON.parse(await page.inputValue('#rules-editor'))).to.deep.equal(PLUGIN_RULES);
     await page.locator('.rules-history-row[data-action="revert"]').first().waitFor();
     expect(await page.locator('.rules-history-row.live').count()).to.equal(0);
+    expect(await text(page.locator('#rules-history .rules-history-now'))).to.equal('No published version is live: the plugin default is.');
     await page.locator('.rules-item[data-destination="webhook"][data-scope="default"]', { hasText: 'plugin default' }).waitFor();
     expect((await deliver('ORD-RV2')).data).not.to.have.property('console_marker');
     expect(pageProblems).to.deep.equal([]);

@@ -9,6 +9,8 @@ import { lineDiff } from './line-diff.js';
 
 let chosen = null; // {scope, destination}
 let liveVersion = null;
+/** What serves the chosen file now: {source: 'store'|'file'|'plugin', file}. */
+let liveSource = null;
 let gutter = null;
 
 export function init() {
@@ -79,6 +81,7 @@ async function choose(scope, destination) {
     $('#rules-editor').value = JSON.stringify(r.document, null, 2);
     gutter.refresh();
     liveVersion = r.source === 'store' ? r.version : null;
+    liveSource = { source: r.source, file: r.file };
     fill($('#rules-current'), `${destination} · scope ${scope} · live: ${r.source === 'store' ? `store version ${r.version}` : r.source === 'plugin' ? 'plugin default' : `file ${shortFile(r.file)}`}`,
       r.source === 'store' ? [' ', h('button', { type: 'button', class: 'rules-revert', on: { click: () => revert() } }, 'Revert to file')] : null);
     if (scope !== 'default' && !$('#rules-preview-account').value) $('#rules-preview-account').value = scope;
@@ -95,18 +98,26 @@ async function loadHistory() {
   try {
     const { items = [] } = (await api(`${path('/history')}${qs({ scope })}`)) ?? {};
     if (chosen?.scope !== scope || chosen?.destination !== destination) return;
+    // With no stored version live, what serves is named: the plugin default, or the file that holds the rules.
+    const served = liveSource?.source === 'plugin' ? 'the plugin default' : liveSource?.source === 'file' ? `the file ${shortFile(liveSource.file)}` : null;
+    const note = (text) => h('tr', { class: 'rules-history-now' }, h('td', { class: 'muted', colspan: '3' }, text));
     fill($('#rules-history'), items.length === 0
-      ? h('tr', {}, h('td', { class: 'muted' }, 'No published versions: the file is live.'))
-      : items.map((v) => h('tr', { class: `rules-history-row${v.live ? ' live' : ''}`, data: { version: v.version, change: v.change ?? '', action: v.action ?? '' } },
-        v.action === 'revert'
-          ? h('td', { class: 'nowrap' }, h('strong', {}, 'file'), h('div', { class: 'muted' }, `revert from v${v.version}`))
-          : h('td', { class: 'nowrap' }, h('strong', {}, `v${v.version}`), h('div', { class: 'muted' }, v.action ?? '')),
-        h('td', { class: 'wrap' }, v.message ?? '', h('div', { class: 'muted' }, `${v.author ?? ''} · ${fmtTime(v.at)}`)),
-        h('td', { class: 'nowrap' }, v.live ? h('span', { class: 'tag tag-live rules-live' }, 'live') : null,
-          v.version === liveVersion ? null : h('button', { type: 'button', class: 'rules-rollback', on: { click: () => rollback(v.version) } }, 'Roll back')))));
+      ? note(served ? `No published versions: ${served} is live.` : 'No published versions.')
+      : [served && !items.some((v) => v.live) ? note(`No published version is live: ${served} is.`) : null, items.map(historyRow)]);
   } catch (err) {
     report(err);
   }
+}
+
+/** One change in the history: the version it made live (or, a revert, the one it stopped), its message, and Roll back. */
+function historyRow(v) {
+  return h('tr', { class: `rules-history-row${v.live ? ' live' : ''}`, data: { version: v.version, change: v.change ?? '', action: v.action ?? '' } },
+    v.action === 'revert'
+      ? h('td', { class: 'nowrap' }, h('strong', {}, 'revert'), h('div', { class: 'muted' }, `from v${v.version}`))
+      : h('td', { class: 'nowrap' }, h('strong', {}, `v${v.version}`), h('div', { class: 'muted' }, v.action ?? '')),
+    h('td', { class: 'wrap' }, v.message ?? '', h('div', { class: 'muted' }, `${v.author ?? ''} · ${fmtTime(v.at)}`)),
+    h('td', { class: 'nowrap' }, v.live ? h('span', { class: 'tag tag-live rules-live' }, 'live') : null,
+      v.version === liveVersion ? null : h('button', { type: 'button', class: 'rules-rollback', on: { click: () => rollback(v.version) } }, 'Roll back')));
 }
 
 /** Parses a textarea's JSON; a syntax error is listed in #rules-errors and null returned. */
