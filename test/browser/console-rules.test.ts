@@ -1,8 +1,9 @@
 // The rules editor in Chromium: line numbers beside the text (kept in step when it scrolls,
 // the line of a JSON syntax error flagged), the diff marking only the lines that changed, its
 // two panes opening at the first change and scrolling together (at a phone's width), the
-// history saying what serves when no version does, and "Revert to file" after a publish
-// making the plugin default live again, confirmed. Skipped (loudly) when /usr/bin/chromium is missing.
+// stored-event preview found by order id as Trace finds it, the history saying what serves
+// when no version does, and "Revert to file" after a publish making the plugin default live
+// again, confirmed. Skipped (loudly) when /usr/bin/chromium is missing.
 import { expect } from 'chai';
 import { randomBytes } from 'node:crypto';
 import { readFileSync } from 'node:fs';
@@ -152,6 +153,34 @@ describe('console in a browser: rules editor line numbers, marked diff, revert t
     } finally {
       await page.setViewportSize({ width: 1280, height: 800 });
     }
+  });
+
+  it('the Stored event preview takes an order id, as Trace does, and asks which event when it names several', async () => {
+    await deliver('ORD-PV1');
+    const [stored] = await s.running.store.events.list({ search: 'ORD-PV1', limit: 1 });
+    await page.fill('#rules-editor', withMarker(PLUGIN_RULES, 'pv'));
+    await page.fill('#rules-preview-event', 'ORD-PV1');
+    await page.click('#rules-preview');
+    const out = page.locator('#rules-preview-out');
+    await out.locator('.rules-preview-dest[data-changed="true"]').waitFor();
+    expect(await text(out.locator('.rules-preview-event'))).to.contain(stored.id).and.contain('ORD-PV1');
+    expect(await page.locator('#rules-errors .rules-error').count()).to.equal(0);
+
+    // The same order id in the dev environment: a second accepted event. The preview lists both to choose from.
+    const prod = checkout('ORD-PV1');
+    const dev = { ...prod, context: { ...(prod.context as Record<string, unknown>), environment: 'dev' } };
+    const r = await s.post('/webhooks/service/event', dev, { account: shop });
+    expect(r.status, r.text).to.equal(200);
+    const [devEvent] = (await s.running.store.events.list({ search: 'ORD-PV1', limit: 5 })).filter((e) => e.id !== stored.id);
+    expect(devEvent.status).to.equal('accepted');
+    await page.click('#rules-preview');
+    const picks = out.locator('.rules-preview-pick');
+    await picks.first().waitFor();
+    expect(await picks.count()).to.equal(2);
+    expect(await out.locator('.rules-preview-dest').count(), 'nothing previewed until one is chosen').to.equal(0);
+    await out.locator(`.rules-preview-pick[data-id="${devEvent.id}"]`).click();
+    await out.locator('.rules-preview-event', { hasText: devEvent.id }).waitFor();
+    expect(await page.inputValue('#rules-preview-event')).to.equal(devEvent.id);
   });
 
   it('after a publish, "Revert to file" (confirmed) makes the plugin default live again for the next event', async () => {

@@ -6,6 +6,7 @@ import { $, $$, fill, fmtTime, h, pre, pretty, revealIfBelow } from './dom.js';
 import { jsonErrorOffset, lineColumn } from './json-position.js';
 import { attachGutter } from './editor-gutter.js';
 import { lineDiff } from './line-diff.js';
+import { eventSummary } from './trace.js';
 
 let chosen = null; // {scope, destination}
 let liveVersion = null;
@@ -234,10 +235,14 @@ function scrollTogether(panes) {
 async function preview() {
   const body = draft('#rules-preview-out');
   if (!body) return;
-  const eventId = $('#rules-preview-event').value.trim();
+  const q = $('#rules-preview-event').value.trim();
   const pasted = $('#rules-preview-payload').value.trim();
-  if (eventId) body.event_id = eventId;
-  else if (pasted) {
+  let event = null;
+  if (q) {
+    event = await storedEvent(q);
+    if (!event) return;
+    body.event_id = event.id;
+  } else if (pasted) {
     const p = parse(pasted, 'payload');
     if (!p) return;
     body.payload = p.value;
@@ -252,7 +257,9 @@ async function preview() {
     const after = r.after ?? [];
     const ids = [...new Set([...before, ...after].map((d) => d.destination_id))];
     fill($('#rules-preview-out'),
-      h('p', { class: 'muted' }, `account ${r.script_id ?? ''}`),
+      event
+        ? h('p', { class: 'muted rules-preview-event' }, `${event.name ?? 'event'} ${event.event_id ?? ''} · tracklane id ${event.id} · account ${r.script_id ?? ''}`)
+        : h('p', { class: 'muted' }, `account ${r.script_id ?? ''}`),
       r.note ? h('p', { class: 'warn rules-preview-note' }, r.note) : null,
       h('h4', {}, r.changed
         ? h('span', { class: 'rules-preview-changed bad' }, 'The draft changes what is sent.')
@@ -272,6 +279,35 @@ async function preview() {
   } catch (err) {
     refused(err);
   }
+}
+
+/**
+ * The accepted stored event `q` names — a tracklane id, an event.id or an order id, found as
+ * Trace finds it — or null after saying why: nothing found, nothing accepted (only those are
+ * previewed), or several (listed in the preview's place, one button each to preview it).
+ */
+async function storedEvent(q) {
+  let items;
+  try {
+    ({ items = [] } = (await api(`/admin/trace${qs({ q })}`)) ?? {});
+  } catch (err) {
+    refused(err);
+    return null;
+  }
+  const accepted = items.filter((it) => it.status === 'accepted');
+  if (accepted.length === 1) return accepted[0];
+  if (items.length === 0) showErrors([`No stored event for “${q}” (a tracklane id, event.id or order id).`]);
+  else if (accepted.length === 0) {
+    showErrors([`“${q}” names only ${[...new Set(items.map((it) => it.status))].join(' and ')} events: a preview needs an accepted one.`]);
+  } else {
+    fill($('#rules-preview-out'),
+      h('p', { class: 'warn' }, `“${q}” names ${accepted.length} accepted events: choose the one to preview.`),
+      h('div', { class: 'hits' }, accepted.map((it) => h('button', {
+        type: 'button', class: 'trace-hit rules-preview-pick', data: { id: it.id },
+        on: { click: () => { $('#rules-preview-event').value = it.id; void preview(); } },
+      }, eventSummary(it)))));
+  }
+  return null;
 }
 
 /** Replay through the draft: the last N stored events planned with the live rules and with the draft. */
