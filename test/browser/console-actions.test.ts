@@ -10,7 +10,7 @@ import { startTestServer, waitFor, type TestAccount, type TestServer } from '../
 import { startDestinationDouble, type DestinationDouble } from '../helpers/destination-double.ts';
 import { checkout, SETTINGS } from '../delivery/delivery-fixture.ts';
 import { launchChromium, type Chromium } from './chromium.ts';
-import { layoutProblems, PHONE } from './phone-layout.ts';
+import { layoutProblems, offScreen, PHONE } from './phone-layout.ts';
 
 const ADMIN_TOKEN = `console-actions-${randomBytes(12).toString('hex')}`;
 const WAIT = 15_000;
@@ -228,15 +228,27 @@ describe('console in a browser: actions on failing deliveries, error bodies, the
     expect(await detail.isVisible(), 'ORD-L-BAD still matches').to.equal(true);
   });
 
-  it('at a phone\'s width the live view with its new columns and the destinations with their actions still fit', async () => {
+  it('at a phone\'s width live and destinations fit, their status, counts and actions on screen (not in a box scrolled sideways)', async () => {
+    // A pending (503, an hour's wait) and a failed (307) delivery: Retry now and Replay are offered, counts are not all 0.
+    answers.set('ORD-PH1', 503);
+    answers.set('ORD-PH2', 307);
+    await send(checkout('ORD-PH1'));
+    await send(checkout('ORD-PH2'));
+    await deliveryStatus('ORD-PH1', 'pending');
+    await deliveryStatus('ORD-PH2', 'failed');
     await page.setViewportSize(PHONE);
     try {
-      await page.locator('.live-row[data-event-id="ORD-L-BAD"]').waitFor();
+      await page.locator('.live-row[data-event-id="ORD-PH2"]').waitFor();
       const problems = await layoutProblems(page, 'live', 'tracklane id');
+      problems.push(...await offScreen(page, 'live', ['.live-row .live-status .status', '.live-row .live-count', '#live-pause', '#live-detail .live-trace']));
       await nav('destinations');
-      await page.locator(`.dest-row[data-destination-id="${destId}"] .dest-pause`).waitFor();
+      const row = page.locator(`.dest-row[data-destination-id="${destId}"]`);
+      await row.locator('.dest-replay').waitFor();
+      expect(await row.locator('.dest-actions button').allTextContents()).to.deep.equal(['Retry now', 'Pause', 'Replay failed/dead']);
       problems.push(...await layoutProblems(page, 'destinations'));
+      problems.push(...await offScreen(page, 'destinations', ['.dest-row .dest-state', '.dest-row .dest-count', '.dest-row .dest-actions button']));
       expect(problems).to.deep.equal([]);
+      expect(await page.evaluate('document.documentElement.scrollWidth')).to.be.at.most(PHONE.width);
     } finally {
       await page.setViewportSize({ width: 1280, height: 800 });
     }

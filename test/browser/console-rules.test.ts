@@ -1,17 +1,20 @@
 // The rules editor in Chromium: line numbers beside the text (kept in step when it scrolls,
-// the line of a JSON syntax error flagged), the diff marking only the lines that changed,
-// and "Revert to file" after a publish making the plugin default live again, confirmed.
-// Skipped (loudly) when /usr/bin/chromium is missing.
+// the line of a JSON syntax error flagged), the diff marking only the lines that changed, its
+// two panes opening at the first change and scrolling together (at a phone's width), the
+// stored-event preview found by order id as Trace finds it, the history saying what serves
+// when no version does, and "Revert to file" after a publish making the plugin default live
+// again, confirmed. Skipped (loudly) when /usr/bin/chromium is missing.
 import { expect } from 'chai';
 import { randomBytes } from 'node:crypto';
 import { readFileSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 import type { Locator, Page } from 'playwright-core';
-import { startTestServer, tempDir, type TestAccount, type TestServer } from '../helpers/test-server.ts';
+import { startTestServer, tempDir, waitFor, type TestAccount, type TestServer } from '../helpers/test-server.ts';
 import { startDestinationDouble, type DestinationDouble } from '../helpers/destination-double.ts';
 import { checkout, SETTINGS } from '../delivery/delivery-fixture.ts';
 import { launchChromium, type Chromium } from './chromium.ts';
 import { openConsole } from './console-session.ts';
+import { PHONE } from './phone-layout.ts';
 
 const ADMIN_TOKEN = `console-rules-${randomBytes(12).toString('hex')}`;
 const WAIT = 15_000;
@@ -109,8 +112,80 @@ describe('console in a browser: rules editor line numbers, marked diff, revert t
     expect((await change.locator('.diff-before .line-removed').allTextContents()).join('')).not.to.contain('console_marker');
   });
 
+  it('with nothing published, the history says the plugin default is live (not a file)', async () => {
+    const history = page.locator('#rules-history');
+    await history.locator('td').first().waitFor();
+    expect(await text(history)).to.equal('No published versions: the plugin default is live.');
+  });
+
+  it('the diff\'s two panes open at the first changed line, face each other line for line and scroll together (at 390 px)', async () => {
+    await page.setViewportSize(PHONE);
+    try {
+      // The marker goes at the end of the rule's output: its first changed line is past the panes' first screenful.
+      await page.fill('#rules-editor', withMarker(PLUGIN_RULES, 'v-scroll'));
+      await page.click('#rules-diff');
+      const change = page.locator('#rules-diff-out .rules-change[data-rule-id="webhook.event"]');
+      await change.waitFor();
+      const [before, after] = [change.locator('.diff-before pre'), change.locator('.diff-after pre')];
+      expect(await before.locator('.diff-line').count(), 'as many lines each side').to.equal(await after.locator('.diff-line').count());
+      /** A pane's scroll position and whether its first changed line is inside its box. */
+      const pane = (l: Locator, mark: string) => l.evaluate((p, cls) => {
+        const line = p.querySelector(`.${cls}`);
+        const box = p.getBoundingClientRect();
+        const at = line.getBoundingClientRect();
+        return { top: p.scrollTop, scrolls: p.scrollHeight > p.clientHeight, changeShown: at.top >= box.top && at.bottom <= box.bottom };
+      }, mark);
+      for (const [l, mark] of [[before, 'line-removed'], [after, 'line-added']] as const) {
+        const p = await pane(l, mark);
+        expect(p, mark).to.deep.include({ scrolls: true, changeShown: true });
+        expect(p.top, `${mark}: opened scrolled down to the change`).to.be.greaterThan(0);
+      }
+
+      const top = (l: Locator) => l.evaluate((p) => p.scrollTop);
+      await before.hover();
+      await page.mouse.wheel(0, -2000);
+      await waitFor(async () => (await top(before)) === 0 && (await top(after)) === 0, WAIT);
+      expect(await top(after), 'the after pane followed the before pane up').to.equal(0);
+      await after.hover();
+      await page.mouse.wheel(0, 90);
+      await waitFor(async () => (await top(after)) > 0 && (await top(before)) === (await top(after)), WAIT);
+      expect(await top(before), 'the before pane followed the after pane down').to.equal(await top(after)).and.greaterThan(0);
+    } finally {
+      await page.setViewportSize({ width: 1280, height: 800 });
+    }
+  });
+
+  it('the Stored event preview takes an order id, as Trace does, and asks which event when it names several', async () => {
+    await deliver('ORD-PV1');
+    const [stored] = await s.running.store.events.list({ search: 'ORD-PV1', limit: 1 });
+    await page.fill('#rules-editor', withMarker(PLUGIN_RULES, 'pv'));
+    await page.fill('#rules-preview-event', 'ORD-PV1');
+    await page.click('#rules-preview');
+    const out = page.locator('#rules-preview-out');
+    await out.locator('.rules-preview-dest[data-changed="true"]').waitFor();
+    expect(await text(out.locator('.rules-preview-event'))).to.contain(stored.id).and.contain('ORD-PV1');
+    expect(await page.locator('#rules-errors .rules-error').count()).to.equal(0);
+
+    // The same order id in the dev environment: a second accepted event. The preview lists both to choose from.
+    const prod = checkout('ORD-PV1');
+    const dev = { ...prod, context: { ...(prod.context as Record<string, unknown>), environment: 'dev' } };
+    const r = await s.post('/webhooks/service/event', dev, { account: shop });
+    expect(r.status, r.text).to.equal(200);
+    const [devEvent] = (await s.running.store.events.list({ search: 'ORD-PV1', limit: 5 })).filter((e) => e.id !== stored.id);
+    expect(devEvent.status).to.equal('accepted');
+    await page.click('#rules-preview');
+    const picks = out.locator('.rules-preview-pick');
+    await picks.first().waitFor();
+    expect(await picks.count()).to.equal(2);
+    expect(await out.locator('.rules-preview-dest').count(), 'nothing previewed until one is chosen').to.equal(0);
+    await out.locator(`.rules-preview-pick[data-id="${devEvent.id}"]`).click();
+    await out.locator('.rules-preview-event', { hasText: devEvent.id }).waitFor();
+    expect(await page.inputValue('#rules-preview-event')).to.equal(devEvent.id);
+  });
+
   it('after a publish, "Revert to file" (confirmed) makes the plugin default live again for the next event', async () => {
     expect(await page.locator('.rules-revert').count(), 'nothing published: nothing to revert').to.equal(0);
+    await page.fill('#rules-editor', withMarker(PLUGIN_RULES, 'v1'));
     await page.fill('#rules-message', 'marker v1');
     await page.click('#rules-publish');
     await page.locator('#rules-status', { hasText: /published version \d+/ }).waitFor();
@@ -130,6 +205,7 @@ describe('console in a browser: rules editor line numbers, marked diff, revert t
     expect(JSON.parse(await page.inputValue('#rules-editor'))).to.deep.equal(PLUGIN_RULES);
     await page.locator('.rules-history-row[data-action="revert"]').first().waitFor();
     expect(await page.locator('.rules-history-row.live').count()).to.equal(0);
+    expect(await text(page.locator('#rules-history .rules-history-now'))).to.equal('No published version is live: the plugin default is.');
     await page.locator('.rules-item[data-destination="webhook"][data-scope="default"]', { hasText: 'plugin default' }).waitFor();
     expect((await deliver('ORD-RV2')).data).not.to.have.property('console_marker');
     expect(pageProblems).to.deep.equal([]);

@@ -53,3 +53,25 @@ export async function layoutProblems(page: Page, view: string, idLabel?: string)
   })()`);
   return found.map((p) => `${view}: ${p}`);
 }
+
+/**
+ * Each element matching one of `selectors` that is not wholly on screen (left ≥ 0, right ≤ the
+ * window's width) — a value in a box that scrolls sideways counts as off screen, since the
+ * operator does not see it — one line each; a selector matching nothing is a problem too.
+ */
+export async function offScreen(page: Page, view: string, selectors: readonly string[]): Promise<string[]> {
+  const found: string[] = await page.evaluate(`(() => {
+    const problems = [];
+    const vw = window.innerWidth;
+    for (const sel of ${JSON.stringify(selectors)}) {
+      const els = Array.from(document.querySelectorAll(sel)).filter((el) => el.getClientRects().length > 0);
+      if (els.length === 0) problems.push(sel + ': none shown');
+      for (const el of els) {
+        const r = el.getBoundingClientRect();
+        if (r.left < 0 || r.right > vw + 0.5) problems.push(sel + ' "' + el.textContent.trim().slice(0, 30) + '" at ' + Math.round(r.left) + '..' + Math.round(r.right) + ' px');
+      }
+    }
+    return problems;
+  })()`);
+  return found.map((p) => `${view}: ${p}`);
+}

@@ -30,26 +30,29 @@ async function load() {
 
 function row(d) {
   const c = d.counts ?? {};
-  const cell = (n, cls = '') => h('td', { class: `num ${n > 0 ? cls : ''}` }, String(n ?? 0));
+  // Each cell carries its column's name (data-label): a narrow screen lays the row out as a card
+  // (console.css), state first, with the name beside each value instead of a header far above.
+  const td = (cls, label, ...content) => h('td', { class: cls, data: { label } }, ...content);
+  const count = (key, warnCls = '') => td(`num dest-count ${c[key] > 0 ? warnCls : ''}`, key, String(c[key] ?? 0));
   return h('tr', { class: `dest-row${d.paused_at ? ' paused' : ''}${d.enabled ? '' : ' disabled'}`, data: { destinationId: d.id } },
-    h('td', {}, d.script_id ?? ''),
-    h('td', {}, d.type ?? ''),
-    h('td', {}, d.name ?? ''),
-    h('td', {}, d.enabled ? 'yes' : 'no'),
-    cell(c.pending, 'warn'),
-    cell(c.delivered),
-    cell(c.failed, 'bad'),
-    cell(c.dead, 'bad'),
-    h('td', { class: 'nowrap dest-oldest' }, d.oldest_pending_at ? fmtAge(d.oldest_pending_at) : '—'),
-    h('td', { class: 'nowrap dest-overdue' }, d.lagging
+    td('dest-account', 'account', d.script_id ?? ''),
+    td('dest-type', 'type', d.type ?? ''),
+    td('dest-name', 'name', d.name ?? ''),
+    td('dest-enabled dest-state', 'enabled', d.enabled ? 'yes' : 'no'),
+    count('pending', 'warn'),
+    count('delivered'),
+    count('failed', 'bad'),
+    count('dead', 'bad'),
+    td('nowrap dest-oldest', 'oldest pending', d.oldest_pending_at ? fmtAge(d.oldest_pending_at) : '—'),
+    td('nowrap dest-overdue', 'overdue', d.lagging
       ? [h('span', { class: 'status status-lagging', title: 'work has waited past its due time for more than a minute' }, 'lagging'), ` ${fmtDuration(d.overdue_seconds * 1000)}`]
       : d.overdue_seconds > 0 ? fmtDuration(d.overdue_seconds * 1000) : '—'),
-    h('td', { class: 'bad dest-error' }, d.last_error ?? ''),
-    h('td', { class: 'nowrap' }, d.paused_at
+    td('bad dest-error', 'last error', d.last_error ?? ''),
+    td('nowrap dest-paused dest-state', 'paused', d.paused_at
       ? [h('span', { class: 'status status-paused' }, `paused ${fmtAge(d.paused_at)} ago`), ' ',
         d.pause_reason ? h('span', { class: 'muted' }, pauseText(d.pause_reason)) : null]
       : d.enabled ? 'no' : 'disabled'),
-    h('td', { class: 'nowrap dest-actions' }, actionButtons({
+    td('nowrap dest-actions', 'actions', actionButtons({
       id: d.id, type: d.type, name: d.name, enabled: d.enabled, paused: Boolean(d.paused_at),
       pending: c.pending ?? 0, failedOrDead: (c.failed ?? 0) + (c.dead ?? 0),
     }, load)));

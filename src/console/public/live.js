@@ -237,15 +237,16 @@ function rowFor(item, fresh) {
     data: { id: item.id, eventId: item.event_id ?? '', status: item.status ?? '' },
     tabindex: '0',
   },
+  // Class names place the cells of a narrow screen's card (console.css): status first; the counts keep their label.
   h('td', { class: 'nowrap live-time' }, fmtTime(item.received_at)),
   h('td', { class: 'live-account', data: { scriptId: item.script_id ?? '' } }, accountLabel(item.script_id)),
-  h('td', {}, item.name ?? ''),
-  h('td', { class: 'mono' }, item.event_id ?? ''),
+  h('td', { class: 'live-name' }, item.name ?? ''),
+  h('td', { class: 'mono live-event-id' }, item.event_id ?? ''),
   h('td', { class: 'live-source', title: 'the intake endpoint: event, standard or custom:<endpoint>' }, item.source ?? ''),
-  h('td', {}, h('span', { class: `status status-${item.status}` }, item.status ?? '')),
+  h('td', { class: 'live-status' }, h('span', { class: `status status-${item.status}` }, item.status ?? '')),
   h('td', { class: 'mono bad live-first-error' }, firstErrorCode(item)),
-  h('td', { class: 'num' }, String(item.error_count ?? count(item.errors))),
-  h('td', { class: 'num' }, String(item.warning_count ?? count(item.warnings))));
+  h('td', { class: 'num live-count live-error-count', data: { label: 'err' } }, String(item.error_count ?? count(item.errors))),
+  h('td', { class: 'num live-count live-warning-count', data: { label: 'warn' } }, String(item.warning_count ?? count(item.warnings))));
 }
 
 /**

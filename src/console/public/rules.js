@@ -2,13 +2,16 @@
 // check, diff against the live version (changed lines marked), preview on a stored or pasted
 // event, publish, the version history with rollback, and revert to the file or plugin default.
 import { api, ApiError, qs, report } from './api.js';
-import { $, fill, fmtTime, h, pre, pretty, revealIfBelow } from './dom.js';
+import { $, $$, fill, fmtTime, h, pre, pretty, revealIfBelow } from './dom.js';
 import { jsonErrorOffset, lineColumn } from './json-position.js';
 import { attachGutter } from './editor-gutter.js';
 import { lineDiff } from './line-diff.js';
+import { eventSummary } from './trace.js';
 
 let chosen = null; // {scope, destination}
 let liveVersion = null;
+/** What serves the chosen file now: {source: 'store'|'file'|'plugin', file}. */
+let liveSource = null;
 let gutter = null;
 
 export function init() {
@@ -79,6 +82,7 @@ async function choose(scope, destination) {
     $('#rules-editor').value = JSON.stringify(r.document, null, 2);
     gutter.refresh();
     liveVersion = r.source === 'store' ? r.version : null;
+    liveSource = { source: r.source, file: r.file };
     fill($('#rules-current'), `${destination} · scope ${scope} · live: ${r.source === 'store' ? `store version ${r.version}` : r.source === 'plugin' ? 'plugin default' : `file ${shortFile(r.file)}`}`,
       r.source === 'store' ? [' ', h('button', { type: 'button', class: 'rules-revert', on: { click: () => revert() } }, 'Revert to file')] : null);
     if (scope !== 'default' && !$('#rules-preview-account').value) $('#rules-preview-account').value = scope;
@@ -95,18 +99,26 @@ async function loadHistory() {
   try {
     const { items = [] } = (await api(`${path('/history')}${qs({ scope })}`)) ?? {};
     if (chosen?.scope !== scope || chosen?.destination !== destination) return;
+    // With no stored version live, what serves is named: the plugin default, or the file that holds the rules.
+    const served = liveSource?.source === 'plugin' ? 'the plugin default' : liveSource?.source === 'file' ? `the file ${shortFile(liveSource.file)}` : null;
+    const note = (text) => h('tr', { class: 'rules-history-now' }, h('td', { class: 'muted', colspan: '3' }, text));
     fill($('#rules-history'), items.length === 0
-      ? h('tr', {}, h('td', { class: 'muted' }, 'No published versions: the file is live.'))
-      : items.map((v) => h('tr', { class: `rules-history-row${v.live ? ' live' : ''}`, data: { version: v.version, change: v.change ?? '', action: v.action ?? '' } },
-        v.action === 'revert'
-          ? h('td', { class: 'nowrap' }, h('strong', {}, 'file'), h('div', { class: 'muted' }, `revert from v${v.version}`))
-          : h('td', { class: 'nowrap' }, h('strong', {}, `v${v.version}`), h('div', { class: 'muted' }, v.action ?? '')),
-        h('td', { class: 'wrap' }, v.message ?? '', h('div', { class: 'muted' }, `${v.author ?? ''} · ${fmtTime(v.at)}`)),
-        h('td', { class: 'nowrap' }, v.live ? h('span', { class: 'tag tag-live rules-live' }, 'live') : null,
-          v.version === liveVersion ? null : h('button', { type: 'button', class: 'rules-rollback', on: { click: () => rollback(v.version) } }, 'Roll back')))));
+      ? note(served ? `No published versions: ${served} is live.` : 'No published versions.')
+      : [served && !items.some((v) => v.live) ? note(`No published version is live: ${served} is.`) : null, items.map(historyRow)]);
   } catch (err) {
     report(err);
   }
+}
+
+/** One change in the history: the version it made live (or, a revert, the one it stopped), its message, and Roll back. */
+function historyRow(v) {
+  return h('tr', { class: `rules-history-row${v.live ? ' live' : ''}`, data: { version: v.version, change: v.change ?? '', action: v.action ?? '' } },
+    v.action === 'revert'
+      ? h('td', { class: 'nowrap' }, h('strong', {}, 'revert'), h('div', { class: 'muted' }, `from v${v.version}`))
+      : h('td', { class: 'nowrap' }, h('strong', {}, `v${v.version}`), h('div', { class: 'muted' }, v.action ?? '')),
+    h('td', { class: 'wrap' }, v.message ?? '', h('div', { class: 'muted' }, `${v.author ?? ''} · ${fmtTime(v.at)}`)),
+    h('td', { class: 'nowrap' }, v.live ? h('span', { class: 'tag tag-live rules-live' }, 'live') : null,
+      v.version === liveVersion ? null : h('button', { type: 'button', class: 'rules-rollback', on: { click: () => rollback(v.version) } }, 'Roll back')));
 }
 
 /** Parses a textarea's JSON; a syntax error is listed in #rules-errors and null returned. */
@@ -168,29 +180,69 @@ async function diff() {
       changes.map((c) => h('div', { class: `rules-change change-${c.change}`, data: { ruleId: c.id, change: c.change } },
         h('div', { class: 'change-head' }, h('strong', {}, c.id), ' ', h('span', { class: 'tag' }, c.change)),
         diffPair(c.before, c.after))));
+    for (const pair of $$('#rules-diff-out .pair')) showChanges($$('pre.diff-lines', pair));
   } catch (err) {
     refused(err);
   }
 }
 
-/** One rule before and after, side by side, each line that differs marked (removed before, added after). */
+/**
+ * One rule before and after, side by side, each line that differs marked (removed before, added
+ * after), a changed stretch facing the other side's (filler rows where one side has fewer lines).
+ */
 function diffPair(before, after) {
   const none = (v) => v === null || v === undefined;
-  const { before: b, after: a } = lineDiff(none(before) ? '' : pretty(before), none(after) ? '' : pretty(after));
-  const lines = (rows, mark) => h('pre', { class: 'code diff-lines' }, rows.map((l) =>
-    h('span', { class: l.changed ? `diff-line ${mark}` : 'diff-line' }, `${l.text}\n`)));
+  const { before: b, after: a, first } = lineDiff(none(before) ? '' : pretty(before), none(after) ? '' : pretty(after));
+  const lines = (rows, mark) => h('pre', { class: 'code diff-lines', data: { first } }, rows.map((l) =>
+    h('span', { class: l.filler ? 'diff-line diff-filler' : l.changed ? `diff-line ${mark}` : 'diff-line' }, `${l.text}\n`)));
   return h('div', { class: 'pair' },
     h('div', { class: 'diff-before' }, h('h5', {}, 'before'), none(before) ? h('p', { class: 'muted' }, '—') : lines(b, 'line-removed')),
     h('div', { class: 'diff-after' }, h('h5', {}, 'after'), none(after) ? h('p', { class: 'muted' }, '—') : lines(a, 'line-added')));
 }
 
+/** A diff's panes (on the page): opened at their first changed line, two lines above it showing, and scrolling together. */
+function showChanges(panes) {
+  for (const pane of panes) {
+    const row = pane.children[Number(pane.dataset.first)];
+    if (!row) continue;
+    const at = row.getBoundingClientRect().top - pane.getBoundingClientRect().top + pane.scrollTop;
+    pane.scrollTop = Math.max(0, at - 2 * row.getBoundingClientRect().height);
+  }
+  if (panes.length > 1) scrollTogether(panes);
+}
+
+/**
+ * Scrolling one pane scrolls the others to the same place. A pane moved from here ignores the
+ * scroll event that move causes, so a pane that cannot go as far (less to scroll sideways)
+ * never pulls the one the operator scrolls back.
+ */
+function scrollTogether(panes) {
+  const moved = new WeakSet();
+  for (const pane of panes) {
+    pane.addEventListener('scroll', () => {
+      if (moved.delete(pane)) return;
+      for (const other of panes) {
+        if (other === pane) continue;
+        const [top, left] = [other.scrollTop, other.scrollLeft];
+        other.scrollTop = pane.scrollTop;
+        other.scrollLeft = pane.scrollLeft;
+        if (other.scrollTop !== top || other.scrollLeft !== left) moved.add(other);
+      }
+    });
+  }
+}
+
 async function preview() {
   const body = draft('#rules-preview-out');
   if (!body) return;
-  const eventId = $('#rules-preview-event').value.trim();
+  const q = $('#rules-preview-event').value.trim();
   const pasted = $('#rules-preview-payload').value.trim();
-  if (eventId) body.event_id = eventId;
-  else if (pasted) {
+  let event = null;
+  if (q) {
+    event = await storedEvent(q);
+    if (!event) return;
+    body.event_id = event.id;
+  } else if (pasted) {
     const p = parse(pasted, 'payload');
     if (!p) return;
     body.payload = p.value;
@@ -205,7 +257,9 @@ async function preview() {
     const after = r.after ?? [];
     const ids = [...new Set([...before, ...after].map((d) => d.destination_id))];
     fill($('#rules-preview-out'),
-      h('p', { class: 'muted' }, `account ${r.script_id ?? ''}`),
+      event
+        ? h('p', { class: 'muted rules-preview-event' }, `${event.name ?? 'event'} ${event.event_id ?? ''} · tracklane id ${event.id} · account ${r.script_id ?? ''}`)
+        : h('p', { class: 'muted' }, `account ${r.script_id ?? ''}`),
       r.note ? h('p', { class: 'warn rules-preview-note' }, r.note) : null,
       h('h4', {}, r.changed
         ? h('span', { class: 'rules-preview-changed bad' }, 'The draft changes what is sent.')
@@ -225,6 +279,35 @@ async function preview() {
   } catch (err) {
     refused(err);
   }
+}
+
+/**
+ * The accepted stored event `q` names — a tracklane id, an event.id or an order id, found as
+ * Trace finds it — or null after saying why: nothing found, nothing accepted (only those are
+ * previewed), or several (listed in the preview's place, one button each to preview it).
+ */
+async function storedEvent(q) {
+  let items;
+  try {
+    ({ items = [] } = (await api(`/admin/trace${qs({ q })}`)) ?? {});
+  } catch (err) {
+    refused(err);
+    return null;
+  }
+  const accepted = items.filter((it) => it.status === 'accepted');
+  if (accepted.length === 1) return accepted[0];
+  if (items.length === 0) showErrors([`No stored event for “${q}” (a tracklane id, event.id or order id).`]);
+  else if (accepted.length === 0) {
+    showErrors([`“${q}” names only ${[...new Set(items.map((it) => it.status))].join(' and ')} events: a preview needs an accepted one.`]);
+  } else {
+    fill($('#rules-preview-out'),
+      h('p', { class: 'warn' }, `“${q}” names ${accepted.length} accepted events: choose the one to preview.`),
+      h('div', { class: 'hits' }, accepted.map((it) => h('button', {
+        type: 'button', class: 'trace-hit rules-preview-pick', data: { id: it.id },
+        on: { click: () => { $('#rules-preview-event').value = it.id; void preview(); } },
+      }, eventSummary(it)))));
+  }
+  return null;
 }
 
 /** Replay through the draft: the last N stored events planned with the live rules and with the draft. */

@@ -53,17 +53,23 @@ async function search(q) {
     }
     fill(results, h('div', { class: 'hits' },
       h('p', { class: 'muted' }, `${items.length} event(s), newest first`),
-      items.map((it) => h('button', { type: 'button', class: 'trace-hit', data: { id: it.id } },
-        h('span', { class: 'nowrap' }, fmtTime(it.received_at)), ' ',
-        h('span', {}, it.script_id ?? ''), ' ',
-        h('strong', {}, it.name ?? ''), ' ',
-        h('span', { class: 'mono' }, it.event_id ?? '—'), ' ',
-        h('span', { class: `status status-${it.status}` }, it.status ?? '')))));
+      items.map((it) => h('button', { type: 'button', class: 'trace-hit', data: { id: it.id } }, eventSummary(it)))));
     if (items.length === 1) await load(items[0].id, true);
   } catch (err) {
     fill(results);
     report(err);
   }
+}
+
+/** A found event on one line (a Trace hit, a preview's choice): when, account, name, event id, status. */
+export function eventSummary(it) {
+  return [
+    h('span', { class: 'nowrap' }, fmtTime(it.received_at)), ' ',
+    h('span', {}, it.script_id ?? ''), ' ',
+    h('strong', {}, it.name ?? ''), ' ',
+    h('span', { class: 'mono' }, it.event_id ?? '—'), ' ',
+    h('span', { class: `status status-${it.status}` }, it.status ?? ''),
+  ];
 }
 
 /** Loads one event's trace; keeps refreshing while deliveries are still to come. */
