@@ -7,23 +7,13 @@ import { expect } from 'chai';
 import { execFile, spawn, type ChildProcess } from 'node:child_process';
 import { once } from 'node:events';
 import { mkdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
-import { createServer } from 'node:net';
 import { dirname, join } from 'node:path';
 import { waitFor } from '../helpers/test-server.ts';
 import { copyProject } from '../helpers/project-copy.ts';
+import { freePort } from '../helpers/free-port.ts';
 import { ROOT } from '../helpers/spawn-server.ts';
 import { USAGE } from '../../src/cli/usage.ts';
 import { cliTableCommands, quickStartSteps, usageCommands, type QuickStartStep } from './readme-text.ts';
-
-/** A port free at this moment. */
-async function freePort(): Promise<number> {
-  const server = createServer().listen(0, '127.0.0.1');
-  await once(server, 'listening');
-  const { port } = server.address() as { port: number };
-  server.close();
-  await once(server, 'close');
-  return port;
-}
 
 /** A reader's environment: no tracklane settings inherited from whoever runs the tests. */
 function readerEnv(): Record<string, string> {
