@@ -1,15 +1,9 @@
 // Reads the deployment as an operator does: the README's "Deploying" shell blocks (each named
 // by its first line, `# install tracklane, as root`) and the unit's key=value settings.
-import { readmeSection } from './readme-text.ts';
+import { shellBlock } from './readme-text.ts';
 
 /** The text of the Deploying section's shell block whose first line starts with `first`, that line left out. */
-export function deployBlock(readme: string, first: string): string {
-  for (const m of readmeSection(readme, 'Deploying').matchAll(/^```sh\n([\s\S]*?)^```$/gm)) {
-    const [head, ...rest] = m[1].split('\n');
-    if (head.startsWith(first)) return rest.join('\n');
-  }
-  throw new Error(`README's Deploying section has no shell block starting "${first}"`);
-}
+export const deployBlock = (readme: string, first: string): string => shellBlock(readme, 'Deploying', first);
 
 /** A unit file's values of `key` (comments left out), in order. */
 export function unitSettings(unit: string): (key: string) => string[] {
