@@ -1,5 +1,6 @@
-// Which copy of the code runs: the build in dist/ (`npm run build`, run at install by npm's
-// prepare) when it is present and newer than every source file it was built from, else the
+// Which copy of the code runs: the build in dist/ (`npm run build`; dist is a link to the
+// newest build under dist.builds/) when it is present and newer than every source file it
+// was built from, else the
 // TypeScript sources through tsx. Plain CommonJS, so npm start's entry and the CLI's can ask
 // before anything is compiled or a loader is registered.
 'use strict';
@@ -7,8 +8,10 @@ const { existsSync, readdirSync, readFileSync, realpathSync, statSync } = requir
 const { dirname, isAbsolute, join, relative, resolve } = require('node:path');
 const { fileURLToPath } = require('node:url');
 
-/** The build's folder, under the project root. */
+/** The build's folder, under the project root: a link to the newest of BUILDS_DIR's folders. */
 const BUILD_DIR = 'dist';
+/** Every build kept, one folder each (src/build.mjs), so that none is rewritten while it runs. */
+const BUILDS_DIR = 'dist.builds';
 /** Written by the build into BUILD_DIR: `{ "started": <ms> }`, when it began reading the sources. */
 const STAMP_FILE = '.build-stamp.json';
 
@@ -33,14 +36,30 @@ function newestSourceChange(dir) {
   return newest;
 }
 
-/** When the build in `root`'s dist/ started, or null when there is no finished build. */
-function buildStarted(root) {
+/** When the build in the folder `build` started, or null when it holds no finished build. */
+function stampOf(build) {
   try {
-    const started = JSON.parse(readFileSync(join(root, BUILD_DIR, STAMP_FILE), 'utf8')).started;
+    const started = JSON.parse(readFileSync(join(build, STAMP_FILE), 'utf8')).started;
     return typeof started === 'number' ? started : null;
   } catch {
     return null;
   }
+}
+
+/** When the build in `root`'s dist/ started, or null when there is no finished build. */
+const buildStarted = (root) => stampOf(join(root, BUILD_DIR));
+
+/**
+ * The build folder of the compiled module at `url` (its import.meta.url): the build its
+ * process started from, which dist may no longer point at. Null among the sources.
+ */
+function buildFolder(url) {
+  let dir = dirname(fileURLToPath(url));
+  while (!existsSync(join(dir, STAMP_FILE))) {
+    if (dirname(dir) === dir) return null;
+    dir = dirname(dir);
+  }
+  return dir;
 }
 
 /**
@@ -59,10 +78,11 @@ const sourcesWarning = (why) => `tracklane: ${why}; running the TypeScript sourc
 
 /**
  * The compiled copy of `file` (a TypeScript file under `root`: a plugin's index.ts, an
- * endpoint's handler.ts), when the build holds one at least as new as every TypeScript file
- * of `file`'s folder; else null (a folder added or edited after the build).
+ * endpoint's handler.ts), when the build (`build`: the running one, else dist/) holds one at
+ * least as new as every TypeScript file of `file`'s folder; else null (a folder added or
+ * edited after the build).
  */
-function compiledCopy(root, file) {
+function compiledCopy(root, file, build = join(root, BUILD_DIR)) {
   // A folder linked in (an operator's symlinked plugin, the tests' shipped folders) is the
   // folder it points at: compare real paths.
   const real = (p) => {
@@ -73,9 +93,9 @@ function compiledCopy(root, file) {
     }
   };
   const rel = relative(real(root), real(file));
-  if (rel.startsWith('..') || isAbsolute(rel) || !rel.endsWith('.ts') || rel.startsWith(`${BUILD_DIR}/`)) return null;
-  const out = join(root, BUILD_DIR, `${rel.slice(0, -3)}.js`);
-  const started = buildStarted(root);
+  if (rel.startsWith('..') || isAbsolute(rel) || !rel.endsWith('.ts') || rel.startsWith(`${BUILD_DIR}/`) || rel.startsWith(`${BUILDS_DIR}/`)) return null;
+  const out = join(build, `${rel.slice(0, -3)}.js`);
+  const started = stampOf(build);
   if (started === null || !existsSync(out)) return null;
   return newestSourceChange(dirname(file)) <= started ? out : null;
 }
@@ -100,4 +120,4 @@ function projectRoot(url) {
   return resolve(dir);
 }
 
-module.exports = { BUILD_DIR, STAMP_FILE, newestSourceChange, buildStarted, coreBuild, sourcesWarning, compiledCopy, runsCompiled, siblingModule, projectRoot };
+module.exports = { BUILD_DIR, BUILDS_DIR, STAMP_FILE, newestSourceChange, buildStarted, buildFolder, coreBuild, sourcesWarning, compiledCopy, runsCompiled, siblingModule, projectRoot };

@@ -6,7 +6,7 @@
 // Usage: node src/build-validators.mjs <build dir>
 import { readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { pathToFileURL } from 'node:url';
+import { fileURLToPath, pathToFileURL } from 'node:url';
 
 const build = process.argv[2];
 const load = (rel) => import(pathToFileURL(join(build, rel)).href);
@@ -30,8 +30,9 @@ for (const folder of readdirSync(join(build, 'plugins'), { withFileTypes: true }
   if (plugin?.nativeSchema) schemas[plugin.nativeSchema.$schema === DRAFT_2020 ? 'draft2020' : 'draft07'].push(plugin.nativeSchema);
 }
 
-// Custom endpoints' schema.json files are read from the project, beside the build.
-for (const entry of readdirSync(join(build, '..', 'customers'), { recursive: true, withFileTypes: true })) {
+// Custom endpoints' schema.json files are read from the project (this file's parent folder).
+const root = fileURLToPath(new URL('..', import.meta.url));
+for (const entry of readdirSync(join(root, 'customers'), { recursive: true, withFileTypes: true })) {
   if (!entry.isFile() || entry.name !== 'schema.json') continue;
   try {
     schemas.draft2020.push(JSON.parse(readFileSync(join(entry.parentPath, entry.name), 'utf8')));

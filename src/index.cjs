@@ -1,4 +1,4 @@
-// `npm start`'s entry. It runs the build in dist/ (npm run build; npm install runs it) when
+// `npm start`'s entry. It runs the build in dist/ (npm run build) when
 // that is newer than every source under src/ (build-state.cjs): plain JavaScript, no loader.
 // Otherwise (src/ edited since, or never built) it says so in one line and runs the sources:
 // it registers tsx's require hook in this thread and requires the TypeScript entry through

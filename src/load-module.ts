@@ -7,11 +7,13 @@
 // (npm start's src/index.cjs, the worker threads), where import() has no loader for `.ts` files.
 import { createRequire } from 'node:module';
 import { pathToFileURL } from 'node:url';
-import { compiledCopy, projectRoot, runsCompiled } from './build-state.cjs';
+import { buildFolder, compiledCopy, projectRoot, runsCompiled } from './build-state.cjs';
 
 const requireHere = createRequire(import.meta.url);
 const COMPILED = runsCompiled(import.meta.url);
 const ROOT = projectRoot(import.meta.url);
+/** From the build, the one this process started from (dist may point at a newer one since). */
+const BUILD = buildFolder(import.meta.url) ?? undefined;
 /** False once import() has refused a `.ts` file here (this thread runs only the require hook), and from the build. */
 let importLoadsTs = !COMPILED;
 
@@ -23,7 +25,7 @@ const versioned = (url: string, fresh: string | undefined): string => (fresh ===
  */
 export async function loadModule(file: string, fresh?: string): Promise<unknown> {
   if (COMPILED) {
-    const built = compiledCopy(ROOT, file);
+    const built = compiledCopy(ROOT, file, BUILD);
     if (built !== null) return import(versioned(pathToFileURL(built).href, fresh));
     registerTsxRequireHook();
   }

@@ -4,12 +4,13 @@
 import { expect } from 'chai';
 import { mkdirSync, rmSync, symlinkSync, utimesSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
+import { pathToFileURL } from 'node:url';
 import { createRequire } from 'node:module';
 import { tempDir } from './helpers/test-server.ts';
 
 const require = createRequire(import.meta.url);
-const { compiledCopy, BUILD_DIR, STAMP_FILE } = require('../src/build-state.cjs') as {
-  compiledCopy(root: string, file: string): string | null; BUILD_DIR: string; STAMP_FILE: string;
+const { compiledCopy, buildFolder, BUILD_DIR, STAMP_FILE } = require('../src/build-state.cjs') as {
+  compiledCopy(root: string, file: string, build?: string): string | null; buildFolder(url: string): string | null; BUILD_DIR: string; STAMP_FILE: string;
 };
 
 describe('build state: compiled copies', () => {
@@ -34,6 +35,15 @@ describe('build state: compiled copies', () => {
     const out = join(root, BUILD_DIR, 'plugins/hook/index.js');
     expect(compiledCopy(root, join(root, 'plugins/hook/index.ts'))).to.equal(out);
     expect(compiledCopy(root, join(links, 'hook/index.ts'))).to.equal(out);
+  });
+
+  it('takes the copy from the build a process started from, which dist may no longer point at', () => {
+    const older = join(root, 'dist.builds/1-1');
+    mkdirSync(join(older, 'plugins/hook'), { recursive: true });
+    writeFileSync(join(older, 'plugins/hook/index.js'), 'export default {};\n');
+    writeFileSync(join(older, STAMP_FILE), JSON.stringify({ started: Date.now() + 60_000 }));
+    expect(buildFolder(pathToFileURL(join(older, 'src/load-module.js')).href)).to.equal(older);
+    expect(compiledCopy(root, join(root, 'plugins/hook/index.ts'), older)).to.equal(join(older, 'plugins/hook/index.js'));
   });
 
   it('has none for a folder changed since the build, or a file outside the project', () => {

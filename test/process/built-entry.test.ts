@@ -1,7 +1,7 @@
-// npm start runs the build: in a copy of the project built with `npm run build` (what npm's
-// prepare runs at install), the server runs dist/ with no loader process beside it, a custom
-// endpoint folder scaffolded while it runs and a plugin folder added after the build load
-// from TypeScript, and once src/ changes after the build it runs the sources again, saying so.
+// npm start runs the build: in a copy of the project built with `npm run build`, the server
+// runs dist/ with no loader process beside it, a custom endpoint folder scaffolded while it
+// runs and a plugin folder added after the build load from TypeScript, and once src/ changes
+// after the build it runs the sources again, saying so.
 import { expect } from 'chai';
 import { execFile } from 'node:child_process';
 import { cpSync, mkdirSync, rmSync, symlinkSync, utimesSync, writeFileSync } from 'node:fs';

@@ -25,6 +25,15 @@ export function readmeSection(readme: string, title: string): string {
   return readme.slice(start + 1, end < 0 ? undefined : end);
 }
 
+/** The text of section `title`'s shell block whose first line starts with `first`, that line left out. */
+export function shellBlock(readme: string, title: string, first: string): string {
+  for (const m of readmeSection(readme, title).matchAll(/^```sh\n([\s\S]*?)^```$/gm)) {
+    const [head, ...rest] = m[1].split('\n');
+    if (head.startsWith(first)) return rest.join('\n');
+  }
+  throw new Error(`README's ${title} section has no shell block starting "${first}"`);
+}
+
 /** The Quick start's `### N. …` steps, in order. */
 export function quickStartSteps(readme: string): QuickStartStep[] {
   const section = readmeSection(readme, 'Quick start');
