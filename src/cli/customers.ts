@@ -77,7 +77,7 @@ async function create(args: string[], ctx: CliContext): Promise<void> {
     formatKeyValue([['path', made.path], ['files', made.files]], '  '),
     'next:',
     `  edit versions/1/schema.json, handler.ts and example.json together; keep the test passing:`,
-    `    npx mocha --no-config --node-option import=tsx ${shown}/${made.endpoint}.test.ts   (npm test runs it too)`,
+    `    npx mocha --no-config --node-option import=tsx ${shown}/${made.endpoint}.test.ts   (npm test runs it once you git add the folder)`,
     `  put an account on the CUSTOM plan and bind it: npx tracklane accounts update ID --tier CUSTOM --customer ${made.customer}`,
     '  a running service loads the new endpoint within a few seconds (no restart)',
   ].join('\n'));
