@@ -133,9 +133,14 @@ Commands:
                                          (versions/N/), listed active; the current stays
 `;
 
+/** Where a command's settings come from, under each command's usage (the whole text says it at the top). */
+export const SETTINGS_NOTE = `Settings: the environment, then the project folder's .env or the file ENV_FILE
+names (tracklane --help says more).
+`;
+
 /**
  * The usage lines of one group (`accounts`) or one command (`accounts create`),
- * continuation lines included; the whole text when nothing matches.
+ * continuation lines included, and where settings come from; the whole text when nothing matches.
  */
 export function usageFor(...words: string[]): string {
   const prefix = `  ${words.join(' ')}`;
@@ -148,5 +153,5 @@ export function usageFor(...words: string[]): string {
     // Shifting command and continuation lines alike keeps the columns aligned.
     if (inBlock) picked.push(/^ {2}\S/.test(line) ? `  tracklane ${line.slice(2)}` : ' '.repeat(10) + line);
   }
-  return picked.length > 0 ? `Usage:\n${picked.join('\n')}\n` : USAGE;
+  return picked.length > 0 ? `Usage:\n${picked.join('\n')}\n\n${SETTINGS_NOTE}` : USAGE;
 }
