@@ -35,11 +35,11 @@ async function list(args: string[], ctx: CliContext): Promise<void> {
       ])));
 }
 
-/** `1 deprecated (12 uses), 2 current (40 uses)`. */
+/** `1 deprecated (uses: 12 production, 0 test), 2 current (uses: 40 production, 3 test)`: every account's, since each version first answered. */
 function versionsText(e: EndpointJson): string {
   return e.versions.map((v) => {
-    const uses = v.usage?.reduce((n, u) => n + (u.env === 'production' ? u.uses : 0), 0);
-    return `${v.version} ${v.state}${uses === undefined ? '' : ` (${uses} uses)`}`;
+    const uses = (env: string) => v.usage?.reduce((n, u) => n + (u.env === env ? u.uses : 0), 0) ?? 0;
+    return `${v.version} ${v.state}${v.usage === undefined ? '' : ` (uses: ${uses('production')} production, ${uses('test')} test)`}`;
   }).join(', ');
 }
 

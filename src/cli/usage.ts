@@ -125,7 +125,8 @@ Commands:
   plugins list                           the destination plugins loaded from PLUGINS_DIR
   customers list                         the custom endpoints loaded from CUSTOMERS_DIR,
                                          with their auth, rate limits, versions and each
-                                         version's uses per account
+                                         version's requests served, production and test
+                                         (--json: per account)
   customers new SLUG ENDPOINT            scaffold customers/SLUG/endpoints/ENDPOINT/: a
                                          working schema, handler, example.json (version 1
                                          in versions/1/), README and a passing test
