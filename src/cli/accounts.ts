@@ -207,9 +207,17 @@ const update: Command = async (args, ctx, svc) => {
     const current = await (await svc()).get(id);
     checkPins(ctx.config().customersDir, input.customer === undefined ? current.customer : input.customer, pins);
   }
-  const a = accountJson(await (await svc()).update(id, input), ctx.config().publicBaseUrl);
-  out.result(a, () => `Updated account ${a.script_id}.\n\n${formatKeyValue(accountRows(a), '  ')}`);
+  const { account, unpinned } = await (await svc()).updateReporting(id, input);
+  const a = { ...accountJson(account, ctx.config().publicBaseUrl), unpinned_endpoints: unpinned };
+  const dropped = Object.entries(unpinned).map(([e, v]) => `${e}=${v}`).join(', ');
+  out.result(a, () => `Updated account ${a.script_id}.` +
+    (dropped === '' ? '' : `\nUnpinned ${dropped}: ${pinsDroppedReason(a.customer)}.`) +
+    `\n\n${formatKeyValue(accountRows(a), '  ')}`);
 };
+
+/** Why a change of customer dropped the pins: they named the old customer's endpoints. */
+const pinsDroppedReason = (customer: string | null): string =>
+  `those pins named the previous customer's endpoints, and the account is now bound to ${customer === null ? 'no customer' : `customer ${customer}`}`;
 
 const rotateToken: Command = async (args, ctx, svc) => {
   const cmd = ['accounts', 'rotate-token'];

@@ -43,7 +43,8 @@ Commands:
                   [--pin-endpoint ENDPOINT=VERSION]... [--unpin-endpoint ENDPOINT]...
                   [--consent-default granted|denied]
                                          change an account; --host/--country/--tax-rate ''
-                                         clear the value, --customer '' unbinds;
+                                         clear the value, --customer '' unbinds (another
+                                         customer, or none, drops the endpoint pins);
                                          --rate-limit: requests/s on endpoints 1-3 ('' = default);
                                          --pin-endpoint: the custom endpoint version its
                                          requests get when they name none (ENDPOINT is
