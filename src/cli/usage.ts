@@ -10,7 +10,8 @@ Every command accepts --json (machine-readable output on stdout) and --help.
 Settings come from the environment (DATA_DIR, DATABASE_URL, PUBLIC_BASE_URL, ...) and,
 beneath it, from the project folder's .env or the file ENV_FILE names, as for the
 service; relative paths start at the project folder, whatever folder you are in.
-Only migrate and serve create a store; other commands refuse a missing one.
+Only migrate and serve create a store (or a PostgreSQL schema); other commands
+refuse a missing one.
 TRACKLANE_DEBUG=1 adds a stack trace to unexpected errors.
 
 Commands:
