@@ -22,6 +22,7 @@ import type { AppContext, AppState } from './http/types.ts';
 import type { PreviewDeps } from './pipeline/preview-event.ts';
 import { createRemap } from './delivery/remap.ts';
 import type { DestinationCache } from './destinations/destination-cache.ts';
+import { nativeSchemasOf } from './destinations/load-plugins.ts';
 import { customRouter } from './customers/custom-routes.ts';
 import type { CustomerRegistry } from './customers/types.ts';
 import type { CustomRecordStore } from './store/custom-record-contract.ts';
@@ -168,7 +169,10 @@ export function createApp(deps: AppDeps): App {
     koa.use(gatedRoutes(admin, gate));
     koa.use(gatedRoutes(manageRouter({ store: deps.store, plugins: deps.preview.plugins, allowPrivateDestinations: deps.config.allowPrivateDestinations ?? false, maxReplay: deps.config.maxReplay ?? 10_000, authenticator: deps.authenticator }), gate));
     if (deps.rules) {
-      const rules = rulesAdminRouter({ store: deps.store, watcher: deps.rules.watcher, dir: deps.rules.dir, drafts: deps.rules.drafts, metrics: deps.metrics });
+      const rules = rulesAdminRouter({
+        store: deps.store, watcher: deps.rules.watcher, dir: deps.rules.dir, drafts: deps.rules.drafts, metrics: deps.metrics,
+        nativeSchemaOf: nativeSchemasOf(deps.preview.plugins),
+      });
       koa.use(gatedRoutes(rules, gate));
     }
   }

@@ -50,6 +50,8 @@ export interface Config {
   intakeMaxPending: number;
   /** Base URL printed for new accounts; defaults to http://localhost:PORT. */
   publicBaseUrl: string;
+  /** Whether PUBLIC_BASE_URL set publicBaseUrl (else it is derived from PORT). */
+  publicBaseUrlSet: boolean;
   /** An (account, event name, event.id) seen within this many days is a duplicate. */
   dedupWindowDays: number;
   /** Events and delivery attempts older than this many days are purged. */
@@ -160,6 +162,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env, cwd = process.c
     maxBatchBytes: int(env, 'MAX_BATCH_BYTES', 4 * 1024 * 1024, 1024, 256 * 1024 * 1024),
     intakeMaxPending: int(env, 'INTAKE_MAX_PENDING', 20_000, 1, 10_000_000),
     publicBaseUrl: publicBaseUrl.replace(/\/+$/, ''),
+    publicBaseUrlSet: str(env, 'PUBLIC_BASE_URL') !== null,
     dedupWindowDays: int(env, 'DEDUP_WINDOW_DAYS', 7, 0, 365),
     retentionDays: int(env, 'RETENTION_DAYS', 30, 1, 3650),
     pauseAfterHours: int(env, 'PAUSE_AFTER_HOURS', 24, 1, 24 * 365),

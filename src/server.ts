@@ -37,6 +37,7 @@ import { pgCustomRecordStore } from './store/postgres/custom-records.ts';
 import { pgCustomRateLimiter, pgTokenBuckets } from './store/postgres/rate-buckets.ts';
 import { createDraftPool } from './admin/draft-pool.ts';
 import { createPlatformChecker } from './delivery/platform-check.ts';
+import { announceServiceUrl, serviceBaseUrl } from './service-url.ts';
 
 export interface Running {
   url: string;
@@ -188,6 +189,12 @@ async function start(config: Config, opts: StartOptions, logger: Logger, started
   if (exposed) logger.warn({ address: addr.address }, exposed);
   const host = addr.family === 'IPv6' ? `[${addr.address}]` : addr.address === '0.0.0.0' ? '127.0.0.1' : addr.address;
   const url = `http://${host}:${addr.port}`;
+  // The CLI prints this as accounts' base_url: the port given to this process may be in no settings file it reads.
+  try {
+    announceServiceUrl(config.dataDir, serviceBaseUrl(config, addr.port));
+  } catch (err) {
+    logger.warn({ err, data_dir: config.dataDir }, 'could not write the service URL to DATA_DIR; the CLI prints base_url from its own settings');
+  }
 
   // Delivery: fan-out and send lanes, started once the server listens; stopped in close().
   // With rules invalid since start it waits (events are accepted and queued) until a

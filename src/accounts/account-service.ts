@@ -72,6 +72,17 @@ export function approvedEvents(a: Account): Set<string> {
   return new Set<string>([...SPEC_EVENT_NAMES, ...a.extraEvents]);
 }
 
+/** An update's result: the account, and the pins it dropped because the account changed customer. */
+export interface UpdatedAccount {
+  account: Account;
+  /**
+   * Endpoint pins of the customer the account was bound to, removed because it is bound to
+   * another one (or none) now: a pin names an endpoint of the customer it was set for, and
+   * the new customer's endpoint of the same name is another endpoint. Empty otherwise.
+   */
+  unpinned: Record<string, number>;
+}
+
 export interface CreatedAccount {
   account: Account;
   /** Shown once; only its hash is stored. */
@@ -83,6 +94,65 @@ export function createAccountService(store: Store, now: () => number = Date.now)
     const a = await store.accounts.get(scriptId);
     if (!a) throw new AccountInputError(`no account with script id "${scriptId}"`);
     return a;
+  }
+
+  /** update(), saying which pins a change of customer removed. */
+  async function updateReporting(scriptId: string, input: UpdateAccountInput): Promise<UpdatedAccount> {
+    const current = await require(scriptId);
+    const patch: AccountPatch = {};
+    let unpinned: Record<string, number> = {};
+    if (input.name !== undefined) {
+      if (!input.name.trim()) throw new AccountInputError('name must not be empty');
+      patch.name = input.name.trim();
+    }
+    if (input.tier !== undefined) patch.tier = checkTier(input.tier);
+    if (input.addon !== undefined) patch.addon = input.addon;
+    if (input.enabled !== undefined) patch.enabled = input.enabled;
+    if (input.host !== undefined) patch.host = checkHost(input.host);
+    if (input.country !== undefined) patch.country = checkCountry(input.country);
+    if (input.taxRate !== undefined) patch.taxRate = checkTaxRate(input.taxRate);
+    if (input.customer !== undefined) {
+      if (input.customer !== null && !SLUG_RE.test(input.customer)) {
+        throw new AccountInputError(`customer must be a folder slug of lowercase letters, digits and dashes, got "${input.customer}"`);
+      }
+      patch.customer = input.customer;
+      if (input.customer !== current.customer && Object.keys(current.endpointPins).length > 0) {
+        unpinned = { ...current.endpointPins };
+        patch.endpointPins = pinMap({});
+      }
+    }
+    if (input.rateLimit !== undefined) {
+      if (input.rateLimit !== null && (!Number.isInteger(input.rateLimit) || input.rateLimit < 1 || input.rateLimit > 1_000_000)) {
+        throw new AccountInputError(`rate limit must be a whole number of requests per second from 1 to 1000000, got ${input.rateLimit}`);
+      }
+      patch.rateLimit = input.rateLimit;
+    }
+    if (input.consentDefault !== undefined) {
+      if (!(CONSENT_DEFAULTS as readonly string[]).includes(input.consentDefault)) {
+        throw new AccountInputError(`consent default must be granted or denied, got "${input.consentDefault}"`);
+      }
+      patch.consentDefault = input.consentDefault as ConsentDefault;
+    }
+    if (input.pinEndpoints !== undefined && Object.keys(input.pinEndpoints).length > 0) {
+      const pins = pinMap(patch.endpointPins ?? current.endpointPins);
+      for (const [endpoint, version] of Object.entries(input.pinEndpoints)) {
+        const problem = endpointNameProblem(endpoint);
+        if (problem !== null) throw new AccountInputError(problem);
+        if (version === null) delete pins[endpoint];
+        else if (!Number.isInteger(version) || version < 1 || version > 9999) {
+          throw new AccountInputError(`endpoint version must be a whole number from 1 to 9999, got ${version}`);
+        } else pins[endpoint] = version;
+      }
+      patch.endpointPins = pins;
+    }
+    if (input.approveEvents && input.approveEvents.length > 0) {
+      for (const e of input.approveEvents) {
+        if (!EVENT_NAME_RE.test(e)) throw new AccountInputError(`event name must be snake_case (a-z, 0-9, _), got "${e}"`);
+      }
+      const known = approvedEvents(current);
+      patch.extraEvents = [...current.extraEvents, ...input.approveEvents.filter((e) => !known.has(e))];
+    }
+    return { account: (await store.accounts.update(scriptId, patch))!, unpinned };
   }
 
   return {
@@ -112,57 +182,10 @@ export function createAccountService(store: Store, now: () => number = Date.now)
     list: () => store.accounts.list(),
 
     async update(scriptId: string, input: UpdateAccountInput): Promise<Account> {
-      const current = await require(scriptId);
-      const patch: AccountPatch = {};
-      if (input.name !== undefined) {
-        if (!input.name.trim()) throw new AccountInputError('name must not be empty');
-        patch.name = input.name.trim();
-      }
-      if (input.tier !== undefined) patch.tier = checkTier(input.tier);
-      if (input.addon !== undefined) patch.addon = input.addon;
-      if (input.enabled !== undefined) patch.enabled = input.enabled;
-      if (input.host !== undefined) patch.host = checkHost(input.host);
-      if (input.country !== undefined) patch.country = checkCountry(input.country);
-      if (input.taxRate !== undefined) patch.taxRate = checkTaxRate(input.taxRate);
-      if (input.customer !== undefined) {
-        if (input.customer !== null && !SLUG_RE.test(input.customer)) {
-          throw new AccountInputError(`customer must be a folder slug of lowercase letters, digits and dashes, got "${input.customer}"`);
-        }
-        patch.customer = input.customer;
-      }
-      if (input.rateLimit !== undefined) {
-        if (input.rateLimit !== null && (!Number.isInteger(input.rateLimit) || input.rateLimit < 1 || input.rateLimit > 1_000_000)) {
-          throw new AccountInputError(`rate limit must be a whole number of requests per second from 1 to 1000000, got ${input.rateLimit}`);
-        }
-        patch.rateLimit = input.rateLimit;
-      }
-      if (input.consentDefault !== undefined) {
-        if (!(CONSENT_DEFAULTS as readonly string[]).includes(input.consentDefault)) {
-          throw new AccountInputError(`consent default must be granted or denied, got "${input.consentDefault}"`);
-        }
-        patch.consentDefault = input.consentDefault as ConsentDefault;
-      }
-      if (input.pinEndpoints !== undefined && Object.keys(input.pinEndpoints).length > 0) {
-        const pins = pinMap(current.endpointPins);
-        for (const [endpoint, version] of Object.entries(input.pinEndpoints)) {
-          const problem = endpointNameProblem(endpoint);
-          if (problem !== null) throw new AccountInputError(problem);
-          if (version === null) delete pins[endpoint];
-          else if (!Number.isInteger(version) || version < 1 || version > 9999) {
-            throw new AccountInputError(`endpoint version must be a whole number from 1 to 9999, got ${version}`);
-          } else pins[endpoint] = version;
-        }
-        patch.endpointPins = pins;
-      }
-      if (input.approveEvents && input.approveEvents.length > 0) {
-        for (const e of input.approveEvents) {
-          if (!EVENT_NAME_RE.test(e)) throw new AccountInputError(`event name must be snake_case (a-z, 0-9, _), got "${e}"`);
-        }
-        const known = approvedEvents(current);
-        patch.extraEvents = [...current.extraEvents, ...input.approveEvents.filter((e) => !known.has(e))];
-      }
-      return (await store.accounts.update(scriptId, patch))!;
+      return (await updateReporting(scriptId, input)).account;
     },
+
+    updateReporting,
 
     /** Issues a new token; every older token keeps working for `graceHours`. */
     async rotateToken(scriptId: string, graceHours = 24): Promise<{ accessToken: string; previousTokenExpiresAt: number }> {

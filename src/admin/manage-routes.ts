@@ -45,7 +45,7 @@ async function asInput<T>(run: () => Promise<T>): Promise<T> {
 
 const accountView = (a: Account) => ({
   script_id: a.scriptId, name: a.name, tier: a.tier, addon: a.addon, enabled: a.enabled, host: a.host, country: a.country,
-  tax_rate: a.taxRate, approved_events: a.extraEvents, customer: a.customer, rate_limit: a.rateLimit,
+  tax_rate: a.taxRate, approved_events: a.extraEvents, customer: a.customer, endpoint_pins: a.endpointPins, rate_limit: a.rateLimit,
   consent_default: a.consentDefault, created_at: a.createdAt, updated_at: a.updatedAt,
 });
 
@@ -107,10 +107,12 @@ export function manageRouter(deps: ManageDeps): Router<AppState> {
       approveEvents: approve as string[] | undefined, customer: field(b, 'customer', 'nullable-string'), rateLimit: field(b, 'rate_limit', 'nullable-number'),
       consentDefault: field(b, 'consent_default', 'string'),
     };
-    const a = await asInput(() => accounts.update(id(ctx, 'id'), patch));
+    const { account: a, unpinned } = await asInput(() => accounts.updateReporting(id(ctx, 'id'), patch));
     deps.authenticator?.invalidate();
-    adminLog(ctx, 'account.update', a.scriptId, Object.fromEntries(Object.entries(patch).filter(([, v]) => v !== undefined)));
-    ctx.body = accountView(a);
+    adminLog(ctx, 'account.update', a.scriptId, { ...Object.fromEntries(Object.entries(patch).filter(([, v]) => v !== undefined)),
+      ...(Object.keys(unpinned).length > 0 ? { unpinned_endpoints: unpinned } : {}) });
+    // A change of customer drops the pins, which named the previous customer's endpoints: said here.
+    ctx.body = { ...accountView(a), unpinned_endpoints: unpinned };
   });
 
   router.post('/accounts/:id/rotate-token', jsonBody(), async function adminRotateToken(ctx: AppContext) {

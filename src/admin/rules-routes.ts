@@ -16,6 +16,7 @@ import type { DraftRunner } from '../pipeline/draft-preview.ts';
 import { DEFAULT_REPLAY, MAX_REPLAY, previewThroughDraft, replayThroughDraft } from './rules-draft-runs.ts';
 import { validateFor } from '../intake/accept-events.ts';
 import type { Metrics } from '../http/metrics.ts';
+import type { NativeSchemaOf } from '../destinations/native-schema.ts';
 import type { AppContext, AppState } from '../http/types.ts';
 import { adminLog, adminName, jsonBody, pageLimit, param } from './admin-params.ts';
 
@@ -27,6 +28,8 @@ export interface RulesAdminDeps {
   /** Where previews and replays through a draft run (a worker pool in the server). */
   drafts: DraftRunner;
   metrics: Pick<Metrics, 'validationFailures'>;
+  /** The destinations' native schemas: a draft's literal output one refuses fails check, preview and publish. */
+  nativeSchemaOf?: NativeSchemaOf;
 }
 
 type Params = { params: Record<string, string> };
@@ -44,7 +47,8 @@ export function rulesAdminRouter(deps: RulesAdminDeps): Router<AppState> {
   const liveOf = async (scope: string, destination: string) =>
     (await liveDocuments(deps.dir, store.rules)).find((d) => d.scope === scope && d.destination === destination) ?? null;
   const draftOf = (ctx: AppContext) => ({ scope: scopeOf(ctx), destination: destinationOf(ctx), document: ctx.state.body?.document });
-  const check = async (ctx: AppContext) => checkDraft({ dir: deps.dir, live: await store.rules.live() }, draftOf(ctx));
+  const versions = { store: store.rules, dir: deps.dir, nativeSchemaOf: deps.nativeSchemaOf };
+  const check = async (ctx: AppContext) => checkDraft({ dir: deps.dir, live: await store.rules.live(), nativeSchemaOf: deps.nativeSchemaOf }, draftOf(ctx));
   const runs = { store, drafts: deps.drafts, live: () => deps.watcher.current() };
   /** A replay through a draft is running on this instance: the next one is refused (409) until it answers. */
   let replaying = false;
@@ -132,7 +136,7 @@ export function rulesAdminRouter(deps: RulesAdminDeps): Router<AppState> {
     const author = adminName(ctx);
     const message = text(ctx.state.body?.message, '');
     if (message === '') throw new AppError('REQUIRED_FIELD_MISSING', 400, 'message is required: say what the change does', { field: 'message' });
-    const r = await publishRules({ store: store.rules, dir: deps.dir }, { ...draftOf(ctx), author, message }, Date.now());
+    const r = await publishRules(versions, { ...draftOf(ctx), author, message }, Date.now());
     if (!r.ok) throw invalid(r.errors);
     await deps.watcher.refresh();
     adminLog(ctx, 'rules.publish', `${r.version.scope}/${r.version.destination}`, { version: r.version.version, message });
@@ -148,7 +152,7 @@ export function rulesAdminRouter(deps: RulesAdminDeps): Router<AppState> {
       throw new AppError('NOT_FOUND', 404, `No version ${String(ctx.state.body?.version).slice(0, 20)} of ${destinationOf(ctx).slice(0, 64)} in scope ${scopeOf(ctx)}`);
     }
     const message = text(ctx.state.body?.message, `roll back to version ${version}`);
-    const r = await rollbackRules({ store: store.rules, dir: deps.dir }, version, author, message, Date.now());
+    const r = await rollbackRules(versions, version, author, message, Date.now());
     if (!r.ok) throw invalid(r.errors);
     await deps.watcher.refresh();
     adminLog(ctx, 'rules.rollback', `${target.scope}/${target.destination}`, { version, message });
@@ -159,7 +163,7 @@ export function rulesAdminRouter(deps: RulesAdminDeps): Router<AppState> {
     const author = adminName(ctx);
     const key = { scope: scopeOf(ctx), destination: destinationOf(ctx) };
     const message = text(ctx.state.body?.message, 'revert to the file or plugin default');
-    const r = await revertRules({ store: store.rules, dir: deps.dir }, key, author, message, Date.now());
+    const r = await revertRules(versions, key, author, message, Date.now());
     if (!r.ok && r.nothingLive) throw new AppError('CONFLICT', 409, r.errors[0].message);
     if (!r.ok) throw invalid(r.errors);
     await deps.watcher.refresh();

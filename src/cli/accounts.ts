@@ -8,6 +8,7 @@ import type { CliContext } from './context.ts';
 import { UsageError, formatKeyValue, formatTable, iso } from './output.ts';
 import { usageFor } from './usage.ts';
 import { checkPins, parsePins } from './endpoint-pins.ts';
+import { cliBaseUrl } from '../service-url.ts';
 
 /** The guaranteed JSON shape of an account (docs/api.md, "CLI JSON output"). */
 export interface AccountJson {
@@ -100,7 +101,7 @@ const create: Command = async (args, ctx, svc) => {
     country: values.country ?? null,
     taxRate,
   });
-  const a = accountJson(account, ctx.config().publicBaseUrl);
+  const a = accountJson(account, cliBaseUrl(ctx.config()));
   out.result({ ...a, access_token: accessToken }, () =>
     [
       `Created account ${a.script_id}.`,
@@ -123,7 +124,7 @@ const list: Command = async (args, ctx, svc) => {
   if (values.help) return help(cmd);
   positionals(pos, [], cmd);
   const out = ctx.output(values.json ?? false);
-  const base = ctx.config().publicBaseUrl;
+  const base = cliBaseUrl(ctx.config());
   const accounts = (await (await svc()).list()).map((a) => accountJson(a, base));
   out.result(accounts, () =>
     accounts.length === 0
@@ -140,7 +141,7 @@ const show: Command = async (args, ctx, svc) => {
   if (values.help) return help(cmd);
   const [id] = positionals(pos, ['ID'], cmd);
   const out = ctx.output(values.json ?? false);
-  const a = accountJson(await (await svc()).get(id), ctx.config().publicBaseUrl);
+  const a = accountJson(await (await svc()).get(id), cliBaseUrl(ctx.config()));
   const tokens = await tokenSummary(await ctx.store(), id);
   out.result({ ...a, tokens }, () =>
     formatKeyValue([
@@ -207,9 +208,17 @@ const update: Command = async (args, ctx, svc) => {
     const current = await (await svc()).get(id);
     checkPins(ctx.config().customersDir, input.customer === undefined ? current.customer : input.customer, pins);
   }
-  const a = accountJson(await (await svc()).update(id, input), ctx.config().publicBaseUrl);
-  out.result(a, () => `Updated account ${a.script_id}.\n\n${formatKeyValue(accountRows(a), '  ')}`);
+  const { account, unpinned } = await (await svc()).updateReporting(id, input);
+  const a = { ...accountJson(account, cliBaseUrl(ctx.config())), unpinned_endpoints: unpinned };
+  const dropped = Object.entries(unpinned).map(([e, v]) => `${e}=${v}`).join(', ');
+  out.result(a, () => `Updated account ${a.script_id}.` +
+    (dropped === '' ? '' : `\nUnpinned ${dropped}: ${pinsDroppedReason(a.customer)}.`) +
+    `\n\n${formatKeyValue(accountRows(a), '  ')}`);
 };
+
+/** Why a change of customer dropped the pins: they named the old customer's endpoints. */
+const pinsDroppedReason = (customer: string | null): string =>
+  `those pins named the previous customer's endpoints, and the account is now bound to ${customer === null ? 'no customer' : `customer ${customer}`}`;
 
 const rotateToken: Command = async (args, ctx, svc) => {
   const cmd = ['accounts', 'rotate-token'];

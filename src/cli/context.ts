@@ -6,6 +6,7 @@ import { existsSync } from 'node:fs';
 import { loadConfig, type Config } from '../config.ts';
 import { usePluginRules } from '../rules/plugin-rules.ts';
 import { describeDatabase, openStore, sqliteFile } from '../store/open-store.ts';
+import { NoPgSchemaError } from '../store/postgres/migrations.ts';
 import { describeModeChanges } from '../store/sqlite/private-files.ts';
 import type { Store } from '../store/types.ts';
 import { CliError, createOutput, type Output } from './output.ts';
@@ -45,22 +46,30 @@ export function createContext(env: NodeJS.ProcessEnv = process.env, settings?: S
     }
     return config;
   };
+  const how = () => (settings ? ` ${describeSettings(settings)}.` : '');
   const existingSqliteStore = (): string => {
     const file = sqliteFile(getConfig());
     if (existsSync(file)) return file;
-    const how = settings ? ` ${describeSettings(settings)}.` : '';
-    throw new CliError(`no store at ${file}; nothing was created.${how} Set DATA_DIR (or ENV_FILE) as the service has them, `
+    throw new CliError(`no store at ${file}; nothing was created.${how()} Set DATA_DIR (or ENV_FILE) as the service has them, `
       + 'or run "tracklane migrate" to create a new store there');
   };
   return {
     config: getConfig,
     sqliteStore: existingSqliteStore,
     // stderr: a command's output (and its --json) stays what it always is.
-    store: (opts = {}) => (store ??= Promise.resolve().then(() => {
+    store: (opts = {}) => (store ??= Promise.resolve().then(async () => {
       if (!getConfig().databaseUrl && opts.create !== true) existingSqliteStore();
-      return openStore(getConfig(), 'cli', {
-        onModesTightened: (changes) => process.stderr.write(`tracklane: ${describeModeChanges(changes)}\n`),
-      });
+      try {
+        return await openStore(getConfig(), 'cli', {
+          // PostgreSQL: pending migrations are applied, but only `migrate` makes the schema in an empty database.
+          migrate: opts.create === true ? true : 'existing',
+          onModesTightened: (changes) => process.stderr.write(`tracklane: ${describeModeChanges(changes)}\n`),
+        });
+      } catch (err) {
+        if (!(err instanceof NoPgSchemaError)) throw err;
+        throw new CliError(`no tracklane schema in the PostgreSQL database ${describeDatabase(getConfig())}; nothing was created.${how()} `
+          + 'Set DATABASE_URL (or ENV_FILE) as the service has them, or run "tracklane migrate" to create the schema there');
+      }
     })),
     output: (asJson) => {
       json ||= asJson;

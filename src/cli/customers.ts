@@ -35,11 +35,11 @@ async function list(args: string[], ctx: CliContext): Promise<void> {
       ])));
 }
 
-/** `1 deprecated (12 uses), 2 current (40 uses)`. */
+/** `1 deprecated (uses: 12 production, 0 test), 2 current (uses: 40 production, 3 test)`: every account's, since each version first answered. */
 function versionsText(e: EndpointJson): string {
   return e.versions.map((v) => {
-    const uses = v.usage?.reduce((n, u) => n + (u.env === 'production' ? u.uses : 0), 0);
-    return `${v.version} ${v.state}${uses === undefined ? '' : ` (${uses} uses)`}`;
+    const uses = (env: string) => v.usage?.reduce((n, u) => n + (u.env === env ? u.uses : 0), 0) ?? 0;
+    return `${v.version} ${v.state}${v.usage === undefined ? '' : ` (uses: ${uses('production')} production, ${uses('test')} test)`}`;
   }).join(', ');
 }
 
@@ -77,7 +77,7 @@ async function create(args: string[], ctx: CliContext): Promise<void> {
     formatKeyValue([['path', made.path], ['files', made.files]], '  '),
     'next:',
     `  edit versions/1/schema.json, handler.ts and example.json together; keep the test passing:`,
-    `    npx mocha --no-config --node-option import=tsx ${shown}/${made.endpoint}.test.ts   (npm test runs it too)`,
+    `    npx mocha --no-config --node-option import=tsx ${shown}/${made.endpoint}.test.ts   (npm test runs it once you git add the folder)`,
     `  put an account on the CUSTOM plan and bind it: npx tracklane accounts update ID --tier CUSTOM --customer ${made.customer}`,
     '  a running service loads the new endpoint within a few seconds (no restart)',
   ].join('\n'));

@@ -5,6 +5,8 @@
 import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { basename, join, relative } from 'node:path';
 import { formatRuleError } from '../rules/load-rules.ts';
+import { loadPlugins, nativeSchemasOf, PluginLoadError } from '../destinations/load-plugins.ts';
+import type { NativeSchemaOf } from '../destinations/native-schema.ts';
 import { diffRules, importRules, publishRules, revertRules, rollbackRules, type RuleProblem, type RuleWriteResult } from '../rules/rule-versions.ts';
 import { DEFAULT_SCOPE, versionLabel } from '../rules/stored-rules.ts';
 import type { RuleChange, RuleVersion } from '../store/types.ts';
@@ -16,6 +18,22 @@ import { usageFor } from './usage.ts';
 type Command = (args: string[], ctx: CliContext) => Promise<void>;
 
 const NOTE_OPTIONS = { message: { type: 'string' }, author: { type: 'string' } } as const;
+
+/**
+ * The native schemas of the plugins in PLUGINS_DIR (`only`: of those destinations): a rule
+ * whose literal output one refuses is refused. Plugins that do not load leave the literals
+ * unchecked, said on stderr (the service would not start with them; the rules are still
+ * checked as loading checks them).
+ */
+export async function nativeSchemas(ctx: CliContext, only?: readonly string[]): Promise<NativeSchemaOf | undefined> {
+  try {
+    return nativeSchemasOf(await loadPlugins(ctx.config().pluginsDir, only));
+  } catch (err) {
+    if (!(err instanceof PluginLoadError)) throw err;
+    process.stderr.write(`tracklane: literal outputs not checked against the native schemas: ${err.message}\n`);
+    return undefined;
+  }
+}
 
 /** `--author`, else $USER, else `cli`. */
 const authorOf = (flag: string | undefined): string => flag || process.env.USER || 'cli';
@@ -135,7 +153,7 @@ const publish: Command = async (args, ctx) => {
   // Without a destination in the file, its name stands in (and the check says what is missing).
   const destination = typeof named === 'string' ? named : basename(file, '.json');
   const store = await ctx.store();
-  const r = await publishRules({ store: store.rules, dir: ctx.config().rulesDir },
+  const r = await publishRules({ store: store.rules, dir: ctx.config().rulesDir, nativeSchemaOf: await nativeSchemas(ctx, [destination]) },
     { scope: values.scope ?? DEFAULT_SCOPE, destination, document, author: authorOf(values.author), message: values.message ?? '' }, Date.now());
   reportWrite(r, file, values.json ?? false, ctx, 'publish');
 };
@@ -149,7 +167,7 @@ const rollback: Command = async (args, ctx) => {
   const store = await ctx.store();
   const target = await store.rules.get(version);
   if (target === null) throw new CliError(`no rule version ${version}`);
-  const r = await rollbackRules({ store: store.rules, dir: ctx.config().rulesDir }, version, authorOf(values.author), values.message ?? '', Date.now());
+  const r = await rollbackRules({ store: store.rules, dir: ctx.config().rulesDir, nativeSchemaOf: await nativeSchemas(ctx, [target.destination]) }, version, authorOf(values.author), values.message ?? '', Date.now());
   reportWrite(r, versionLabel(target), values.json ?? false, ctx, 'rollback');
 };
 

@@ -1,5 +1,6 @@
 // `tracklane rules check`: validates every rule file under RULES_DIR exactly as the
-// service does at load and on hot reload, naming the file and JSON path of each error.
+// service does at load and on hot reload, and each literal output against its destination's
+// native schema (as publishing does), naming the file and JSON path of each error.
 // `tracklane rules preview`: what endpoint 2's preview shows, for an event in a file (the
 // files overlaid by the live store versions, as the service serves them). The version
 // commands (import, export, history, diff, publish, rollback, revert) are in rule-versions.ts.
@@ -15,7 +16,7 @@ import { parseCommand, positionals } from './args.ts';
 import type { CliContext } from './context.ts';
 import { CliError, UsageError } from './output.ts';
 import { usageFor } from './usage.ts';
-import { RULE_VERSION_COMMANDS } from './rule-versions.ts';
+import { RULE_VERSION_COMMANDS, nativeSchemas } from './rule-versions.ts';
 import { overlayOf } from '../rules/stored-rules.ts';
 
 /** The --json shape of `rules check`. */
@@ -33,7 +34,7 @@ async function check(args: string[], ctx: CliContext): Promise<void> {
   if (values.help) return void process.stdout.write(usageFor(...cmd));
   positionals(pos, [], cmd);
   const dir = ctx.config().rulesDir;
-  const r = loadRules(dir);
+  const r = loadRules(dir, { nativeSchemaOf: await nativeSchemas(ctx) });
   const report: RulesCheckJson = { ok: r.ok, dir, files: r.files, rules: r.rules, errors: r.ok ? [] : r.errors };
   const out = ctx.output(values.json ?? false);
   if (r.ok) {

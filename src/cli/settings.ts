@@ -16,6 +16,8 @@ export interface SettingsSource {
   named: boolean;
   /** Where DATA_DIR came from. */
   dataDir: { from: 'environment' | 'file' | 'default'; value: string };
+  /** Where DATABASE_URL came from; absent when it is not set. */
+  databaseUrlFrom?: 'environment' | 'file';
 }
 
 /**
@@ -29,15 +31,25 @@ export function loadCliSettings(env: NodeJS.ProcessEnv, where: { root: string; c
   const { file, applied } = loadEnvFile({ cwd: where.root, env });
   const set = env.DATA_DIR !== undefined && env.DATA_DIR !== '';
   const from = !set ? 'default' : applied.includes('DATA_DIR') ? 'file' : 'environment';
-  return { root: where.root, file, named, dataDir: { from, value: set ? env.DATA_DIR! : './data' } };
+  const pg = env.DATABASE_URL !== undefined && env.DATABASE_URL !== '';
+  return {
+    root: where.root, file, named, dataDir: { from, value: set ? env.DATA_DIR! : './data' },
+    ...(pg ? { databaseUrlFrom: applied.includes('DATABASE_URL') ? 'file' as const : 'environment' as const } : {}),
+  };
 }
 
-/** One clause for an operator: where DATA_DIR came from and which settings file was read. */
+/**
+ * One clause for an operator: where DATA_DIR (or, for PostgreSQL, DATABASE_URL) came from and
+ * which settings file was read.
+ */
 export function describeSettings(s: SettingsSource): string {
   const relative = isAbsolute(s.dataDir.value) ? '' : `, relative to the project folder ${s.root}`;
-  const dataDir = s.dataDir.from === 'default'
-    ? `DATA_DIR is not set, so it is ./data in the project folder ${s.root}`
-    : `DATA_DIR=${s.dataDir.value} from ${s.dataDir.from === 'file' ? s.file : 'the environment'}${relative}`;
+  const origin = (from: 'environment' | 'file') => (from === 'file' ? s.file : 'the environment');
+  const dataDir = s.databaseUrlFrom !== undefined
+    ? `DATABASE_URL from ${origin(s.databaseUrlFrom)}`
+    : s.dataDir.from === 'default'
+      ? `DATA_DIR is not set, so it is ./data in the project folder ${s.root}`
+      : `DATA_DIR=${s.dataDir.value} from ${origin(s.dataDir.from)}${relative}`;
   const file = s.file !== null
     ? `settings read from ${s.file}${s.named ? ' (ENV_FILE)' : ''}`
     : `no settings file read (no ${join(s.root, '.env')}, ENV_FILE not set)`;

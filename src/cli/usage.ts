@@ -10,7 +10,8 @@ Every command accepts --json (machine-readable output on stdout) and --help.
 Settings come from the environment (DATA_DIR, DATABASE_URL, PUBLIC_BASE_URL, ...) and,
 beneath it, from the project folder's .env or the file ENV_FILE names, as for the
 service; relative paths start at the project folder, whatever folder you are in.
-Only migrate and serve create a store; other commands refuse a missing one.
+Only migrate and serve create a store (or a PostgreSQL schema); other commands
+refuse a missing one.
 TRACKLANE_DEBUG=1 adds a stack trace to unexpected errors.
 
 Commands:
@@ -43,7 +44,8 @@ Commands:
                   [--pin-endpoint ENDPOINT=VERSION]... [--unpin-endpoint ENDPOINT]...
                   [--consent-default granted|denied]
                                          change an account; --host/--country/--tax-rate ''
-                                         clear the value, --customer '' unbinds;
+                                         clear the value, --customer '' unbinds (another
+                                         customer, or none, drops the endpoint pins);
                                          --rate-limit: requests/s on endpoints 1-3 ('' = default);
                                          --pin-endpoint: the custom endpoint version its
                                          requests get when they name none (ENDPOINT is
@@ -125,7 +127,8 @@ Commands:
   plugins list                           the destination plugins loaded from PLUGINS_DIR
   customers list                         the custom endpoints loaded from CUSTOMERS_DIR,
                                          with their auth, rate limits, versions and each
-                                         version's uses per account
+                                         version's requests served, production and test
+                                         (--json: per account)
   customers new SLUG ENDPOINT            scaffold customers/SLUG/endpoints/ENDPOINT/: a
                                          working schema, handler, example.json (version 1
                                          in versions/1/), README and a passing test
@@ -133,9 +136,14 @@ Commands:
                                          (versions/N/), listed active; the current stays
 `;
 
+/** Where a command's settings come from, under each command's usage (the whole text says it at the top). */
+export const SETTINGS_NOTE = `Settings: the environment, then the project folder's .env or the file ENV_FILE
+names (tracklane --help says more).
+`;
+
 /**
  * The usage lines of one group (`accounts`) or one command (`accounts create`),
- * continuation lines included; the whole text when nothing matches.
+ * continuation lines included, and where settings come from; the whole text when nothing matches.
  */
 export function usageFor(...words: string[]): string {
   const prefix = `  ${words.join(' ')}`;
@@ -148,5 +156,5 @@ export function usageFor(...words: string[]): string {
     // Shifting command and continuation lines alike keeps the columns aligned.
     if (inBlock) picked.push(/^ {2}\S/.test(line) ? `  tracklane ${line.slice(2)}` : ' '.repeat(10) + line);
   }
-  return picked.length > 0 ? `Usage:\n${picked.join('\n')}\n` : USAGE;
+  return picked.length > 0 ? `Usage:\n${picked.join('\n')}\n\n${SETTINGS_NOTE}` : USAGE;
 }

@@ -208,7 +208,7 @@ curl -sS -X POST "$BASE_URL/service/custom/${endpoint}?id=$SCRIPT_ID&env=test" \
 \`\`\`
 
 ## Tests
-\`npm test\` runs them with everything else; alone:
+\`npm test\` runs them with everything else once this folder is \`git add\`ed; alone:
 \`npx mocha --no-config --node-option import=tsx customers/${customer}/endpoints/${endpoint}/${endpoint}.test.ts\`
 `;
 }

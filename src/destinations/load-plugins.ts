@@ -5,7 +5,7 @@ import { readdirSync, existsSync, statSync } from 'node:fs';
 import { join } from 'node:path';
 import type { ValidateFunction } from 'ajv';
 import { compileDraft07Schema } from '../schema/ajv-draft07.ts';
-import { nativeValidator } from './native-schema.ts';
+import { nativeValidator, type NativeSchemaOf } from './native-schema.ts';
 import { checkIdentifierSpec } from '../identifiers/index.ts';
 import type { AttributionSpec, NamedAttributionSpec } from '../attribution/index.ts';
 import type { DestinationPlugin } from './types.ts';
@@ -112,6 +112,11 @@ export function attributionSpecsOf(registry: PluginRegistry): NamedAttributionSp
 }
 const SPECS = new WeakMap<PluginRegistry, NamedAttributionSpec[]>();
 
+/** Each destination type's native schema, as the rule checks ask for it. */
+export function nativeSchemasOf(registry: PluginRegistry): NativeSchemaOf {
+  return (type) => registry.get(type)?.plugin.nativeSchema;
+}
+
 function settingsValidator(plugin: DestinationPlugin, folder: string): (s: unknown) => string[] {
   let validate: ValidateFunction;
   try {
@@ -134,13 +139,15 @@ function settingsValidator(plugin: DestinationPlugin, folder: string): (s: unkno
 }
 
 /**
- * Loads (loadModule: under either tsx loader) and checks every folder in `dir`. Throws
- * PluginLoadError naming the first broken one.
+ * Loads (loadModule: under either tsx loader) and checks every folder in `dir` (`only`: just
+ * the folders of those names, for a command that needs one plugin). Throws PluginLoadError
+ * naming the first broken one.
  */
-export async function loadPlugins(dir: string): Promise<PluginRegistry> {
+export async function loadPlugins(dir: string, only?: readonly string[]): Promise<PluginRegistry> {
   const registry = new Map<string, LoadedPlugin>();
   if (!existsSync(dir)) return registry;
-  const folders = readdirSync(dir).filter((f) => !f.startsWith('.') && statSync(join(dir, f)).isDirectory()).sort();
+  const folders = readdirSync(dir)
+    .filter((f) => !f.startsWith('.') && (only === undefined || only.includes(f)) && statSync(join(dir, f)).isDirectory()).sort();
   for (const name of folders) {
     const folder = join(dir, name);
     const entry = join(folder, 'index.ts');

@@ -9,6 +9,7 @@ import { isAbsolute, relative } from 'node:path';
 import { checkExpression } from './check-expression.ts';
 import { ruleFileCostProblems } from './rule-cost.ts';
 import { dotPathProblem } from '../destinations/dot-path.ts';
+import { literalOutputProblems, type NativeSchemaOf } from '../destinations/native-schema.ts';
 import { childPointer } from './json-pointer.ts';
 import { checkRuleFileSchema } from './rule-schema.ts';
 import { createRuleSet, type LoadedRuleFile, type RuleSet } from './rule-set.ts';
@@ -52,6 +53,11 @@ export interface LoadRulesOptions {
   overlay?: readonly OverlayDocument[];
   /** Plugins folder whose rules.json files are the base layer; default: the one registered for `dir` (plugin-rules.ts). */
   pluginsDir?: string;
+  /**
+   * The destinations' native schemas: when given, a literal output a schema refuses is an
+   * error at its output key (checks and writes; loading itself leaves that to delivery).
+   */
+  nativeSchemaOf?: NativeSchemaOf;
 }
 
 /** `file: path: message`, or `file: message` for a whole-file problem. */
@@ -87,7 +93,7 @@ export function loadRules(dir: string, opts: LoadRulesOptions = {}): LoadRulesRe
   const files = listRuleFiles(dir, show, errors, pluginsDirFor(dir, opts.pluginsDir)).filter((f) => !replaced.has(documentKey(f.scriptId, f.destination)));
   // Problems of no one document (the folder, a misplaced file) hold everything.
   const held: HeldScope[] = errors.slice(0, 1).map((error) => ({ scriptId: null, destination: null, error }));
-  const checker = createChecker(errors);
+  const checker = createChecker(errors, opts.nativeSchemaOf);
   const checked = (file: string, scope: Pick<HeldScope, 'scriptId' | 'destination'>, fn: () => void) => {
     const before = errors.length;
     checker.guarded(file, fn);
@@ -109,9 +115,9 @@ export function loadRules(dir: string, opts: LoadRulesOptions = {}): LoadRulesRe
  * The checks of loadRules on documents already parsed, as one set (an account may only
  * disable what the defaults among `docs` have). `dir` only labels the rule set.
  */
-export function checkRuleDocuments(docs: readonly RuleDocumentInput[], dir = ''): LoadRulesResult {
+export function checkRuleDocuments(docs: readonly RuleDocumentInput[], dir = '', nativeSchemaOf?: NativeSchemaOf): LoadRulesResult {
   const errors: RuleLoadError[] = [];
-  const checker = createChecker(errors);
+  const checker = createChecker(errors, nativeSchemaOf);
   for (const d of docs) {
     const kept = d.destination !== undefined;
     checker.guarded(d.file, () => checker.check(d, d.destination ?? basenameOf(d.file), kept));
@@ -122,7 +128,7 @@ export function checkRuleDocuments(docs: readonly RuleDocumentInput[], dir = '')
 const basenameOf = (file: string): string => file.replace(/^.*[\\/]/, '').replace(/\.json$/, '');
 
 /** Checks documents one by one into `errors`, then the set as a whole. */
-function createChecker(errors: RuleLoadError[]) {
+function createChecker(errors: RuleLoadError[], nativeSchemaOf?: NativeSchemaOf) {
   const loaded: LoadedRuleFile[] = [];
   const disables: Disable[] = [];
   let rules = 0;
@@ -155,6 +161,8 @@ function createChecker(errors: RuleLoadError[]) {
       const before = errors.length;
       checkRuleFile(ruleFile, file, expected, kept, errors);
       if (errors.length === before) for (const p of ruleFileCostProblems(ruleFile.rules)) errors.push({ file, ...p });
+      const schema = errors.length === before ? nativeSchemaOf?.(ruleFile.destination) : undefined;
+      if (schema !== undefined) for (const p of literalOutputErrors(ruleFile, schema)) errors.push({ file, ...p });
       if (errors.length > before) return;
       if (d.scriptId !== null) {
         ruleFile.rules.forEach((r, i) => {
@@ -231,6 +239,17 @@ function checkRule(rule: RuleSpec, at: string): { path: string; message: string 
     problems.push(...checkExpression(rule.output[k], path));
   }
   return problems;
+}
+
+/**
+ * The literal outputs of a checked rule file's enabled rules that `schema` (its destination's
+ * native schema) refuses, at their output keys.
+ */
+export function literalOutputErrors(rf: RuleFile, schema: Record<string, unknown>): { path: string; message: string }[] {
+  return rf.rules.flatMap((rule, i) => rule.disabled === true ? [] : literalOutputProblems(schema, rule.output).map((p) => ({
+    path: childPointer(`${childPointer('/rules', i)}/output`, p.key),
+    message: `the ${rf.destination} native schema refuses this value (${p.problems.join('; ')}): the rule could never send`,
+  })));
 }
 
 /** An account may only disable rules that exist among the defaults of that destination. */

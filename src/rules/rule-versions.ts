@@ -6,7 +6,8 @@
 import { isDeepStrictEqual } from 'node:util';
 import { SCRIPT_ID_RE } from '../accounts/credentials.ts';
 import { StaleRuleRevisionError, type NewRuleVersion, type RuleChange, type RuleVersion, type RuleVersionStore } from '../store/types.ts';
-import { checkRuleDocuments, documentKey, loadRules, type OverlayDocument, type RuleLoadError } from './load-rules.ts';
+import { checkRuleDocuments, documentKey, literalOutputErrors, loadRules, type OverlayDocument, type RuleLoadError } from './load-rules.ts';
+import type { NativeSchemaOf } from '../destinations/native-schema.ts';
 import { pluginsDirFor } from './plugin-rules.ts';
 import { readRuleFiles } from './rule-files.ts';
 import { DESTINATION_NAME_RE } from './rule-schema.ts';
@@ -38,22 +39,35 @@ export interface RuleVersionDeps {
   store: RuleVersionStore;
   /** RULES_DIR. */
   dir: string;
+  /** The destinations' native schemas: a draft whose literal output one refuses is not published. */
+  nativeSchemaOf?: NativeSchemaOf;
+}
+
+/** What a draft is checked against: RULES_DIR, the store's live versions, and optionally the native schemas. */
+export interface DraftCheckBase {
+  dir: string;
+  live: readonly RuleVersion[];
+  nativeSchemaOf?: NativeSchemaOf;
 }
 
 /**
  * The effective rules with `draft` in place of its (scope, destination), checked as loading
  * checks them: the draft itself, and every other document it could break (an account
- * disabling a default the draft removes). `current.live`: the store's live versions.
+ * disabling a default the draft removes). `current.live`: the store's live versions. With
+ * `current.nativeSchemaOf`, also the draft's literal outputs against its destination's
+ * native schema (a rule that could never send).
  */
-export function checkDraft(current: { dir: string; live: readonly RuleVersion[] }, draft: RuleDraft, label = `draft (${draft.scope}/${draft.destination})`): DraftCheck {
+export function checkDraft(current: DraftCheckBase, draft: RuleDraft, label = `draft (${draft.scope}/${draft.destination})`): DraftCheck {
   const place = placeProblems(draft.scope, draft.destination);
   if (place.length > 0) return { ok: false, errors: place };
   const key = documentKey(scriptIdOf(draft.scope), draft.destination);
   const overlay: OverlayDocument[] = current.live.map(versionDocument).filter((d) => documentKey(d.scriptId, d.destination) !== key);
   overlay.push({ file: label, scriptId: scriptIdOf(draft.scope), destination: draft.destination, parsed: draft.document });
   const r = loadRules(current.dir, { displayBase: current.dir, overlay });
-  if (r.ok) return { ok: true, ruleSet: r.ruleSet };
-  return { ok: false, errors: r.errors.map((e) => (e.file === label ? { path: e.path, message: e.message } : { ...e })) };
+  if (!r.ok) return { ok: false, errors: r.errors.map((e) => (e.file === label ? { path: e.path, message: e.message } : { ...e })) };
+  const schema = current.nativeSchemaOf?.(draft.destination);
+  const literal = schema === undefined ? [] : literalOutputErrors(draft.document as RuleFile, schema);
+  return literal.length > 0 ? { ok: false, errors: literal } : { ok: true, ruleSet: r.ruleSet };
 }
 
 function placeProblems(scope: string, destination: string): RuleProblem[] {
@@ -70,7 +84,7 @@ function placeProblems(scope: string, destination: string): RuleProblem[] {
 /** Checks the draft, then stores it as the new live version of its (scope, destination). */
 export function publishRules(deps: RuleVersionDeps, input: RuleDraft & { author: string; message: string }, now: number): Promise<RuleWriteResult> {
   return guarded(deps.store, async (revision, live) => {
-    const check = checkDraft({ dir: deps.dir, live }, input);
+    const check = checkDraft({ dir: deps.dir, live, nativeSchemaOf: deps.nativeSchemaOf }, input);
     if (!check.ok) return check;
     const v: NewRuleVersion = { scope: input.scope, destination: input.destination, document: input.document as RuleFile, author: input.author, message: input.message };
     return { ok: true, version: await deps.store.publish(v, now, { ifRevision: revision }) };
@@ -83,7 +97,7 @@ export function rollbackRules(deps: RuleVersionDeps, version: number, author: st
   return guarded(deps.store, async (revision, live) => {
     const target = await deps.store.get(version);
     if (target === null) return missing;
-    const check = checkDraft({ dir: deps.dir, live }, target, versionLabel(target));
+    const check = checkDraft({ dir: deps.dir, live, nativeSchemaOf: deps.nativeSchemaOf }, target, versionLabel(target));
     if (!check.ok) return check;
     const done = await deps.store.rollback(version, author, message, now, { ifRevision: revision });
     return done === null ? missing : { ok: true, version: done };

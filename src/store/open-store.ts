@@ -11,11 +11,12 @@ export const sqliteFile = (cfg: Pick<Config, 'dataDir'>): string => join(cfg.dat
 
 /**
  * SQLite under DATA_DIR, or PostgreSQL when DATABASE_URL is set (migrations applied on open
- * unless `migrate: false`). `server`: short lock waits (see SERVER_BUSY_TIMEOUTS); the CLI waits longer.
+ * unless `migrate: false`; `'existing'`: not to a database without the schema, which is a
+ * NoPgSchemaError). `server`: short lock waits (see SERVER_BUSY_TIMEOUTS); the CLI waits longer.
  * `onModesTightened`: SQLite's folder or files were readable by others and were made private.
  */
 export async function openStore(cfg: Config, role: 'server' | 'cli' = 'cli', opts: {
-  migrate?: boolean; onError?: (err: Error) => void; onModesTightened?: (changes: ModeChange[]) => void;
+  migrate?: boolean | 'existing'; onError?: (err: Error) => void; onModesTightened?: (changes: ModeChange[]) => void;
 } = {}): Promise<Store> {
   if (cfg.databaseUrl) {
     return openPostgresStore({

@@ -39,6 +39,17 @@ describe('admin API: accounts', () => {
     expect((await s.post(INTAKE_PATHS.event, lead('A-2'), { account: { ...acc, token: rotated.body.access_token } })).status).to.equal(200);
     expect((await call('POST', '/admin/accounts', { tier: 'FLEX' })).status).to.equal(400);
   });
+
+  it('a change of customer drops the endpoint pins, which named the old customer\'s endpoints, and the answer says which', async () => {
+    const { scriptId } = await s.account();
+    await s.accounts.update(scriptId, { customer: 'north', pinEndpoints: { leads: 2, orders: 1 } });
+    const same = await call('PATCH', `/admin/accounts/${scriptId}`, { customer: 'north', name: 'Kept' });
+    expect(same.body).to.deep.include({ endpoint_pins: { leads: 2, orders: 1 }, unpinned_endpoints: {} });
+    const moved = await call('PATCH', `/admin/accounts/${scriptId}`, { customer: 'south' });
+    expect(moved.status).to.equal(200);
+    expect(moved.body).to.deep.include({ customer: 'south', endpoint_pins: {}, unpinned_endpoints: { leads: 2, orders: 1 } });
+    expect((await s.running.store.accounts.get(scriptId))!.endpointPins).to.deep.equal({});
+  });
 });
 
 describe('admin API: destinations and deliveries', () => {

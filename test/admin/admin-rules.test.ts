@@ -79,6 +79,18 @@ describe('admin API: rules', () => {
     expect((await call('GET', '/admin/rules/webhook/history')).body.items).to.have.length(0);
   });
 
+  it('checks literal outputs against the native schema: a constant it refuses fails check and publish, computed values pass', async () => {
+    const ga4 = (name: unknown) => ({ destination: 'ga4', rules: [{ id: 'ga4.lead', event: 'lead', output: { name, 'params.value': { var: 'event.value' }, 'params.page_referrer': null } }] });
+    const r = await call('POST', '/admin/rules/ga4/check', { scope: 'default', document: ga4(42) });
+    expect(r.body).to.deep.equal({ ok: false, errors: [{ path: '/rules/0/output/name', message: 'the ga4 native schema refuses this value (/name: must be string): the rule could never send' }] });
+    const publish = await call('POST', '/admin/rules/ga4/publish', { scope: 'default', document: ga4(42), message: 'numeric name' });
+    expect(publish.status).to.equal(422);
+    expect(publish.body.error.details.errors[0].path).to.equal('/rules/0/output/name');
+    expect((await call('POST', '/admin/rules/ga4/check', { scope: 'default', document: ga4({ var: 'event.name' }) })).body).to.deep.equal({ ok: true, errors: [] });
+    expect((await call('POST', '/admin/rules/ga4/check', { scope: 'default', document: ga4('generate_lead') })).body).to.deep.equal({ ok: true, errors: [] });
+    expect((await call('GET', '/admin/rules/ga4/history')).body.items).to.have.length(0);
+  });
+
   it('diffs, previews on a stored event, publishes, and the next event uses the published rules', async () => {
     const first = await deliver('RULE-1');
     expect(first.data.note).to.equal(undefined);

@@ -10,8 +10,12 @@ import { ROOT } from './run-cli.ts';
 const lead = { event: { name: 'lead_created', id: 'L-1' }, context: { environment: 'prod', data_source: 'crm' } };
 
 function cli(dataDir: string, ...args: string[]): Promise<any> {
+  return cliWith({}, dataDir, ...args);
+}
+
+function cliWith(env: Record<string, string>, dataDir: string, ...args: string[]): Promise<any> {
   return new Promise((resolve, reject) => {
-    execFile(process.execPath, [join(ROOT, 'src/cli/bin.mjs'), ...args, '--json'], { cwd: ROOT, env: { ...process.env, DATA_DIR: dataDir } }, (err, stdout, stderr) => {
+    execFile(process.execPath, [join(ROOT, 'src/cli/bin.mjs'), ...args, '--json'], { cwd: ROOT, env: { ...process.env, DATA_DIR: dataDir, ...env } }, (err, stdout, stderr) => {
       if (err) reject(new Error(stderr));
       else resolve(JSON.parse(stdout));
     });
@@ -43,5 +47,16 @@ describe('CLI changes reach the running server', () => {
     expect(await waitFor(async () => (await s.post(INTAKE_PATHS.event, lead, { account: acct })).status === 401, 2000)).to.equal(true);
     expect(Date.now() - t0).to.be.below(2000);
     expect((await s.post(INTAKE_PATHS.event, lead, { account: { scriptId: acct.scriptId, token: rotated.access_token } })).status).to.equal(200);
+  });
+
+  it("an account created with the CLI beside a server on another port prints that server's URL as base_url", async () => {
+    // The server listens on a port no settings file the CLI reads names (PORT=0 here; PORT=3000 npm start for an operator).
+    const port = new URL(s.url).port;
+    expect(port).to.not.equal('8080');
+    const created = await cli(s.dataDir, 'accounts', 'create', '--name', 'Port shop');
+    expect(created.base_url).to.equal(`http://localhost:${port}`);
+    // PUBLIC_BASE_URL in the CLI's settings still wins.
+    const shown = await cliWith({ PUBLIC_BASE_URL: 'https://track.example' }, s.dataDir, 'accounts', 'show', created.script_id);
+    expect(shown.base_url).to.equal('https://track.example');
   });
 });

@@ -27,6 +27,14 @@ describe('cli: usage', function () {
     expect(bare.stdout).to.equal(help.stdout);
   });
 
+  it("--help, of the CLI and of each command, says where settings come from: the project folder's .env or ENV_FILE", async () => {
+    const [all, one] = await Promise.all([cli.run('--help'), cli.run('accounts', 'list', '--help')]);
+    for (const r of [all, one]) {
+      expect(r.code).to.equal(0);
+      expect(r.stdout).to.match(/project folder's \.env or the file ENV_FILE\s+names/);
+    }
+  });
+
   it('every command group of the interface is built: none is listed as unavailable', () => {
     expect(UNAVAILABLE_GROUPS).to.deep.equal([]);
   });

@@ -1,9 +1,12 @@
 // The CLI against PostgreSQL: the same commands with DATABASE_URL, `migrate` on its own,
 // and the database named (without its password) on stderr.
 import { expect } from 'chai';
-import { tempCli, type TempCli } from './run-cli.ts';
+import pg from 'pg';
+import { expectFailure, tempCli, type TempCli } from './run-cli.ts';
 import { createTestDatabase, requirePostgres, type TestDatabase } from '../helpers/postgres.ts';
 import { PG_SCHEMA_VERSION } from '../../src/store/postgres/migrations.ts';
+
+const escape = (s: string) => s.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
 
 describe('CLI on PostgreSQL', function () {
   this.timeout(60_000);
@@ -12,11 +15,38 @@ describe('CLI on PostgreSQL', function () {
   before(async function () {
     await requirePostgres(this);
     db = await createTestDatabase();
-    cli = tempCli({ databaseUrl: db.url });
+    cli = tempCli({ databaseUrl: db.url, store: false }); // the first test migrates it
   });
   after(async () => {
     cli?.remove();
     await db?.drop();
+  });
+
+  it('on a database without the schema, every command but migrate fails naming the database and how it was found, and creates nothing', async () => {
+    const empty = await createTestDatabase();
+    const bare = tempCli({ databaseUrl: empty.url, store: false });
+    try {
+      const tables = async () => {
+        const c = new pg.Client({ connectionString: empty.url });
+        await c.connect();
+        try {
+          return (await c.query<{ t: string }>("SELECT tablename AS t FROM pg_tables WHERE schemaname = 'public'")).rows.map((r) => r.t);
+        } finally {
+          await c.end();
+        }
+      };
+      for (const args of [['accounts', 'list'], ['accounts', 'create', '--name', 'Lost'], ['events', 'list'], ['rules', 'history'], ['stats']]) {
+        expectFailure(await bare.run(...args), 1, new RegExp(`^tracklane: no tracklane schema in the PostgreSQL database ${escape(empty.url)}; nothing was created\\. `
+          + 'DATABASE_URL from the environment; settings read from .* Set DATABASE_URL \\(or ENV_FILE\\) as the service has them, '
+          + 'or run "tracklane migrate" to create the schema there\n$'));
+      }
+      expect(await tables(), 'no table made').to.deep.equal([]);
+      expect((await bare.json<{ applied: number[] }>('migrate')).applied).to.have.length(PG_SCHEMA_VERSION);
+      expect(await bare.json('accounts', 'list')).to.deep.equal([]);
+    } finally {
+      bare.remove();
+      await empty.drop();
+    }
   });
 
   it('migrate applies the schema once, then finds it up to date', async () => {

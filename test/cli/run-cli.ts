@@ -9,6 +9,8 @@ import { expect } from 'chai';
 import { shippedFolderEnv } from '../helpers/shipped-folders.ts';
 import { openConnection } from '../../src/store/sqlite/connection.ts';
 import { migrate } from '../../src/store/sqlite/migrations.ts';
+import { createPool } from '../../src/store/postgres/connection.ts';
+import { migrate as migratePostgres } from '../../src/store/postgres/migrations.ts';
 import { testProcessEnv } from '../helpers/service-variables.ts';
 
 export const ROOT = fileURLToPath(new URL('../..', import.meta.url));
@@ -31,20 +33,26 @@ export interface TempCli {
 /**
  * `databaseUrl`: run against that PostgreSQL database instead of a SQLite file in the temp DATA_DIR.
  * `env`: more settings (e.g. RULES_DIR; the rules, customers and plugins folders are the shipped ones unless named);
- * no other setting reaches the CLI (testProcessEnv). The SQLite store is made first, as
- * `tracklane migrate` would (commands other than migrate never create one); `store: false` leaves DATA_DIR empty.
+ * no other setting reaches the CLI (testProcessEnv). The store is made first (the SQLite file,
+ * or the schema in the PostgreSQL database before the first command runs), as `tracklane
+ * migrate` would (commands other than migrate never create one); `store: false` leaves
+ * DATA_DIR empty and the database as it is.
  */
 export function tempCli(opts: { databaseUrl?: string; env?: Record<string, string>; store?: boolean } = {}): TempCli {
   const dataDir = mkdtempSync(tmpdir() + '/tl-');
   if (!opts.databaseUrl && opts.store !== false) createSqliteStore(join(dataDir, 'tracklane.db'));
+  const ready = opts.databaseUrl && opts.store !== false ? createPostgresSchema(opts.databaseUrl) : Promise.resolve();
+  ready.catch(() => undefined); // a failure surfaces in the first run
   const env = testProcessEnv({ ...shippedFolderEnv(), DATA_DIR: dataDir, DATABASE_URL: opts.databaseUrl ?? '', PORT: '', PUBLIC_BASE_URL: BASE_URL, ...opts.env });
-  const run = (...args: string[]) =>
-    new Promise<CliResult>((resolve) => {
+  const run = async (...args: string[]) => {
+    await ready;
+    return new Promise<CliResult>((resolve) => {
       execFile(process.execPath, [join(ROOT, 'src/cli/bin.mjs'), ...args], { cwd: ROOT, env, encoding: 'utf8' }, (err, stdout, stderr) => {
         const code = err ? (typeof err.code === 'number' ? err.code : -1) : 0;
         resolve({ code, stdout, stderr });
       });
     });
+  };
   return {
     dataDir,
     run,
@@ -56,6 +64,16 @@ export function tempCli(opts: { databaseUrl?: string; env?: Record<string, strin
     },
     remove: () => rmSync(dataDir, { recursive: true, force: true }),
   };
+}
+
+/** The tracklane schema in the PostgreSQL database at `url`, as `tracklane migrate` makes it. */
+async function createPostgresSchema(url: string): Promise<void> {
+  const pool = createPool({ url, max: 1 });
+  try {
+    await migratePostgres(pool);
+  } finally {
+    await pool.end();
+  }
 }
 
 /** Asserts a failure: the exit code, nothing on stdout, and exactly one stderr line matching `reason`. */

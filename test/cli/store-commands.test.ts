@@ -43,7 +43,7 @@ describe('cli: backup and migrate-store', function () {
   });
 
   it('backup with DATABASE_URL set says to use pg_dump; without FILE it is a usage error', async () => {
-    const pg = tempCli({ databaseUrl: 'postgres://postgres@127.0.0.1:1/none' });
+    const pg = tempCli({ databaseUrl: 'postgres://postgres@127.0.0.1:1/none', store: false });
     try {
       expectFailure(await pg.run('backup', join(pg.dataDir, 'x.db')), 1, /pg_dump/);
     } finally {
@@ -60,7 +60,7 @@ describe('cli: backup and migrate-store', function () {
       expect(r.code, args.join(' ')).to.equal(2);
       expect(r.stderr).to.match(/^tracklane: (missing --to postgres:\/\/…|--to must be a postgres:\/\/ or postgresql:\/\/ URL)\n\nUsage:\n {2}tracklane migrate-store --to/);
     }
-    const pg = tempCli({ databaseUrl: 'postgres://postgres@127.0.0.1:1/none' });
+    const pg = tempCli({ databaseUrl: 'postgres://postgres@127.0.0.1:1/none', store: false });
     try {
       expectFailure(await pg.run('migrate-store', '--to', 'postgres://postgres@127.0.0.1:1/other'), 1, /DATABASE_URL is set, so the store is PostgreSQL already/);
     } finally {

@@ -7,6 +7,7 @@ import { join } from 'node:path';
 import { createSqliteStore, expectFailure, ROOT, type CliResult } from '../cli/run-cli.ts';
 import { tempDir } from '../helpers/test-server.ts';
 import { shippedFolderEnv } from '../helpers/shipped-folders.ts';
+import { openCustomRecordStore } from '../../src/store/sqlite/custom-records.ts';
 import { customersWithScaffold, SHIPPED_CUSTOMERS } from './fixtures.ts';
 
 /** `cmd` with the shipped rules, customers and plugins folders unless `env` names others. */
@@ -66,7 +67,18 @@ describe('cli: customers', function () {
     expect(empty.stdout).to.equal(`no custom endpoints under ${customersDir}\n`);
     const demo = await run([join(ROOT, 'src/cli/bin.mjs'), 'customers', 'list'], { DATA_DIR: dataDir });
     expect(demo.stdout.split('\n')[0]).to.match(/^CUSTOMER +ENDPOINT +AUTH +PRODUCTION\/MIN +TEST\/MIN +VERSIONS +DESCRIPTION$/);
-    expect(demo.stdout).to.match(/^demo +patient-interaction +ip_allow, jwt +1200 +1000 +1 current \(0 uses\) /m);
+    expect(demo.stdout).to.match(/^demo +patient-interaction +ip_allow, jwt +1200 +1000 +1 current \(uses: 0 production, 0 test\) /m);
+  });
+
+  it('customers list counts each version\'s requests in production and in test, and says which', async () => {
+    const records = openCustomRecordStore(join(dataDir, 'tracklane.db'));
+    const use = { scriptId: 'AB12CD34', customer: 'demo', endpoint: 'patient-interaction', version: 1, at: Date.now() };
+    records.countUse({ ...use, env: 'production' });
+    for (let i = 0; i < 3; i++) records.countUse({ ...use, env: 'test' });
+    await records.drain();
+    await records.close();
+    const demo = await run([join(ROOT, 'src/cli/bin.mjs'), 'customers', 'list'], { DATA_DIR: dataDir });
+    expect(demo.stdout).to.match(/^demo +patient-interaction +.* 1 current \(uses: 1 production, 3 test\) /m);
   });
 
   it('customers new scaffolds a working endpoint that loads, is listed, and passes its own generated test', async () => {

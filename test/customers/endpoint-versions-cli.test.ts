@@ -6,7 +6,7 @@ import { expect } from 'chai';
 import { existsSync, readFileSync, rmSync } from 'node:fs';
 import { join } from 'node:path';
 import { tempCli, type TempCli } from '../cli/run-cli.ts';
-import { customersRoot } from './fixtures.ts';
+import { customersRoot, writeEndpoint } from './fixtures.ts';
 
 describe('cli: custom endpoint versions', function () {
   this.timeout(60_000);
@@ -51,5 +51,27 @@ describe('cli: custom endpoint versions', function () {
 
     const unpinned = await cli.run('accounts', 'update', id, '--unpin-endpoint', 'leads', '--json');
     expect(JSON.parse(unpinned.stdout).endpoint_pins).to.deep.equal({});
+  });
+
+  it('binding the account to another customer (or none) drops its pins, which named the old customer\'s endpoints, and says so', async () => {
+    // Two customers with an endpoint of the same name: a pin set for north/leads must not choose south/leads' version.
+    writeEndpoint(root, 'north', 'leads');
+    writeEndpoint(root, 'south', 'leads');
+    const id = JSON.parse((await cli.run('accounts', 'create', '--name', 'Mover', '--tier', 'CUSTOM', '--json')).stdout).script_id;
+    expect((await cli.run('accounts', 'update', id, '--customer', 'north', '--pin-endpoint', 'leads=1')).code).to.equal(0);
+    const same = await cli.run('accounts', 'update', id, '--customer', 'north', '--json');
+    expect(JSON.parse(same.stdout)).to.deep.include({ endpoint_pins: { leads: 1 }, unpinned_endpoints: {} });
+
+    const moved = await cli.run('accounts', 'update', id, '--customer', 'south');
+    expect(moved.code, moved.stderr).to.equal(0);
+    expect(moved.stdout.split('\n').slice(0, 2)).to.deep.equal([
+      `Updated account ${id}.`,
+      "Unpinned leads=1: those pins named the previous customer's endpoints, and the account is now bound to customer south.",
+    ]);
+    expect(moved.stdout).to.match(/^\s*endpoint_pins\s+none$/m);
+
+    expect((await cli.run('accounts', 'update', id, '--pin-endpoint', 'leads=1')).code).to.equal(0);
+    const unbound = await cli.run('accounts', 'update', id, '--no-customer', '--json');
+    expect(JSON.parse(unbound.stdout)).to.deep.include({ customer: null, endpoint_pins: {}, unpinned_endpoints: { leads: 1 } });
   });
 });

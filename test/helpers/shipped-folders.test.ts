@@ -3,9 +3,9 @@
 // rule file), worked out on a throwaway git checkout.
 import { expect } from 'chai';
 import { execFileSync } from 'node:child_process';
-import { existsSync, mkdirSync, readdirSync, realpathSync, rmSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, readdirSync, readFileSync, realpathSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
 import { dirname, join } from 'node:path';
-import { shippedFoldersOf, subfolderNames } from './shipped-folders.ts';
+import { PROJECT_ROOT, shippedFoldersOf, subfolderNames } from './shipped-folders.ts';
 import { tempDir } from './test-server.ts';
 
 describe('test helpers: the shipped rules, customers and plugins folders', () => {
@@ -67,5 +67,24 @@ describe('test helpers: the shipped rules, customers and plugins folders', () =>
     git('init', '-q');
     mkdirSync(join(root, 'sub/plugins/my-hook'), { recursive: true });
     expect(shippedFoldersOf(join(root, 'sub')).pluginsDir).to.equal(join(root, 'sub/plugins'));
+  });
+
+  it("npm test's mocha runs the plugin and customer tests git tracks, not those in folders an operator added", () => {
+    // The real config and root hook, in this throwaway checkout; each test file names itself.
+    for (const f of ['.mocharc.cjs', 'test/helpers/tracked-files.cjs', 'test/helpers/hermetic.ts', 'test/helpers/run-end.ts', 'test/helpers/service-variables.ts', 'test/helpers/no-settings.env']) {
+      write(f, readFileSync(join(PROJECT_ROOT, f), 'utf8'));
+    }
+    symlinkSync(join(PROJECT_ROOT, 'node_modules'), join(root, 'node_modules'));
+    const test = (title: string) => `it(${JSON.stringify(title)}, () => {});\n`;
+    write('test/unit.test.ts', test('test/unit'));
+    write('customers/demo/endpoints/order-sync/order-sync.test.ts', test('shipped customer'));
+    write('plugins/webhook/webhook.test.ts', test('shipped plugin'));
+    git('add', 'customers', 'plugins');
+    write('customers/acme/endpoints/lead-sync/lead-sync.test.ts', test('added customer'));
+    write('customers/demo/endpoints/order-sync/draft.test.ts', test('added test file'));
+    write('plugins/my-hook/my-hook.test.ts', test('added plugin'));
+    const out = execFileSync(process.execPath, [join(PROJECT_ROOT, 'node_modules/mocha/bin/mocha.js'), '--reporter', 'json'], { cwd: root, encoding: 'utf8' });
+    const ran = (JSON.parse(out) as { tests: { title: string }[] }).tests.map((t) => t.title).sort();
+    expect(ran).to.deep.equal(['shipped customer', 'shipped plugin', 'test/unit']);
   });
 });

@@ -1,7 +1,7 @@
 // rules/, customers/ and plugins/ as the repository ships them (what git tracks), not as an
 // operator's checkout holds them: the test servers load these, so a customer folder, plugin
 // or rule file an operator adds (tracklane customers new, a rules/ga4.json) changes no test.
-import { execFileSync } from 'node:child_process';
+import { trackedFiles } from './tracked-files.cjs';
 import { copyFileSync, existsSync, mkdirSync, mkdtempSync, readdirSync, rmSync, statSync, symlinkSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { dirname, join, relative } from 'node:path';
@@ -36,7 +36,7 @@ export function shippedFolders(): ShippedFolders {
  * checkout (an export), what the folders hold is what shipped. `remove` deletes the temp folders.
  */
 export function shippedFoldersOf(root: string): ShippedFolders & { remove(): void } {
-  const tracked = trackedFiles(root);
+  const tracked = trackedUnder(root);
   const temps: string[] = [];
   const temp = (name: string) => {
     const dir = mkdtempSync(join(tmpdir(), `tl-shipped-${name}-`));
@@ -66,17 +66,9 @@ export function subfolderNames(dir: string): string[] {
 }
 
 /** Absolute paths of the tracked files under the three folders, or null when `root` is no git checkout's top. */
-function trackedFiles(root: string): Set<string> | null {
-  const git = (...args: string[]) => execFileSync('git', args, { cwd: root, encoding: 'utf8', stdio: ['ignore', 'pipe', 'ignore'] });
-  let listed: string;
-  try {
-    // A prefix means the project sits inside some other repository, which tracks none of it.
-    if (git('rev-parse', '--show-prefix').trim() !== '') return null;
-    listed = git('ls-files', '-z', '--', 'rules', 'customers', 'plugins');
-  } catch {
-    return null;
-  }
-  return new Set(listed.split('\0').filter(Boolean).map((p) => join(root, p)));
+function trackedUnder(root: string): Set<string> | null {
+  const listed = trackedFiles(root, ['rules', 'customers', 'plugins']);
+  return listed === null ? null : new Set(listed.map((p) => join(root, p)));
 }
 
 /** `root/name` when each of its subfolders holds a tracked file, else a temp folder linking only those that do. */

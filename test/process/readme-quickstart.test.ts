@@ -164,6 +164,12 @@ describe('process: the README quick start, pasted as written', function () {
           const received = await waitFor(() => printed.test(terminal!.stdout), 20_000);
           expect(received, `the receiver prints ${printed}:\n${terminal.stdout}\n${service?.output}`).to.equal(true);
         }
+        if (/events show L-1/.test(block.text)) {
+          // What the step says step 5's destinations made of the lead: GA4 skips it, Meta's is sent.
+          const row = (type: string) => lastOutput.split('\n').find((l) => new RegExp(`\\s${type}\\s`).test(l)) ?? '';
+          expect(row('ga4'), `${step.heading}: GA4's delivery of L-1:\n${lastOutput}`).to.match(shownAfter(step.prose, "GA4's is"));
+          expect(row('meta-capi'), `${step.heading}: Meta's delivery of L-1:\n${lastOutput}`).to.match(/\smeta-capi\s+(pending|failed)\s/);
+        }
       }
     }
     expect(shellBlocks, 'the Quick start has shell blocks').to.be.greaterThan(3);

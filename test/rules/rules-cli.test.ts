@@ -80,6 +80,35 @@ describe('cli: rules check', function () {
     );
   });
 
+  it('a literal output the native schema refuses fails the check with its path; computed values and the shipped rules pass', async () => {
+    const rules = mkdtempSync(join(tmpdir(), 'tl-cli-literal-'));
+    const plugins = join(ROOT, 'plugins');
+    try {
+      const ga4 = (first: Record<string, unknown>) => JSON.stringify({ destination: 'ga4', rules: [
+        { id: 'ga4.lead', event: 'lead', output: { ...first, 'params.value': { var: 'event.value' } } },
+        { id: 'ga4.other', event: 'signup', output: { name: { var: 'event.name' }, 'params.page_location': { cat: ['https://', { var: 'context.url' }] }, 'params.page_referrer': null } },
+      ] });
+      writeFileSync(join(rules, 'ga4.json'), ga4({ name: 42 }));
+      const [json, text] = await Promise.all([
+        runWith({ RULES_DIR: rules, PLUGINS_DIR: plugins }, 'check', '--json'),
+        runWith({ RULES_DIR: rules, PLUGINS_DIR: plugins }, 'check'),
+      ]);
+      expect(json.code).to.equal(1);
+      const message = 'the ga4 native schema refuses this value (/name: must be string): the rule could never send';
+      expect(JSON.parse(json.stdout).errors).to.deep.equal([{ file: join(rules, 'ga4.json'), path: '/rules/0/output/name', message }]);
+      expect(text.stderr).to.equal(`${join(rules, 'ga4.json')}: /rules/0/output/name: ${message}\ntracklane: rules check failed: 1 error in ${rules}\n`);
+      writeFileSync(join(rules, 'ga4.json'), ga4({ name: 'generate_lead' }));
+      const good = await runWith({ RULES_DIR: rules, PLUGINS_DIR: plugins }, 'check', '--json');
+      expect(good.code, good.stdout + good.stderr).to.equal(0);
+      // Every shipped plugin's own rules pass as they are.
+      rmSync(join(rules, 'ga4.json'));
+      const shipped = await runWith({ RULES_DIR: rules, PLUGINS_DIR: plugins }, 'check', '--json');
+      expect(shipped.code, shipped.stdout + shipped.stderr).to.equal(0);
+    } finally {
+      rmSync(rules, { recursive: true, force: true });
+    }
+  });
+
   it('a missing RULES_DIR is an error, bad JSON is named with its line', async () => {
     const [missing, badJson] = await Promise.all([
       run('/nonexistent/rules', 'check', '--json'),

@@ -124,14 +124,24 @@ const MIGRATIONS: { version: number; sql: string }[] = [
 
 export const PG_SCHEMA_VERSION = MIGRATIONS[MIGRATIONS.length - 1].version;
 
+/** The database holds no tracklane schema, and the caller may not create one (only `migrate` and the server do). */
+export class NoPgSchemaError extends Error {
+  override name = 'NoPgSchemaError';
+}
+
+export interface MigrateOptions {
+  /** Create the schema in a database that has none (default true); false: NoPgSchemaError instead. */
+  create?: boolean;
+}
+
 /** Applies missing migrations; returns the versions applied (empty when up to date). */
-export async function migrate(pool: pg.Pool): Promise<number[]> {
+export async function migrate(pool: pg.Pool, opts: MigrateOptions = {}): Promise<number[]> {
   const client = await pool.connect();
   const onError = () => undefined; // the failing query reports it
   client.on('error', onError);
   try {
     await client.query('BEGIN');
-    const applied = await migrateInTransaction(client);
+    const applied = await migrateInTransaction(client, opts);
     await client.query('COMMIT');
     return applied;
   } catch (err) {
@@ -148,8 +158,13 @@ export async function migrate(pool: pg.Pool): Promise<number[]> {
  * it ends: `migrate-store` creates the schema and copies the data in one transaction, so a
  * failed copy leaves not even the tables behind, and instances starting meanwhile wait.
  */
-export async function migrateInTransaction(client: pg.ClientBase): Promise<number[]> {
+export async function migrateInTransaction(client: pg.ClientBase, opts: MigrateOptions = {}): Promise<number[]> {
   await client.query('SELECT pg_advisory_xact_lock($1)', [MIGRATION_LOCK]);
+  if (opts.create === false) {
+    const { rows: [schema] } = await client.query<{ present: boolean }>("SELECT to_regclass('schema_migrations') IS NOT NULL AS present");
+    const any = schema.present && (await client.query('SELECT 1 FROM schema_migrations LIMIT 1')).rowCount === 1;
+    if (!any) throw new NoPgSchemaError('the database has no tracklane schema');
+  }
   await client.query('CREATE TABLE IF NOT EXISTS schema_migrations (version INTEGER PRIMARY KEY, applied_at BIGINT NOT NULL)');
   const { rows } = await client.query<{ v: number | null }>('SELECT max(version) AS v FROM schema_migrations');
   const current = rows[0].v ?? 0;

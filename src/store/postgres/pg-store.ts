@@ -27,8 +27,11 @@ export interface PgStoreOptions {
   url: string;
   poolSize?: number;
   dedupWindowMs?: number;
-  /** Apply migrations on open (default true; `tracklane migrate` runs them on their own). */
-  migrate?: boolean;
+  /**
+   * Apply migrations on open (default true; `tracklane migrate` runs them on their own);
+   * 'existing': only to a database that has the schema already, else NoPgSchemaError.
+   */
+  migrate?: boolean | 'existing';
   onError?: (err: Error) => void;
 }
 
@@ -150,7 +153,7 @@ export async function openPostgresStore(opts: PgStoreOptions): Promise<PgStore> 
   const pool = createPool({ url: opts.url, max: opts.poolSize, onError: opts.onError });
   const windowMs = opts.dedupWindowMs ?? DEFAULT_DEDUP_WINDOW_MS;
   try {
-    if (opts.migrate !== false) await migrate(pool);
+    if (opts.migrate !== false) await migrate(pool, { create: opts.migrate !== 'existing' });
   } catch (err) {
     await pool.end().catch(() => undefined);
     throw err;
