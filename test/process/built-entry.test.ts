@@ -31,10 +31,9 @@ function copyProject(): string {
   return dir;
 }
 
-/** A destination plugin written after the build: the webhook under another name, using a module of src/. */
+/** A destination plugin written after the build: the webhook under another name, using the SDK. */
 const LATE_PLUGIN = `import webhook from '../webhook/index.ts';
-import { isSuccessStatus } from '../../src/destinations/http-status.ts';
-import type { DestinationPlugin } from '../../src/destinations/types.ts';
+import { isSuccessStatus, type DestinationPlugin } from 'tracklane/sdk';
 
 const late: DestinationPlugin = { ...webhook, name: 'late-hook', description: \`added after the build (204 is a success: \${isSuccessStatus(204)})\` };
 export default late;
