@@ -1,9 +1,7 @@
 // GA4 reply classification: the collect endpoint answers 2xx for any
 // payload, so only transport-level statuses matter; a debug-endpoint reply with
 // validationMessages is the one payload error GA4 ever reports.
-import type { Classification, PlatformResponse } from '../../src/destinations/types.ts';
-import { classifyHttpStatus, isSuccessStatus } from '../../src/destinations/http-status.ts';
-import { retryAfterMs } from '../../src/destinations/retry-after.ts';
+import { type Classification, type PlatformResponse, classifyHttpStatus, isSuccessStatus, retryAfterMs } from 'tracklane/sdk';
 
 interface ValidationMessage { fieldPath?: unknown; validationCode?: unknown; description?: unknown }
 

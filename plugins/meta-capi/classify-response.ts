@@ -1,8 +1,6 @@
 // Meta's reply → success / retryable / permanent. Graph
 // error codes in the body decide first; the HTTP status decides when there is none.
-import { classifyHttpStatus, isSuccessStatus } from '../../src/destinations/http-status.ts';
-import { retryable, retryAfterMs } from '../../src/destinations/retry-after.ts';
-import type { Classification, PlatformResponse } from '../../src/destinations/types.ts';
+import { classifyHttpStatus, isSuccessStatus, retryable, retryAfterMs, type Classification, type PlatformResponse } from 'tracklane/sdk';
 
 /** 1, 2 transient; 4, 17, 32, 613 and 80000–80999 throttling; 341, 368 "wait". */
 const RETRYABLE_CODES = new Set([1, 2, 4, 17, 32, 341, 368, 613]);

@@ -1,9 +1,7 @@
 // Pinterest's reply → success / retryable / permanent. 429 and 5xx are retried (with
 // Retry-After when given), other 4xx are final; a 200 whose every event failed is final too,
 // with Pinterest's first error message.
-import { classifyHttpStatus, isSuccessStatus } from '../../src/destinations/http-status.ts';
-import { retryAfterMs } from '../../src/destinations/retry-after.ts';
-import type { Classification, PlatformResponse } from '../../src/destinations/types.ts';
+import { classifyHttpStatus, isSuccessStatus, retryAfterMs, type Classification, type PlatformResponse } from 'tracklane/sdk';
 
 interface EventResult { status?: unknown; error_message?: unknown }
 

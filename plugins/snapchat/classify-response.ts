@@ -2,9 +2,7 @@
 // Retry-After when given), other 4xx are final (Snap answers 400 INVALID for a missing
 // field, an out-of-range time, unhashed or insufficient PII); a 2xx whose status is INVALID,
 // or whose every event log is INVALID, is final too, with Snap's first reason.
-import { classifyHttpStatus, isSuccessStatus } from '../../src/destinations/http-status.ts';
-import { retryAfterMs } from '../../src/destinations/retry-after.ts';
-import type { Classification, PlatformResponse } from '../../src/destinations/types.ts';
+import { classifyHttpStatus, isSuccessStatus, retryAfterMs, type Classification, type PlatformResponse } from 'tracklane/sdk';
 
 type Json = Record<string, unknown>;
 

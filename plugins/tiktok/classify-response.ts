@@ -1,8 +1,6 @@
 // TikTok's reply → success / retryable / permanent.
 // TikTok answers HTTP 200 with a JSON `code`; the code decides when there is one.
-import { classifyHttpStatus, isRedirectStatus, isRetryableStatus, isSuccessStatus } from '../../src/destinations/http-status.ts';
-import { retryable, retryAfterMs } from '../../src/destinations/retry-after.ts';
-import type { Classification, PlatformResponse } from '../../src/destinations/types.ts';
+import { classifyHttpStatus, isRedirectStatus, isRetryableStatus, isSuccessStatus, retryable, retryAfterMs, type Classification, type PlatformResponse } from 'tracklane/sdk';
 
 const SUCCESS_CODES = new Set([0, 20001]);
 const RATE_LIMITED = 40100;

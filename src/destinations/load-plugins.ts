@@ -2,7 +2,7 @@
 // A broken plugin stops start with an error naming its folder; a new destination is
 // one new folder, with nothing else to register.
 import { readdirSync, existsSync, statSync } from 'node:fs';
-import { join } from 'node:path';
+import { basename, join } from 'node:path';
 import type { ValidateFunction } from 'ajv';
 import { compileDraft07Schema } from '../schema/ajv-draft07.ts';
 import { nativeValidator } from './native-schema.ts';
@@ -139,27 +139,30 @@ export async function loadPlugins(dir: string): Promise<PluginRegistry> {
   const registry = new Map<string, LoadedPlugin>();
   if (!existsSync(dir)) return registry;
   const folders = readdirSync(dir).filter((f) => !f.startsWith('.') && statSync(join(dir, f)).isDirectory()).sort();
-  for (const name of folders) {
-    const folder = join(dir, name);
-    const entry = join(folder, 'index.ts');
-    if (!existsSync(entry)) throw new PluginLoadError(folder, 'has no index.ts');
-    let mod: { default?: unknown };
-    try {
-      mod = (await loadModule(entry)) as { default?: unknown };
-    } catch (e) {
-      throw new PluginLoadError(folder, `index.ts failed to load: ${(e as Error).message}`);
-    }
-    const problems = checkDefinition(mod.default, name);
-    if (problems.length > 0) throw new PluginLoadError(folder, problems.join('; '));
-    const plugin = mod.default as DestinationPlugin;
-    if (plugin.nativeSchema !== undefined) {
-      try {
-        nativeValidator(plugin.nativeSchema);
-      } catch (e) {
-        throw new PluginLoadError(folder, `nativeSchema does not compile: ${(e as Error).message}`);
-      }
-    }
-    registry.set(name, { plugin, folder, validateSettings: settingsValidator(plugin, folder) });
-  }
+  for (const name of folders) registry.set(name, await loadPluginFolder(join(dir, name)));
   return registry;
+}
+
+/** Loads and checks one plugin folder (its type is the folder's name); throws PluginLoadError naming it when broken. */
+export async function loadPluginFolder(folder: string): Promise<LoadedPlugin> {
+  const name = basename(folder);
+  const entry = join(folder, 'index.ts');
+  if (!existsSync(entry)) throw new PluginLoadError(folder, 'has no index.ts');
+  let mod: { default?: unknown };
+  try {
+    mod = (await loadModule(entry)) as { default?: unknown };
+  } catch (e) {
+    throw new PluginLoadError(folder, `index.ts failed to load: ${(e as Error).message}`);
+  }
+  const problems = checkDefinition(mod.default, name);
+  if (problems.length > 0) throw new PluginLoadError(folder, problems.join('; '));
+  const plugin = mod.default as DestinationPlugin;
+  if (plugin.nativeSchema !== undefined) {
+    try {
+      nativeValidator(plugin.nativeSchema);
+    } catch (e) {
+      throw new PluginLoadError(folder, `nativeSchema does not compile: ${(e as Error).message}`);
+    }
+  }
+  return { plugin, folder, validateSettings: settingsValidator(plugin, folder) };
 }

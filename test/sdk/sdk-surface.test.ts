@@ -34,8 +34,12 @@ function documentedNames(part: 'sdk' | 'testing'): string[] {
   return [...names].sort();
 }
 
-describe('tracklane/sdk: docs/sdk.md and the entry', () => {
+describe('tracklane/sdk: docs/sdk.md and the entries', () => {
   it('document exactly the names the entry exports', () => {
     expect(documentedNames('sdk')).to.deep.equal(exportedNames(join(ROOT, 'src/sdk/index.ts')));
+  });
+
+  it('document exactly the names the test harness exports', () => {
+    expect(documentedNames('testing')).to.deep.equal(exportedNames(join(ROOT, 'src/sdk/testing.ts')));
   });
 });

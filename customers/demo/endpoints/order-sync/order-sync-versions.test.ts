@@ -7,8 +7,7 @@ import { expect } from 'chai';
 import { copyFileSync, mkdirSync, readFileSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { startEndpointHarness, type EndpointHarness } from '../../../../test/customers/endpoint-harness.ts';
-import { startTestServer, tempDir, waitFor, type TestServer } from '../../../../test/helpers/test-server.ts';
+import { startEndpointHarness, type EndpointHarness, startTestServer, tempDir, waitFor, type TestServer } from 'tracklane/sdk/testing';
 
 const DIR = fileURLToPath(new URL('.', import.meta.url));
 const KEY = { 'x-api-key': 'demo_order_sync_key_3f9a1c7e52b84d06' };
