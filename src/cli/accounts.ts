@@ -205,7 +205,7 @@ const update: Command = async (args, ctx, svc) => {
   const out = ctx.output(values.json ?? false);
   if (pins) {
     const current = await (await svc()).get(id);
-    checkPins(ctx.config().customersDir, input.customer === undefined ? current.customer : input.customer, pins);
+    checkPins(ctx.config().customersDirs, input.customer === undefined ? current.customer : input.customer, pins);
   }
   const a = accountJson(await (await svc()).update(id, input), ctx.config().publicBaseUrl);
   out.result(a, () => `Updated account ${a.script_id}.\n\n${formatKeyValue(accountRows(a), '  ')}`);

@@ -25,11 +25,11 @@ async function list(args: string[], ctx: CliContext): Promise<void> {
   const { values, positionals: pos } = parseCommand(args, {}, cmd);
   if (values.help) return help(cmd);
   positionals(pos, [], cmd);
-  const endpoints = listEndpoints(await loadCustomers(ctx.config().customersDir));
+  const endpoints = listEndpoints(await loadCustomers(ctx.config().customersDirs));
   const items = endpoints.length === 0 ? [] : await withUsage(endpoints, ctx);
   ctx.output(values.json ?? false).result(items, () =>
     items.length === 0
-      ? `no custom endpoints under ${ctx.config().customersDir}`
+      ? `no custom endpoints under ${ctx.config().customersDirs.join(', ')}`
       : formatTable(['CUSTOMER', 'ENDPOINT', 'AUTH', 'PRODUCTION/MIN', 'TEST/MIN', 'VERSIONS', 'DESCRIPTION'], items.map((e) => [
         e.customer, e.endpoint, e.auth, e.rate_limit.production?.per_minute ?? 'account rate', e.rate_limit.test.per_minute, versionsText(e), e.description,
       ])));
@@ -66,7 +66,7 @@ async function create(args: string[], ctx: CliContext): Promise<void> {
   const [slug, endpoint] = positionals(pos, ['SLUG', 'ENDPOINT'], cmd);
   let made;
   try {
-    made = await scaffoldEndpoint(ctx.config().customersDir, slug, endpoint);
+    made = await scaffoldEndpoint(ctx.config(), slug, endpoint);
   } catch (e) {
     if (e instanceof ScaffoldError) throw new CliError(e.message);
     throw e;
@@ -90,7 +90,7 @@ async function newVersion(args: string[], ctx: CliContext): Promise<void> {
   const [slug, endpoint] = positionals(pos, ['SLUG', 'ENDPOINT'], cmd);
   let made;
   try {
-    made = await addEndpointVersion(ctx.config().customersDir, slug, endpoint);
+    made = await addEndpointVersion(ctx.config().customersDirs, slug, endpoint);
   } catch (e) {
     if (e instanceof ScaffoldError) throw new CliError(e.message);
     throw e;

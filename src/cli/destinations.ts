@@ -12,7 +12,7 @@ import { CliError, UsageError, formatKeyValue, formatTable } from './output.ts';
 import { usageFor } from './usage.ts';
 
 async function plugins(ctx: CliContext): Promise<PluginRegistry> {
-  return loadPlugins(ctx.config().pluginsDir);
+  return loadPlugins(ctx.config().pluginsDirs);
 }
 
 async function service(ctx: CliContext): Promise<DestinationService> {

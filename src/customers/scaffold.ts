@@ -2,9 +2,9 @@
 // README, a test that passes as written, and version 1's schema, handler and example in
 // versions/1/), then loads it with the real loader, so what was scaffolded is known to start.
 import { existsSync, mkdirSync, rmSync, writeFileSync } from 'node:fs';
-import { join, relative, sep } from 'node:path';
+import { dirname, join, relative, sep } from 'node:path';
 import { projectRoot } from '../build-state.cjs';
-import { CUSTOMER_SLUG_RE, ENDPOINT_NAME_RE, isEsmScope, loadEndpoint } from './load-customers.ts';
+import { CUSTOMER_SLUG_RE, ENDPOINT_NAME_RE, customerFolder, isEsmScope, loadEndpoint } from './load-customers.ts';
 
 export class ScaffoldError extends Error {
   override name = 'ScaffoldError';
@@ -213,11 +213,23 @@ curl -sS -X POST "$BASE_URL/service/custom/${endpoint}?id=$SCRIPT_ID&env=test" \
 `;
 }
 
-/** Writes customers/<customer>/endpoints/<endpoint>/ under `customersDir`; refuses to overwrite. */
-export async function scaffoldEndpoint(customersDir: string, customer: string, endpoint: string): Promise<Scaffolded> {
+/** Where scaffolds go: the customer folders in load order, and the one a new customer is written to (Config). */
+export interface CustomerFoldersToWrite {
+  customersDirs: readonly string[];
+  newCustomersDir: string;
+}
+
+/**
+ * Writes <customer>/endpoints/<endpoint>/ in the customer's folder when one of the customer
+ * folders holds it, else in `newCustomersDir` (`where` as one folder: that folder); refuses to overwrite.
+ */
+export async function scaffoldEndpoint(where: CustomerFoldersToWrite | string, customer: string, endpoint: string): Promise<Scaffolded> {
   if (!CUSTOMER_SLUG_RE.test(customer)) throw new ScaffoldError(`SLUG must be lowercase letters, digits and dashes, got "${customer}"`);
   if (!ENDPOINT_NAME_RE.test(endpoint)) throw new ScaffoldError(`ENDPOINT must be lowercase letters, digits and dashes, got "${endpoint}"`);
-  const folder = join(customersDir, customer, 'endpoints', endpoint);
+  const { customersDirs, newCustomersDir } = typeof where === 'string' ? { customersDirs: [where], newCustomersDir: where } : where;
+  const customerDir = customerFolder(customersDirs, customer) ?? join(newCustomersDir, customer);
+  const customersDir = dirname(customerDir);
+  const folder = join(customerDir, 'endpoints', endpoint);
   if (existsSync(folder)) throw new ScaffoldError(`${folder} already exists; pick another endpoint name or edit it`);
   const v1 = join(folder, 'versions', '1');
   mkdirSync(v1, { recursive: true });

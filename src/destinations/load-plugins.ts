@@ -1,7 +1,8 @@
-// Loads every destination plugin folder under PLUGINS_DIR and checks its definition.
-// A broken plugin stops start with an error naming its folder; a new destination is
-// one new folder, with nothing else to register.
-import { readdirSync, existsSync, statSync } from 'node:fs';
+// Loads every destination plugin folder of the plugin folders (the shipped plugins/, then those
+// PLUGINS_DIR lists) and checks its definition. A broken plugin stops start with an error naming
+// its folder, as does a plugin type found in two folders; a new destination is one new folder,
+// with nothing else to register.
+import { readdirSync, existsSync, realpathSync, statSync } from 'node:fs';
 import { basename, join } from 'node:path';
 import type { ValidateFunction } from 'ajv';
 import { compileDraft07Schema } from '../schema/ajv-draft07.ts';
@@ -131,15 +132,46 @@ function settingsValidator(plugin: DestinationPlugin, folder: string): (s: unkno
   };
 }
 
+/** PLUGINS_DIR as the loaders take it: one folder, or several in load order (Config.pluginsDirs). */
+export type PluginFolders = string | readonly string[];
+
+export const pluginFolderList = (dirs: PluginFolders): readonly string[] => (typeof dirs === 'string' ? [dirs] : dirs);
+
+/** Each plugin folder in `dirs` (a missing folder holds none), by type, in load order; one linked in twice counts once. */
+export function pluginFoldersIn(dirs: PluginFolders): Map<string, string> {
+  const found = new Map<string, string>();
+  for (const dir of pluginFolderList(dirs)) {
+    if (!existsSync(dir)) continue;
+    const names = readdirSync(dir).filter((f) => !f.startsWith('.') && statSync(join(dir, f)).isDirectory()).sort();
+    for (const name of names) {
+      const folder = join(dir, name);
+      const first = found.get(name);
+      if (first === undefined) found.set(name, folder);
+      else if (realpathSync(first) !== realpathSync(folder)) {
+        throw new PluginLoadError(folder, `the plugin type "${name}" is also ${first}: a type is one folder; rename one (its folder and its name) or list only one of the two folders`);
+      }
+    }
+  }
+  return found;
+}
+
 /**
- * Loads (loadModule: under either tsx loader) and checks every folder in `dir`. Throws
- * PluginLoadError naming the first broken one.
+ * Loads (loadModule: under either tsx loader) and checks every plugin folder in `dirs`, in
+ * order. Throws PluginLoadError naming the first broken one, or a type found in two folders.
  */
-export async function loadPlugins(dir: string): Promise<PluginRegistry> {
+export async function loadPlugins(dirs: PluginFolders): Promise<PluginRegistry> {
   const registry = new Map<string, LoadedPlugin>();
-  if (!existsSync(dir)) return registry;
-  const folders = readdirSync(dir).filter((f) => !f.startsWith('.') && statSync(join(dir, f)).isDirectory()).sort();
-  for (const name of folders) registry.set(name, await loadPluginFolder(join(dir, name)));
+  for (const [name, folder] of pluginFoldersIn(dirs)) registry.set(name, await loadPluginFolder(folder));
+  return registry;
+}
+
+const loadedOnce = new Map<string, Promise<PluginRegistry>>();
+
+/** loadPlugins once per thread for the same folders: worker threads load plugins themselves (they are code, not data), on their first task. */
+export function pluginsOnce(dirs: PluginFolders): Promise<PluginRegistry> {
+  const key = pluginFolderList(dirs).join('\0');
+  let registry = loadedOnce.get(key);
+  if (registry === undefined) loadedOnce.set(key, (registry = loadPlugins(dirs)));
   return registry;
 }
 

@@ -8,6 +8,7 @@ import { createSqliteStore, expectFailure, ROOT, type CliResult } from '../cli/r
 import { tempDir } from '../helpers/test-server.ts';
 import { shippedFolderEnv } from '../helpers/shipped-folders.ts';
 import { customersWithScaffold, SHIPPED_CUSTOMERS } from './fixtures.ts';
+import { copyProject } from '../helpers/project-copy.ts';
 
 /** `cmd` with the shipped rules, customers and plugins folders unless `env` names others. */
 function run(cmd: string[], env: Record<string, string> = {}): Promise<CliResult> {
@@ -52,7 +53,8 @@ describe('cli: customers', function () {
         path: '/service/custom/order-sync',
         auth: ['api_key'],
         rate_limit: { production: { per_minute: 6000, burst: 300 }, test: { per_minute: 1000, burst: 1000 } },
-        folder: join(operator, 'demo/endpoints/order-sync'),
+        // The shipped folder loads first; the operator's link to the same customer counts once.
+        folder: join(ROOT, 'customers/demo/endpoints/order-sync'),
       });
       expect(demo[2].rate_limit.test, 'the documented default for test').to.deep.equal({ per_minute: 1000, burst: 1000 });
     } finally {
@@ -60,10 +62,16 @@ describe('cli: customers', function () {
     }
   });
 
-  it('customers list on an empty folder says so; text output is a table', async () => {
-    const empty = await cli('customers', 'list');
-    expect(empty.code).to.equal(0);
-    expect(empty.stdout).to.equal(`no custom endpoints under ${customersDir}\n`);
+  it('customers list with no endpoint anywhere says so; text output is a table', async () => {
+    // A project without customers/: the shipped folder holds nothing, nor does CUSTOMERS_DIR.
+    const bare = copyProject('tl-no-customers-', ['package.json', 'tsconfig.json', 'src']);
+    try {
+      const empty = await run([join(bare, 'src/cli/bin.mjs'), 'customers', 'list'], env);
+      expect(empty.code, empty.stderr).to.equal(0);
+      expect(empty.stdout).to.equal(`no custom endpoints under ${join(bare, 'customers')}, ${customersDir}\n`);
+    } finally {
+      rmSync(bare, { recursive: true, force: true });
+    }
     const demo = await run([join(ROOT, 'src/cli/bin.mjs'), 'customers', 'list'], { DATA_DIR: dataDir });
     expect(demo.stdout.split('\n')[0]).to.match(/^CUSTOMER +ENDPOINT +AUTH +PRODUCTION\/MIN +TEST\/MIN +VERSIONS +DESCRIPTION$/);
     expect(demo.stdout).to.match(/^demo +patient-interaction +ip_allow, jwt +1200 +1000 +1 current \(0 uses\) /m);
@@ -95,7 +103,7 @@ describe('cli: customers', function () {
     rmSync(join(customersDir, 'acme/endpoints/order-sync'), { recursive: true, force: true });
 
     const listed = JSON.parse((await cli('customers', 'list', '--json')).stdout);
-    expect(listed.map((e: any) => [e.customer, e.endpoint, e.auth])).to.deep.equal([['acme', 'lead-sync', []]]);
+    expect(listed.filter((e: any) => !SHIPPED_CUSTOMERS.includes(e.customer)).map((e: any) => [e.customer, e.endpoint, e.auth])).to.deep.equal([['acme', 'lead-sync', []]]);
 
     const mocha = await run([join(ROOT, 'node_modules/mocha/bin/mocha.js'), '--no-config', '--node-option', 'import=tsx', '--timeout', '30000', '--exit',
       join(folder, 'lead-sync.test.ts')]);

@@ -3,7 +3,7 @@
 // and an account on the CUSTOM plan bound to the folder's customer. Endpoint tests
 // (customers/**/*.test.ts) and scaffolded tests use it, from `tracklane/sdk/testing`; it
 // re-exports chai's expect.
-import { rmSync, symlinkSync } from 'node:fs';
+import { realpathSync, rmSync, symlinkSync } from 'node:fs';
 export { expect } from 'chai';
 import { basename, dirname, join, resolve } from 'node:path';
 import type { CreateAccountInput } from '../../accounts/account-service.ts';
@@ -60,11 +60,17 @@ export async function startEndpointHarness(endpointDir: string, opts: HarnessOpt
 
   const account = await makeAccount();
   const loaded = server.running.customers.get(customer)?.get(endpoint);
-  if (loaded === undefined) {
+  const problem = loaded === undefined
+    ? `${dir} did not load (a broken endpoint folder is skipped: run \`npx tracklane customers list\` with CUSTOMERS_DIR naming its customers folder to see why)`
+    : realpathSync(loaded.folder) !== realpathSync(dir)
+      ? `the customer "${customer}" is also ${dirname(dirname(loaded.folder))}, which is served instead: give this customer folder another name`
+      : null;
+  if (problem !== null) {
     await server.close();
     rmSync(customersDir, { recursive: true, force: true });
-    throw new Error(`${dir} did not load (a broken endpoint folder is skipped: run \`npx tracklane customers list\` with CUSTOMERS_DIR naming its customers folder to see why)`);
+    throw new Error(problem);
   }
+  const served = loaded!;
   const post = (body: unknown, o: CustomPostOptions = {}) => {
     const a = o.account ?? account;
     const query = o.query ?? `id=${a.scriptId}${o.env === undefined ? '' : `&env=${encodeURIComponent(o.env)}`}`;
@@ -76,12 +82,12 @@ export async function startEndpointHarness(endpointDir: string, opts: HarnessOpt
     customer,
     endpoint,
     path,
-    example: loaded.example,
+    example: served.example,
     makeAccount,
     post,
-    postExample(version = loaded.current, o = {}) {
-      const v = loaded.versions.get(version);
-      if (v === undefined) throw new Error(`${customer}/${endpoint} has no version ${version} (versions: ${[...loaded.versions.keys()].join(', ')})`);
+    postExample(version = served.current, o = {}) {
+      const v = served.versions.get(version);
+      if (v === undefined) throw new Error(`${customer}/${endpoint} has no version ${version} (versions: ${[...served.versions.keys()].join(', ')})`);
       return post(v.example, { ...o, headers: { 'x-service-endpoint-version': String(version), ...o.headers } });
     },
     async close() {

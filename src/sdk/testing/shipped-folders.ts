@@ -1,11 +1,13 @@
 // rules/, customers/ and plugins/ as the repository ships them (what git tracks), not as an
-// operator's checkout holds them: the test servers load these, so a customer folder, plugin
-// or rule file an operator adds (tracklane customers new, a rules/ga4.json) changes no test.
+// operator's checkout holds them: the test servers load these (as the shipped folders, before
+// any folder a test lists in PLUGINS_DIR / CUSTOMERS_DIR), so a customer folder, plugin or rule
+// file an operator adds (tracklane customers new, a rules/ga4.json) changes no test.
 import { execFileSync } from 'node:child_process';
 import { copyFileSync, existsSync, mkdirSync, mkdtempSync, readdirSync, rmSync, statSync, symlinkSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { dirname, join, relative } from 'node:path';
 import { projectRoot } from '../../build-state.cjs';
+import { loadConfig, type Config } from '../../config.ts';
 
 /** The tracklane package's folder (its package.json's). */
 export const PROJECT_ROOT = projectRoot(import.meta.url);
@@ -54,7 +56,21 @@ export function shippedFoldersOf(root: string): ShippedFolders & { remove(): voi
   };
 }
 
-/** The folders as loadConfig's variables, for a test server's environment. */
+/**
+ * loadConfig for a test server: RULES_DIR the shipped rules unless `env` names one, and the
+ * shipped plugins and customers as the folders every server loads first (then whatever
+ * PLUGINS_DIR / CUSTOMERS_DIR in `env` list).
+ */
+export function configOverShippedFolders(env: Record<string, string>): Config {
+  const f = shippedFolders();
+  return loadConfig({ RULES_DIR: f.rulesDir, ...env }, process.cwd(), { plugins: f.pluginsDir, customers: f.customersDir });
+}
+
+/**
+ * The folders as loadConfig's variables, for the environment of a process a test starts; the
+ * shipped plugins and customers folders it loads first are the package's (with what an operator
+ * added there), these are loaded after them.
+ */
 export function shippedFolderEnv(): { RULES_DIR: string; CUSTOMERS_DIR: string; PLUGINS_DIR: string } {
   const f = shippedFolders();
   return { RULES_DIR: f.rulesDir, CUSTOMERS_DIR: f.customersDir, PLUGINS_DIR: f.pluginsDir };

@@ -7,7 +7,7 @@
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { loadConfig, type Config } from '../../config.ts';
+import type { Config } from '../../config.ts';
 import { createLogger, type Logger } from '../../logger.ts';
 import { startServer, type Running } from '../../server.ts';
 import { openSqliteStore } from '../../store/sqlite/sqlite-store.ts';
@@ -18,7 +18,7 @@ import { createDestinationService } from '../../destinations/destination-service
 import type { DestinationRecord } from '../../store/types.ts';
 import { openCustomRecordStore } from '../../store/sqlite/custom-records.ts';
 import type { CustomRecordFilter, StoredCustomRecord } from '../../store/custom-record-contract.ts';
-import { shippedFolderEnv } from './shipped-folders.ts';
+import { configOverShippedFolders } from './shipped-folders.ts';
 
 export interface TestAccount {
   scriptId: string;
@@ -81,7 +81,7 @@ export async function startTestServer(env: Record<string, string> = {}, opts: Te
   const dataDir = tempDir();
   // Delivery runs on the main thread here unless a test asks for the thread (DELIVERY_THREAD: '1'):
   // tests reach into running.delivery, and a thread per test file costs start-up time.
-  const config = loadConfig({ PORT: '0', HOST: '127.0.0.1', DATA_DIR: dataDir, LOG_LEVEL: 'silent', DELIVERY_THREAD: '0', ...shippedFolderEnv(), ...env });
+  const config = configOverShippedFolders({ PORT: '0', HOST: '127.0.0.1', DATA_DIR: dataDir, LOG_LEVEL: 'silent', DELIVERY_THREAD: '0', ...env });
   // The server's lock waits, as startServer opens the store (see SERVER_BUSY_TIMEOUTS).
   const store = openSqliteStore({ file: sqliteFile(config), busyTimeoutMs: opts.busyTimeoutMs ?? SERVER_BUSY_TIMEOUTS.writerMs, mainBusyTimeoutMs: SERVER_BUSY_TIMEOUTS.mainMs });
   const running = await startServer(config, { logger: opts.logger ?? createLogger('silent'), store, draftTimeLimitMs: opts.draftTimeLimitMs });
