@@ -1,6 +1,5 @@
 // `tracklane customers list` and `customers new SLUG ENDPOINT`: what CUSTOMERS_DIR holds
 // (loaded and checked exactly as the server loads it), and a scaffolded working endpoint.
-import { relative } from 'node:path';
 import { listEndpoints, loadCustomers } from '../customers/load-customers.ts';
 import { scaffoldEndpoint, ScaffoldError } from '../customers/scaffold.ts';
 import { addEndpointVersion } from '../customers/new-version.ts';
@@ -13,7 +12,7 @@ import { openCustomRecordStore } from '../store/sqlite/custom-records.ts';
 import { sqliteFile } from '../store/open-store.ts';
 import { parseCommand, positionals } from './args.ts';
 import type { CliContext } from './context.ts';
-import { CliError, UsageError, formatKeyValue, formatTable } from './output.ts';
+import { CliError, UsageError, formatKeyValue, formatTable, shownPath } from './output.ts';
 import { usageFor } from './usage.ts';
 
 function help(cmd: string[]): void {
@@ -71,13 +70,13 @@ async function create(args: string[], ctx: CliContext): Promise<void> {
     if (e instanceof ScaffoldError) throw new CliError(e.message);
     throw e;
   }
-  const shown = relative(process.cwd(), made.folder) || made.folder;
+  const shown = shownPath(made.folder);
   ctx.output(values.json ?? false).result(made, () => [
     `created ${shown}/`,
     formatKeyValue([['path', made.path], ['files', made.files]], '  '),
     'next:',
     `  edit versions/1/schema.json, handler.ts and example.json together; keep the test passing:`,
-    `    npx mocha --no-config --node-option import=tsx ${shown}/${made.endpoint}.test.ts   (npm test runs it too)`,
+    `    npx tracklane test ${shown}`,
     `  put an account on the CUSTOM plan and bind it: npx tracklane accounts update ID --tier CUSTOM --customer ${made.customer}`,
     '  a running service loads the new endpoint within a few seconds (no restart)',
   ].join('\n'));
@@ -95,7 +94,7 @@ async function newVersion(args: string[], ctx: CliContext): Promise<void> {
     if (e instanceof ScaffoldError) throw new CliError(e.message);
     throw e;
   }
-  const shown = relative(process.cwd(), made.folder) || made.folder;
+  const shown = shownPath(made.folder);
   ctx.output(values.json ?? false).result(made, () => [
     `created ${shown}/ from version ${made.from}, listed active in endpoint.json (version ${made.from} stays current)`,
     'next:',

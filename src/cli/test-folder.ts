@@ -9,10 +9,10 @@ import { spawn } from 'node:child_process';
 import { existsSync, mkdtempSync, readdirSync, rmSync, statSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import { constants, tmpdir } from 'node:os';
-import { join, relative, resolve } from 'node:path';
+import { join, resolve } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { projectRoot } from '../build-state.cjs';
-import { CliError, UsageError } from './output.ts';
+import { CliError, UsageError, shownPath } from './output.ts';
 import { usageFor } from './usage.ts';
 
 const ROOT = projectRoot(import.meta.url);
@@ -53,7 +53,7 @@ export async function runTestFolder(args: readonly string[]): Promise<number> {
   const target = resolve(process.cwd(), folder);
   if (!existsSync(target)) throw new CliError(`${folder} does not exist`);
   const files = testFilesOf(target);
-  if (files.length === 0) throw new CliError(`no *.test.ts files under ${relative(process.cwd(), target) || target}`);
+  if (files.length === 0) throw new CliError(`no *.test.ts files under ${shownPath(target)}`);
   const scratch = mkdtempSync(join(tmpdir(), 'tl-test-run-'));
   const env = { ...process.env, TMPDIR: scratch, TMP: scratch, TEMP: scratch };
   try {

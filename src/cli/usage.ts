@@ -124,11 +124,17 @@ Commands:
                                          pending age, paused or not; events awaiting fan-out
   plugins list                           the destination plugins loaded (the shipped
                                          plugins/, then the PLUGINS_DIR folders)
+  plugins new TYPE                       scaffold a destination folder TYPE/ in the first
+                                         PLUGINS_DIR folder (else plugins/): settings,
+                                         native schema, rules, request builder, reply
+                                         classifier, example settings, a golden test of
+                                         its documented example, README; SDK imports only
   customers list                         the custom endpoints loaded (the shipped
                                          customers/, then the CUSTOMERS_DIR folders),
                                          with their auth, rate limits, versions and each
                                          version's uses per account
-  customers new SLUG ENDPOINT            scaffold customers/SLUG/endpoints/ENDPOINT/: a
+  customers new SLUG ENDPOINT            scaffold SLUG/endpoints/ENDPOINT/ in the first
+                                         CUSTOMERS_DIR folder (else customers/): a
                                          working schema, handler, example.json (version 1
                                          in versions/1/), README and a passing test
   customers new-version SLUG ENDPOINT    copy the current version to the next one

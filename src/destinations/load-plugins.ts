@@ -32,7 +32,8 @@ export interface LoadedPlugin {
 
 export type PluginRegistry = ReadonlyMap<string, LoadedPlugin>;
 
-const NAME_RE = /^[a-z][a-z0-9-]{1,39}$/;
+/** A plugin type: its folder name. */
+export const NAME_RE = /^[a-z][a-z0-9-]{1,39}$/;
 const SEMVER_RE = /^\d+\.\d+\.\d+(-[0-9A-Za-z.-]+)?$/;
 const CATEGORY_RE = /^[a-z][a-z-]{0,39}$/;
 const CONSENT_GATES: readonly unknown[] = ['analytics', 'marketing', 'personalization', null];
