@@ -7,6 +7,7 @@ export { normalizedEvent, reply } from './testing/plugin-fixtures.ts';
 export { settingsSchemaCases, outcomeCases, type SettingsCase, type OutcomeCase } from './testing/plugin-cases.ts';
 export { loadPlugins, loadPluginFolder, type LoadedPlugin, type PluginRegistry } from '../destinations/load-plugins.ts';
 export { shippedPlugins } from './testing/shipped-plugins.ts';
+export { exampleSettingsOf, type ExampleSettings } from './testing/example-settings.ts';
 
 // ---- an event through a plugin, as the pipeline maps it ------------------------------------
 export {

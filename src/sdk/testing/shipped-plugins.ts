@@ -4,6 +4,7 @@
 // folder changes none of them. What a test expects of each plugin comes from its definition.
 import { loadPlugins, type PluginRegistry } from '../../destinations/load-plugins.ts';
 import { shippedFolders, subfolderNames } from './shipped-folders.ts';
+import { exampleSettingsOf, type ExampleSettings } from './example-settings.ts';
 
 /** The folder the shipped plugins load from (plugins/ itself when it holds nothing else). */
 export const PLUGINS_DIR = shippedFolders().pluginsDir;
@@ -16,4 +17,11 @@ export function shippedPluginNames(): string[] {
 /** Every shipped plugin, loaded and checked by the real loader. */
 export function shippedPlugins(): Promise<PluginRegistry> {
   return loadPlugins(PLUGINS_DIR);
+}
+
+/** Every shipped plugin's example settings (its example-settings.ts), by type, in the loader's order. */
+export async function shippedExampleSettings(): Promise<Record<string, ExampleSettings>> {
+  const out: Record<string, ExampleSettings> = {};
+  for (const [name, { folder }] of await shippedPlugins()) out[name] = await exampleSettingsOf(folder);
+  return out;
 }
