@@ -1,8 +1,10 @@
 // Environment → typed, validated Config. A bad value stops start with a one-line
 // reason naming the variable, so a typo never runs with a silent default.
-import { resolve } from 'node:path';
+import { realpathSync } from 'node:fs';
+import { join, resolve } from 'node:path';
 import { availableParallelism } from 'node:os';
 import { parseTrustProxy, type TrustProxy } from './client-ip.ts';
+import { projectRoot } from './build-state.cjs';
 
 /** Body bytes per second per account on the intake when INTAKE_BYTES_PER_SECOND is unset. */
 export const DEFAULT_INTAKE_BYTES_PER_SECOND = 16 * 1024 * 1024;
@@ -21,8 +23,14 @@ export interface Config {
   /** PostgreSQL connections per process (PG_POOL_SIZE). */
   pgPoolSize: number;
   rulesDir: string;
-  pluginsDir: string;
-  customersDir: string;
+  /** Plugin folders in load order: the shipped plugins/, then each folder PLUGINS_DIR lists (see extensionFolders). */
+  pluginsDirs: readonly string[];
+  /** Custom endpoint folders in load order: the shipped customers/, then each folder CUSTOMERS_DIR lists. */
+  customersDirs: readonly string[];
+  /** Where `plugins new` writes: the first folder PLUGINS_DIR lists, else the shipped plugins/. */
+  newPluginsDir: string;
+  /** Where `customers new` writes a new customer: the first folder CUSTOMERS_DIR lists, else the shipped customers/. */
+  newCustomersDir: string;
   /** Bearer tokens of the admin API and console, each with the name its changes are logged under; empty: both off. */
   adminTokens: readonly AdminToken[];
   /** Concurrent live streams of the admin API, at most (ADMIN_STREAMS_MAX). */
@@ -99,8 +107,46 @@ function str(env: NodeJS.ProcessEnv, key: string): string | null {
   return v === undefined || v === '' ? null : v;
 }
 
-/** Reads and validates the environment. Throws ConfigError with a one-line reason. */
-export function loadConfig(env: NodeJS.ProcessEnv = process.env, cwd = process.cwd()): Config {
+/** The folders the package ships its destination plugins and custom endpoints in. */
+export interface ShippedFolders {
+  plugins: string;
+  customers: string;
+}
+
+const ROOT = projectRoot(import.meta.url);
+export const SHIPPED_FOLDERS: ShippedFolders = { plugins: join(ROOT, 'plugins'), customers: join(ROOT, 'customers') };
+
+const realOrSelf = (dir: string): string => {
+  try {
+    return realpathSync(dir);
+  } catch {
+    return dir;
+  }
+};
+
+/**
+ * PLUGINS_DIR / CUSTOMERS_DIR: `:`-separated folders (relative ones from `cwd`), loaded after
+ * the shipped one, in the order listed; a folder given twice (or the shipped one listed, or a
+ * link to one already there) counts once. `first`: the first one listed, else the shipped one.
+ */
+export function extensionFolders(raw: string | null, cwd: string, shipped: string): { dirs: string[]; first: string } {
+  const listed = (raw ?? '').split(':').filter((p) => p.trim() !== '').map((p) => resolve(cwd, p.trim()));
+  const dirs: string[] = [];
+  const seen = new Set<string>();
+  for (const dir of [shipped, ...listed]) {
+    const key = realOrSelf(dir);
+    if (seen.has(key)) continue;
+    seen.add(key);
+    dirs.push(dir);
+  }
+  return { dirs, first: listed[0] ?? shipped };
+}
+
+/**
+ * Reads and validates the environment. Throws ConfigError with a one-line reason. `shipped`:
+ * the shipped plugin and endpoint folders (the tests' servers give the repository's tracked part).
+ */
+export function loadConfig(env: NodeJS.ProcessEnv = process.env, cwd = process.cwd(), shipped: ShippedFolders = SHIPPED_FOLDERS): Config {
   const port = int(env, 'PORT', 8080, 0, 65535);
   const host = str(env, 'HOST') ?? '0.0.0.0';
   const databaseUrl = str(env, 'DATABASE_URL');
@@ -130,6 +176,8 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env, cwd = process.c
   if (metricsToken !== null && metricsToken.length < 16) {
     throw new ConfigError('METRICS_TOKEN must be at least 16 characters');
   }
+  const plugins = extensionFolders(str(env, 'PLUGINS_DIR'), cwd, shipped.plugins);
+  const customers = extensionFolders(str(env, 'CUSTOMERS_DIR'), cwd, shipped.customers);
   const publicBaseUrl = str(env, 'PUBLIC_BASE_URL') ?? `http://localhost:${port}`;
   try {
     const u = new URL(publicBaseUrl);
@@ -144,8 +192,10 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env, cwd = process.c
     databaseUrl,
     pgPoolSize: int(env, 'PG_POOL_SIZE', 10, 1, 1000),
     rulesDir: resolve(cwd, str(env, 'RULES_DIR') ?? './rules'),
-    pluginsDir: resolve(cwd, str(env, 'PLUGINS_DIR') ?? './plugins'),
-    customersDir: resolve(cwd, str(env, 'CUSTOMERS_DIR') ?? './customers'),
+    pluginsDirs: plugins.dirs,
+    customersDirs: customers.dirs,
+    newPluginsDir: plugins.first,
+    newCustomersDir: customers.first,
     adminTokens,
     adminStreamsMax: int(env, 'ADMIN_STREAMS_MAX', 20, 1, 10_000),
     adminStreamsPerAddress: int(env, 'ADMIN_STREAMS_PER_ADDRESS', 5, 1, 10_000),

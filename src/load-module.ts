@@ -1,13 +1,19 @@
 // Loads a TypeScript module at run time (a destination plugin's index.ts, a custom
 // endpoint's handler.ts). From the build in dist/: its compiled copy when the build holds an
-// up-to-date one, whose imports of src/ are then the very modules the core runs; otherwise
-// (a folder added or edited since the build) the TypeScript file through tsx's require hook,
-// registered in this thread only then. Among the sources: under either of the ways tsx runs
+// up-to-date one, whose imports of `tracklane/sdk` are then the very modules the core runs;
+// otherwise (a folder added or edited since the build) the TypeScript file through tsx's require
+// hook, registered in this thread only then. Among the sources: under either of the ways tsx runs
 // the server, its ESM loader (`--import tsx`: the CLI, the tests) or only its require hook
 // (npm start's src/index.cjs, the worker threads), where import() has no loader for `.ts` files.
+// A folder outside this package (PLUGINS_DIR, CUSTOMERS_DIR elsewhere) always loads through the
+// require hook, where `tracklane/sdk` resolves to this package (src/sdk/resolve-sdk.cjs): Node's
+// own resolution of that name (package.json `exports`) reaches only files inside the package.
 import { createRequire } from 'node:module';
+import { realpathSync } from 'node:fs';
+import { relative, isAbsolute } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { buildFolder, compiledCopy, projectRoot, runsCompiled } from './build-state.cjs';
+import { requireResolution, sdkTargets } from './sdk/resolve-sdk.cjs';
 
 const requireHere = createRequire(import.meta.url);
 const COMPILED = runsCompiled(import.meta.url);
@@ -19,6 +25,20 @@ let importLoadsTs = !COMPILED;
 
 const versioned = (url: string, fresh: string | undefined): string => (fresh === undefined ? url : `${url}?v=${encodeURIComponent(fresh)}`);
 
+const realPath = (file: string): string => {
+  try {
+    return realpathSync(file);
+  } catch {
+    return file;
+  }
+};
+
+/** Whether `file` (its real path: a linked folder is where it points) lies inside this package. */
+export function insidePackage(file: string): boolean {
+  const rel = relative(realPath(ROOT), realPath(file));
+  return rel !== '' && !rel.startsWith('..') && !isAbsolute(rel);
+}
+
 /**
  * `fresh`: load the file anew rather than from the module cache (a custom endpoint whose
  * folder changed); the value only has to differ from the previous load's.
@@ -27,20 +47,26 @@ export async function loadModule(file: string, fresh?: string): Promise<unknown>
   if (COMPILED) {
     const built = compiledCopy(ROOT, file, BUILD);
     if (built !== null) return import(versioned(pathToFileURL(built).href, fresh));
-    registerTsxRequireHook();
   }
-  const url = pathToFileURL(file).href;
-  // A file tsx runs as CommonJS (outside a `"type": "module"` package) sits in the require
-  // cache even when import() loaded it, and the query below does not reach that cache.
-  if (fresh !== undefined) delete requireHere.cache[file];
-  if (importLoadsTs) {
+  if (importLoadsTs && insidePackage(file)) {
     try {
-      return await import(versioned(url, fresh));
+      // A file tsx runs as CommonJS (outside a `"type": "module"` package) sits in the require
+      // cache even when import() loaded it, and the query below does not reach that cache.
+      if (fresh !== undefined) delete requireHere.cache[realPath(file)];
+      return await import(versioned(pathToFileURL(file).href, fresh));
     } catch (e) {
       if ((e as NodeJS.ErrnoException).code !== 'ERR_UNKNOWN_FILE_EXTENSION') throw e;
       importLoadsTs = false;
     }
   }
+  return requireTs(file, fresh);
+}
+
+/** `file` through tsx's require hook, `tracklane/sdk` resolving to this package whatever folder it is in. */
+function requireTs(file: string, fresh: string | undefined): unknown {
+  registerTsxRequireHook();
+  requireResolution(ROOT, sdkTargets(ROOT, COMPILED));
+  if (fresh !== undefined) delete requireHere.cache[realPath(file)];
   return requireHere(file);
 }
 

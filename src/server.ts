@@ -100,12 +100,12 @@ export async function startServer(config: Config, opts: StartOptions = {}): Prom
 
 async function start(config: Config, opts: StartOptions, logger: Logger, started: (() => unknown)[]): Promise<Running> {
   // Plugins first: a broken one stops start before the store is touched.
-  const plugins = await loadPlugins(config.pluginsDir);
+  const plugins = await loadPlugins(config.pluginsDirs);
   // Handler modules load in the handler threads only (their top-level code is the customer's).
   const handlers = createHandlerPool({ memoryMb: config.handlerMemoryMb });
   started.push(() => handlers.close());
-  const customers = await loadCustomersToServe(config.customersDir, handlers, logger);
-  const endpointWatcher = watchNewEndpoints(config.customersDir, customers.registry, { logger, handlers, skipped: customers.skipped });
+  const customers = await loadCustomersToServe(config.customersDirs, handlers, logger);
+  const endpointWatcher = watchNewEndpoints(config.customersDirs, customers.registry, { logger, handlers, skipped: customers.skipped });
   started.push(() => endpointWatcher.close());
   const store = opts.store ?? (await openStore(config, 'server', {
     onError: (err) => logger.warn({ err }, 'a database connection failed; the pool replaces it'),
@@ -113,7 +113,7 @@ async function start(config: Config, opts: StartOptions, logger: Logger, started
   }));
   if (!opts.store) started.push(() => store.close());
   // The files overlaid by the live versions in the store (src/rules/README.md); its first read before serving.
-  usePluginRules(config.rulesDir, config.pluginsDir);
+  usePluginRules(config.rulesDir, config.pluginsDirs);
   const rules = startRuleWatcher({ dir: config.rulesDir, logger, store: store.rules });
   started.push(() => rules.close());
   await rules.ready;
@@ -133,16 +133,16 @@ async function start(config: Config, opts: StartOptions, logger: Logger, started
   started.push(() => pool.close());
   const customRecords = shared ? pgCustomRecordStore(shared.pool) : openCustomRecordStore(sqliteFile(config), { busyTimeoutMs: SERVER_BUSY_TIMEOUTS.mainMs });
   started.push(() => customRecords.close());
-  const drafts = createDraftPool({ pluginsDir: config.pluginsDir, timeLimitMs: opts.draftTimeLimitMs });
+  const drafts = createDraftPool({ pluginsDir: config.pluginsDirs, timeLimitMs: opts.draftTimeLimitMs });
   // PREVIEW_THREADS > 0: endpoint 2's previews (and custom endpoints' test mode) are planned on
   // that many threads, not the HTTP thread (off by default: see "Performance" in the README).
-  const previewPool = config.previewThreads === 0 ? undefined : createPreviewPool({ pluginsDir: config.pluginsDir, threads: config.previewThreads,
+  const previewPool = config.previewThreads === 0 ? undefined : createPreviewPool({ pluginsDir: config.pluginsDirs, threads: config.previewThreads,
     onError: (err, restMs) => logger.error({ err, retry_in_ms: restMs }, 'the preview pool failed; previews are planned on the HTTP thread meanwhile') });
   if (previewPool) started.push(() => previewPool.close());
   // Without them, an event whose rules cost more than a millisecond's steps is planned on one
   // thread of its own, started when first needed, so no tenant's rules hold the HTTP thread.
   let overflowPool: ReturnType<typeof createPreviewPool> | undefined;
-  const overflow = () => (overflowPool ??= createPreviewPool({ pluginsDir: config.pluginsDir, threads: 1,
+  const overflow = () => (overflowPool ??= createPreviewPool({ pluginsDir: config.pluginsDirs, threads: 1,
     onError: (err, restMs) => logger.error({ err, retry_in_ms: restMs }, 'the overflow preview thread failed; costly previews are answered as stopped meanwhile') }));
   started.push(() => overflowPool?.close());
   started.push(() => drafts.close());

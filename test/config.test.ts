@@ -1,13 +1,15 @@
 import { expect } from 'chai';
-import { loadConfig, ConfigError } from '../src/config.ts';
+import { loadConfig, ConfigError, SHIPPED_FOLDERS } from '../src/config.ts';
 
 describe('config', () => {
   it('has the documented defaults', () => {
     const c = loadConfig({}, '/srv/app');
     expect(c).to.include({ port: 8080, host: '0.0.0.0', dataDir: '/srv/app/data', databaseUrl: null, maxBodyBytes: 524288, logLevel: 'info' });
     expect(c.rulesDir).to.equal('/srv/app/rules');
-    expect(c.pluginsDir).to.equal('/srv/app/plugins');
-    expect(c.customersDir).to.equal('/srv/app/customers');
+    // The shipped plugins and custom endpoints: the package's own folders, wherever it runs from.
+    expect(c.pluginsDirs).to.deep.equal([SHIPPED_FOLDERS.plugins]);
+    expect(c.customersDirs).to.deep.equal([SHIPPED_FOLDERS.customers]);
+    expect(c).to.include({ newPluginsDir: SHIPPED_FOLDERS.plugins, newCustomersDir: SHIPPED_FOLDERS.customers });
     expect(c.allowPrivateDestinations).to.equal(false);
     expect(c.publicBaseUrl).to.equal('http://localhost:8080');
     expect(c.workers).to.be.greaterThan(0);

@@ -1,7 +1,7 @@
 // What GA4 reads from cookies: the client id from `_ga` (derived from the user when there
 // is none, so one customer keeps one id) and the session id from the `_ga_<container>`
 // cookie of the configured measurement id (the first one when none is configured).
-import type { AttributionSpec, RefineContext } from '../../src/attribution/index.ts';
+import type { AttributionSpec, RefineContext } from 'tracklane/sdk';
 import { deriveClientId } from './derived-client-id.ts';
 import { parseGaClientId, parseGaSessionId } from './ga-cookies.ts';
 

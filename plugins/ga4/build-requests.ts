@@ -1,10 +1,6 @@
 // Measurement Protocol requests: one body per user envelope (client_id, user_id, user
 // properties, user_data, consent, IP, user agent), at most 25 events and under 130 KB each.
-import { expandDotPaths } from '../../src/destinations/dot-path.ts';
-import { chunk } from '../../src/destinations/chunk.ts';
-import { withKeyOrder } from '../../src/destinations/key-order.ts';
-import { baseUrl } from '../../src/destinations/settings-schema.ts';
-import type { BuildInput, OutboundRequest, OutgoingItem } from '../../src/destinations/types.ts';
+import { expandDotPaths, chunk, withKeyOrder, baseUrl, type BuildInput, type OutboundRequest, type OutgoingItem } from 'tracklane/sdk';
 import { DEFAULT_ENDPOINT, type Ga4Settings } from './settings.ts';
 import { eventTime } from './event-time.ts';
 import { IDENTIFIER_KINDS, identifierTest, type IdentifierTest } from './identifier-like.ts';

@@ -3,9 +3,7 @@
 // mode) answers 200 with `validationMessages`: none means valid; each one is GA4 calling
 // the request invalid, and an event it calls invalid fails (permanent) with GA4's own
 // code, field path and description as its reason.
-import type { Classification, EventClassification, PlatformResponse } from '../../src/destinations/types.ts';
-import { classifyHttpStatus, isSuccessStatus } from '../../src/destinations/http-status.ts';
-import { retryAfterMs } from '../../src/destinations/retry-after.ts';
+import { type Classification, classifyHttpStatus, type EventClassification, isSuccessStatus, type PlatformResponse, retryAfterMs } from 'tracklane/sdk';
 
 interface ValidationMessage { fieldPath?: unknown; validationCode?: unknown; description?: unknown }
 

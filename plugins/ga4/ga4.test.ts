@@ -1,8 +1,6 @@
 import { expect } from 'chai';
-import type { OutgoingItem, PlatformResponse } from '../../src/destinations/types.ts';
-import type { NormalizedEvent } from '../../src/schema/types.ts';
-import { settingsSchemaCases } from '../../test/helpers/plugin-cases.ts';
-import { normalizedEvent, reply as res } from '../../test/helpers/plugin-fixtures.ts';
+import type { OutgoingItem, PlatformResponse, NormalizedEvent } from 'tracklane/sdk';
+import { settingsSchemaCases, normalizedEvent, reply as res } from 'tracklane/sdk/testing';
 import ga4 from './index.ts';
 import type { Ga4Settings } from './settings.ts';
 

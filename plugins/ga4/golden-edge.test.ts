@@ -2,7 +2,7 @@
 // personalization but not marketing, an event delivered more than 72 hours after it arrived
 // and one within, and page URLs carrying identifiers.
 import { expect } from 'chai';
-import { expectReady } from '../../test/helpers/plugin-harness.ts';
+import { expectReady } from 'tracklane/sdk/testing';
 import { CLIENT_ID, DERIVED_CLIENT_ID, GA, GA_SESSION, H, HOST_URL, HOUR, MICROS, MUG, MUG_ITEM, RECEIVED, SESSION_ID, expectBody, ga4Golden } from './golden-fixtures.ts';
 
 const { run } = ga4Golden();

@@ -1,7 +1,7 @@
 // What the GA4 golden tests share: the account, stream and clock, the cookies, hashes and
 // products of the payloads, and the harness running them through the real pipeline.
-import type { MapResult } from '../../src/pipeline/map-event.ts';
-import { expectOneRequest, goldenHarness, type GoldenHarness } from '../../test/helpers/plugin-harness.ts';
+import type { MapResult } from 'tracklane/sdk';
+import { expectOneRequest, goldenHarness, type GoldenHarness } from 'tracklane/sdk/testing';
 import ga4 from './index.ts';
 
 export const ACCOUNT = { scriptId: 'GOLD1234', country: 'RO', host: 'https://shop.example.com' };

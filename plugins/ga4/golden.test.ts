@@ -3,7 +3,7 @@
 // Expected bodies are literals; hashes were computed apart from tracklane with
 // `node -e "crypto.createHash('sha256').update(VALUE).digest('hex')"`.
 import { expect } from 'chai';
-import { expectReady, expectSkipped } from '../../test/helpers/plugin-harness.ts';
+import { expectReady, expectSkipped } from 'tracklane/sdk/testing';
 import { cut, limitEvent } from './limits.ts';
 import { HOST_URL, MICROS, UA, GA, GA_SESSION, CLIENT_ID, SESSION_ID, DERIVED_CLIENT_ID, H, MUG, MUG_ITEM, expectBody, ga4Golden } from './golden-fixtures.ts';
 

@@ -10,8 +10,7 @@
 //     or last name, street, postcode, city), or holds their first and last name together
 //     in any order and spelling (`Jane+Doe`, `doe-jane`, `janedoe`), or their phone among other text.
 import { unescape } from 'node:querystring';
-import { isSha256Hex } from '../../src/identifiers/index.ts';
-import type { User } from '../../src/schema/types.ts';
+import { isSha256Hex, type User } from 'tracklane/sdk';
 
 /** What a warning says was found, for every caller's sentence. */
 export const IDENTIFIER_KINDS = "an e-mail, a phone, a hash or one of the user's identifiers";

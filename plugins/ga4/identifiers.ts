@@ -1,7 +1,7 @@
 // What GA4 sends of the user and in which normal form (Measurement Protocol user-provided
 // data): user_id in plain text (no e-mail, it must carry no PII) and user_data.* with
 // e-mail, phone, names and street hashed, city, region, postal code and country plain.
-import type { IdentifierSpec } from '../../src/identifiers/index.ts';
+import type { IdentifierSpec } from 'tracklane/sdk';
 
 /** Google's normal forms, shared by GA4 and Google Ads (each plugin keeps its own copy). */
 export const GOOGLE_FORMS = {

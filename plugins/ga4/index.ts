@@ -1,6 +1,6 @@
 // GA4 Measurement Protocol destination: rules name the event and its params; this
 // definition adds the user envelope (client_id, user_id, user_data, consent, IP, UA).
-import type { DestinationPlugin } from '../../src/destinations/types.ts';
+import type { DestinationPlugin } from 'tracklane/sdk';
 import { GA4_ATTRIBUTION } from './attribution.ts';
 import { buildRequests, MAX_EVENTS, requestWarnings, validationRequests } from './build-requests.ts';
 import { classifyResponse } from './classify-response.ts';

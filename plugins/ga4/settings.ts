@@ -1,7 +1,7 @@
 // GA4 destination settings (docs/api.md, "Destinations"):
 // the ajv draft-07 schema, and the type derived from it. `endpoint` replaces
 // https://www.google-analytics.com (e.g. https://region1.google-analytics.com, a sandbox).
-import { COMMON_SETTINGS_PROPERTIES, type SettingsOf } from '../../src/destinations/settings-schema.ts';
+import { COMMON_SETTINGS_PROPERTIES, type SettingsOf } from 'tracklane/sdk';
 
 export const DEFAULT_ENDPOINT = 'https://www.google-analytics.com';
 

@@ -1,7 +1,7 @@
 // What Google Ads reads: gclid from the landing URL or the `_gcl_aw` cookie, gbraid and
 // wbraid from the URL. Google Ads refuses a conversion with both gbraid and wbraid, so
 // only wbraid (the web one) is kept then.
-import { cleanClickId, type AttributionSpec } from '../../src/attribution/index.ts';
+import { cleanClickId, type AttributionSpec } from 'tracklane/sdk';
 
 /**
  * `_gcl_aw` (`GCL.<unix s>.<gclid>`) → gclid. Google does not document the format; best-effort.

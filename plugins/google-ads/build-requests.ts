@@ -1,10 +1,7 @@
 // Google Ads conversion uploads: click conversions to
 // :uploadClickConversions, retractions to :uploadConversionAdjustments, ≤ 2,000 per request.
 // A rule says which service with its `kind` field, read and removed here.
-import { expandDotPaths } from '../../src/destinations/dot-path.ts';
-import { withKeyOrder } from '../../src/destinations/key-order.ts';
-import { baseUrl } from '../../src/destinations/settings-schema.ts';
-import type { BuildInput, OutboundRequest, OutgoingItem } from '../../src/destinations/types.ts';
+import { expandDotPaths, withKeyOrder, baseUrl, type BuildInput, type OutboundRequest, type OutgoingItem } from 'tracklane/sdk';
 import { DEFAULT_API_VERSION, DEFAULT_ENDPOINT, type GoogleAdsSettings } from './settings.ts';
 
 export const MAX_EVENTS = 2000;

@@ -1,9 +1,7 @@
 // Google Ads reply classification. With partialFailure the API answers 200 and lists
 // per-conversion errors in `partialFailureError`, each naming its conversion by index: each
 // conversion is settled by its own codes, the others were recorded.
-import { classifyHttpStatus, isSuccessStatus } from '../../src/destinations/http-status.ts';
-import { retryable, retryAfterMs } from '../../src/destinations/retry-after.ts';
-import type { Classification, PlatformResponse } from '../../src/destinations/types.ts';
+import { classifyHttpStatus, isSuccessStatus, retryable, retryAfterMs, type Classification, type PlatformResponse } from 'tracklane/sdk';
 
 const HOUR_MS = 3_600_000;
 

@@ -3,8 +3,8 @@
 // Expected bodies are literals; hashes were computed apart from tracklane with
 // `node -e "crypto.createHash('sha256').update(VALUE).digest('hex')"`.
 import { expect } from 'chai';
-import type { MapResult } from '../../src/pipeline/map-event.ts';
-import { expectOneRequest, expectReady, expectSkipped, goldenHarness } from '../../test/helpers/plugin-harness.ts';
+import type { MapResult } from 'tracklane/sdk';
+import { expectOneRequest, expectReady, expectSkipped, goldenHarness } from 'tracklane/sdk/testing';
 import googleAds from './index.ts';
 
 const ACCOUNT = { scriptId: 'GOLD1234', country: 'RO', host: 'https://shop.example.com' };

@@ -2,12 +2,11 @@
 // data) and order retractions. Rules pick the conversion action from settings and say which
 // upload service with `kind`; this definition adds click ids, time, identifiers and consent.
 import { viewWarnings } from './view-warnings.ts';
-import type { DestinationPlugin } from '../../src/destinations/types.ts';
+import { type DestinationPlugin, OAUTH_SECRET_SETTINGS } from 'tracklane/sdk';
 import { GOOGLE_ADS_ATTRIBUTION } from './attribution.ts';
 import { buildRequests, MAX_EVENTS, testModeWarnings, validationRequests } from './build-requests.ts';
 import { classifyResponse } from './classify-response.ts';
 import { nativeSchema } from './native-schema.ts';
-import { OAUTH_SECRET_SETTINGS } from '../../src/destinations/oauth-settings.ts';
 import { settingsSchema, TOKEN_URL, type GoogleAdsSettings } from './settings.ts';
 
 const googleAds: DestinationPlugin<GoogleAdsSettings> = {

@@ -1,7 +1,6 @@
 // Google Ads destination settings (docs/api.md, "Destinations"):
 // the ajv draft-07 schema, and the type derived from it.
-import { ACCESS_TOKEN_OR_OAUTH, OAUTH_SETTINGS_PROPERTIES } from '../../src/destinations/oauth-settings.ts';
-import { COMMON_SETTINGS_PROPERTIES, type SettingsOf } from '../../src/destinations/settings-schema.ts';
+import { ACCESS_TOKEN_OR_OAUTH, OAUTH_SETTINGS_PROPERTIES, COMMON_SETTINGS_PROPERTIES, type SettingsOf } from 'tracklane/sdk';
 
 export const DEFAULT_ENDPOINT = 'https://googleads.googleapis.com';
 /** v21 and older were sunset by August 2026; v22–v26 answer. Operators can pin another. */

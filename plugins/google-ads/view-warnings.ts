@@ -1,7 +1,7 @@
 // A view or cart event uploaded as a click conversion counts as a conversion; on a
 // primary conversion action it inflates the account's conversions and misleads bidding.
 // They go out only with upload_view_conversions, and then the preview says so.
-import type { BuildInput } from '../../src/destinations/types.ts';
+import type { BuildInput } from 'tracklane/sdk';
 import type { GoogleAdsSettings } from './settings.ts';
 
 export const VIEW_EVENTS: ReadonlySet<string> = new Set(['cart_viewed', 'product_viewed', 'product_added_to_cart', 'product_removed_from_cart']);

@@ -2,9 +2,7 @@
 // `/rest/conversionEvents` with the versioned headers and a bearer token. The rule gives the
 // conversion rule and value; this module adds the URN, conversionHappenedAt (ms), eventId
 // (deduplicated against the Insight Tag) and user (userIds, userInfo, externalIds).
-import { chunk } from '../../src/destinations/chunk.ts';
-import { baseUrl } from '../../src/destinations/settings-schema.ts';
-import type { BuildInput, OutboundRequest, OutgoingItem } from '../../src/destinations/types.ts';
+import { chunk, baseUrl, type BuildInput, type OutboundRequest, type OutgoingItem } from 'tracklane/sdk';
 import { ID_KEYS } from './identifiers.ts';
 import { DEFAULT_API_VERSION, DEFAULT_ENDPOINT, type LinkedInSettings } from './settings.ts';
 

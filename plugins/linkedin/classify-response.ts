@@ -3,9 +3,7 @@
 // BATCH_CREATE answer carries one status per element: each failed element is settled by its
 // own (retried when 429 or 5xx). A 422 naming elements ("Index: N, ERROR :: …") created none:
 // the named ones fail with LinkedIn's reason and the others are sent again without them.
-import { classifyHttpStatus, isRetryableStatus, isSuccessStatus } from '../../src/destinations/http-status.ts';
-import { retryAfterMs } from '../../src/destinations/retry-after.ts';
-import type { Classification, PlatformResponse } from '../../src/destinations/types.ts';
+import { classifyHttpStatus, isRetryableStatus, isSuccessStatus, retryAfterMs, type Classification, type PlatformResponse } from 'tracklane/sdk';
 
 interface ElementResult { status?: unknown; error?: { message?: unknown; status?: unknown } }
 

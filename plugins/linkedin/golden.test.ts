@@ -4,8 +4,8 @@
 // Conversions API on Microsoft Learn); other hashes are literals computed with
 // `printf %s 'jane.doe@example.com' | sha256sum` from the normal form in their comment.
 import { expect } from 'chai';
-import { expectOneRequest, expectReady, expectSkipped, goldenHarness } from '../../test/helpers/plugin-harness.ts';
-import { NativeSchemaError } from '../../src/pipeline/map-event.ts';
+import { NativeSchemaError } from 'tracklane/sdk';
+import { expectOneRequest, expectReady, expectSkipped, goldenHarness } from 'tracklane/sdk/testing';
 import plugin from './index.ts';
 
 const ACCOUNT = { scriptId: 'AB12CD34', country: 'RO', host: 'https://shop.example' };

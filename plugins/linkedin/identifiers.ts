@@ -2,8 +2,7 @@
 // hashed (trimmed, lower-cased) for SHA256_EMAIL; first and last name (lower-cased, as in
 // LinkedIn's example) and the country (ISO alpha-2, upper case) in plain text for userInfo;
 // the customer's own id for externalIds; and the li_fat_id first-party ad tracking id.
-import { cleanClickId, type AttributionSpec } from '../../src/attribution/index.ts';
-import type { IdentifierSpec } from '../../src/identifiers/index.ts';
+import { cleanClickId, type AttributionSpec, type IdentifierSpec } from 'tracklane/sdk';
 
 /** Keys of item.identifiers that build-requests.ts reads. */
 export const ID_KEYS = {

@@ -2,12 +2,11 @@
 // conversion rules an operator maps event names to. Its default rules are rules.json in this
 // folder (RULES_DIR may override them); identifiers, the li_fat_id click id, consent and the
 // native event schema are declared here.
-import type { DestinationPlugin } from '../../src/destinations/types.ts';
+import { type DestinationPlugin, OAUTH_SECRET_SETTINGS } from 'tracklane/sdk';
 import { buildRequests, MAX_EVENTS } from './build-requests.ts';
 import { classifyResponse } from './classify-response.ts';
 import { LINKEDIN_ATTRIBUTION, LINKEDIN_IDENTIFIERS } from './identifiers.ts';
 import { nativeSchema } from './native-schema.ts';
-import { OAUTH_SECRET_SETTINGS } from '../../src/destinations/oauth-settings.ts';
 import { settingsSchema, TOKEN_URL, type LinkedInSettings } from './settings.ts';
 import { matchWarnings, unmatchable } from './warnings.ts';
 

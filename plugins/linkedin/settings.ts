@@ -1,7 +1,6 @@
 // Settings of the linkedin destination, written once: the draft-07 schema operators'
 // `destinations add --config` is checked against, and the type derived from it.
-import { ACCESS_TOKEN_OR_OAUTH, OAUTH_SETTINGS_PROPERTIES } from '../../src/destinations/oauth-settings.ts';
-import { COMMON_SETTINGS_PROPERTIES, type SettingsOf } from '../../src/destinations/settings-schema.ts';
+import { ACCESS_TOKEN_OR_OAUTH, OAUTH_SETTINGS_PROPERTIES, COMMON_SETTINGS_PROPERTIES, type SettingsOf } from 'tracklane/sdk';
 
 export const DEFAULT_ENDPOINT = 'https://api.linkedin.com';
 /**

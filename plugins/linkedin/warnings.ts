@@ -2,8 +2,7 @@
 // cannot be matched to a member (`unmatchable`: skipped, never sent); a landing page tagged as
 // LinkedIn traffic without li_fat_id means enhanced conversion tracking is off; userInfo
 // needs both names. Warnings are said once per build, without event data.
-import { queryParams } from '../../src/attribution/index.ts';
-import type { BuildInput, OutgoingItem } from '../../src/destinations/types.ts';
+import { queryParams, type BuildInput, type OutgoingItem } from 'tracklane/sdk';
 import { ID_KEYS } from './identifiers.ts';
 import type { LinkedInSettings } from './settings.ts';
 

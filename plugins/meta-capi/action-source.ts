@@ -1,5 +1,5 @@
 // context.data_source → Meta `action_source`.
-import type { EventContext } from '../../src/schema/types.ts';
+import type { EventContext } from 'tracklane/sdk';
 
 /** Meta's own values pass through unchanged, so a customer may send them directly. */
 const META_VALUES = new Set([

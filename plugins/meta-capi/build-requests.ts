@@ -1,11 +1,6 @@
 // Meta CAPI requests: one POST per ≤ 1,000 server events. The rule gives event_name and
 // custom_data; this module adds time, ids, action_source, page URLs and user_data.
-import { isSha256Hex, sha256Hex } from '../../src/identifiers/index.ts';
-import { chunk } from '../../src/destinations/chunk.ts';
-import { addClientFields } from '../../src/destinations/client-fields.ts';
-import { expandBranch, mergeDotPaths } from '../../src/destinations/dot-path.ts';
-import { baseUrl } from '../../src/destinations/settings-schema.ts';
-import type { BuildInput, OutboundRequest, OutgoingItem } from '../../src/destinations/types.ts';
+import { isSha256Hex, sha256Hex, chunk, addClientFields, expandBranch, mergeDotPaths, baseUrl, type BuildInput, type OutboundRequest, type OutgoingItem } from 'tracklane/sdk';
 import { actionSource } from './action-source.ts';
 import { DEFAULT_API_VERSION, DEFAULT_ENDPOINT, type MetaCapiSettings } from './settings.ts';
 

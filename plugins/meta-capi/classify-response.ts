@@ -3,9 +3,7 @@
 // Meta refuses a whole request for one invalid event and names none of them: an invalid
 // parameter (code 100) splits the request until the invalid event is alone (it then fails
 // with Meta's own words, error_user_title / error_user_msg) and the valid ones go through.
-import { classifyHttpStatus, isSuccessStatus } from '../../src/destinations/http-status.ts';
-import { retryable, retryAfterMs } from '../../src/destinations/retry-after.ts';
-import type { Classification, PlatformResponse } from '../../src/destinations/types.ts';
+import { type Classification, classifyHttpStatus, isSuccessStatus, type PlatformResponse, retryable, retryAfterMs } from 'tracklane/sdk';
 
 /** 1, 2 transient; 4, 17, 32, 613 and 80000–80999 throttling; 341, 368 "wait". */
 const RETRYABLE_CODES = new Set([1, 2, 4, 17, 32, 341, 368, 613]);

@@ -4,8 +4,8 @@
 // `node -e "console.log(require('crypto').createHash('sha256').update('jane.doe@example.com').digest('hex'))"`.
 import { createHash } from 'node:crypto';
 import { expect } from 'chai';
-import { SPEC_EVENT_NAMES } from '../../src/accounts/types.ts';
-import { expectOneRequest, expectReady, expectSkipped, goldenHarness } from '../../test/helpers/plugin-harness.ts';
+import { SPEC_EVENT_NAMES } from 'tracklane/sdk';
+import { expectOneRequest, expectReady, expectSkipped, goldenHarness } from 'tracklane/sdk/testing';
 import plugin from './index.ts';
 
 const ACCOUNT = { scriptId: 'AB12CD34', country: 'RO', host: 'https://shop.example' };

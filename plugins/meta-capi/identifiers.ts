@@ -2,7 +2,7 @@
 // field SHA-256 hashed under its user_data name, in Meta's normal forms — phone digits
 // only, names without punctuation, city squashed, US states as codes, US ZIPs cut to five
 // digits, external id lower-cased as Meta's own SDK does.
-import { hashedContactTable, type IdentifierSpec } from '../../src/identifiers/index.ts';
+import { hashedContactTable, type IdentifierSpec } from 'tracklane/sdk';
 
 export const META_IDENTIFIERS: IdentifierSpec = {
   table: hashedContactTable('user_data', 5),

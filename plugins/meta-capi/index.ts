@@ -1,6 +1,6 @@
 // Meta (Facebook) Conversions API destination: server events to a pixel's /events edge.
 // Default rules (rules.json here) name the event and fill custom_data; see README.md.
-import type { DestinationPlugin } from '../../src/destinations/types.ts';
+import type { DestinationPlugin } from 'tracklane/sdk';
 import { buildRequests, MAX_EVENTS } from './build-requests.ts';
 import { classifyResponse } from './classify-response.ts';
 import { nativeSchema } from './native-schema.ts';

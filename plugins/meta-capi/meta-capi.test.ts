@@ -1,8 +1,6 @@
 import { expect } from 'chai';
-import type { OutgoingItem } from '../../src/destinations/types.ts';
-import type { NormalizedEvent } from '../../src/schema/types.ts';
-import { outcomeCases, settingsSchemaCases, type OutcomeCase } from '../../test/helpers/plugin-cases.ts';
-import { normalizedEvent, reply as res } from '../../test/helpers/plugin-fixtures.ts';
+import type { OutgoingItem, NormalizedEvent } from 'tracklane/sdk';
+import { outcomeCases, settingsSchemaCases, type OutcomeCase, normalizedEvent, reply as res } from 'tracklane/sdk/testing';
 import plugin from './index.ts';
 import type { MetaCapiSettings } from './settings.ts';
 

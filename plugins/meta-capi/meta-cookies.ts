@@ -1,6 +1,6 @@
 // Meta browser ids: `_fbp` and `_fbc` are sent as they are, never
 // hashed; without `_fbc`, one is built from a `fbclid` landing parameter.
-import type { AttributionSpec } from '../../src/attribution/index.ts';
+import type { AttributionSpec } from 'tracklane/sdk';
 
 /**
  * Returns the `_fbp` value when it has the `fb.<subdomainIndex>.<creation ms>.<random>` shape.

@@ -2,7 +2,7 @@
 // website` event; without them an event is accepted but may not be used for
 // optimisation. The URL falls back to the account's host (context.url), so what is left
 // to say is which of the two a website event still lacks.
-import type { BuildInput } from '../../src/destinations/types.ts';
+import type { BuildInput } from 'tracklane/sdk';
 import { actionSource } from './action-source.ts';
 import type { MetaCapiSettings } from './settings.ts';
 

@@ -3,7 +3,7 @@
 // UET visitor id cookie `_uetvid`, sent as anonymousId. The Conversions API takes msclkid
 // only as a UUID (8-4-4-4-12) while URLs and the cookie carry 32 hex digits, so a pure
 // refine step writes every msclkid in the UUID form and drops one that is not a UUID.
-import type { AttributionSpec, RefineContext } from '../../src/attribution/index.ts';
+import type { AttributionSpec, RefineContext } from 'tracklane/sdk';
 
 const HEX32 = /^[0-9a-f]{32}$/i;
 const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;

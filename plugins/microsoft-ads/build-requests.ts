@@ -4,10 +4,7 @@
 // event type and name and customData; this module adds eventId, eventTime, the page URLs,
 // adStorageConsent and userData (hashed e-mail, phone and customer id, msclkid, the UET
 // visitor id, IP and user agent).
-import { chunk } from '../../src/destinations/chunk.ts';
-import { mergeDotPaths } from '../../src/destinations/dot-path.ts';
-import { baseUrl } from '../../src/destinations/settings-schema.ts';
-import type { BuildInput, OutboundRequest, OutgoingItem } from '../../src/destinations/types.ts';
+import { chunk, mergeDotPaths, baseUrl, type BuildInput, type OutboundRequest, type OutgoingItem } from 'tracklane/sdk';
 import { emailHash } from './email-hash.ts';
 import { DEFAULT_ENDPOINT, type MicrosoftAdsSettings } from './settings.ts';
 

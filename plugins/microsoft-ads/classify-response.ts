@@ -2,9 +2,7 @@
 // with continueOnValidationError, events it skipped are named by index in error.details (not
 // warnings) and each fails with its own reason; fields it dropped are noted in the message; 400 (no event valid) and 401 (token or tag wrong) are final; 408, 429
 // and 5xx are retried, honouring Retry-After.
-import { classifyHttpStatus, isSuccessStatus } from '../../src/destinations/http-status.ts';
-import { retryAfterMs } from '../../src/destinations/retry-after.ts';
-import type { Classification, PlatformResponse } from '../../src/destinations/types.ts';
+import { classifyHttpStatus, isSuccessStatus, retryAfterMs, type Classification, type PlatformResponse } from 'tracklane/sdk';
 
 interface Detail { index?: unknown; propertyName?: unknown; errorMessage?: unknown; isWarning?: unknown }
 

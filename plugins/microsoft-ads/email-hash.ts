@@ -3,8 +3,7 @@
 // ("To hash an email address" in the CAPI guide). The pipeline has already validated the
 // address and hashed it in the shared form; this re-hashes the plain address in
 // Microsoft's form, and lets a value that arrived hashed pass as the pipeline gave it.
-import { isSha256Hex, normaliseEmail, sha256Hex } from '../../src/identifiers/index.ts';
-import type { OutgoingItem } from '../../src/destinations/types.ts';
+import { isSha256Hex, normaliseEmail, sha256Hex, type OutgoingItem } from 'tracklane/sdk';
 
 /**
  * The address in Microsoft's form, or null when it is not an address.

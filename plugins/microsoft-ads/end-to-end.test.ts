@@ -10,9 +10,7 @@ import { createHash } from 'node:crypto';
 import { symlinkSync } from 'node:fs';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { INTAKE_PATHS } from '../../src/http/intake-routes.ts';
-import { startDestinationDouble, type DestinationDouble } from '../../test/helpers/destination-double.ts';
-import { startTestServer, tempDir, waitFor, type TestAccount, type TestServer } from '../../test/helpers/test-server.ts';
+import { INTAKE_PATHS, startDestinationDouble, type DestinationDouble, startTestServer, tempDir, waitFor, type TestAccount, type TestServer } from 'tracklane/sdk/testing';
 
 const sha256 = (s: string) => createHash('sha256').update(s).digest('hex');
 const consent = { analytics: true, personalization: true, marketing: true };

@@ -4,8 +4,8 @@
 // +14255551234 → c59475d9…); every other hash is a literal computed from the hand-normalised
 // string in its comment with `printf %s 'johndoe@contoso.com' | sha256sum`.
 import { expect } from 'chai';
-import { expectOneRequest, expectReady, expectSkipped, goldenHarness } from '../../test/helpers/plugin-harness.ts';
-import { NativeSchemaError } from '../../src/pipeline/map-event.ts';
+import { NativeSchemaError } from 'tracklane/sdk';
+import { expectOneRequest, expectReady, expectSkipped, goldenHarness } from 'tracklane/sdk/testing';
 import plugin from './index.ts';
 
 const ACCOUNT = { scriptId: 'AB12CD34', country: 'RO', host: 'https://shop.example' };

@@ -2,7 +2,7 @@
 // E.164 with the `+`, as the guide's example hashes +14255551234), and `externalId` hashed
 // too, since the guide asks for an anonymised user id and never a real one. The e-mail
 // gets Microsoft's extra steps (dots and +alias out of the local part) in email-hash.ts.
-import type { IdentifierSpec } from '../../src/identifiers/index.ts';
+import type { IdentifierSpec } from 'tracklane/sdk';
 
 export const MICROSOFT_ADS_IDENTIFIERS: IdentifierSpec = {
   table: {

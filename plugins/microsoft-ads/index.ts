@@ -2,7 +2,7 @@
 // Conversions API (CAPI). Its default rules are rules.json in this folder (RULES_DIR may
 // override them); the identifiers, the msclkid and UET visitor id, consent and the native
 // event schema are declared here.
-import type { DestinationPlugin } from '../../src/destinations/types.ts';
+import type { DestinationPlugin } from 'tracklane/sdk';
 import { MICROSOFT_ADS_ATTRIBUTION } from './attribution.ts';
 import { buildRequests, MAX_EVENTS } from './build-requests.ts';
 import { classifyResponse } from './classify-response.ts';

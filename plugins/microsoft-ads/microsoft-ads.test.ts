@@ -2,11 +2,8 @@
 // the msclkid and visitor-id forms, replies classified (the CAPI guide's own 401 and 400
 // bodies among them), and one request really sent to a loopback double through `endpoint`.
 import { expect } from 'chai';
-import type { OutgoingItem } from '../../src/destinations/types.ts';
-import { startDestinationDouble } from '../../test/helpers/destination-double.ts';
-import { shippedPlugins } from '../../test/helpers/shipped-plugins.ts';
-import { outcomeCases, settingsSchemaCases, type OutcomeCase } from '../../test/helpers/plugin-cases.ts';
-import { normalizedEvent, reply as res } from '../../test/helpers/plugin-fixtures.ts';
+import type { OutgoingItem } from 'tracklane/sdk';
+import { startDestinationDouble, shippedPlugins, outcomeCases, settingsSchemaCases, type OutcomeCase, normalizedEvent, reply as res } from 'tracklane/sdk/testing';
 import { msclkidUuid, parseUetMsclkid, parseUetVid } from './attribution.ts';
 import { microsoftEmail } from './email-hash.ts';
 import plugin from './index.ts';

@@ -2,8 +2,7 @@
 // (`unmatchable`: skipped, never sent). Warnings, said once per build without event data: a visit tagged as Microsoft Advertising traffic that
 // lost its msclkid (the conversion cannot be tied to the click), consent denied (Microsoft
 // then uses the event for no advertising purpose), an event past the 7-day window.
-import { queryParams } from '../../src/attribution/index.ts';
-import type { BuildInput, OutgoingItem } from '../../src/destinations/types.ts';
+import { queryParams, type BuildInput, type OutgoingItem } from 'tracklane/sdk';
 import { uetEvent, userData } from './build-requests.ts';
 import type { MicrosoftAdsSettings } from './settings.ts';
 

@@ -2,12 +2,7 @@
 // `/v5/ad_accounts/{ad_account_id}/events` with a bearer token. The rule gives event_name
 // and custom_data; this module adds event_time (seconds), event_id, action_source, the
 // page URL and user_data (hashed identifiers as arrays, IP, user agent, epik click id).
-import { chunk } from '../../src/destinations/chunk.ts';
-import { addClientFields } from '../../src/destinations/client-fields.ts';
-import { expandBranch, mergeDotPaths } from '../../src/destinations/dot-path.ts';
-import { baseUrl } from '../../src/destinations/settings-schema.ts';
-import type { BuildInput, OutboundRequest, OutgoingItem } from '../../src/destinations/types.ts';
-import type { EventContext } from '../../src/schema/types.ts';
+import { chunk, addClientFields, expandBranch, mergeDotPaths, baseUrl, type BuildInput, type OutboundRequest, type OutgoingItem, type EventContext } from 'tracklane/sdk';
 import { DEFAULT_ENDPOINT, type PinterestSettings } from './settings.ts';
 
 export const MAX_EVENTS = 1000;

@@ -2,9 +2,7 @@
 // event, in request order (`events[].status`, `error_message`, `warning_message`): each failed
 // event fails with Pinterest's own message and the others are delivered. 429 and 5xx are
 // retried (with Retry-After when given), other 4xx are final.
-import { classifyHttpStatus, isSuccessStatus } from '../../src/destinations/http-status.ts';
-import { retryAfterMs } from '../../src/destinations/retry-after.ts';
-import type { Classification, PlatformResponse } from '../../src/destinations/types.ts';
+import { type Classification, classifyHttpStatus, isSuccessStatus, type PlatformResponse, retryAfterMs } from 'tracklane/sdk';
 
 interface EventResult { status?: unknown; error_message?: unknown; warning_message?: unknown }
 

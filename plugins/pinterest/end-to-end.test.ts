@@ -5,8 +5,7 @@
 // bearer token, and the order's value as a string.
 import { expect } from 'chai';
 import { createHash } from 'node:crypto';
-import { startTestServer, waitFor, type TestServer } from '../../test/helpers/test-server.ts';
-import { startDestinationDouble, type DestinationDouble } from '../../test/helpers/destination-double.ts';
+import { startTestServer, waitFor, type TestServer, startDestinationDouble, type DestinationDouble } from 'tracklane/sdk/testing';
 
 const sha256 = (s: string) => createHash('sha256').update(s).digest('hex');
 

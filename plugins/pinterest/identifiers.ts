@@ -3,8 +3,7 @@
 // only with the country code, names lower-cased, city squashed, US states as two-letter
 // codes, US ZIPs cut to five digits, country as a lower-case code), and the `epik` click id
 // from the `_epik` cookie or the `epik` landing parameter.
-import { cleanClickId, type AttributionSpec } from '../../src/attribution/index.ts';
-import { hashedContactTable, type IdentifierSpec } from '../../src/identifiers/index.ts';
+import { cleanClickId, type AttributionSpec, hashedContactTable, type IdentifierSpec } from 'tracklane/sdk';
 
 export const PINTEREST_IDENTIFIERS: IdentifierSpec = {
   table: hashedContactTable('user_data', 5),

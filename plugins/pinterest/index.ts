@@ -1,7 +1,7 @@
 // Pinterest Conversions API destination: web, app and offline conversions to an ad account.
 // Its default rules are rules.json in this folder (RULES_DIR may override them); the
 // identifiers, the epik click id, consent and the native event schema are declared here.
-import type { DestinationPlugin } from '../../src/destinations/types.ts';
+import type { DestinationPlugin } from 'tracklane/sdk';
 import { buildRequests, MAX_EVENTS } from './build-requests.ts';
 import { classifyResponse } from './classify-response.ts';
 import { PINTEREST_ATTRIBUTION, PINTEREST_IDENTIFIERS } from './identifiers.ts';

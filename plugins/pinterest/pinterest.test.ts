@@ -2,11 +2,8 @@
 // the action source, replies classified, and one request really sent to a loopback double
 // through the `endpoint` override.
 import { expect } from 'chai';
-import type { OutgoingItem } from '../../src/destinations/types.ts';
-import { startDestinationDouble } from '../../test/helpers/destination-double.ts';
-import { shippedPlugins } from '../../test/helpers/shipped-plugins.ts';
-import { outcomeCases, settingsSchemaCases, type OutcomeCase } from '../../test/helpers/plugin-cases.ts';
-import { normalizedEvent, reply as res } from '../../test/helpers/plugin-fixtures.ts';
+import type { OutgoingItem } from 'tracklane/sdk';
+import { startDestinationDouble, shippedPlugins, outcomeCases, settingsSchemaCases, type OutcomeCase, normalizedEvent, reply as res } from 'tracklane/sdk/testing';
 import { actionSource } from './build-requests.ts';
 import plugin from './index.ts';
 import type { PinterestSettings } from './settings.ts';

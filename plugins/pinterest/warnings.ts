@@ -1,7 +1,7 @@
 // What Pinterest accepts but cannot match: an event needs a hashed e-mail, or both the
 // client's IP address and user agent (mobile ad ids are not collected here). Said once per
 // build, without event data.
-import type { BuildInput } from '../../src/destinations/types.ts';
+import type { BuildInput } from 'tracklane/sdk';
 import type { PinterestSettings } from './settings.ts';
 import { isTestMode } from './build-requests.ts';
 

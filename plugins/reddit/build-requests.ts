@@ -3,11 +3,7 @@
 // `{"data": {"events": [...]}}`. The rule gives the type and metadata; this module adds
 // event_at (ms), action_source, the page URL, the click id, metadata.conversion_id and
 // the user's match keys in Reddit's normal forms.
-import { chunk } from '../../src/destinations/chunk.ts';
-import { expandBranch, mergeDotPaths } from '../../src/destinations/dot-path.ts';
-import { baseUrl } from '../../src/destinations/settings-schema.ts';
-import type { BuildInput, OutboundRequest, OutgoingItem } from '../../src/destinations/types.ts';
-import type { EventContext } from '../../src/schema/types.ts';
+import { chunk, expandBranch, mergeDotPaths, baseUrl, type BuildInput, type OutboundRequest, type OutgoingItem, type EventContext } from 'tracklane/sdk';
 import { redditEmailHash, redditIpHash } from './identifiers.ts';
 import { DEFAULT_ENDPOINT, type RedditSettings } from './settings.ts';
 

@@ -3,9 +3,7 @@
 // "There were N invalid conversion events. None were processed.", naming none: such a
 // request is split until each invalid event is alone). 429 and 5xx are retried (with
 // Retry-After when given); 400, 401, 403 and other 4xx are final.
-import { classifyHttpStatus, isSuccessStatus } from '../../src/destinations/http-status.ts';
-import { retryAfterMs } from '../../src/destinations/retry-after.ts';
-import type { Classification, PlatformResponse } from '../../src/destinations/types.ts';
+import { classifyHttpStatus, isSuccessStatus, retryAfterMs, type Classification, type PlatformResponse } from 'tracklane/sdk';
 
 /** Reddit's answer when it refused a whole request for invalid events. */
 const NONE_PROCESSED = /none were processed/i;

@@ -4,9 +4,7 @@
 // double as Reddit's native request — the default rules from this folder, the e-mail in
 // Reddit's canonical hash, the click id and conversion_id — and is recorded delivered.
 import { expect } from 'chai';
-import { INTAKE_PATHS } from '../../src/http/intake-routes.ts';
-import { startTestServer, waitFor, type TestServer } from '../../test/helpers/test-server.ts';
-import { startDestinationDouble, type DestinationDouble } from '../../test/helpers/destination-double.ts';
+import { INTAKE_PATHS, startTestServer, waitFor, type TestServer, startDestinationDouble, type DestinationDouble } from 'tracklane/sdk/testing';
 
 const EMAIL_HASH = 'ff8d9819fc0e12bf0d24892e45987e249a28dce836a85cad60e28eaaa8c6d976'; // alice@example.com, Reddit's example
 

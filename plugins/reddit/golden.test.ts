@@ -5,8 +5,8 @@
 // ff8d98…, `+15554441234` gives e5b124…); the others come from the hand-normalised string in
 // their comment with `printf %s '203.0.113.9' | sha256sum`.
 import { expect } from 'chai';
-import { expectOneRequest, expectReady, expectSkipped, goldenHarness } from '../../test/helpers/plugin-harness.ts';
-import { NativeSchemaError } from '../../src/pipeline/map-event.ts';
+import { NativeSchemaError } from 'tracklane/sdk';
+import { expectOneRequest, expectReady, expectSkipped, goldenHarness } from 'tracklane/sdk/testing';
 import plugin from './index.ts';
 
 const ACCOUNT = { scriptId: 'AB12CD34', country: 'US', host: 'https://shop.example' };

@@ -3,8 +3,7 @@
 // non-alphanumeric character of the local part removed) then SHA-256; phone in E.164 with
 // its `+`, and the external id trimmed, both SHA-256; the IP address SHA-256; the user agent
 // as the browser sent it; the `rdt_cid` click id and the `_rdt_uuid` pixel cookie as read.
-import type { AttributionSpec } from '../../src/attribution/index.ts';
-import { isSha256Hex, normaliseEmail, sha256Hex, type IdentifierSpec } from '../../src/identifiers/index.ts';
+import { type AttributionSpec, isSha256Hex, normaliseEmail, sha256Hex, type IdentifierSpec } from 'tracklane/sdk';
 
 /**
  * The generic step gives `user.email` (trimmed, lower-cased, or a pre-hashed digest as it

@@ -2,7 +2,7 @@
 // Pixel. Its default rules are rules.json in this folder (RULES_DIR may override them); the
 // identifiers, the rdt_cid click id and _rdt_uuid cookie, consent and the native event
 // schema are declared here.
-import type { DestinationPlugin } from '../../src/destinations/types.ts';
+import type { DestinationPlugin } from 'tracklane/sdk';
 import { buildRequests, MAX_EVENTS } from './build-requests.ts';
 import { classifyResponse } from './classify-response.ts';
 import { REDDIT_ATTRIBUTION, REDDIT_IDENTIFIERS } from './identifiers.ts';

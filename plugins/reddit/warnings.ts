@@ -1,8 +1,7 @@
 // What Reddit accepts but cannot use, said once per build without event data: an event
 // with no match key at all, a visit from a Reddit ad (utm_source=reddit) that lost its
 // rdt_cid click id, an event near Reddit's seven-day limit, and test mode left on.
-import { queryParams } from '../../src/attribution/index.ts';
-import type { BuildInput, OutgoingItem } from '../../src/destinations/types.ts';
+import { queryParams, type BuildInput, type OutgoingItem } from 'tracklane/sdk';
 import { MAX_AGE_MS } from './build-requests.ts';
 import type { RedditSettings } from './settings.ts';
 

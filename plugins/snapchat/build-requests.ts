@@ -4,12 +4,7 @@
 // action_source, the page URL and user_data (hashed identifiers as arrays, IP, user agent,
 // click id, _scid). An event Snap is sure to refuse goes in a request of its own, so it
 // cannot sink the others.
-import { chunk } from '../../src/destinations/chunk.ts';
-import { addClientFields } from '../../src/destinations/client-fields.ts';
-import { expandBranch, mergeDotPaths } from '../../src/destinations/dot-path.ts';
-import { baseUrl } from '../../src/destinations/settings-schema.ts';
-import type { BuildInput, OutboundRequest, OutgoingItem } from '../../src/destinations/types.ts';
-import type { EventContext } from '../../src/schema/types.ts';
+import { chunk, addClientFields, expandBranch, mergeDotPaths, baseUrl, type BuildInput, type OutboundRequest, type OutgoingItem, type EventContext } from 'tracklane/sdk';
 import { DEFAULT_ENDPOINT, type SnapchatSettings } from './settings.ts';
 
 /** Snap's v3 pages state no cap; partners give 2,000 a request, we stay at half of it. */

@@ -6,9 +6,7 @@
 // PII) that names its event (`event`) fails that one and sends the others again without it;
 // one naming none is split until the invalid event is alone. Snap deduplicates on event_id,
 // so an event sent again that Snap had kept is not counted twice.
-import { classifyHttpStatus, isSuccessStatus } from '../../src/destinations/http-status.ts';
-import { retryAfterMs } from '../../src/destinations/retry-after.ts';
-import type { Classification, PlatformResponse } from '../../src/destinations/types.ts';
+import { type Classification, classifyHttpStatus, isSuccessStatus, type PlatformResponse, retryAfterMs } from 'tracklane/sdk';
 
 type Json = Record<string, unknown>;
 

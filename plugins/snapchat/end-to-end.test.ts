@@ -6,9 +6,7 @@
 // query — and is recorded delivered.
 import { expect } from 'chai';
 import { createHash } from 'node:crypto';
-import { INTAKE_PATHS } from '../../src/http/intake-routes.ts';
-import { startTestServer, waitFor, type TestServer } from '../../test/helpers/test-server.ts';
-import { startDestinationDouble, type DestinationDouble } from '../../test/helpers/destination-double.ts';
+import { INTAKE_PATHS, startTestServer, waitFor, type TestServer, startDestinationDouble, type DestinationDouble } from 'tracklane/sdk/testing';
 
 const sha256 = (s: string) => createHash('sha256').update(s).digest('hex');
 const PIXEL = '1ec32188-754e-4be2-8e55-c949a984a39f';

@@ -4,8 +4,8 @@
 // Person@Example.com, +44 844 412 4653, John, Raphaël); the others are literals computed from
 // the hand-normalised string in their comment with `printf %s 'clujnapoca' | sha256sum`.
 import { expect } from 'chai';
-import { expectOneRequest, expectReady, expectSkipped, goldenHarness } from '../../test/helpers/plugin-harness.ts';
-import { NativeSchemaError } from '../../src/pipeline/map-event.ts';
+import { NativeSchemaError } from 'tracklane/sdk';
+import { expectOneRequest, expectReady, expectSkipped, goldenHarness } from 'tracklane/sdk/testing';
 import plugin from './index.ts';
 
 const ACCOUNT = { scriptId: 'AB12CD34', country: 'RO', host: 'https://shop.example' };

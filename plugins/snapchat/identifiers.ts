@@ -3,8 +3,7 @@
 // phone digits with the country code, names lower-cased without punctuation, city squashed,
 // US states as two-letter codes, US ZIPs to five digits, country as a lower-case code), and
 // the click id (`ScCid` / `sc_click_id` landing parameter) and the Snap Pixel cookie `_scid`.
-import { cleanClickId, type AttributionSpec } from '../../src/attribution/index.ts';
-import { hashedContactTable, type IdentifierSpec } from '../../src/identifiers/index.ts';
+import { cleanClickId, type AttributionSpec, hashedContactTable, type IdentifierSpec } from 'tracklane/sdk';
 
 export const SNAPCHAT_IDENTIFIERS: IdentifierSpec = {
   table: hashedContactTable('user_data', 5),

@@ -1,7 +1,7 @@
 // Snap Conversions API v3 destination: web and offline conversions to a Snap Pixel. Its
 // default rules are rules.json in this folder (RULES_DIR may override them); the
 // identifiers, the click id and _scid cookie, consent and the native event schema are declared here.
-import type { DestinationPlugin } from '../../src/destinations/types.ts';
+import type { DestinationPlugin } from 'tracklane/sdk';
 import { buildRequests, MAX_EVENTS, validationRequests } from './build-requests.ts';
 import { classifyResponse } from './classify-response.ts';
 import { SNAPCHAT_ATTRIBUTION, SNAPCHAT_IDENTIFIERS } from './identifiers.ts';

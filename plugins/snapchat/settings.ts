@@ -1,6 +1,6 @@
 // Settings of the snapchat destination, written once: the draft-07 schema operators'
 // `destinations add --config` is checked against, and the type derived from it.
-import { COMMON_SETTINGS_PROPERTIES, type SettingsOf } from '../../src/destinations/settings-schema.ts';
+import { COMMON_SETTINGS_PROPERTIES, type SettingsOf } from 'tracklane/sdk';
 
 export const DEFAULT_ENDPOINT = 'https://tr.snapchat.com';
 

@@ -2,8 +2,7 @@
 // (Snap needs a hashed e-mail or phone, or the IP address and the user agent together), a
 // visit from a Snapchat ad that lost its click id, no page URL (Snap requires
 // event_source_url), an event past the 37-day limit, and test mode.
-import { queryParams } from '../../src/attribution/index.ts';
-import type { BuildInput, OutgoingItem } from '../../src/destinations/types.ts';
+import { queryParams, type BuildInput, type OutgoingItem } from 'tracklane/sdk';
 import { hasText, matchable, tooOld } from './build-requests.ts';
 import type { SnapchatSettings } from './settings.ts';
 

@@ -1,5 +1,5 @@
 // What TikTok reads: the `ttclid` click id from the landing URL and the `_ttp` browser id cookie.
-import type { AttributionSpec } from '../../src/attribution/index.ts';
+import type { AttributionSpec } from 'tracklane/sdk';
 
 /**
  * `_ttp` → the TikTok `ttp` value, when it looks like an id (no spaces or separators).

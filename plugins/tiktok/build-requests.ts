@@ -1,9 +1,6 @@
 // TikTok Events API 2.0 requests: one POST per ≤ 1,000 events of one event source. The rule
 // gives the event name and properties; this module adds time, ids, user and page.
-import { chunk } from '../../src/destinations/chunk.ts';
-import { expandBranch, mergeDotPaths } from '../../src/destinations/dot-path.ts';
-import { baseUrl } from '../../src/destinations/settings-schema.ts';
-import type { BuildInput, OutboundRequest, OutgoingItem } from '../../src/destinations/types.ts';
+import { chunk, expandBranch, mergeDotPaths, baseUrl, type BuildInput, type OutboundRequest, type OutgoingItem } from 'tracklane/sdk';
 import { DEFAULT_ENDPOINT, type TiktokSettings } from './settings.ts';
 
 export const MAX_EVENTS = 1000;

@@ -3,9 +3,7 @@
 // names no event: an invalid parameter (40002) refuses the whole batch for what may be one
 // bad event, so the request is split until that event is alone (it then fails with TikTok's
 // message) and the valid ones go through.
-import { classifyHttpStatus, isRedirectStatus, isRetryableStatus, isSuccessStatus } from '../../src/destinations/http-status.ts';
-import { retryable, retryAfterMs } from '../../src/destinations/retry-after.ts';
-import type { Classification, PlatformResponse } from '../../src/destinations/types.ts';
+import { type Classification, classifyHttpStatus, isRedirectStatus, isRetryableStatus, isSuccessStatus, type PlatformResponse, retryable, retryAfterMs } from 'tracklane/sdk';
 
 const SUCCESS_CODES = new Set([0, 20001]);
 const RATE_LIMITED = 40100;

@@ -1,7 +1,7 @@
 // What TikTok's Events API gets of the user: e-mail, phone (E.164 with its `+`), external
 // id, names and ZIP hashed; city, state and country in plain text. TikTok's forms are the
 // normalisers' defaults (trimmed and lower-cased), written out here to be read at a glance.
-import type { IdentifierSpec } from '../../src/identifiers/index.ts';
+import type { IdentifierSpec } from 'tracklane/sdk';
 
 export const TIKTOK_IDENTIFIERS: IdentifierSpec = {
   table: {

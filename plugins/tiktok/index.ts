@@ -1,6 +1,6 @@
 // TikTok Events API 2.0 destination: web events to a pixel (and, optionally, CRM lead
 // stages to a CRM event set). Default rules (rules.json here) name the event and fill properties.
-import type { DestinationPlugin } from '../../src/destinations/types.ts';
+import type { DestinationPlugin } from 'tracklane/sdk';
 import { TIKTOK_ATTRIBUTION } from './attribution.ts';
 import { buildRequests, MAX_EVENTS } from './build-requests.ts';
 import { classifyResponse } from './classify-response.ts';

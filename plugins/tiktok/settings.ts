@@ -1,6 +1,6 @@
 // Settings of the tiktok destination: the draft-07 schema `destinations add --config` is
 // checked against (docs/api.md, "Destinations"), and the type derived from it.
-import { COMMON_SETTINGS_PROPERTIES, type SettingsOf } from '../../src/destinations/settings-schema.ts';
+import { COMMON_SETTINGS_PROPERTIES, type SettingsOf } from 'tracklane/sdk';
 
 export const DEFAULT_ENDPOINT = 'https://business-api.tiktok.com';
 

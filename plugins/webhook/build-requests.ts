@@ -1,7 +1,6 @@
 // Webhook requests: one signed POST per event. The rule (rules.json here) picks what goes
 // in `data`; this module wraps it as {type, id, timestamp, data} and signs the exact bytes.
-import { mergeDotPaths } from '../../src/destinations/dot-path.ts';
-import type { BuildInput, OutboundRequest, OutgoingItem } from '../../src/destinations/types.ts';
+import { mergeDotPaths, type BuildInput, type OutboundRequest, type OutgoingItem } from 'tracklane/sdk';
 import type { WebhookSettings } from './settings.ts';
 import { signature } from './sign.ts';
 import { userFor } from './identifiers.ts';

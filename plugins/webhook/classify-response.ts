@@ -3,9 +3,7 @@
 // not followed) final; else retry.
 // Deliberately not classifyHttpStatus (the platform APIs' rule): here a 4xx other than 410
 // is retried too, as the Standard Webhooks retry guidance says.
-import { isRedirectStatus, isSuccessStatus } from '../../src/destinations/http-status.ts';
-import { retryable, retryAfterMs } from '../../src/destinations/retry-after.ts';
-import type { Classification, PlatformResponse } from '../../src/destinations/types.ts';
+import { isRedirectStatus, isSuccessStatus, retryable, retryAfterMs, type Classification, type PlatformResponse } from 'tracklane/sdk';
 
 export function classifyResponse(res: PlatformResponse): Classification {
   const { status } = res;

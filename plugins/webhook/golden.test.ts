@@ -3,8 +3,8 @@
 // signatures are checked with node:crypto directly, not with the plugin's signer.
 import { createHash, createHmac } from 'node:crypto';
 import { expect } from 'chai';
-import { SPEC_EVENT_NAMES } from '../../src/accounts/types.ts';
-import { expectOneRequest, expectSkipped, goldenHarness } from '../../test/helpers/plugin-harness.ts';
+import { SPEC_EVENT_NAMES } from 'tracklane/sdk';
+import { expectOneRequest, expectSkipped, goldenHarness } from 'tracklane/sdk/testing';
 import plugin from './index.ts';
 
 const ACCOUNT = { scriptId: 'AB12CD34', country: 'RO', host: 'https://shop.example' };

@@ -3,8 +3,7 @@
 // generic one (the normalisers' default forms: e-mail trimmed and lower-cased, phone in
 // E.164 with its `+`, names trimmed and lower-cased). City, region and country go in
 // plain text (they identify no one), and `id` is the customer's own customer id.
-import type { IdentifierTable } from '../../src/identifiers/index.ts';
-import type { OutgoingItem } from '../../src/destinations/types.ts';
+import type { IdentifierTable, OutgoingItem } from 'tracklane/sdk';
 import type { WebhookSettings } from './settings.ts';
 
 export const WEBHOOK_IDENTIFIERS: IdentifierTable = {

@@ -1,6 +1,6 @@
 // Generic webhook destination: each event POSTed as JSON to the operator's URL, signed per
 // Standard Webhooks. Default rules (rules.json here) choose the body's `data`; see README.md.
-import type { DestinationPlugin } from '../../src/destinations/types.ts';
+import type { DestinationPlugin } from 'tracklane/sdk';
 import { buildRequests } from './build-requests.ts';
 import { classifyResponse } from './classify-response.ts';
 import { nativeSchema } from './native-schema.ts';

@@ -3,7 +3,7 @@
 import { expect } from 'chai';
 import { createHmac } from 'node:crypto';
 import plugin from './index.ts';
-import { normalizedEvent } from '../../test/helpers/plugin-fixtures.ts';
+import { normalizedEvent } from 'tracklane/sdk/testing';
 
 const NEW = 'whsec_AQIDBAUGBwgJCgsMDQ4PEBESExQVFhcYGRobHB0eHyA=';
 const OLD = 'whsec_MfKQ9r8GKYqrTwjUPD8ILPZIo2LaLaSw';

@@ -1,6 +1,6 @@
 // Settings of the webhook destination: the draft-07 schema `destinations add --config` is
 // checked against (docs/api.md, "Destinations"), and the type derived from it.
-import { COMMON_SETTINGS_PROPERTIES, type SettingsOf } from '../../src/destinations/settings-schema.ts';
+import { COMMON_SETTINGS_PROPERTIES, type SettingsOf } from 'tracklane/sdk';
 
 /**
  * `whsec_` then standard base64 (padded) of 24 to 64 bytes. The lookahead bounds the size:

@@ -1,9 +1,7 @@
 import { createHmac, timingSafeEqual } from 'node:crypto';
 import { expect } from 'chai';
-import type { OutboundRequest, OutgoingItem, PlatformResponse } from '../../src/destinations/types.ts';
-import type { NormalizedEvent } from '../../src/schema/types.ts';
-import { outcomeCases, settingsSchemaCases, type OutcomeCase } from '../../test/helpers/plugin-cases.ts';
-import { normalizedEvent, reply } from '../../test/helpers/plugin-fixtures.ts';
+import type { OutboundRequest, OutgoingItem, PlatformResponse, NormalizedEvent } from 'tracklane/sdk';
+import { outcomeCases, settingsSchemaCases, type OutcomeCase, normalizedEvent, reply } from 'tracklane/sdk/testing';
 import plugin from './index.ts';
 import type { WebhookSettings } from './settings.ts';
 import { signature } from './sign.ts';

@@ -8,6 +8,7 @@ import { Piscina } from 'piscina';
 import { siblingModule } from '../build-state.cjs';
 import type { DraftResult, DraftRunner } from '../pipeline/draft-preview.ts';
 import type { DraftWorkerTask } from './draft-worker.ts';
+import type { PluginFolders } from '../destinations/load-plugins.ts';
 import { workerExecArgv, workerResourceLimits } from '../workers/worker-options.ts';
 import { createTaskGate } from '../workers/task-gate.ts';
 
@@ -22,8 +23,8 @@ export const MAX_QUEUED = 4;
 export type DraftExecutor = (task: DraftWorkerTask, signal: AbortSignal) => Promise<DraftResult>;
 
 export interface DraftPoolOptions {
-  /** PLUGINS_DIR: each thread loads the plugins from it. */
-  pluginsDir: string;
+  /** The plugin folders (Config.pluginsDirs): each thread loads the plugins from them. */
+  pluginsDir: PluginFolders;
   /** Default DRAFT_TIME_LIMIT_MS. */
   timeLimitMs?: number;
   /** Default 1: one replay (they run one at a time) or preview at once, the rest queued. */

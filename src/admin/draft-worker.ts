@@ -2,19 +2,14 @@
 // (src/pipeline/draft-preview.ts) off the HTTP thread, so a costly draft, or hundreds of
 // events, never delays another request, and a run past its time can be cut off by ending
 // the thread. Loaded through tsx's require hook on Node 20: no top-level await.
-import { loadPlugins, type PluginRegistry } from '../destinations/load-plugins.ts';
+import { pluginsOnce, type PluginFolders } from '../destinations/load-plugins.ts';
 import { runDraftTask, type DraftResult, type DraftTask } from '../pipeline/draft-preview.ts';
 
 export interface DraftWorkerTask extends DraftTask {
-  /** PLUGINS_DIR: the worker loads the plugins itself (they are code, not data). */
-  pluginsDir: string;
+  /** The plugin folders: the worker loads the plugins itself (they are code, not data). */
+  pluginsDir: PluginFolders;
 }
 
-/** This thread's plugins, loaded on its first task, per folder. */
-const plugins = new Map<string, Promise<PluginRegistry>>();
-
 export default async function runDraftWorkerTask(task: DraftWorkerTask): Promise<DraftResult> {
-  let registry = plugins.get(task.pluginsDir);
-  if (registry === undefined) plugins.set(task.pluginsDir, (registry = loadPlugins(task.pluginsDir)));
-  return runDraftTask(task, await registry);
+  return runDraftTask(task, await pluginsOnce(task.pluginsDir));
 }

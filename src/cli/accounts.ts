@@ -206,7 +206,7 @@ const update: Command = async (args, ctx, svc) => {
   const out = ctx.output(values.json ?? false);
   if (pins) {
     const current = await (await svc()).get(id);
-    checkPins(ctx.config().customersDir, input.customer === undefined ? current.customer : input.customer, pins);
+    checkPins(ctx.config().customersDirs, input.customer === undefined ? current.customer : input.customer, pins);
   }
   const { account, unpinned } = await (await svc()).updateReporting(id, input);
   const a = { ...accountJson(account, cliBaseUrl(ctx.config())), unpinned_endpoints: unpinned };

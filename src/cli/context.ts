@@ -42,7 +42,7 @@ export function createContext(env: NodeJS.ProcessEnv = process.env, settings?: S
     if (config === undefined) {
       config = loadConfig(env, settings?.root);
       // The plugins' rules.json files are the base layer of RULES_DIR for every rules command.
-      usePluginRules(config.rulesDir, config.pluginsDir);
+      usePluginRules(config.rulesDir, config.pluginsDirs);
     }
     return config;
   };

@@ -1,6 +1,5 @@
 // `tracklane customers list` and `customers new SLUG ENDPOINT`: what CUSTOMERS_DIR holds
 // (loaded and checked exactly as the server loads it), and a scaffolded working endpoint.
-import { relative } from 'node:path';
 import { listEndpoints, loadCustomers } from '../customers/load-customers.ts';
 import { scaffoldEndpoint, ScaffoldError } from '../customers/scaffold.ts';
 import { addEndpointVersion } from '../customers/new-version.ts';
@@ -13,7 +12,7 @@ import { openCustomRecordStore } from '../store/sqlite/custom-records.ts';
 import { sqliteFile } from '../store/open-store.ts';
 import { parseCommand, positionals } from './args.ts';
 import type { CliContext } from './context.ts';
-import { CliError, UsageError, formatKeyValue, formatTable } from './output.ts';
+import { CliError, UsageError, formatKeyValue, formatTable, shownPath } from './output.ts';
 import { usageFor } from './usage.ts';
 
 function help(cmd: string[]): void {
@@ -25,11 +24,11 @@ async function list(args: string[], ctx: CliContext): Promise<void> {
   const { values, positionals: pos } = parseCommand(args, {}, cmd);
   if (values.help) return help(cmd);
   positionals(pos, [], cmd);
-  const endpoints = listEndpoints(await loadCustomers(ctx.config().customersDir));
+  const endpoints = listEndpoints(await loadCustomers(ctx.config().customersDirs));
   const items = endpoints.length === 0 ? [] : await withUsage(endpoints, ctx);
   ctx.output(values.json ?? false).result(items, () =>
     items.length === 0
-      ? `no custom endpoints under ${ctx.config().customersDir}`
+      ? `no custom endpoints under ${ctx.config().customersDirs.join(', ')}`
       : formatTable(['CUSTOMER', 'ENDPOINT', 'AUTH', 'PRODUCTION/MIN', 'TEST/MIN', 'VERSIONS', 'DESCRIPTION'], items.map((e) => [
         e.customer, e.endpoint, e.auth, e.rate_limit.production?.per_minute ?? 'account rate', e.rate_limit.test.per_minute, versionsText(e), e.description,
       ])));
@@ -66,18 +65,18 @@ async function create(args: string[], ctx: CliContext): Promise<void> {
   const [slug, endpoint] = positionals(pos, ['SLUG', 'ENDPOINT'], cmd);
   let made;
   try {
-    made = await scaffoldEndpoint(ctx.config().customersDir, slug, endpoint);
+    made = await scaffoldEndpoint(ctx.config(), slug, endpoint);
   } catch (e) {
     if (e instanceof ScaffoldError) throw new CliError(e.message);
     throw e;
   }
-  const shown = relative(process.cwd(), made.folder) || made.folder;
+  const shown = shownPath(made.folder);
   ctx.output(values.json ?? false).result(made, () => [
     `created ${shown}/`,
     formatKeyValue([['path', made.path], ['files', made.files]], '  '),
     'next:',
     `  edit versions/1/schema.json, handler.ts and example.json together; keep the test passing:`,
-    `    npx mocha --no-config --node-option import=tsx ${shown}/${made.endpoint}.test.ts   (npm test runs it once you git add the folder)`,
+    `    npx tracklane test ${shown}`,
     `  put an account on the CUSTOM plan and bind it: npx tracklane accounts update ID --tier CUSTOM --customer ${made.customer}`,
     '  a running service loads the new endpoint within a few seconds (no restart)',
   ].join('\n'));
@@ -90,12 +89,12 @@ async function newVersion(args: string[], ctx: CliContext): Promise<void> {
   const [slug, endpoint] = positionals(pos, ['SLUG', 'ENDPOINT'], cmd);
   let made;
   try {
-    made = await addEndpointVersion(ctx.config().customersDir, slug, endpoint);
+    made = await addEndpointVersion(ctx.config().customersDirs, slug, endpoint);
   } catch (e) {
     if (e instanceof ScaffoldError) throw new CliError(e.message);
     throw e;
   }
-  const shown = relative(process.cwd(), made.folder) || made.folder;
+  const shown = shownPath(made.folder);
   ctx.output(values.json ?? false).result(made, () => [
     `created ${shown}/ from version ${made.from}, listed active in endpoint.json (version ${made.from} stays current)`,
     'next:',

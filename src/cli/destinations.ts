@@ -4,15 +4,16 @@
 import { mergeSettings, type MergeResult } from '../destinations/merge-settings.ts';
 import { readFileSync } from 'node:fs';
 import { loadPlugins, type PluginRegistry } from '../destinations/load-plugins.ts';
+import { PluginScaffoldError, scaffoldPlugin } from '../destinations/plugin-scaffold.ts';
 import { createDestinationService, DestinationInputError, type DestinationService, type MaskedDestination } from '../destinations/destination-service.ts';
 import { checkDestinationUrl } from '../delivery/ssrf-guard.ts';
 import { exclusive, parseCommand, positionals } from './args.ts';
 import type { CliContext } from './context.ts';
-import { CliError, UsageError, formatKeyValue, formatTable } from './output.ts';
+import { CliError, UsageError, formatKeyValue, formatTable, shownPath } from './output.ts';
 import { usageFor } from './usage.ts';
 
 async function plugins(ctx: CliContext): Promise<PluginRegistry> {
-  return loadPlugins(ctx.config().pluginsDir);
+  return loadPlugins(ctx.config().pluginsDirs);
 }
 
 async function service(ctx: CliContext): Promise<DestinationService> {
@@ -154,8 +155,36 @@ export async function runDestinations(args: string[], ctx: CliContext): Promise<
   }
 }
 
+/** `plugins new TYPE`: a working destination folder in the first PLUGINS_DIR folder (else the shipped plugins/). */
+async function newPlugin(args: string[], ctx: CliContext): Promise<void> {
+  const cmd = ['plugins', 'new'];
+  const { values, positionals: pos } = parseCommand(args, {}, cmd);
+  if (values.help) return help(cmd);
+  const [type] = positionals(pos, ['TYPE'], cmd);
+  const config = ctx.config();
+  let made;
+  try {
+    made = await scaffoldPlugin(config.newPluginsDir, config.pluginsDirs, type);
+  } catch (e) {
+    if (e instanceof PluginScaffoldError) throw new CliError(e.message);
+    throw e;
+  }
+  const shown = shownPath(made.folder);
+  ctx.output(values.json ?? false).result(made, () => [
+    `created ${shown}/`,
+    formatKeyValue([['files', made.files]], '  '),
+    'next:',
+    '  replace the placeholder API with the platform\'s (settings.ts, native-schema.ts, rules.json,',
+    '  build-requests.ts, classify-response.ts, README.md\'s example and golden.test.ts) and keep the tests passing:',
+    `    npx tracklane test ${shown}`,
+    '  restart the service to load it (plugins load at start), then connect it:',
+    `    npx tracklane destinations add ID --type ${made.type} --config '{"account_id": "…", "api_key": "…"}'`,
+  ].join('\n'));
+}
+
 export async function runPlugins(args: string[], ctx: CliContext): Promise<void> {
   const [sub, ...rest] = args;
+  if (sub === 'new') return newPlugin(rest, ctx);
   if (sub !== 'list') throw new UsageError(sub === undefined ? 'missing plugins command' : `unknown plugins command "${sub}"`, ['plugins']);
   const cmd = ['plugins', 'list'];
   const { values, positionals: pos } = parseCommand(rest, {}, cmd);

@@ -4,6 +4,7 @@
 import { existsSync } from 'node:fs';
 import { join } from 'node:path';
 import { describeServed, readEndpointPlan } from '../customers/endpoint-versions.ts';
+import { customerFolder, type CustomerFolders } from '../customers/load-customers.ts';
 import { endpointNameProblem, pinMap } from '../accounts/endpoint-pins.ts';
 import { CliError, UsageError } from './output.ts';
 
@@ -30,11 +31,13 @@ export function parsePins(pin: string[] | undefined, unpin: string[] | undefined
 }
 
 /** Refuses a pin to an endpoint or version the account's customer folder does not serve. */
-export function checkPins(customersDir: string, customer: string | null, pins: Record<string, number | null>): void {
+export function checkPins(customersDirs: CustomerFolders, customer: string | null, pins: Record<string, number | null>): void {
   for (const [endpoint, version] of Object.entries(pins)) {
     if (version === null) continue;
     if (customer === null) throw new CliError(`cannot pin ${endpoint}: the account is bound to no customer folder (--customer SLUG)`);
-    const folder = join(customersDir, customer, 'endpoints', endpoint);
+    const customerDir = customerFolder(customersDirs, customer);
+    if (customerDir === undefined) throw new CliError(`cannot pin ${endpoint}: no customer folder "${customer}" in ${[customersDirs].flat().join(', ')}`);
+    const folder = join(customerDir, 'endpoints', endpoint);
     if (!existsSync(folder)) throw new CliError(`cannot pin ${endpoint}: ${folder} does not exist`);
     const plan = readEndpointPlan(folder);
     if (typeof plan === 'string') throw new CliError(`cannot pin ${endpoint}: ${folder}: ${plan}`);

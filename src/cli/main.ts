@@ -39,6 +39,14 @@ export async function main(argv: string[]): Promise<number> {
     process.stdout.write(`${packageVersion()}\n`);
     return 0;
   }
+  // Needs no settings and no store; its exit code is mocha's.
+  if (group === 'test') {
+    try {
+      return await (await import('./test-folder.ts')).runTestFolder(rest);
+    } catch (err) {
+      return report(err);
+    }
+  }
   let settings;
   try {
     // The project folder's .env (or ENV_FILE), as `npm start` reads it: the same database.

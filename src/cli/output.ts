@@ -1,5 +1,6 @@
 // What the CLI prints. With --json, stdout carries exactly one JSON document and
 // nothing else; otherwise aligned text for people. Failures go to stderr as one line.
+import { isAbsolute, relative } from 'node:path';
 
 /** A failure the operator can act on: one line on stderr, exit code 1 (or as given). */
 export class CliError extends Error {
@@ -56,6 +57,12 @@ function cell(v: unknown): string {
 
 /** Epoch milliseconds as ISO 8601 (UTC), or null. */
 export const iso = (ms: number | null): string | null => (ms === null ? null : new Date(ms).toISOString());
+
+/** `path` as the operator can type it from here: relative to the working folder when below it, else absolute. */
+export function shownPath(path: string): string {
+  const rel = relative(process.cwd(), path);
+  return rel === '' || rel.startsWith('..') || isAbsolute(rel) ? path : rel;
+}
 
 /** The one line written to stderr for a failure; newlines folded so it stays one line. */
 export function errorLine(message: string): string {

@@ -27,7 +27,7 @@ const NOTE_OPTIONS = { message: { type: 'string' }, author: { type: 'string' } }
  */
 export async function nativeSchemas(ctx: CliContext, only?: readonly string[]): Promise<NativeSchemaOf | undefined> {
   try {
-    return nativeSchemasOf(await loadPlugins(ctx.config().pluginsDir, only));
+    return nativeSchemasOf(await loadPlugins(ctx.config().pluginsDirs, only));
   } catch (err) {
     if (!(err instanceof PluginLoadError)) throw err;
     process.stderr.write(`tracklane: literal outputs not checked against the native schemas: ${err.message}\n`);

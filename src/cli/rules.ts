@@ -79,7 +79,7 @@ async function preview(args: string[], ctx: CliContext): Promise<void> {
     warnings.push(...(await funnelWarnings(store.events, account.scriptId, result.event)).map(issueString));
     const now = Date.now();
     destinations = await previewEvent(
-      { plugins: await loadPlugins(config.pluginsDir), rules: () => loaded.ruleSet, pool: null },
+      { plugins: await loadPlugins(config.pluginsDirs), rules: () => loaded.ruleSet, pool: null },
       { account, destinations: await store.destinations.list(account.scriptId), event: result.event, eventId: result.event.event.id ?? 'preview', receivedAt: now, now },
     );
     for (const d of destinations) warnings.push(...d.warnings);

@@ -124,16 +124,29 @@ Commands:
                                          every account's only with --all
   stats [--account ID]                   per destination: deliveries by status, oldest
                                          pending age, paused or not; events awaiting fan-out
-  plugins list                           the destination plugins loaded from PLUGINS_DIR
-  customers list                         the custom endpoints loaded from CUSTOMERS_DIR,
+  plugins list                           the destination plugins loaded (the shipped
+                                         plugins/, then the PLUGINS_DIR folders)
+  plugins new TYPE                       scaffold a destination folder TYPE/ in the first
+                                         PLUGINS_DIR folder (else plugins/): settings,
+                                         native schema, rules, request builder, reply
+                                         classifier, example settings, a golden test of
+                                         its documented example, README; SDK imports only
+  customers list                         the custom endpoints loaded (the shipped
+                                         customers/, then the CUSTOMERS_DIR folders),
                                          with their auth, rate limits, versions and each
                                          version's requests served, production and test
                                          (--json: per account)
-  customers new SLUG ENDPOINT            scaffold customers/SLUG/endpoints/ENDPOINT/: a
+  customers new SLUG ENDPOINT            scaffold SLUG/endpoints/ENDPOINT/ in the first
+                                         CUSTOMERS_DIR folder (else customers/): a
                                          working schema, handler, example.json (version 1
                                          in versions/1/), README and a passing test
   customers new-version SLUG ENDPOINT    copy the current version to the next one
                                          (versions/N/), listed active; the current stays
+
+  test FOLDER [mocha options]            run the tests (*.test.ts) of a plugin or custom
+                                         endpoint folder kept anywhere, with this service's
+                                         mocha and tsx (tracklane/sdk and chai resolve to
+                                         the service's); exits with mocha's code
 `;
 
 /** Where a command's settings come from, under each command's usage (the whole text says it at the top). */

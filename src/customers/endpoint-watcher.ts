@@ -1,5 +1,5 @@
 // Custom endpoint folders load without a restart, as rule files already do: every `pollMs`
-// the customers folder is scanned; an endpoint folder the registry does not hold yet is
+// the customer folders (the shipped one and those CUSTOMERS_DIR lists) are scanned; an endpoint folder the registry does not hold yet is
 // loaded and added, and one whose endpoint.json or versions changed (a version added,
 // deprecated, made current or retired) is loaded again and replaces the serving one, its
 // unchanged versions kept as they were. A folder that fails to load (still being written,
@@ -9,7 +9,7 @@ import { existsSync } from 'node:fs';
 import { join } from 'node:path';
 import { createHash } from 'node:crypto';
 import type { Logger } from '../logger.ts';
-import { CUSTOMER_SLUG_RE, ENDPOINT_NAME_RE, filesPrint, loadEndpoint, subfolders } from './load-customers.ts';
+import { CUSTOMER_SLUG_RE, ENDPOINT_NAME_RE, customerFoldersIn, filesPrint, loadEndpoint, subfolders, type CustomerFolders } from './load-customers.ts';
 import { VERSION_FILES, versionDirs } from './endpoint-versions.ts';
 import type { CustomerRegistry, LoadedEndpoint } from './types.ts';
 import type { HandlerPool } from './handler-pool.ts';
@@ -43,22 +43,29 @@ function fingerprint(folder: string): string {
   }
 }
 
-export function watchNewEndpoints(dir: string, registry: CustomerRegistry, opts: WatchOptions): EndpointWatcher {
+export function watchNewEndpoints(dirs: CustomerFolders, registry: CustomerRegistry, opts: WatchOptions): EndpointWatcher {
   const live = registry as Map<string, Map<string, LoadedEndpoint>>;
   const failed = new Map<string, string>();
   for (const folder of opts.skipped ?? []) failed.set(folder, fingerprint(folder));
   /** Each serving endpoint's fingerprint when it was loaded. */
   const loaded = new Map<string, string>();
-  for (const [customer, endpoints] of live) {
-    for (const name of endpoints.keys()) loaded.set(join(dir, customer, 'endpoints', name), fingerprint(join(dir, customer, 'endpoints', name)));
+  for (const endpoints of live.values()) {
+    for (const ep of endpoints.values()) loaded.set(ep.folder, fingerprint(ep.folder));
   }
+  /** Customer folders found again in a later folder, already logged. */
+  const duplicates = new Set<string>(opts.skipped);
   let scanning: Promise<number> | undefined;
 
   async function scanOnce(): Promise<number> {
-    if (!existsSync(dir)) return 0;
     let added = 0;
-    for (const customer of subfolders(dir)) {
-      const endpointsDir = join(dir, customer, 'endpoints');
+    const found = customerFoldersIn(dirs);
+    for (const err of found.duplicates) {
+      if (duplicates.has(err.folder)) continue;
+      duplicates.add(err.folder);
+      opts.logger.warn({ folder: err.folder, err: err.message }, 'custom endpoint folder is not loaded: its customer is served from another folder');
+    }
+    for (const [customer, customerDir] of found.folders) {
+      const endpointsDir = join(customerDir, 'endpoints');
       if (!CUSTOMER_SLUG_RE.test(customer) || !existsSync(endpointsDir)) continue;
       for (const name of subfolders(endpointsDir)) {
         if (!ENDPOINT_NAME_RE.test(name)) continue;

@@ -1,11 +1,11 @@
-// Loads every custom endpoint under CUSTOMERS_DIR (customers/<slug>/endpoints/<name>/) and
-// checks it: endpoint.json is valid, and for each version the schema compiles, example.json
+// Loads every custom endpoint of the customer folders (the shipped customers/, then those
+// CUSTOMERS_DIR lists; each holds <slug>/endpoints/<name>/) and checks it: endpoint.json is valid, and for each version the schema compiles, example.json
 // passes it and handler.ts default-exports a function; the auth can be built. A new endpoint
 // is one new folder, with nothing to register. A broken folder is named: by an error (the
 // CLI), or, for the server, reported and skipped so that every other endpoint serves.
 // handler.ts is loaded in a handler worker thread (handler-worker.ts), never on this one: its
 // top-level code is the customer's and runs with the handlers' limits and environment.
-import { existsSync, readdirSync, readFileSync, statSync } from 'node:fs';
+import { existsSync, readdirSync, readFileSync, realpathSync, statSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { compileBodySchema, type BodyValidator } from './body-validator.ts';
 import { checkEndpointConfig, type EndpointConfig } from './endpoint-config.ts';
@@ -205,22 +205,55 @@ function sunsetWarnings(versions: readonly VersionPlan[], now = Date.now()): str
     `version ${v.version} is past its sunset (${new Date(v.sunsetAt!).toISOString().slice(0, 10)}) and still served: retire it (remove its folder and its endpoint.json entry) once its callers have moved`);
 }
 
+/** CUSTOMERS_DIR as the loaders take it: one folder, or several in load order (Config.customersDirs). */
+export type CustomerFolders = string | readonly string[];
+
 /**
- * Loads `dir` (missing: nothing to load). A broken folder (an endpoint's, or a customer's
- * without endpoints/) goes to opts.onBroken and is left out; without onBroken, the first
- * one throws its CustomerLoadError.
+ * Each customer folder in `dirs` (a missing one holds none), by slug, in load order, and the
+ * folders whose slug an earlier folder already has (linked in twice: left out silently).
  */
-export async function loadCustomers(dir: string, opts: LoadCustomersOptions = {}): Promise<CustomerRegistry> {
+export function customerFoldersIn(dirs: CustomerFolders): { folders: Map<string, string>; duplicates: CustomerLoadError[] } {
+  const folders = new Map<string, string>();
+  const duplicates: CustomerLoadError[] = [];
+  for (const dir of typeof dirs === 'string' ? [dirs] : dirs) {
+    if (!existsSync(dir)) continue;
+    for (const customer of subfolders(dir)) {
+      const folder = join(dir, customer);
+      const first = folders.get(customer);
+      if (first === undefined) folders.set(customer, folder);
+      else if (realpathSync(first) !== realpathSync(folder)) {
+        duplicates.push(new CustomerLoadError(folder, `the customer "${customer}" is also ${first}: a customer is one folder, which holds all its endpoints`));
+      }
+    }
+  }
+  return { folders, duplicates };
+}
+
+/** The folder of customer `customer` among `dirs` (the first holding it), or undefined. */
+export function customerFolder(dirs: CustomerFolders, customer: string): string | undefined {
+  for (const dir of typeof dirs === 'string' ? [dirs] : dirs) {
+    const folder = join(dir, customer);
+    if (existsSync(folder) && statSync(folder).isDirectory()) return folder;
+  }
+  return undefined;
+}
+
+/**
+ * Loads `dirs` (missing: nothing to load). A broken folder (an endpoint's, a customer's
+ * without endpoints/, or a customer found again in a later folder) goes to opts.onBroken and
+ * is left out; without onBroken, the first one throws its CustomerLoadError.
+ */
+export async function loadCustomers(dirs: CustomerFolders, opts: LoadCustomersOptions = {}): Promise<CustomerRegistry> {
   const env = opts.env ?? process.env;
   const registry = new Map<string, Map<string, LoadedEndpoint>>();
-  if (!existsSync(dir)) return registry;
   const broken = (err: unknown): void => {
     if (!(err instanceof CustomerLoadError) || !opts.onBroken) throw err;
     opts.onBroken(err);
   };
+  const { folders, duplicates } = customerFoldersIn(dirs);
+  if (folders.size === 0) return registry;
   await withHandlers(opts.handlers, async (handlers) => {
-    for (const customer of subfolders(dir)) {
-      const customerDir = join(dir, customer);
+    for (const [customer, customerDir] of folders) {
       if (!CUSTOMER_SLUG_RE.test(customer)) {
         broken(new CustomerLoadError(customerDir, 'the customer folder name must be a slug of lowercase letters, digits and dashes'));
         continue;
@@ -241,6 +274,7 @@ export async function loadCustomers(dir: string, opts: LoadCustomersOptions = {}
       registry.set(customer, endpoints);
     }
   });
+  for (const err of duplicates) broken(err);
   return registry;
 }
 
@@ -250,9 +284,9 @@ export async function loadCustomers(dir: string, opts: LoadCustomersOptions = {}
  * folder that does not load yet does); `skipped` goes to the watcher, which retries it once
  * its files change.
  */
-export async function loadCustomersToServe(dir: string, handlers: HandlerPool, logger: Logger): Promise<{ registry: CustomerRegistry; skipped: string[] }> {
+export async function loadCustomersToServe(dirs: CustomerFolders, handlers: HandlerPool, logger: Logger): Promise<{ registry: CustomerRegistry; skipped: string[] }> {
   const skipped: string[] = [];
-  const registry = await loadCustomers(dir, {
+  const registry = await loadCustomers(dirs, {
     handlers,
     onBroken: (err) => {
       skipped.push(err.folder);

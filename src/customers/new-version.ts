@@ -5,7 +5,7 @@
 import { copyFileSync, existsSync, mkdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import { randomUUID } from 'node:crypto';
-import { CUSTOMER_SLUG_RE, ENDPOINT_NAME_RE, loadEndpoint } from './load-customers.ts';
+import { CUSTOMER_SLUG_RE, ENDPOINT_NAME_RE, customerFolder, loadEndpoint, type CustomerFolders } from './load-customers.ts';
 import { readEndpointPlan, VERSIONS_DIR } from './endpoint-versions.ts';
 import { importPath, ScaffoldError } from './scaffold.ts';
 
@@ -25,10 +25,13 @@ export function rebaseImports(source: string, fromDir: string, toDir: string): s
     (_all, lead: string, quote: string, spec: string) => `${lead}${quote}${importPath(toDir, resolve(fromDir, spec))}${quote}`);
 }
 
-export async function addEndpointVersion(customersDir: string, customer: string, endpoint: string): Promise<NewVersion> {
+/** The next version of `customer`/`endpoint`, in whichever of `customersDirs` holds the customer. */
+export async function addEndpointVersion(customersDirs: CustomerFolders, customer: string, endpoint: string): Promise<NewVersion> {
   if (!CUSTOMER_SLUG_RE.test(customer)) throw new ScaffoldError(`SLUG must be lowercase letters, digits and dashes, got "${customer}"`);
   if (!ENDPOINT_NAME_RE.test(endpoint)) throw new ScaffoldError(`ENDPOINT must be lowercase letters, digits and dashes, got "${endpoint}"`);
-  const folder = join(customersDir, customer, 'endpoints', endpoint);
+  const customerDir = customerFolder(customersDirs, customer);
+  if (customerDir === undefined) throw new ScaffoldError(`no customer folder "${customer}" in ${[customersDirs].flat().join(', ')} (customers new ${customer} ${endpoint} makes it)`);
+  const folder = join(customerDir, 'endpoints', endpoint);
   if (!existsSync(folder)) throw new ScaffoldError(`${folder} does not exist (customers new ${customer} ${endpoint} makes it)`);
   const plan = readEndpointPlan(folder);
   if (typeof plan === 'string') throw new ScaffoldError(`${folder}: ${plan}; fix it first`);

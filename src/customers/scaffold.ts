@@ -1,10 +1,11 @@
 // `tracklane customers new SLUG ENDPOINT`: writes a working endpoint folder (endpoint.json,
 // README, a test that passes as written, and version 1's schema, handler and example in
 // versions/1/), then loads it with the real loader, so what was scaffolded is known to start.
+// The files import the service only as `tracklane/sdk` and `tracklane/sdk/testing`, so the
+// folder works wherever it lives and moves without edits; `npx tracklane test` runs its test.
 import { existsSync, mkdirSync, rmSync, writeFileSync } from 'node:fs';
-import { join, relative, sep } from 'node:path';
-import { projectRoot } from '../build-state.cjs';
-import { CUSTOMER_SLUG_RE, ENDPOINT_NAME_RE, isEsmScope, loadEndpoint } from './load-customers.ts';
+import { dirname, join, relative, sep } from 'node:path';
+import { CUSTOMER_SLUG_RE, ENDPOINT_NAME_RE, customerFolder, isEsmScope, loadEndpoint } from './load-customers.ts';
 
 export class ScaffoldError extends Error {
   override name = 'ScaffoldError';
@@ -17,11 +18,6 @@ export interface Scaffolded {
   path: string;
   files: string[];
 }
-
-// The sources, also when this module is the build's copy in dist/: the files written import them.
-const ROOT = projectRoot(import.meta.url);
-const HARNESS = join(ROOT, 'test/customers/endpoint-harness.ts');
-const SRC = join(ROOT, 'src');
 
 /** A relative import specifier from `fromDir` to `target`, POSIX separators. */
 export function importPath(fromDir: string, target: string): string {
@@ -80,10 +76,10 @@ function endpointJson(customer: string, endpoint: string): unknown {
   };
 }
 
-function handler(endpoint: string, dir: string): string {
+function handler(endpoint: string): string {
   return `// ${endpoint}: turns the validated body into standard events (validated, stored and
 // delivered like endpoint 1) and/or custom records. Scaffolded by \`tracklane customers new\`.
-import type { CustomHandler, StandardEventPayload } from '${importPath(dir, join(SRC, 'customers/types.ts'))}';
+import type { CustomHandler, StandardEventPayload } from 'tracklane/sdk';
 
 export interface Body {
   reference: string;
@@ -116,11 +112,11 @@ export default handler;
 `;
 }
 
-function testFile(customer: string, endpoint: string, dir: string): string {
+function testFile(customer: string, endpoint: string): string {
   return `// Tests of ${customer}/${endpoint}, scaffolded by \`tracklane customers new\`: over real HTTP,
 // in both envs, and one refusal per rule you add to schema.json. Keep them passing.
 import { fileURLToPath } from 'node:url';
-import { expect, startEndpointHarness, type EndpointHarness } from '${importPath(dir, HARNESS)}';
+import { expect, startEndpointHarness, type EndpointHarness } from 'tracklane/sdk/testing';
 
 const DIR = fileURLToPath(new URL('.', import.meta.url));
 
@@ -201,23 +197,39 @@ Script id and access token only (add mechanisms to \`endpoint.json\` → \`auth\
 \`customers/README.md\`). Production 600 requests per minute, test 1,000.
 
 ## Trying it
+From this folder:
 \`\`\`sh
 curl -sS -X POST "$BASE_URL/service/custom/${endpoint}?id=$SCRIPT_ID&env=test" \\
   -H 'Content-Type: application/json' -H "X-Service-Access-Token: $TOKEN" \\
-  --data @customers/${customer}/endpoints/${endpoint}/versions/1/example.json
+  --data @versions/1/example.json
 \`\`\`
 
 ## Tests
-\`npm test\` runs them with everything else once this folder is \`git add\`ed; alone:
-\`npx mocha --no-config --node-option import=tsx customers/${customer}/endpoints/${endpoint}/${endpoint}.test.ts\`
+\`${endpoint}.test.ts\`, over real HTTP against a test server that serves this folder. From the
+tracklane checkout, wherever this folder lives:
+\`npx tracklane test <this folder>\` (the service's own mocha and tsx; \`tracklane/sdk\` and chai
+need no install here). Inside the checkout's own \`customers/\`, \`npm test\` runs them with the rest once this
+folder is \`git add\`ed.
 `;
 }
 
-/** Writes customers/<customer>/endpoints/<endpoint>/ under `customersDir`; refuses to overwrite. */
-export async function scaffoldEndpoint(customersDir: string, customer: string, endpoint: string): Promise<Scaffolded> {
+/** Where scaffolds go: the customer folders in load order, and the one a new customer is written to (Config). */
+export interface CustomerFoldersToWrite {
+  customersDirs: readonly string[];
+  newCustomersDir: string;
+}
+
+/**
+ * Writes <customer>/endpoints/<endpoint>/ in the customer's folder when one of the customer
+ * folders holds it, else in `newCustomersDir` (`where` as one folder: that folder); refuses to overwrite.
+ */
+export async function scaffoldEndpoint(where: CustomerFoldersToWrite | string, customer: string, endpoint: string): Promise<Scaffolded> {
   if (!CUSTOMER_SLUG_RE.test(customer)) throw new ScaffoldError(`SLUG must be lowercase letters, digits and dashes, got "${customer}"`);
   if (!ENDPOINT_NAME_RE.test(endpoint)) throw new ScaffoldError(`ENDPOINT must be lowercase letters, digits and dashes, got "${endpoint}"`);
-  const folder = join(customersDir, customer, 'endpoints', endpoint);
+  const { customersDirs, newCustomersDir } = typeof where === 'string' ? { customersDirs: [where], newCustomersDir: where } : where;
+  const customerDir = customerFolder(customersDirs, customer) ?? join(newCustomersDir, customer);
+  const customersDir = dirname(customerDir);
+  const folder = join(customerDir, 'endpoints', endpoint);
   if (existsSync(folder)) throw new ScaffoldError(`${folder} already exists; pick another endpoint name or edit it`);
   const v1 = join(folder, 'versions', '1');
   mkdirSync(v1, { recursive: true });
@@ -226,9 +238,9 @@ export async function scaffoldEndpoint(customersDir: string, customer: string, e
   const files: Record<string, string> = {
     'endpoint.json': json(endpointJson(customer, endpoint)),
     'README.md': readme(customer, endpoint),
-    [`${endpoint}.test.ts`]: testFile(customer, endpoint, folder),
+    [`${endpoint}.test.ts`]: testFile(customer, endpoint),
     'versions/1/schema.json': json(schema(endpoint)),
-    'versions/1/handler.ts': handler(endpoint, v1),
+    'versions/1/handler.ts': handler(endpoint),
     'versions/1/example.json': json(EXAMPLE),
   };
   for (const [name, text] of Object.entries(files)) writeFileSync(join(folder, name), text);

@@ -49,9 +49,9 @@ export function runInDeliveryThread(): void {
   let stopping = false;
 
   const start = (async () => {
-    const plugins = await loadPlugins(config.pluginsDir);
+    const plugins = await loadPlugins(config.pluginsDirs);
     const store = await openStore(config, 'server');
-    usePluginRules(config.rulesDir, config.pluginsDir);
+    usePluginRules(config.rulesDir, config.pluginsDirs);
     const rules = startRuleWatcher({ dir: config.rulesDir, logger, store: store.rules });
     await rules.ready;
     const pool = createServerHashPool(serverPoolThreads(config.workers).delivery, logger);

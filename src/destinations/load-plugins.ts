@@ -1,8 +1,9 @@
-// Loads every destination plugin folder under PLUGINS_DIR and checks its definition.
-// A broken plugin stops start with an error naming its folder; a new destination is
-// one new folder, with nothing else to register.
-import { readdirSync, existsSync, statSync } from 'node:fs';
-import { join } from 'node:path';
+// Loads every destination plugin folder of the plugin folders (the shipped plugins/, then those
+// PLUGINS_DIR lists) and checks its definition. A broken plugin stops start with an error naming
+// its folder, as does a plugin type found in two folders; a new destination is one new folder,
+// with nothing else to register.
+import { readdirSync, existsSync, realpathSync, statSync } from 'node:fs';
+import { basename, join } from 'node:path';
 import type { ValidateFunction } from 'ajv';
 import { compileDraft07Schema } from '../schema/ajv-draft07.ts';
 import { nativeValidator, type NativeSchemaOf } from './native-schema.ts';
@@ -31,7 +32,8 @@ export interface LoadedPlugin {
 
 export type PluginRegistry = ReadonlyMap<string, LoadedPlugin>;
 
-const NAME_RE = /^[a-z][a-z0-9-]{1,39}$/;
+/** A plugin type: its folder name. */
+export const NAME_RE = /^[a-z][a-z0-9-]{1,39}$/;
 const SEMVER_RE = /^\d+\.\d+\.\d+(-[0-9A-Za-z.-]+)?$/;
 const CATEGORY_RE = /^[a-z][a-z-]{0,39}$/;
 const CONSENT_GATES: readonly unknown[] = ['analytics', 'marketing', 'personalization', null];
@@ -138,37 +140,72 @@ function settingsValidator(plugin: DestinationPlugin, folder: string): (s: unkno
   };
 }
 
-/**
- * Loads (loadModule: under either tsx loader) and checks every folder in `dir` (`only`: just
- * the folders of those names, for a command that needs one plugin). Throws PluginLoadError
- * naming the first broken one.
- */
-export async function loadPlugins(dir: string, only?: readonly string[]): Promise<PluginRegistry> {
-  const registry = new Map<string, LoadedPlugin>();
-  if (!existsSync(dir)) return registry;
-  const folders = readdirSync(dir)
-    .filter((f) => !f.startsWith('.') && (only === undefined || only.includes(f)) && statSync(join(dir, f)).isDirectory()).sort();
-  for (const name of folders) {
-    const folder = join(dir, name);
-    const entry = join(folder, 'index.ts');
-    if (!existsSync(entry)) throw new PluginLoadError(folder, 'has no index.ts');
-    let mod: { default?: unknown };
-    try {
-      mod = (await loadModule(entry)) as { default?: unknown };
-    } catch (e) {
-      throw new PluginLoadError(folder, `index.ts failed to load: ${(e as Error).message}`);
-    }
-    const problems = checkDefinition(mod.default, name);
-    if (problems.length > 0) throw new PluginLoadError(folder, problems.join('; '));
-    const plugin = mod.default as DestinationPlugin;
-    if (plugin.nativeSchema !== undefined) {
-      try {
-        nativeValidator(plugin.nativeSchema);
-      } catch (e) {
-        throw new PluginLoadError(folder, `nativeSchema does not compile: ${(e as Error).message}`);
+/** PLUGINS_DIR as the loaders take it: one folder, or several in load order (Config.pluginsDirs). */
+export type PluginFolders = string | readonly string[];
+
+export const pluginFolderList = (dirs: PluginFolders): readonly string[] => (typeof dirs === 'string' ? [dirs] : dirs);
+
+/** Each plugin folder in `dirs` (a missing folder holds none), by type, in load order; one linked in twice counts once. */
+export function pluginFoldersIn(dirs: PluginFolders): Map<string, string> {
+  const found = new Map<string, string>();
+  for (const dir of pluginFolderList(dirs)) {
+    if (!existsSync(dir)) continue;
+    const names = readdirSync(dir).filter((f) => !f.startsWith('.') && statSync(join(dir, f)).isDirectory()).sort();
+    for (const name of names) {
+      const folder = join(dir, name);
+      const first = found.get(name);
+      if (first === undefined) found.set(name, folder);
+      else if (realpathSync(first) !== realpathSync(folder)) {
+        throw new PluginLoadError(folder, `the plugin type "${name}" is also ${first}: a type is one folder; rename one (its folder and its name) or list only one of the two folders`);
       }
     }
-    registry.set(name, { plugin, folder, validateSettings: settingsValidator(plugin, folder) });
+  }
+  return found;
+}
+
+/**
+ * Loads (loadModule: under either tsx loader) and checks every plugin folder in `dirs`, in
+ * order (`only`: just the plugins of those types, for a command that needs a few). Throws
+ * PluginLoadError naming the first broken one, or a type found in two folders.
+ */
+export async function loadPlugins(dirs: PluginFolders, only?: readonly string[]): Promise<PluginRegistry> {
+  const registry = new Map<string, LoadedPlugin>();
+  for (const [name, folder] of pluginFoldersIn(dirs)) {
+    if (only === undefined || only.includes(name)) registry.set(name, await loadPluginFolder(folder));
   }
   return registry;
+}
+
+const loadedOnce = new Map<string, Promise<PluginRegistry>>();
+
+/** loadPlugins once per thread for the same folders: worker threads load plugins themselves (they are code, not data), on their first task. */
+export function pluginsOnce(dirs: PluginFolders): Promise<PluginRegistry> {
+  const key = pluginFolderList(dirs).join('\0');
+  let registry = loadedOnce.get(key);
+  if (registry === undefined) loadedOnce.set(key, (registry = loadPlugins(dirs)));
+  return registry;
+}
+
+/** Loads and checks one plugin folder (its type is the folder's name); throws PluginLoadError naming it when broken. */
+export async function loadPluginFolder(folder: string): Promise<LoadedPlugin> {
+  const name = basename(folder);
+  const entry = join(folder, 'index.ts');
+  if (!existsSync(entry)) throw new PluginLoadError(folder, 'has no index.ts');
+  let mod: { default?: unknown };
+  try {
+    mod = (await loadModule(entry)) as { default?: unknown };
+  } catch (e) {
+    throw new PluginLoadError(folder, `index.ts failed to load: ${(e as Error).message}`);
+  }
+  const problems = checkDefinition(mod.default, name);
+  if (problems.length > 0) throw new PluginLoadError(folder, problems.join('; '));
+  const plugin = mod.default as DestinationPlugin;
+  if (plugin.nativeSchema !== undefined) {
+    try {
+      nativeValidator(plugin.nativeSchema);
+    } catch (e) {
+      throw new PluginLoadError(folder, `nativeSchema does not compile: ${(e as Error).message}`);
+    }
+  }
+  return { plugin, folder, validateSettings: settingsValidator(plugin, folder) };
 }

@@ -15,6 +15,7 @@ import { stoppedPreviews, type PlannedPreview, type PreviewInput } from './previ
 import type { RuleSet } from '../rules/rule-set.ts';
 import type { RuleSpec } from '../rules/types.ts';
 import type { PreviewAnswer, PreviewTask, WarmTask } from './preview-worker.ts';
+import type { PluginFolders } from '../destinations/load-plugins.ts';
 import { workerExecArgv, workerResourceLimits } from '../workers/worker-options.ts';
 import { createTaskGate } from '../workers/task-gate.ts';
 
@@ -39,7 +40,8 @@ export interface PreviewPool {
 }
 
 export interface PreviewPoolOptions {
-  pluginsDir: string;
+  /** The plugin folders (Config.pluginsDirs): each thread loads the plugins from them. */
+  pluginsDir: PluginFolders;
   /** Default: one per core. */
   threads?: number;
   onError?: (err: unknown, restMs: number) => void;

@@ -4,13 +4,13 @@
 // that names a list this thread has not seen asks for it, and the caller sends it again with
 // the list. Plugins are code, loaded by each thread from PLUGINS_DIR. Loaded through tsx's
 // require hook on Node 20: no top-level await.
-import { loadPlugins, type PluginRegistry } from '../destinations/load-plugins.ts';
+import { pluginsOnce, type PluginFolders } from '../destinations/load-plugins.ts';
 import { planPreview, type PlannedPreview, type PreviewInput } from './preview-event.ts';
 import { createRuleSet, type RuleSet } from '../rules/rule-set.ts';
 import type { RuleSpec } from '../rules/types.ts';
 
 export interface PreviewTask {
-  pluginsDir: string;
+  pluginsDir: PluginFolders;
   input: PreviewInput;
   /** Per destination type of the event's destinations: the key of the rules the account's destinations of it use, and the rules where the thread may not know them yet. */
   lists: { type: string; key: string; rules?: RuleSpec[] }[];
@@ -20,20 +20,18 @@ export type PreviewAnswer = { kind: 'done'; planned: PlannedPreview } | { kind: 
 
 /** Loads the plugins before any preview is timed (the pool sends one per thread when it starts). */
 export interface WarmTask {
-  pluginsDir: string;
+  pluginsDir: PluginFolders;
   warm: true;
 }
 
 /** Rule lists and rule sets this thread keeps, at most: past it, they are forgotten and asked for again. */
 const KEEP = 512;
 
-const plugins = new Map<string, Promise<PluginRegistry>>();
 const lists = new Map<string, RuleSpec[]>();
 const sets = new Map<string, RuleSet>();
 
 export default async function runPreviewTask(task: PreviewTask | WarmTask): Promise<PreviewAnswer> {
-  let registry = plugins.get(task.pluginsDir);
-  if (registry === undefined) plugins.set(task.pluginsDir, (registry = loadPlugins(task.pluginsDir)));
+  const registry = pluginsOnce(task.pluginsDir);
   if ('warm' in task) {
     await registry;
     return { kind: 'warm' };

@@ -15,6 +15,7 @@ import { checkRuleFileSchema } from './rule-schema.ts';
 import { createRuleSet, type LoadedRuleFile, type RuleSet } from './rule-set.ts';
 import type { HeldScope } from './rule-holds.ts';
 import { pluginsDirFor } from './plugin-rules.ts';
+import type { PluginFolders } from '../destinations/load-plugins.ts';
 import { RULE_FILE_LIMITS, listRuleFiles, readRuleFile, type RuleLoadError } from './rule-files.ts';
 import type { RuleFile, RuleSpec } from './types.ts';
 
@@ -51,8 +52,8 @@ export interface LoadRulesOptions {
   displayBase?: string;
   /** Documents that take the place of files: the live store versions, a draft being checked. */
   overlay?: readonly OverlayDocument[];
-  /** Plugins folder whose rules.json files are the base layer; default: the one registered for `dir` (plugin-rules.ts). */
-  pluginsDir?: string;
+  /** Plugin folders (one, or several in load order) whose rules.json files are the base layer; default: the ones registered for `dir` (plugin-rules.ts). */
+  pluginsDir?: PluginFolders;
   /**
    * The destinations' native schemas: when given, a literal output a schema refuses is an
    * error at its output key (checks and writes; loading itself leaves that to delivery).

@@ -8,6 +8,7 @@ import { readdirSync, readFileSync, statSync, type Dirent } from 'node:fs';
 import { basename, join, relative } from 'node:path';
 import { SCRIPT_ID_RE } from '../accounts/credentials.ts';
 import { pluginRuleFiles } from './plugin-rules.ts';
+import type { PluginFolders } from '../destinations/load-plugins.ts';
 
 /** One problem in one rule file. `path` is a JSON Pointer; `` means the file as a whole. */
 export interface RuleLoadError {
@@ -33,7 +34,7 @@ export interface FoundRuleFile {
  * Default files first (RULES_DIR's, and the plugins' rules.json for destinations RULES_DIR
  * has no file for), then account files by script id; each group by name.
  */
-export function listRuleFiles(dir: string, show: (abs: string) => string, errors: RuleLoadError[], pluginsDir?: string): FoundRuleFile[] {
+export function listRuleFiles(dir: string, show: (abs: string) => string, errors: RuleLoadError[], pluginsDir?: PluginFolders): FoundRuleFile[] {
   const root = readDir(dir);
   if (root === null) {
     errors.push({ file: show(dir), path: '', message: 'rules directory does not exist or is not readable' });
@@ -74,7 +75,7 @@ export interface ReadRuleFile extends FoundRuleFile {
  * Every rule file under `dir` (and the plugin defaults under it, flagged `plugin`), read,
  * named relative to `dir`; problems are pushed to `errors`.
  */
-export function readRuleFiles(dir: string, errors: RuleLoadError[], pluginsDir?: string): ReadRuleFile[] {
+export function readRuleFiles(dir: string, errors: RuleLoadError[], pluginsDir?: PluginFolders): ReadRuleFile[] {
   const show = (abs: string) => relative(dir, abs) || abs;
   return listRuleFiles(dir, show, errors, pluginsDir).map((f) => {
     const file = show(f.abs);
@@ -141,7 +142,7 @@ function jsonErrorWhere(text: string, message: string): string {
  * Names, sizes, mtimes and inodes of everything a load reads: enough to notice any edit,
  * new file, deletion or rename, for a few dozen stat calls.
  */
-export function fingerprintOf(dir: string, pluginsDir?: string): string {
+export function fingerprintOf(dir: string, pluginsDir?: PluginFolders): string {
   const parts: string[] = [];
   for (const p of pluginRuleFiles(pluginsDir)) {
     try {

@@ -105,7 +105,8 @@ describe('custom endpoints: loader', () => {
         expect(r.status).to.equal(404);
         expect(r.body.error_code).to.equal('ENDPOINT_NOT_FOUND');
       }
-      expect([...s.running.customers.keys()].sort()).to.deep.equal(['acme', 'zeta']);
+      // The shipped customers load first; CUSTOMERS_DIR adds to them.
+      expect([...s.running.customers.keys()].sort()).to.deep.equal(['acme', ...SHIPPED_CUSTOMERS, 'zeta'].sort());
       const skipped = logged.filter((l) => l.msg.includes('is skipped'));
       expect(skipped.map((l) => l.folder).sort()).to.deep.equal([join(root, 'Not_A_Slug'), badExample, badHandler].sort());
       expect(skipped.find((l) => l.folder === badExample)?.err).to.include('example.json does not pass schema.json');

@@ -19,6 +19,8 @@ import { validateEvent } from '../../src/schema/validate-event.ts';
 import { openSqliteStore } from '../../src/store/sqlite/sqlite-store.ts';
 import type { DestinationRecord, Store } from '../../src/store/types.ts';
 import { shippedFolderEnv, shippedFolders } from '../helpers/shipped-folders.ts';
+import { shippedExampleSettings } from '../helpers/shipped-plugins.ts';
+import type { ExampleSettings } from '../../src/sdk/testing/example-settings.ts';
 import { tempDir } from '../helpers/test-server.ts';
 import { startDestinationDouble, type DestinationDouble } from '../helpers/destination-double.ts';
 
@@ -53,21 +55,11 @@ export function checkout(id: string, over: Record<string, unknown> = {}): Record
   };
 }
 
-export const SETTINGS: Record<string, (endpoint: string) => Record<string, unknown>> = {
-  ga4: (endpoint) => ({ measurement_id: 'G-TEST123', api_secret: 'ga-secret', endpoint }),
-  'meta-capi': (endpoint) => ({ pixel_id: '1234567890', access_token: 'meta-token', endpoint }),
-  tiktok: (endpoint) => ({ pixel_code: 'TTPIXEL1', access_token: 'tt-token', endpoint }),
-  webhook: (endpoint) => ({ url: `${endpoint}/hooks/orders`, secret: WEBHOOK_SECRET }),
-  'google-ads': (endpoint) => ({
-    customer_id: '123-456-7890', developer_token: 'ads-dev-token', access_token: 'ads-token', conversion_actions: { checkout_completed: '1001' }, endpoint,
-  }),
-  linkedin: (endpoint) => ({ access_token: 'li-token', conversion_rules: { checkout_completed: '104012' }, endpoint }),
-  'microsoft-ads': (endpoint) => ({ tag_id: '97247724', access_token: 'uet-token', endpoint }),
-  pinterest: (endpoint) => ({ ad_account_id: '549755885175', access_token: 'pina-token', endpoint }),
-  reddit: (endpoint) => ({ pixel_id: 'a2_gp7k2m9xq1', access_token: 'rdt-token', endpoint }),
-  snapchat: (endpoint) => ({ pixel_id: '8f9e4d2c-1b3a-4c5d-9e8f-7a6b5c4d3e2f', access_token: 'snap-token', endpoint }),
-};
-export const WEBHOOK_SECRET = 'whsec_MfKQ9r8GKYqrTwjUPD8ILPZIo2LaLaSw';
+/** Settings for a destination of each shipped plugin sending to `endpoint`: each plugin's own example-settings.ts. */
+export const SETTINGS: Record<string, ExampleSettings> = await shippedExampleSettings();
+
+/** The webhook's signing secret in those settings. */
+export const WEBHOOK_SECRET = SETTINGS.webhook('https://example.com').secret as string;
 
 export interface Fixture {
   dir: string;

@@ -18,7 +18,7 @@ describe('delivery: User-Agent on every outbound request', function () {
   it('a request of each shipped plugin reaches the double with User-Agent tracklane/<version>', async () => {
     const scriptId = await t.f.account();
     const names = shippedPluginNames();
-    expect(Object.keys(SETTINGS), 'the fixture has settings for every shipped plugin').to.include.members(names);
+    expect(Object.keys(SETTINGS), 'every shipped plugin has its example settings').to.include.members(names);
     // Each destination's base URL ends in its type, so the double tells the requests apart.
     for (const type of names) await t.f.destination(scriptId, type, `${t.dbl.url}/${type}`);
     // Click ids of every platform that needs one to send a conversion.

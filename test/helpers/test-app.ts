@@ -11,7 +11,7 @@
 import { createServer, type Server } from 'node:http';
 import { rmSync } from 'node:fs';
 import type { AddressInfo } from 'node:net';
-import { loadConfig, type Config } from '../../src/config.ts';
+import type { Config } from '../../src/config.ts';
 import { createLogger, type Logger } from '../../src/logger.ts';
 import { createApp } from '../../src/app.ts';
 import type { Running } from '../../src/server.ts';
@@ -34,7 +34,7 @@ import { runDraftTask, type DraftRunner } from '../../src/pipeline/draft-preview
 import { DRAFT_TIME_LIMIT_MS } from '../../src/admin/draft-pool.ts';
 import type { CustomerRegistry } from '../../src/customers/types.ts';
 import { accountMaker, poster, tempDir, type TestTarget } from './test-server.ts';
-import { shippedFolderEnv } from './shipped-folders.ts';
+import { configOverShippedFolders } from './shipped-folders.ts';
 export { tempDir, waitFor, type PostOptions, type TestAccount, type TestResponse } from './test-server.ts';
 
 export interface TestAppOptions {
@@ -62,7 +62,7 @@ let shippedCustomers: Promise<CustomerRegistry> | undefined;
 
 /** The rules of `config` as loaded the first time (the same RuleWatcher interface; nothing watched or polled). */
 function loadedOnce(config: Config): RuleWatcher {
-  const key = `${config.rulesDir}\0${config.pluginsDir}`;
+  const key = [config.rulesDir, ...config.pluginsDirs].join('\0');
   let w = rulesByDirs.get(key);
   if (!w) rulesByDirs.set(key, (w = startRuleWatcher({ dir: config.rulesDir, logger: silent, watch: false, pollMs: 0 })));
   return w;
@@ -94,18 +94,19 @@ const inlineDrafts = (plugins: PluginRegistry): DraftRunner => ({
 /** `env` as for startTestServer (loadConfig's variables); DATA_DIR is a fresh temp folder. */
 export async function startTestApp(env: Record<string, string> = {}, opts: TestAppOptions = {}): Promise<TestApp> {
   const dataDir = tempDir();
-  const config = loadConfig({ PORT: '0', HOST: '127.0.0.1', DATA_DIR: dataDir, LOG_LEVEL: 'silent', ...shippedFolderEnv(), ...env });
+  const config = configOverShippedFolders({ PORT: '0', HOST: '127.0.0.1', DATA_DIR: dataDir, LOG_LEVEL: 'silent', ...env });
   const logger = opts.logger ?? silent;
-  if (!pluginsByDir.has(config.pluginsDir)) pluginsByDir.set(config.pluginsDir, loadPlugins(config.pluginsDir));
-  const plugins = await pluginsByDir.get(config.pluginsDir)!;
-  const customers = config.customersDir === shippedFolderEnv().CUSTOMERS_DIR
-    ? await (shippedCustomers ??= loadCustomers(config.customersDir))
-    : await loadCustomers(config.customersDir);
+  const pluginsKey = config.pluginsDirs.join('\0');
+  if (!pluginsByDir.has(pluginsKey)) pluginsByDir.set(pluginsKey, loadPlugins(config.pluginsDirs));
+  const plugins = await pluginsByDir.get(pluginsKey)!;
+  const customers = config.customersDirs.length === 1
+    ? await (shippedCustomers ??= loadCustomers(config.customersDirs))
+    : await loadCustomers(config.customersDirs);
   // No writer thread: appends run on the main connection, which waits for a lock as the server's writer thread would.
   const busyTimeoutMs = opts.busyTimeoutMs ?? SERVER_BUSY_TIMEOUTS.writerMs;
   const store = openSqliteStore({ file: sqliteFile(config), writerThread: false, busyTimeoutMs, mainBusyTimeoutMs: busyTimeoutMs });
   // As startServer: the plugins' default rules under RULES_DIR, then the files (and, watched, the store's live versions).
-  usePluginRules(config.rulesDir, config.pluginsDir);
+  usePluginRules(config.rulesDir, config.pluginsDirs);
   const rules = opts.watchRules ? startRuleWatcher({ dir: config.rulesDir, logger, store: store.rules }) : loadedOnce(config);
   await rules.ready;
   const metrics = createMetrics();

@@ -2,11 +2,10 @@
 // normalised event's objects instead of copying them, and plugins build bodies around them.
 // Every shipped plugin, its shipped rules, items deep-frozen: the same requests, nothing thrown.
 import { expect } from 'chai';
-import { join } from 'node:path';
 import { SPEC_EVENT_NAMES } from '../../src/accounts/types.ts';
 import { buildRequestsFor } from '../../src/delivery/build-requests-for.ts';
 import type { ClaimedDelivery } from '../../src/delivery/types.ts';
-import { loadPlugins, type PluginRegistry } from '../../src/destinations/load-plugins.ts';
+import type { PluginRegistry } from '../../src/destinations/load-plugins.ts';
 import type { OutgoingItem } from '../../src/destinations/types.ts';
 import { planEvents } from '../../src/pipeline/plan-event.ts';
 import { loadRules } from '../../src/rules/load-rules.ts';
@@ -14,24 +13,19 @@ import type { RuleSet } from '../../src/rules/rule-set.ts';
 import type { NormalizedEvent } from '../../src/schema/types.ts';
 import { validateEvent } from '../../src/schema/validate-event.ts';
 import type { DestinationRecord } from '../../src/store/types.ts';
-import { checkout, ROOT, SETTINGS as DELIVERY_SETTINGS } from '../delivery/delivery-fixture.ts';
+import { checkout, SETTINGS } from '../delivery/delivery-fixture.ts';
+import { PLUGINS_DIR, shippedPlugins } from '../helpers/shipped-plugins.ts';
+import { shippedFolders } from '../helpers/shipped-folders.ts';
 
 const NOW = 1_700_000_100_000;
 const ACCOUNT = { scriptId: 'READ0001', country: 'RO', host: 'https://shop.example.com' };
-const SETTINGS: Record<string, Record<string, unknown>> = {
-  ga4: DELIVERY_SETTINGS.ga4('https://ga4.test'),
-  'meta-capi': DELIVERY_SETTINGS['meta-capi']('https://meta.test'),
-  tiktok: DELIVERY_SETTINGS.tiktok('https://tiktok.test'),
-  webhook: DELIVERY_SETTINGS.webhook('https://hooks.test'),
-  'google-ads': {
-    customer_id: '123-456-7890', developer_token: 'dev-token', access_token: 'ya29.access', merchant_id: '556677',
-    feed_country_code: 'RO', feed_language_code: 'ro', conversion_actions: { checkout_completed: '1001' },
-  },
-  linkedin: { access_token: 'AQV_TOKEN', conversion_rules: { checkout_completed: '104012' } },
-  'microsoft-ads': { tag_id: '97247724', access_token: 'uet-capi-TOKEN' },
-  pinterest: { ad_account_id: '549755885175', access_token: 'pina_TOKEN' },
-  reddit: { pixel_id: 'a2_gp7k2m9xq1', access_token: 'rdt_TOKEN' },
-  snapchat: { pixel_id: '0c5c1b2a-9f3e-4d6a-8b7c-1e2f3a4b5c6d', access_token: 'snap_TOKEN' },
+/**
+ * Each plugin's own example settings (its example-settings.ts), so every destination is covered
+ * with nothing named here; beyond them, settings that take a plugin down a longer path.
+ */
+const MORE_SETTINGS: Record<string, Record<string, unknown>> = {
+  // Cart data: the products become the conversion's items.
+  'google-ads': { merchant_id: '556677', feed_country_code: 'RO', feed_language_code: 'ro' },
 };
 
 const VARIANTS: Record<string, unknown>[] = [
@@ -69,12 +63,12 @@ describe('mapping and request building leave their inputs as they were', () => {
     VARIANTS.map((over, i) => validateEvent(checkout(`R-${i}`, over), ctx).event as NormalizedEvent);
 
   before(async () => {
-    plugins = await loadPlugins(join(ROOT, 'plugins'));
-    const loaded = loadRules(join(ROOT, 'rules'), { pluginsDir: join(ROOT, 'plugins') });
+    plugins = await shippedPlugins();
+    const loaded = loadRules(shippedFolders().rulesDir, { pluginsDir: PLUGINS_DIR });
     if (!loaded.ok) throw new Error('the shipped rules do not load');
     rules = loaded.ruleSet;
     destinations = [...plugins.keys()].map((type) => ({
-      id: `dst_${type}`, scriptId: ACCOUNT.scriptId, type, name: type, enabled: true, settings: SETTINGS[type],
+      id: `dst_${type}`, scriptId: ACCOUNT.scriptId, type, name: type, enabled: true, settings: { ...SETTINGS[type](`https://${type}.test`), ...MORE_SETTINGS[type] },
     }) as unknown as DestinationRecord);
   });
 

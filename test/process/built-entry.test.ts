@@ -31,24 +31,35 @@ function copyProject(): string {
   return dir;
 }
 
-/** A destination plugin written after the build: the webhook under another name, using a module of src/. */
+/** A destination plugin written after the build: the webhook under another name, using the SDK. */
 const LATE_PLUGIN = `import webhook from '../webhook/index.ts';
-import { isSuccessStatus } from '../../src/destinations/http-status.ts';
-import type { DestinationPlugin } from '../../src/destinations/types.ts';
+import { isSuccessStatus, type DestinationPlugin } from 'tracklane/sdk';
 
 const late: DestinationPlugin = { ...webhook, name: 'late-hook', description: \`added after the build (204 is a success: \${isSuccessStatus(204)})\` };
 export default late;
+`;
+
+/** A destination plugin in a folder outside the project (PLUGINS_DIR), built on the SDK alone. */
+const OUTSIDE_PLUGIN = `import { COMMON_SETTINGS_PROPERTIES, isSuccessStatus, type DestinationPlugin } from 'tracklane/sdk';
+
+const plugin: DestinationPlugin = {
+  name: 'outside-hook', version: '1.0.0', category: 'webhook', consent: null, description: 'a plugin kept outside the project',
+  settingsSchema: { type: 'object', properties: { ...COMMON_SETTINGS_PROPERTIES, key: { type: 'string' } }, required: ['key'], additionalProperties: false },
+  secretSettings: ['key'], identifiers: null, batch: { maxEvents: 1 },
+  buildRequests: () => [], classifyResponse: (r) => (isSuccessStatus(r.status) ? { outcome: 'success' } : { outcome: 'permanent', message: 'no' }),
+};
+export default plugin;
 `;
 
 describe('process: npm start runs the build in dist/', function () {
   this.timeout(180_000);
   let project: string;
   let server: SpawnedServer | undefined;
-  const start = (): Promise<SpawnedServer> =>
+  const start = (env: Record<string, string> = {}): Promise<SpawnedServer> =>
     // The copy's own folders: spawnServer's defaults are this checkout's shipped ones.
     spawnServer({
       DATA_DIR: join(project, 'data'), ADMIN_TOKEN,
-      RULES_DIR: join(project, 'rules'), PLUGINS_DIR: join(project, 'plugins'), CUSTOMERS_DIR: join(project, 'customers'),
+      RULES_DIR: join(project, 'rules'), PLUGINS_DIR: join(project, 'plugins'), CUSTOMERS_DIR: join(project, 'customers'), ...env,
     }, 60_000, project, ['npm', 'start']).then((s) => (server = s));
   const stop = async () => {
     if (server === undefined) return;
@@ -87,13 +98,16 @@ describe('process: npm start runs the build in dist/', function () {
     expect(await waitFor(() => /"customer":"acme","endpoint":"lead-sync".*"msg":"custom endpoint loaded without a restart"/.test(s.output()), 15_000), s.output()).to.equal(true);
   });
 
-  it('loads a plugin folder added after the build', async () => {
+  it('loads a plugin folder added after the build, and one outside the project importing the SDK', async () => {
     mkdirSync(join(project, 'plugins/late-hook'));
     writeFileSync(join(project, 'plugins/late-hook/index.ts'), LATE_PLUGIN);
-    const s = await start();
+    const outside = tempDir('tl-built-outside-');
+    mkdirSync(join(outside, 'outside-hook'));
+    writeFileSync(join(outside, 'outside-hook/index.ts'), OUTSIDE_PLUGIN);
+    const s = await start({ PLUGINS_DIR: outside });
     expect(s.output()).to.include('"code":"dist"');
     const plugins = (await (await admin('/admin/plugins')).json()) as { items: { name: string }[] };
-    expect(plugins.items.map((p) => p.name)).to.include.members(['late-hook', 'webhook']);
+    expect(plugins.items.map((p) => p.name)).to.include.members(['late-hook', 'outside-hook', 'webhook']);
     const listed = await run(process.execPath, [join(project, 'src/cli/bin.mjs'), 'plugins', 'list'], project, { DATA_DIR: join(project, 'data') });
     expect(listed.stdout).to.match(/^late-hook\s+1\.\d+\.\d+\s+/m);
   });

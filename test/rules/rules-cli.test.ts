@@ -1,17 +1,19 @@
-// `tracklane rules check`, run as an operator would: the real CLI with RULES_DIR set.
+// `tracklane rules check`, run as an operator would: the real CLI with RULES_DIR set, in a copy
+// of the project without plugins/ (the shipped plugins' rules.json would count too), so only
+// the fixture's files and the plugin folders a test lists count.
 import { expect } from 'chai';
 import { execFile } from 'node:child_process';
 import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { fileURLToPath } from 'node:url';
+import { copyProject } from '../helpers/project-copy.ts';
 
-const ROOT = fileURLToPath(new URL('../../', import.meta.url));
-const FIXTURES = join(ROOT, 'test/rules/fixtures');
+let ROOT: string;
+let FIXTURES: string;
 
-/** The CLI on `rulesDir`; PLUGINS_DIR names no folder unless given, so only the fixture's files count. */
+/** The CLI on `rulesDir`; only the fixture's files count. */
 function run(rulesDir: string, ...args: string[]): Promise<{ code: number; stdout: string; stderr: string }> {
-  return runWith({ RULES_DIR: rulesDir, PLUGINS_DIR: join(FIXTURES, 'no-plugins-here') }, ...args);
+  return runWith({ RULES_DIR: rulesDir }, ...args);
 }
 
 function runWith(vars: Record<string, string>, ...args: string[]): Promise<{ code: number; stdout: string; stderr: string }> {
@@ -25,6 +27,11 @@ function runWith(vars: Record<string, string>, ...args: string[]): Promise<{ cod
 
 describe('cli: rules check', function () {
   this.timeout(30_000);
+  before(() => {
+    ROOT = copyProject('tl-rules-cli-', ['package.json', 'tsconfig.json', 'src', 'test/rules/fixtures']);
+    FIXTURES = join(ROOT, 'test/rules/fixtures');
+  });
+  after(() => rmSync(ROOT, { recursive: true, force: true }));
 
   it('valid rules: exit 0 with counts', async () => {
     const [json, text] = await Promise.all([

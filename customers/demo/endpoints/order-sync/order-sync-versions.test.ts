@@ -7,8 +7,7 @@ import { expect } from 'chai';
 import { copyFileSync, mkdirSync, readFileSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { startEndpointHarness, type EndpointHarness } from '../../../../test/customers/endpoint-harness.ts';
-import { startTestServer, tempDir, waitFor, type TestServer } from '../../../../test/helpers/test-server.ts';
+import { startEndpointHarness, type EndpointHarness, startTestServer, tempDir, waitFor, type TestServer } from 'tracklane/sdk/testing';
 
 const DIR = fileURLToPath(new URL('.', import.meta.url));
 const KEY = { 'x-api-key': 'demo_order_sync_key_3f9a1c7e52b84d06' };
@@ -60,9 +59,10 @@ describe('demo/order-sync: versions 1 and 2', () => {
     let root: string;
     let s: TestServer;
     before(async () => {
-      // The demo as it is once retired: version 2's folder (linked, so its imports resolve), endpoint.json without version 1.
+      // The demo as it is once retired: version 2's folder (linked, so its imports resolve), endpoint.json without version 1,
+      // as another customer's (the shipped demo customer keeps serving both versions beside it).
       root = tempDir('tl-retired-');
-      const ep = join(root, 'demo/endpoints/order-sync');
+      const ep = join(root, 'demo-retired/endpoints/order-sync');
       mkdirSync(join(ep, 'versions'), { recursive: true });
       symlinkSync(join(DIR, 'versions/2'), join(ep, 'versions/2'), 'dir');
       copyFileSync(join(DIR, 'README.md'), join(ep, 'README.md'));
@@ -78,7 +78,7 @@ describe('demo/order-sync: versions 1 and 2', () => {
 
     it('a client naming version 1, or an account still pinned to it, is refused with the versions served', async () => {
       const a = await s.account({ tier: 'CUSTOM' });
-      await s.accounts.update(a.scriptId, { customer: 'demo' });
+      await s.accounts.update(a.scriptId, { customer: 'demo-retired' });
       const named = await s.post('/service/custom/order-sync', example(1), { account: a, query: `id=${a.scriptId}&env=test`, headers: { ...KEY, 'x-service-endpoint-version': '1' } });
       expect(named.status, named.text).to.equal(400);
       expect(named.body).to.deep.equal({

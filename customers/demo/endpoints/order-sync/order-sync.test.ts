@@ -4,11 +4,7 @@
 import { expect } from 'chai';
 import { readFileSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
-import { startEndpointHarness, type EndpointHarness } from '../../../../test/customers/endpoint-harness.ts';
-import { createDestinationService } from '../../../../src/destinations/destination-service.ts';
-import { openCustomRecordStore } from '../../../../src/store/sqlite/custom-records.ts';
-import { sqliteFile } from '../../../../src/store/open-store.ts';
-import type { TestAccount } from '../../../../test/helpers/test-server.ts';
+import { startEndpointHarness, type EndpointHarness, type TestAccount } from 'tracklane/sdk/testing';
 
 const DIR = fileURLToPath(new URL('.', import.meta.url));
 /** The demo key (endpoint.json holds only its SHA-256), and version 1 named as its clients name it. */
@@ -24,8 +20,7 @@ describe('demo/order-sync', () => {
     // A second account with a GA4 destination, used only with env=test: its preview shows
     // the native requests, and nothing is ever queued for delivery.
     viewer = await h.makeAccount();
-    await createDestinationService(h.server.running.store, h.server.running.plugins)
-      .add(viewer.scriptId, 'ga4', { measurement_id: 'G-ORDERSYNC1', api_secret: 'ga4-demo-secret' });
+    await h.server.addDestination(viewer.scriptId, 'ga4', { measurement_id: 'G-ORDERSYNC1', api_secret: 'ga4-demo-secret' });
   });
   after(() => h.close());
 
@@ -84,13 +79,8 @@ describe('demo/order-sync', () => {
       ['checkout_completed', 'ORD-10002', 'accepted', 'custom:order-sync'],
       ['order_canceled', 'ORD-09987', 'accepted', 'custom:order-sync'],
     ]);
-    const records = openCustomRecordStore(sqliteFile(h.server.config));
-    try {
-      const rows = await records.list({ scriptId: h.account.scriptId, endpoint: 'order-sync' });
-      expect(rows.map((x) => [x.type, x.key])).to.deep.equal([['order_status', 'ORD-09950:shipped']]);
-    } finally {
-      await records.close();
-    }
+    const rows = await h.server.customRecords({ scriptId: h.account.scriptId, endpoint: 'order-sync' });
+    expect(rows.map((x) => [x.type, x.key])).to.deep.equal([['order_status', 'ORD-09950:shipped']]);
   });
 
   it('the same batch again: every order reported as a duplicate, nothing forwarded twice', async () => {

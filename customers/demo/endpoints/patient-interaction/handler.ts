@@ -3,7 +3,7 @@
 // record, so they are never stored, logged or sent. No health detail (what the visit was
 // about) goes into the event either: advertising platforms must not receive health data.
 import { createHash } from 'node:crypto';
-import type { CustomHandler, StandardEventPayload } from '../../../../src/customers/types.ts';
+import type { CustomHandler, StandardEventPayload } from 'tracklane/sdk';
 
 export interface PatientInteractionBody {
   interaction_id: string;

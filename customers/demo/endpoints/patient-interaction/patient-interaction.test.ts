@@ -6,10 +6,7 @@ import { createHash } from 'node:crypto';
 import { existsSync, readFileSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 import { SignJWT } from 'jose';
-import { startEndpointHarness, type EndpointHarness } from '../../../../test/customers/endpoint-harness.ts';
-import { createDestinationService } from '../../../../src/destinations/destination-service.ts';
-import { sqliteFile } from '../../../../src/store/open-store.ts';
-import type { TestAccount } from '../../../../test/helpers/test-server.ts';
+import { startEndpointHarness, type EndpointHarness, type TestAccount } from 'tracklane/sdk/testing';
 
 const DIR = fileURLToPath(new URL('.', import.meta.url));
 const SECRET = new TextEncoder().encode('demo-only-hs256-secret-patient-interaction-7c1e');
@@ -42,8 +39,7 @@ describe('demo/patient-interaction', () => {
     h = await startEndpointHarness(DIR, { env: { TRUST_PROXY: '127.0.0.1' } });
     viewer = await h.makeAccount({ country: 'RO' });
     // Only ever used with env=test: shows what Meta would receive, and nothing is queued.
-    await createDestinationService(h.server.running.store, h.server.running.plugins)
-      .add(viewer.scriptId, 'meta-capi', { pixel_id: '111222333', access_token: 'meta-demo-token' });
+    await h.server.addDestination(viewer.scriptId, 'meta-capi', { pixel_id: '111222333', access_token: 'meta-demo-token' });
     auth = { authorization: `Bearer ${await token()}` };
   });
   after(() => h.close());
@@ -83,7 +79,7 @@ describe('demo/patient-interaction', () => {
     ]);
     expect(r.body.custom_data.records_stored).to.equal(0);
     await h.server.running.writer.drain();
-    const file = sqliteFile(h.server.config);
+    const file = h.server.databaseFile;
     const bytes = [file, `${file}-wal`].filter(existsSync).map((f) => readFileSync(f).toString('latin1')).join('\n');
     // Positive control: the stored event is in what was read.
     expect(bytes).to.include(sha256('maria.ionescu@example.com'));

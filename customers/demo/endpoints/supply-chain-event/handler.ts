@@ -2,8 +2,7 @@
 // (out for a dispatch, in for a receipt or return, as given for an adjustment); shipments
 // get a shipment_status record. A delivery with an order id emits the event named in
 // settings.delivered_event (the account must approve it); a full return, order_canceled.
-import type { CustomHandler, CustomRecord, StandardEventPayload } from '../../../../src/customers/types.ts';
-import { customValidationError } from '../../../../src/customers/custom-validation-error.ts';
+import { type CustomHandler, type CustomRecord, type StandardEventPayload, customValidationError } from 'tracklane/sdk';
 
 export type SupplyChainEventType = 'shipment_dispatched' | 'shipment_delivered' | 'stock_received' | 'stock_adjusted' | 'return_received';
 

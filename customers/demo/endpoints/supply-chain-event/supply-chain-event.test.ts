@@ -3,8 +3,7 @@
 // accepted; a full return cancels the order; refusals naming their field.
 import { expect } from 'chai';
 import { fileURLToPath } from 'node:url';
-import { startEndpointHarness, type EndpointHarness } from '../../../../test/customers/endpoint-harness.ts';
-import type { TestAccount } from '../../../../test/helpers/test-server.ts';
+import { startEndpointHarness, type EndpointHarness, type TestAccount } from 'tracklane/sdk/testing';
 
 const DIR = fileURLToPath(new URL('.', import.meta.url));
 

@@ -4,8 +4,7 @@
 // the shop's own checkout_completed (with the buyer and consent) is the conversion, and a
 // poorer copy from the processor must not win the dedup race against it. Messages
 // summarise the batch per currency.
-import type { CustomHandler, CustomRecord, StandardEventPayload } from '../../../../src/customers/types.ts';
-import { customValidationError } from '../../../../src/customers/custom-validation-error.ts';
+import { type CustomHandler, type CustomRecord, type StandardEventPayload, customValidationError } from 'tracklane/sdk';
 
 export interface Transaction {
   transaction_id: string;

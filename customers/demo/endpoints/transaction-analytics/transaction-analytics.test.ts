@@ -5,14 +5,7 @@
 import { expect } from 'chai';
 import { createHmac } from 'node:crypto';
 import { fileURLToPath } from 'node:url';
-import { startEndpointHarness, type EndpointHarness } from '../../../../test/customers/endpoint-harness.ts';
-import { openCustomRecordStore } from '../../../../src/store/sqlite/custom-records.ts';
-import { sqliteFile } from '../../../../src/store/open-store.ts';
-import { INTAKE_PATHS } from '../../../../src/http/intake-routes.ts';
-import { checkout } from '../../../../test/delivery/delivery-fixture.ts';
-import { startDestinationDouble } from '../../../../test/helpers/destination-double.ts';
-import { waitFor } from '../../../../test/helpers/test-server.ts';
-import { createDestinationService } from '../../../../src/destinations/destination-service.ts';
+import { INTAKE_PATHS, startDestinationDouble, startEndpointHarness, waitFor, type EndpointHarness } from 'tracklane/sdk/testing';
 
 const DIR = fileURLToPath(new URL('.', import.meta.url));
 const SECRET = 'demo-only-hmac-secret-transaction-analytics-51d0';
@@ -72,15 +65,10 @@ describe('demo/transaction-analytics', () => {
     body.transactions[1].status = 'approved'; // the processor retried the declined one
     const again = await post(body);
     expect(again.status).to.equal(200);
-    const records = openCustomRecordStore(sqliteFile(h.server.config));
-    try {
-      const rows = await records.list({ scriptId: h.account.scriptId, endpoint: 'transaction-analytics' });
-      expect(rows.map((x) => [x.key, x.data.status]).sort()).to.deep.equal([
-        ['TX-7781001', 'approved'], ['TX-7781002', 'approved'], ['TX-7781003', 'approved'],
-      ]);
-    } finally {
-      await records.close();
-    }
+    const rows = await h.server.customRecords({ scriptId: h.account.scriptId, endpoint: 'transaction-analytics' });
+    expect(rows.map((x) => [x.key, x.data.status]).sort()).to.deep.equal([
+      ['TX-7781001', 'approved'], ['TX-7781002', 'approved'], ['TX-7781003', 'approved'],
+    ]);
     expect(again.body.custom_data.events.map((e: any) => [e.event_id, e.status])).to.deep.equal([
       ['TX-7781001', 'duplicate'],
       ['TX-7781002', 'accepted'],
@@ -88,7 +76,14 @@ describe('demo/transaction-analytics', () => {
   });
 
   it('the shop\'s own checkout_completed for the same order is accepted whichever arrives first, with its buyer', async () => {
-    const shop = (order: string) => checkout(order, { user: { email: 'buyer@example.com' } });
+    const shop = (order: string) => ({
+      event: { name: 'checkout_completed', id: order, value: 120.5, currency: 'EUR' },
+      context: { environment: 'prod', data_source: 'website', url: 'https://shop.example.com/thanks', user_agent: 'Mozilla/5.0 test' },
+      products: [{ id: 'MUG-1', name: 'Mug', price_base: 59.99, price: 49.99, quantity: 2, category: 'Kitchen', tax_included: true, tax_percent: 19 }],
+      user: { email: 'buyer@example.com' },
+      consent: { analytics: true, marketing: true, personalization: true },
+      cookies: [{ name: '_ga', value: 'GA1.1.1234567890.1700000000' }, { name: '_fbp', value: 'fb.1.1700000000000.1234567890' }],
+    });
     const batch = (tx: string, order: string) => {
       const b = example();
       b.transactions = [{ ...b.transactions[0], transaction_id: tx, order_id: order }];
@@ -117,8 +112,7 @@ describe('demo/transaction-analytics', () => {
     const hook = await startDestinationDouble();
     try {
       const account = await h.makeAccount();
-      await createDestinationService(h.server.running.store, h.server.running.plugins, { checkUrl: () => null })
-        .add(account.scriptId, 'webhook', { url: `${hook.url}/in`, secret: 'whsec_AQIDBAUGBwgJCgsMDQ4PEBESExQVFhcYGRobHB0eHyA=' });
+      await h.server.addDestination(account.scriptId, 'webhook', { url: `${hook.url}/in`, secret: 'whsec_AQIDBAUGBwgJCgsMDQ4PEBESExQVFhcYGRobHB0eHyA=' });
       const body = example();
       body.transactions = [{ ...body.transactions[0], transaction_id: 'TX-REPLAY', order_id: 'ORD-REPLAY' }];
       const { raw, headers } = signed(body);

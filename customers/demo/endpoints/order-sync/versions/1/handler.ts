@@ -1,8 +1,7 @@
 // order-sync version 1 (the first shape; version 2 is current): a batch from the ERP. Each order → checkout_completed; each cancellation →
 // order_canceled; shipped/delivered/refunded → an order_status record (no standard event
 // fits them). One message per order and per status change says what became of it.
-import type { CustomHandler, CustomRecord, StandardEventPayload } from '../../../../../../src/customers/types.ts';
-import { customValidationError } from '../../../../../../src/customers/custom-validation-error.ts';
+import { type CustomHandler, type CustomRecord, type StandardEventPayload, customValidationError } from 'tracklane/sdk';
 
 export interface OrderItem {
   sku: string;
