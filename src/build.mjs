@@ -42,7 +42,10 @@ if (run.status !== 0) {
   process.exit(run.status ?? 1);
 }
 // The compiled modules import them (src/load-module.ts); plain JavaScript, not compiled.
-for (const file of ['src/build-state.cjs', 'src/sdk/resolve-sdk.cjs', 'src/sdk/resolve-hooks.mjs']) copyFileSync(join(root, file), join(next, file));
+for (const file of ['src/build-state.cjs', 'src/sdk/resolve-sdk.cjs', 'src/sdk/resolve-hooks.mjs']) {
+  mkdirSync(dirname(join(next, file)), { recursive: true });
+  copyFileSync(join(root, file), join(next, file));
+}
 // The shipped plugins and endpoints import the SDK by its package name, which Node resolves
 // (package.json "exports") to the TypeScript sources: in their compiled copies it names the
 // compiled SDK instead, so they run on the very modules the compiled core runs.

@@ -6,6 +6,7 @@ import { execFile } from 'node:child_process';
 import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
 import { copyProject } from '../helpers/project-copy.ts';
 
 let ROOT: string;
@@ -89,7 +90,8 @@ describe('cli: rules check', function () {
 
   it('a literal output the native schema refuses fails the check with its path; computed values and the shipped rules pass', async () => {
     const rules = mkdtempSync(join(tmpdir(), 'tl-cli-literal-'));
-    const plugins = join(ROOT, 'plugins');
+    // The checkout's own plugins, listed: the project copy the CLI runs from ships none.
+    const plugins = fileURLToPath(new URL('../../plugins', import.meta.url));
     try {
       const ga4 = (first: Record<string, unknown>) => JSON.stringify({ destination: 'ga4', rules: [
         { id: 'ga4.lead', event: 'lead', output: { ...first, 'params.value': { var: 'event.value' } } },
