@@ -13,16 +13,16 @@ export interface LaneClaims {
   notify(): void;
   /** Claims a batch into the queue (pump() calls it when the queue runs low and a claim is wanted). */
   claimAndQueue(): Promise<void>;
-  /** Leases up to `limit` due deliveries and turns them into requests. */
-  claim(limit: number): Promise<{ units: Unit[]; claimed: number }>;
+  /** Leases up to `limit` due deliveries (due retries first; `retriesOnly`: nothing else) and turns them into requests. */
+  claim(limit: number, opts?: { retriesOnly?: boolean }): Promise<{ units: Unit[]; claimed: number }>;
 }
 
 export function createLaneClaims(deps: LaneDeps, s: LaneState, units: LaneUnits, log: Record<string, unknown>, pump: () => void): LaneClaims {
-  async function claim(limit: number): Promise<{ units: Unit[]; claimed: number }> {
+  async function claim(limit: number, opts?: { retriesOnly?: boolean }): Promise<{ units: Unit[]; claimed: number }> {
     const claimId = deps.nextClaimId();
     const now = deps.clock();
     const leaseUntil = now + deps.leaseMs;
-    const claimed = await deps.store.claimDeliveries(s.dest.id, claimId, now, leaseUntil, limit);
+    const claimed = await deps.store.claimDeliveries(s.dest.id, claimId, now, leaseUntil, limit, opts);
     if (deps.remap !== undefined && claimed.some((d) => d.remap !== undefined)) await deps.remap(s.dest, claimed);
     return { units: claimed.length > 0 ? units.build(claimed, claimId, leaseUntil) : [], claimed: claimed.length };
   }

@@ -2,7 +2,7 @@
 // short or the lane stopped sending; send within the lane's limit (lane-timeouts.ts); judge
 // the answer into delivery updates, each delivery by its own verdict (per-event.ts), queueing
 // first what the receiver never processed; free the slot; record the attempt and what it sent
-// (secrets masked: sent-request.ts; group commit); report it (metrics, log line); pause the lane when the record says the destination is paused. A
+// (secrets masked: sent-request.ts; group commit); time its retries (lane-retries.ts); report it (metrics, log line); pause the lane when the record says the destination is paused. A
 // record that fails leaves the lease to run out: the deliveries come due again. A destination
 // configured with OAuth sends with a token from the shared cache (oauth/authorized-send.ts).
 import type { OutboundRequest } from '../destinations/types.ts';
@@ -12,6 +12,7 @@ import type { LaneDeps } from './lane-deps.ts';
 import { logDeliveryFailure, observeAttempt } from './lane-report.ts';
 import { isActive, isIdle, type LaneState, type Unit } from './lane-state.ts';
 import { noteAttempt, sendLimit, type SendLimit } from './lane-timeouts.ts';
+import type { LaneRetries } from './lane-retries.ts';
 import type { LaneUnits } from './lane-units.ts';
 import { nextUpdate, verdictOf, withRow, type Verdict } from './retry-policy.ts';
 import type { AttemptRecord, ClaimedDelivery, DeliveryUpdate, RecordResult } from './types.ts';
@@ -45,7 +46,7 @@ interface Judgement {
   at: number;
 }
 
-export function createLaneSend(deps: LaneDeps, s: LaneState, units: LaneUnits, log: Record<string, unknown>, pump: () => void) {
+export function createLaneSend(deps: LaneDeps, s: LaneState, units: LaneUnits, log: Record<string, unknown>, pump: () => void, retries: Pick<LaneRetries, 'note'>) {
   /** Occupies a send slot; the returned function frees it once (and lets the lane send more). */
   function takeSlot(): () => void {
     s.inflight++;
@@ -146,6 +147,7 @@ export function createLaneSend(deps: LaneDeps, s: LaneState, units: LaneUnits, l
   async function recordAndReport(unit: Unit, sent: Sent, j: Judgement): Promise<void> {
     try {
       const rec = await deps.recorder.record(attemptRecord(unit, sent, j));
+      retries.note(j.updates, j.at);
       report(sent, j, rec);
       pauseIfRecorded(rec, j);
     } finally {

@@ -46,6 +46,15 @@ export interface LaneState {
     /** notify() calls so far: a claim that read the store before the last one cannot say it is empty. */
     notified: number;
   };
+  /** Retries this lane recorded (lane-retries.ts): claimed when they come due, ahead of the queue. */
+  retries: {
+    /** Their due times, not claimed yet (a min-heap). */
+    due: number[];
+    /** One has come due: the due retries are claimed next, into the head of the queue. */
+    wanted: boolean;
+    /** When `timers.retry` fires (null: not set). */
+    timerAt: number | null;
+  };
   /** Requests built and leased, waiting for a send slot. */
   queue: Unit[];
   hold: Hold | null;
@@ -60,6 +69,8 @@ export interface LaneState {
     wake?: NodeJS.Timeout;
     /** A batching lane waits this out after notify() so that its claim fills a batch. */
     linger?: NodeJS.Timeout;
+    /** The earliest retry noted comes due. */
+    retry?: NodeJS.Timeout;
   };
   /** When saturated() first saw this lane short of room (null: it has room). */
   shortSince: number | null;
@@ -75,6 +86,7 @@ export function createLaneState(dest: ActiveDestination, plugin: LoadedPlugin | 
     plugin,
     phase: 'created',
     claims: { wanted: true, running: false, failures: 0, notified: 0 },
+    retries: { due: [], wanted: false, timerAt: null },
     queue: [],
     hold: null,
     inflight: 0,

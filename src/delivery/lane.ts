@@ -1,13 +1,15 @@
 // One destination's send lane: its own queue, concurrency and timers, so a slow or dead
 // destination never holds up another. Work comes in two ways: handed off by the fan-out,
 // already leased (lane-handoffs.ts), only while nothing is due in the store for it; else
-// claimed from the store, oldest due first (lane-claims.ts). pump() moves queued requests
+// claimed from the store, due retries first, then oldest due first (lane-claims.ts); and the
+// retries it recorded, claimed as they come due into the head of its queue (lane-retries.ts). pump() moves queued requests
 // into free slots (lane-send.ts) and asks for a claim when the queue runs low. The state all
 // parts share is one object (lane-state.ts).
 import type { LoadedPlugin } from '../destinations/load-plugins.ts';
 import { createLaneClaims } from './lane-claims.ts';
 import { createLaneHandoffs } from './lane-handoffs.ts';
 import { createLaneInFlight } from './lane-in-flight.ts';
+import { createLaneRetries } from './lane-retries.ts';
 import { createLaneSend } from './lane-send.ts';
 import { claimLimit, concurrencyOf, createLaneState, isActive, isIdle, isRunning, maxEvents } from './lane-state.ts';
 import { createLaneUnits } from './lane-units.ts';
@@ -49,7 +51,8 @@ export function createLane(deps: LaneDeps, initial: ActiveDestination, initialPl
   const units = createLaneUnits(deps, s, log);
   const handoffs = createLaneHandoffs(deps, s, units, pump);
   const claims = createLaneClaims(deps, s, units, log, pump);
-  const sendUnit = createLaneSend(deps, s, units, log, pump);
+  const retries = createLaneRetries(deps, s, claims, log, pump);
+  const sendUnit = createLaneSend(deps, s, units, log, pump, retries);
   const inFlight = createLaneInFlight(deps, s, log);
 
   /** Fills free slots from the queue, then claims more when a claim is wanted and the queue runs low. */
@@ -57,7 +60,10 @@ export function createLane(deps: LaneDeps, initial: ActiveDestination, initialPl
     if (!isRunning(s)) return;
     const concurrency = concurrencyOf(s, deps.concurrency);
     while (s.inflight < concurrency && s.queue.length > 0) void sendUnit(s.queue.shift()!);
-    if (!isActive(s) || !s.claims.wanted || s.claims.running || s.timers.linger !== undefined) return;
+    if (!isActive(s) || s.claims.running) return;
+    // A retry came due: it goes ahead of whatever is queued.
+    if (s.retries.wanted && s.claims.failures === 0) return void retries.claimDue();
+    if (!s.claims.wanted || s.timers.linger !== undefined) return;
     // Refill before the slots run dry; big batches wait until the queue is empty, so a slow
     // destination never holds thousands of leased events that it cannot send yet.
     if (s.queue.length >= (maxEvents(s) > 1 ? 1 : concurrency)) return;
@@ -114,6 +120,7 @@ export function createLane(deps: LaneDeps, initial: ActiveDestination, initialPl
     async stop() {
       s.phase = 'stopped';
       inFlight.stop();
+      retries.stop();
       clearTimeout(s.timers.wake);
       clearTimeout(s.timers.linger);
       handoffs.flushHold(); // stopped now: hands the held deliveries back

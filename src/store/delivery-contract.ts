@@ -210,8 +210,12 @@ export interface DeliveryStore {
    * is held. An event whose lease was lost is left to its new holder.
    */
   completeFanOut(claimId: string, now: number, results: readonly FanOutResult[]): Promise<FanOutCommit>;
-  /** Leases up to `limit` due pending deliveries of a destination, oldest due first. */
-  claimDeliveries(destinationId: string, claimId: string, now: number, leaseUntil: number, limit: number): Promise<ClaimedDelivery[]>;
+  /**
+   * Leases up to `limit` due pending deliveries of a destination: due retries (attempted
+   * before) first, then first attempts, each oldest due first, and answers them in that order.
+   * `retriesOnly`: due retries and nothing else.
+   */
+  claimDeliveries(destinationId: string, claimId: string, now: number, leaseUntil: number, limit: number, opts?: { retriesOnly?: boolean }): Promise<ClaimedDelivery[]>;
   /** When the destination's next pending delivery is due (a leased one: when its lease ends); null if none. */
   nextDue(destinationId: string): Promise<number | null>;
   /**

@@ -237,6 +237,28 @@ for (const kind of STORE_KINDS) describe(`delivery: ${STORE_LABEL[kind]} deliver
     expect(await store.deliveries.claimDeliveries(DEST, 'p3#1', T0 + 5_000, T0 + 10_000, 10)).to.have.length(10);
   });
 
+  it('a claim takes due retries before first attempts, however much older the first attempts are due; retriesOnly takes the retries alone', async () => {
+    await seed(2, T0);
+    const [r1, r2] = await store.deliveries.claimDeliveries(DEST, 'lane#1', T0, T0 + 1_000, 2);
+    // Both refused: retries due at T0 + 10 s and T0 + 12 s, while a backlog of first attempts, due since T0 + 1 s, waits.
+    await store.deliveries.recordAttempts([{
+      claimId: 'lane#1', destinationId: DEST, at: T0, message: 'HTTP 503', pauseAfterMs: 0,
+      http: { statusCode: 503, latencyMs: 3, responseBody: '', errorClass: null, outcome: 'retryable' },
+      updates: [{ id: r2.id, status: 'pending', attempts: 1, nextAttemptAt: T0 + 12_000 }, { id: r1.id, status: 'pending', attempts: 1, nextAttemptAt: T0 + 10_000 }],
+    }]);
+    await seed(5, T0 + 1_000);
+    const retryIds = (ds: { eventId: string | null }[]) => ds.map((d) => d.eventId);
+    expect(retryIds(await store.deliveries.claimDeliveries(DEST, 'early#1', T0 + 9_000, T0 + 60_000, 2)), 'no retry due yet: the oldest first attempts')
+      .to.deep.equal([`L-${T0 + 1_000}-0`, `L-${T0 + 1_000}-1`]);
+    const claimed = await store.deliveries.claimDeliveries(DEST, 'lane#2', T0 + 10_000, T0 + 20_000, 3);
+    expect(retryIds(claimed), 'the due retry first, then the oldest first attempts').to.deep.equal([`L-${T0}-0`, `L-${T0 + 1_000}-2`, `L-${T0 + 1_000}-3`]);
+    expect(claimed[0].attempts).to.equal(1);
+    expect(await store.deliveries.claimDeliveries(DEST, 'lane#3', T0 + 11_000, T0 + 20_000, 10, { retriesOnly: true }), 'nothing more is a due retry').to.have.length(0);
+    const retries = await store.deliveries.claimDeliveries(DEST, 'lane#3', T0 + 12_000, T0 + 20_000, 10, { retriesOnly: true });
+    expect(retryIds(retries), 'retries only: the first attempts still due are left').to.deep.equal([`L-${T0}-1`]);
+    expect(retryIds(await store.deliveries.claimDeliveries(DEST, 'lane#4', T0 + 12_000, T0 + 20_000, 10))).to.deep.equal([`L-${T0 + 1_000}-4`]);
+  });
+
   it('fencing: a stale claim cannot complete a delivery that a newer claim holds', async () => {
     await seed(1);
     const [d] = await store.deliveries.claimDeliveries(DEST, 'stale#1', T0, T0 + 1_000, 1);

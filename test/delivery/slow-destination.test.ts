@@ -1,6 +1,7 @@
 // A destination slower than its traffic: while new events keep arriving faster than it
 // answers, its refused events are still retried and its oldest events go out before much
-// newer ones (a lane fed only by handoffs used to starve what waited in the store).
+// newer ones (a lane fed only by handoffs used to starve what waited in the store); and a
+// retry that comes due goes out before the newer first attempts its lane holds.
 import { expect } from 'chai';
 import { createRetryPolicy } from '../../src/delivery/retry-policy.ts';
 import { startDestinationDouble, type DestinationDouble } from '../helpers/destination-double.ts';
@@ -102,6 +103,43 @@ for (const kind of STORE_KINDS) describe(`delivery (${STORE_LABEL[kind]}): a des
     // Nothing lost: once the load stops, every event is delivered.
     const all = await waitFor(async () => (await f.store.deliveries.list({ status: 'delivered', limit: ingested + 1 })).length === ingested, 30_000, 100);
     expect(all, `all ${ingested} events delivered after the load`).to.equal(true);
+    await d.stop(1_000);
+  });
+
+  it('a retry that comes due while the lane holds a backlog goes out before every newer first attempt', async () => {
+    const RETRY_MS = 200;
+    const scriptId = await f.account();
+    const dest = await f.destination(scriptId, 'webhook', dbl.url);
+    // One slot. ORD-A's first attempt is refused; every other first attempt is held until the
+    // retry is due and claimed, so the lane has a backlog of newer first attempts meanwhile.
+    let letGo!: () => void;
+    const held = new Promise<void>((r) => (letGo = r));
+    const seen: string[] = [];
+    dbl.otherwise((req) => {
+      const id = String(req.json<{ id: string }>().id);
+      const first = !seen.includes(id);
+      seen.push(id);
+      if (id === 'ORD-A' && first) return { status: 503, body: {} };
+      return { status: 200, body: {}, ...(first ? { until: held } : {}) };
+    });
+    for (const id of ['ORD-A', ...Array.from({ length: 8 }, (_, i) => `ORD-${i}`)]) await f.ingest(scriptId, checkout(id));
+    const d = f.dispatcher({ clock: Date.now, perDestinationConcurrency: 1, schedule: createRetryPolicy({ scheduleMs: [RETRY_MS], random: () => 0.5 }) });
+    await d.start();
+    await dbl.waitFor(() => seen.length === 2, 10_000, 'the refusal, then a held first attempt');
+    expect(seen).to.deep.equal(['ORD-A', 'ORD-0']);
+    const refusedRow = async () => (await f.store.deliveries.list({ destinationId: dest.id, eventId: 'ORD-A' }))[0];
+    expect(await waitFor(async () => (await refusedRow())?.attempts === 1, 5_000, 20), 'the refusal recorded').to.equal(true);
+    const due = (await refusedRow()).nextAttemptAt!;
+    // Claimed once due: leased, its next attempt time is its lease end. Not waited for past a few seconds.
+    await waitFor(async () => {
+      const a = await refusedRow();
+      return Date.now() > due && a.nextAttemptAt !== null && a.nextAttemptAt > due;
+    }, RETRY_MS + 5_000, 20);
+    letGo();
+    await dbl.waitFor(() => seen.length >= 3, 10_000, 'the next request');
+    expect(seen.slice(0, 3), 'the retry before the lane\'s newer first attempts').to.deep.equal(['ORD-A', 'ORD-0', 'ORD-A']);
+    await dbl.waitFor(() => seen.length === 10, 10_000, 'everything');
+    expect(seen.slice(3)).to.deep.equal(Array.from({ length: 7 }, (_, i) => `ORD-${i + 1}`));
     await d.stop(1_000);
   });
 });

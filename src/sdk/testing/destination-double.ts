@@ -1,6 +1,6 @@
 // A scriptable stand-in for a platform or webhook receiver: a real HTTP server on
 // 127.0.0.1:0 that records every request (method, path, headers, raw body) and answers
-// from a queue of scripted responses (status, headers, body, delay, hang), then a default.
+// from a queue of scripted responses (status, headers, body, delay, hang, held), then a default.
 import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
 import type { AddressInfo, Socket } from 'node:net';
 
@@ -13,6 +13,8 @@ export interface ScriptedResponse {
   delayMs?: number;
   /** Never answer (the socket stays open until the double closes). */
   hang?: boolean;
+  /** Answer once this settles (a receiver held until the test lets it go). */
+  until?: Promise<unknown>;
 }
 
 export interface RecordedRequest {
@@ -48,8 +50,9 @@ export async function startDestinationDouble(): Promise<DestinationDouble> {
   const sockets = new Set<Socket>();
   const timers = new Set<NodeJS.Timeout>();
 
-  const answer = (res: ServerResponse, r: ScriptedResponse) => {
+  const answer = (res: ServerResponse, r: ScriptedResponse): void => {
     if (r.hang) return;
+    if (r.until) return void r.until.then(() => answer(res, { ...r, until: undefined }));
     const body = r.body === undefined ? '' : typeof r.body === 'string' ? r.body : JSON.stringify(r.body);
     const headers: Record<string, string> = { 'content-type': 'application/json', ...r.headers };
     const send = () => {

@@ -32,17 +32,22 @@ function unstoredColumns(rows: readonly UnstoredRow[]): unknown[][] {
 
 export function pgDeliveryStore(pool: pg.Pool): DeliveryStore {
   return {
-    async claimDeliveries(destinationId, claimId, now, leaseUntil, limit) {
+    async claimDeliveries(destinationId, claimId, now, leaseUntil, limit, opts = {}) {
       // In a relaxed transaction: a claim is bookkeeping, and an fsync per claim was the
-      // largest wait PostgreSQL showed under load.
-      const rows = await tx(pool, async (c) => (await c.query<ClaimRow>({ name: 'tl_claim_deliveries', text: `WITH due AS (
-          SELECT id FROM deliveries WHERE destination_id = $1 AND status = 'pending' AND next_attempt_at <= $2
+      // largest wait PostgreSQL showed under load. Due retries first (index deliveries_retry_due),
+      // then first attempts up to the limit ($6: none, retries only).
+      const rows = await tx(pool, async (c) => (await c.query<ClaimRow>({ name: 'tl_claim_deliveries', text: `WITH retries AS (
+          SELECT id FROM deliveries WHERE destination_id = $1 AND status = 'pending' AND attempts > 0 AND next_attempt_at <= $2
           ORDER BY next_attempt_at LIMIT $3 FOR UPDATE SKIP LOCKED),
+        firsts AS (
+          SELECT id FROM deliveries WHERE destination_id = $1 AND status = 'pending' AND attempts = 0 AND next_attempt_at <= $2
+          ORDER BY next_attempt_at LIMIT CASE WHEN $6::boolean THEN 0 ELSE $3 - (SELECT count(*) FROM retries) END FOR UPDATE SKIP LOCKED),
+        due AS (SELECT id FROM retries UNION ALL SELECT id FROM firsts),
         leased AS (UPDATE deliveries d SET lease_owner = $4, lease_until = $5, next_attempt_at = $5 FROM due WHERE d.id = due.id
           RETURNING d.id, d.event_seq, d.script_id, d.destination_id, d.destination_type, d.event_id, d.attempts, d.received_at, d.part)
         SELECT l.*, i.item, e.payload, e.id AS event_uuid FROM leased l LEFT JOIN events e ON e.seq = l.event_seq
-          LEFT JOIN delivery_items i ON i.delivery_id = l.id ORDER BY l.id`,
-      values: [destinationId, now, limit, claimId, leaseUntil] })).rows, relaxed);
+          LEFT JOIN delivery_items i ON i.delivery_id = l.id ORDER BY l.attempts = 0, l.id`,
+      values: [destinationId, now, limit, claimId, leaseUntil, opts.retriesOnly === true] })).rows, relaxed);
       return toClaimed(rows);
     },
 

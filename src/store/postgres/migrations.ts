@@ -120,6 +120,12 @@ const MIGRATIONS: { version: number; sql: string }[] = [
     version: 10,
     sql: `ALTER TABLE dispatch_queue ADD COLUMN map_claims INTEGER NOT NULL DEFAULT 0;`,
   },
+  {
+    // The due retries of a destination in an index of their own (as SQLite's migration 18),
+    // so a lane claims them ahead of its backlog of first attempts without reading through it.
+    version: 11,
+    sql: `CREATE INDEX deliveries_retry_due ON deliveries(destination_id, next_attempt_at) WHERE status = 'pending' AND attempts > 0;`,
+  },
 ];
 
 export const PG_SCHEMA_VERSION = MIGRATIONS[MIGRATIONS.length - 1].version;

@@ -20,6 +20,13 @@ interface DestinationRow {
   created_at: number; updated_at: number; paused_at: number | null; paused_destination_updated_at: number | null;
 }
 
+/** A destination's due pending deliveries that match `which` (literal, so a partial index applies), oldest due first, with item and event. */
+const dueSql = (which: string) => `SELECT d.id, d.event_seq, d.script_id, d.destination_id,
+    d.destination_type, d.event_id, d.attempts, d.received_at, d.part, i.item, e.payload, e.id AS event_uuid
+  FROM deliveries d LEFT JOIN events e ON e.seq = d.event_seq LEFT JOIN delivery_items i ON i.delivery_id = d.id
+  WHERE d.destination_id = ? AND d.status = 'pending' AND ${which} AND d.next_attempt_at <= ?
+  ORDER BY d.next_attempt_at LIMIT ?`;
+
 export function sqliteDeliveryStore(db: Database.Database): DeliveryStore {
   const relaxed = relaxedCommit(db);
   const q = {
@@ -42,11 +49,9 @@ export function sqliteDeliveryStore(db: Database.Database): DeliveryStore {
     insertHandoff: db.prepare<unknown[], { id: number }>(`INSERT INTO deliveries (event_seq, script_id, destination_id, destination_type, event_id, part, status,
         attempts, next_attempt_at, received_at, created_at, updated_at, lease_owner, lease_until)
       VALUES (?, ?, ?, ?, ?, ?, 'pending', 0, ?, ?, ?, ?, ?, ?) ON CONFLICT (event_seq, destination_id, part) DO NOTHING RETURNING id`),
-    due: db.prepare<[string, number, number], ClaimRow>(`SELECT d.id, d.event_seq, d.script_id, d.destination_id,
-        d.destination_type, d.event_id, d.attempts, d.received_at, d.part, i.item, e.payload, e.id AS event_uuid
-      FROM deliveries d LEFT JOIN events e ON e.seq = d.event_seq LEFT JOIN delivery_items i ON i.delivery_id = d.id
-      WHERE d.destination_id = ? AND d.status = 'pending' AND d.next_attempt_at <= ?
-      ORDER BY d.next_attempt_at LIMIT ?`),
+    // Due retries (index deliveries_retry_due, migration 18), then due first attempts: destination, now, limit.
+    dueRetries: db.prepare<[string, number, number], ClaimRow>(dueSql('d.attempts > 0')),
+    dueFirst: db.prepare<[string, number, number], ClaimRow>(dueSql('d.attempts = 0')),
     lease: db.prepare('UPDATE deliveries SET lease_owner = ?, lease_until = ?, next_attempt_at = ? WHERE id = ?'),
     nextDue: db.prepare<[string], { t: number | null }>(
       "SELECT min(next_attempt_at) AS t FROM deliveries WHERE destination_id = ? AND status = 'pending'"),
@@ -89,8 +94,9 @@ export function sqliteDeliveryStore(db: Database.Database): DeliveryStore {
       WHERE destination_id = @id AND status = 'pending' AND lease_owner IS NULL`),
   };
 
-  const claimTx = db.transaction((destinationId: string, claimId: string, now: number, leaseUntil: number, limit: number) => {
-    const rows = q.due.all(destinationId, now, limit);
+  const claimTx = db.transaction((destinationId: string, claimId: string, now: number, leaseUntil: number, limit: number, retriesOnly: boolean) => {
+    const rows = q.dueRetries.all(destinationId, now, limit);
+    if (!retriesOnly && rows.length < limit) rows.push(...q.dueFirst.all(destinationId, now, limit - rows.length));
     for (const r of rows) q.lease.run(claimId, leaseUntil, leaseUntil, r.id);
     return rows;
   });
@@ -191,8 +197,8 @@ export function sqliteDeliveryStore(db: Database.Database): DeliveryStore {
 
 
   return {
-    async claimDeliveries(destinationId, claimId, now, leaseUntil, limit) {
-      return toClaimed(relaxed(claimTx, destinationId, claimId, now, leaseUntil, limit));
+    async claimDeliveries(destinationId, claimId, now, leaseUntil, limit, opts = {}) {
+      return toClaimed(relaxed(claimTx, destinationId, claimId, now, leaseUntil, limit, opts.retriesOnly === true));
     },
     async nextDue(destinationId) {
       return q.nextDue.get(destinationId)?.t ?? null;
