@@ -1,9 +1,13 @@
 // Stops the server when the process that started it is gone. npm and npx run the server
 // under `sh -c` and forward a supervisor's SIGTERM to that shell alone; the shell (dash)
 // dies without passing it on, and the server, re-parented, would keep serving unseen.
+import { every, TICK_MS } from './poll-tick.ts';
 
-/** How often the parent is checked: a getppid() call, cheap enough to keep the delay short. */
-export const PARENT_CHECK_MS = 500;
+/**
+ * How often the parent is checked: a getppid() call, on the thread's poll tick (poll-tick.ts),
+ * so it adds no wake of its own to an idle server.
+ */
+export const PARENT_CHECK_MS = TICK_MS;
 
 /**
  * Whether the process was started by a package manager's script runner (npm start, npx,
@@ -22,11 +26,10 @@ export function startedByScriptRunner(env: NodeJS.ProcessEnv): boolean {
  * const stopWatching = watchParent(launcher, () => stop('parent process exited'));
  */
 export function watchParent(parent: number, onParentGone: () => void, everyMs = PARENT_CHECK_MS): () => void {
-  const timer = setInterval(function checkParent() {
+  const stop = every(everyMs, function checkParent() {
     if (process.ppid === parent) return;
-    clearInterval(timer);
+    stop();
     onParentGone();
-  }, everyMs);
-  timer.unref();
-  return () => clearInterval(timer);
+  });
+  return stop;
 }

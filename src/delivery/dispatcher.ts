@@ -18,6 +18,7 @@ import type { HttpSender } from './http-sender.ts';
 import { createLane, type Lane, type LaneLogger } from './lane.ts';
 import { isDeadLocalOwner, newOwnerId, ownerOf } from './owner-id.ts';
 import { createRetryPolicy, storeErrorBackoffMs, type RetryPolicy } from './retry-policy.ts';
+import { after } from '../poll-tick.ts';
 
 export interface DispatcherOptions {
   store: Store;
@@ -51,8 +52,17 @@ export interface DispatcherOptions {
   handoffCap?: number;
   /** How long the fan-out waits for a lane without room for a batch; default PACE_PATIENCE_MS. */
   pacePatienceMs?: number;
-  /** Fan-out poll interval when the queue is empty; default 50 ms. */
+  /**
+   * The fan-out's wait after a pass that claimed less than a batch; default 50 ms. Each pass in
+   * a row that claimed nothing doubles it, up to `pollMaxMs`: an idle fan-out looks at the
+   * queue once a second, not 20 times (commits wake it at once; the look finds what nothing
+   * announces: events queued by another process, a lapsed lease).
+   */
   pollMs?: number;
+  /** The longest wait between the idle fan-out's passes; default 1 s. */
+  pollMaxMs?: number;
+  /** Tests: how the fan-out waits between passes (raced with wake()); default a timer. */
+  sleep?: (ms: number) => Promise<void>;
   /** How often destinations are re-read and idle lanes look for work; default 1 s. */
   refreshMs?: number;
 }
@@ -70,8 +80,13 @@ export interface Dispatcher {
   wakeAll(): void;
 }
 
-const sleep = (ms: number) => new Promise<void>((r) => setTimeout(r, ms).unref());
+/** A second's wait is the thread's poll tick (poll-tick.ts): an idle thread wakes once for all its polls. */
+const timerSleep = (ms: number) => new Promise<void>((r) => after(ms, r));
 
+/** The fan-out's wait after `emptyPasses` passes in a row claimed nothing (0: the last one claimed some). */
+export function fanOutWaitMs(emptyPasses: number, pollMs: number, pollMaxMs: number): number {
+  return Math.min(Math.max(pollMs, pollMaxMs), pollMs * 2 ** Math.min(emptyPasses, 30));
+}
 
 export function createDispatcher(opts: DispatcherOptions): Dispatcher {
   const { store, plugins, logger } = opts;
@@ -80,6 +95,8 @@ export function createDispatcher(opts: DispatcherOptions): Dispatcher {
   const leaseMs = opts.leaseMs ?? 60_000;
   const fanOutBatch = opts.fanOutBatch ?? 200;
   const pollMs = opts.pollMs ?? 50;
+  const pollMaxMs = opts.pollMaxMs ?? 1_000;
+  const sleep = opts.sleep ?? timerSleep;
   const refreshMs = opts.refreshMs ?? 1_000;
   const pacePatienceMs = opts.pacePatienceMs ?? PACE_PATIENCE_MS;
   const abort = new AbortController();
@@ -128,7 +145,7 @@ export function createDispatcher(opts: DispatcherOptions): Dispatcher {
   const lanes = new Map<string, Lane>();
   let running = false;
   let fanOutLoop: Promise<void> | undefined;
-  let refreshTimer: NodeJS.Timeout | undefined;
+  let cancelRefresh = (): void => undefined;
   let wakeFanOut: (() => void) | undefined;
   let backingOff = false;
 
@@ -204,6 +221,7 @@ export function createDispatcher(opts: DispatcherOptions): Dispatcher {
 
   async function runFanOut(): Promise<void> {
     let failures = 0;
+    let emptyPasses = 0;
     while (running) {
       let claimed = 0;
       try {
@@ -222,8 +240,9 @@ export function createDispatcher(opts: DispatcherOptions): Dispatcher {
         continue;
       }
       if (!running) return;
+      emptyPasses = claimed === 0 ? emptyPasses + 1 : 0;
       if (claimed < fanOutBatch) {
-        await Promise.race([sleep(pollMs), new Promise<void>((r) => (wakeFanOut = r))]);
+        await Promise.race([sleep(fanOutWaitMs(emptyPasses, pollMs, pollMaxMs)), new Promise<void>((r) => (wakeFanOut = r))]);
         wakeFanOut = undefined;
       } else {
         await new Promise((r) => setImmediate(r)); // let intake requests in between batches
@@ -249,17 +268,17 @@ export function createDispatcher(opts: DispatcherOptions): Dispatcher {
       running = true;
       for (const lane of lanes.values()) lane.start();
       fanOutLoop = runFanOut();
+      // On the thread's poll tick (poll-tick.ts) at the default second.
       const tick = () => {
-        refreshTimer = setTimeout(() => {
+        cancelRefresh = after(refreshMs, () => {
           refresh().catch((err) => logger.error({ err }, 'reading destinations failed')).finally(() => running && tick());
-        }, refreshMs);
-        refreshTimer.unref();
+        });
       };
       tick();
     },
     async stop(graceMs = 5_000) {
       running = false;
-      clearTimeout(refreshTimer);
+      cancelRefresh();
       backingOff = false;
       wakeFanOut?.();
       await fanOutLoop;

@@ -7,6 +7,7 @@ import type { LaneDeps } from './lane-deps.ts';
 import { claimLimit, concurrencyOf, isActive, isRunning, maxEvents, type LaneState, type Unit } from './lane-state.ts';
 import type { LaneUnits } from './lane-units.ts';
 import { storeErrorBackoffMs } from './retry-policy.ts';
+import { after } from '../poll-tick.ts';
 
 export interface LaneClaims {
   /** New deliveries were stored for this lane. */
@@ -58,20 +59,20 @@ export function createLaneClaims(deps: LaneDeps, s: LaneState, units: LaneUnits,
   }
 
   async function scheduleWake(): Promise<void> {
-    clearTimeout(s.timers.wake);
+    s.timers.wake?.();
     if (!isRunning(s) || !isActive(s)) return;
     const next = await deps.store.nextDue(s.dest.id);
     wakeAfter(next === null ? deps.idlePollMs : Math.min(deps.idlePollMs, Math.max(0, next - deps.clock())));
   }
 
   function wakeAfter(ms: number): void {
-    clearTimeout(s.timers.wake);
+    s.timers.wake?.();
     if (!isRunning(s)) return;
-    s.timers.wake = setTimeout(() => {
+    // A second away (nothing due sooner): on the thread's poll tick with the other idle looks.
+    s.timers.wake = after(ms, () => {
       s.timers.wake = undefined;
       void wakeIfDue();
-    }, ms);
-    s.timers.wake.unref();
+    });
   }
 
   /** Claims (and stops taking handoffs) only when something is due now; else looks again later. */

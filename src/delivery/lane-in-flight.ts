@@ -15,6 +15,11 @@ export const IN_FLIGHT_UNSTORED_MS = 1_000;
 export interface LaneInFlight {
   start(): void;
   stop(): void;
+  /**
+   * The lane took handed-off deliveries: sweep every IN_FLIGHT_UNSTORED_MS until it holds none
+   * without a row (an idle lane keeps no timer).
+   */
+  took(): void;
   /** Stores what has been in the lane for a while (also what the timer runs). */
   sweep(): Promise<void>;
 }
@@ -23,7 +28,13 @@ export function createLaneInFlight(deps: LaneDeps, s: LaneState, log: Record<str
   /** Unstored deliveries seen by the last sweep: stored by the next one if still unstored. */
   let seen = new WeakSet<ClaimedDelivery>();
   let timer: NodeJS.Timeout | undefined;
+  let started = false;
   let sweeping = false;
+
+  function disarm(): void {
+    clearInterval(timer);
+    timer = undefined;
+  }
 
   /** Every unstored delivery the lane holds, with the claim it is under. */
   function unstoredNow(): { claimId: string; leaseUntil: number; deliveries: ClaimedDelivery[] }[] {
@@ -43,7 +54,10 @@ export function createLaneInFlight(deps: LaneDeps, s: LaneState, log: Record<str
     sweeping = true;
     try {
       const next = new WeakSet<ClaimedDelivery>();
-      for (const g of unstoredNow()) {
+      const groups = unstoredNow();
+      // Nothing held without a row: no sweep until the next handoff.
+      if (groups.length === 0) disarm();
+      for (const g of groups) {
         const due = g.deliveries.filter((d) => seen.has(d));
         for (const d of g.deliveries) if (!seen.has(d)) next.add(d);
         if (due.length === 0) continue;
@@ -66,13 +80,16 @@ export function createLaneInFlight(deps: LaneDeps, s: LaneState, log: Record<str
 
   return {
     start() {
-      if (timer !== undefined) return;
-      timer = setInterval(() => void sweep(), IN_FLIGHT_UNSTORED_MS);
-      timer.unref();
+      started = true;
     },
     stop() {
-      clearInterval(timer);
-      timer = undefined;
+      started = false;
+      disarm();
+    },
+    took() {
+      if (!started || timer !== undefined) return;
+      timer = setInterval(() => void sweep(), IN_FLIGHT_UNSTORED_MS);
+      timer.unref();
     },
     sweep,
   };

@@ -65,8 +65,11 @@ export interface LaneState {
   /** Attempts sent whose record is not committed yet. */
   recording: number;
   timers: {
-    /** The next look at the store while no claim is wanted (or the next try after a failed claim). */
-    wake?: NodeJS.Timeout;
+    /**
+     * Cancels the next look at the store while no claim is wanted (or the next try after a
+     * failed claim): a timer, or the thread's poll tick when a second away (poll-tick.ts).
+     */
+    wake?: () => void;
     /** A batching lane waits this out after notify() so that its claim fills a batch. */
     linger?: NodeJS.Timeout;
     /** The earliest retry noted comes due. */

@@ -87,7 +87,7 @@ export function createLane(deps: LaneDeps, initial: ActiveDestination, initialPl
       if (!isActive(s)) {
         handoffs.flushHold(); // inactive now: hands the held deliveries back
         void units.release(s.queue.splice(0));
-        clearTimeout(s.timers.wake);
+        s.timers.wake?.();
       } else if (!wasActive) {
         s.claims.wanted = true;
         pump();
@@ -96,7 +96,10 @@ export function createLane(deps: LaneDeps, initial: ActiveDestination, initialPl
     notify: claims.notify,
     offer: handoffs.offer,
     saturated: handoffs.saturated,
-    take: handoffs.take,
+    take(claimId, leaseUntil, deliveries) {
+      handoffs.take(claimId, leaseUntil, deliveries);
+      inFlight.took();
+    },
     start() {
       if (s.phase === 'created') s.phase = 'running';
       inFlight.start();
@@ -121,7 +124,7 @@ export function createLane(deps: LaneDeps, initial: ActiveDestination, initialPl
       s.phase = 'stopped';
       inFlight.stop();
       retries.stop();
-      clearTimeout(s.timers.wake);
+      s.timers.wake?.();
       clearTimeout(s.timers.linger);
       handoffs.flushHold(); // stopped now: hands the held deliveries back
       await units.release(s.queue.splice(0));

@@ -1,6 +1,14 @@
 // Prometheus metrics, on a registry per app so two apps in one test process never
 // share counters.
 import { Counter, Histogram, Registry, collectDefaultMetrics } from 'prom-client';
+import { loopDelayMetricNames, registerLoopDelay, type LoopDelay } from './loop-delay.ts';
+
+const PREFIX = 'tracklane_';
+/**
+ * prom-client's event-loop delay sampling, made never to run: its timer would fire in 24 days.
+ * Its gauges are replaced by loop-delay.ts's, which sample only while the server serves.
+ */
+const NEVER_MS = 2 ** 31 - 1;
 
 export interface Metrics {
   registry: Registry;
@@ -9,13 +17,21 @@ export interface Metrics {
   validationFailures: Counter<'code'>;
   eventsStored: Counter<'status'>;
   commitBatch: Histogram<string>;
+  /** The event-loop delay sampling, on while requests arrive (null without the default metrics). */
+  loopDelay: LoopDelay | null;
 }
 
 export function createMetrics(opts: { defaultMetrics?: boolean } = {}): Metrics {
   const registry = new Registry();
-  if (opts.defaultMetrics ?? true) collectDefaultMetrics({ register: registry, prefix: 'tracklane_' });
+  let loopDelay: LoopDelay | null = null;
+  if (opts.defaultMetrics ?? true) {
+    collectDefaultMetrics({ register: registry, prefix: PREFIX, eventLoopMonitoringPrecision: NEVER_MS });
+    for (const name of loopDelayMetricNames(PREFIX)) registry.removeSingleMetric(name);
+    loopDelay = registerLoopDelay(registry, PREFIX);
+  }
   return {
     registry,
+    loopDelay,
     requests: new Counter({
       name: 'tracklane_http_requests_total',
       help: 'HTTP requests by route and status code',

@@ -9,6 +9,8 @@ import type { AppContext, ResponseFamily } from './types.ts';
 const INCOMING_ID = /^[A-Za-z0-9._-]{8,128}$/;
 /** Probes a supervisor or load balancer calls every few seconds: their lines would bury the rest at info. */
 const PROBE_PATHS: ReadonlySet<string> = new Set(['/healthz', '/readyz']);
+/** Requests that do not count as serving for the event-loop delay sampling (loop-delay.ts): probes and scrapes. */
+const QUIET_PATHS: ReadonlySet<string> = new Set([...PROBE_PATHS, '/metrics']);
 
 /** The body shape a path's errors take, known before any route runs. */
 export function familyOf(path: string): ResponseFamily {
@@ -22,6 +24,7 @@ export function requestContext(opts: { logger: Logger; metrics: Metrics; trustPr
   const trust: TrustProxy = opts.trustProxy ?? { kind: 'off' };
   return async function requestContextMiddleware(ctx: AppContext, next: Next): Promise<void> {
     const start = process.hrtime.bigint();
+    if (!QUIET_PATHS.has(ctx.path)) opts.metrics.loopDelay?.busy();
     const incoming = ctx.get('x-request-id');
     const requestId = INCOMING_ID.test(incoming) ? incoming : randomUUID();
     ctx.state.requestId = requestId;

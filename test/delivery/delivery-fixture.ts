@@ -132,7 +132,7 @@ export async function createFixture(opts: { open?: () => Promise<Store> } = {}):
         store, plugins, rules: { current: () => ruleSet }, pool: null, logger: silent, clock,
         sender: over.sender ?? sender(), schedule: createRetryPolicy({ scheduleMs: [1_000, 2_000], random: () => 0.5 }),
         leaseMs: 30_000, sendTimeoutMs: 2_000, lingerMs: 20, perDestinationConcurrency: 4, pauseAfterMs: 0,
-        pollMs: 10, refreshMs: 200, ...over,
+        pollMs: 10, pollMaxMs: 200, refreshMs: 200, ...over,
       });
       dispatchers.push(d);
       return d;

@@ -17,6 +17,10 @@ const handsOff = (r: FanOutResult): boolean => r.deliveries.some((d) => d.handof
 export function pgDispatchQueue(pool: pg.Pool): Pick<DeliveryStore, 'claimEvents' | 'completeFanOut' | 'finishEvents'> {
   return {
     async claimEvents(claimId, now, leaseMs, limit) {
+      // Nothing claimable (an idle fan-out's look): one query, not a transaction of five round trips.
+      const { rowCount } = await pool.query(
+        'SELECT 1 FROM dispatch_queue WHERE lease_until IS NULL OR lease_until <= $2 OR lease_owner = $1 LIMIT 1', [claimId, now]);
+      if (rowCount === 0) return [];
       return tx(pool, async (c) => {
         const { rows: due } = await c.query<{ event_seq: number; map_claims: number; lease_owner: string | null }>(
           `SELECT event_seq, map_claims, lease_owner FROM dispatch_queue WHERE lease_until IS NULL OR lease_until <= $2 OR lease_owner = $1

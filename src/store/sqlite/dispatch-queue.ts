@@ -36,6 +36,9 @@ export function sqliteDispatchQueue(
       `SELECT q.event_seq AS queued_seq, q.held_for AS queued_held_for, q.map_claims AS queued_map_claims, q.lease_owner AS queued_owner, e.*
        FROM dispatch_queue q LEFT JOIN events e ON e.seq = q.event_seq
        WHERE q.lease_until IS NULL OR q.lease_until <= ? OR q.lease_owner = ? ORDER BY q.event_seq LIMIT ?`),
+    // Whether anything is claimable: an idle fan-out's look costs a read, not a write transaction.
+    anyDue: db.prepare<[number, string], { x: number }>(
+      'SELECT 1 AS x FROM dispatch_queue WHERE lease_until IS NULL OR lease_until <= ? OR lease_owner = ? LIMIT 1'),
     // claim, lease end, claims to add (0: the claim's own retake), seq.
     leaseEvent: db.prepare('UPDATE dispatch_queue SET lease_owner = ?, lease_until = ?, map_claims = map_claims + ? WHERE event_seq = ?'),
     // The rows an earlier, unfinished fan-out of the event stored (none for an event fanned out the first time).
@@ -127,6 +130,7 @@ export function sqliteDispatchQueue(
 
   return {
     async claimEvents(claimId, now, leaseMs, limit) {
+      if (q.anyDue.get(now, claimId) === undefined) return [];
       return relaxed(claimEventsTx, claimId, now, leaseMs, limit);
     },
     async completeFanOut(claimId, now, results) {
