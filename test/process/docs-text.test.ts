@@ -53,7 +53,8 @@ describe('docs: what a reader pastes or relies on', () => {
     let curls = 0;
     for (const { file, text } of docs()) {
       for (const line of shellLines(text)) {
-        if (!/(^|[\s;&|(])curl\s/.test(line)) continue;
+        // curl as a command (a line's first word, after sudo, or after ; && | or $( ), not a package name.
+        if (!/(^\s*|[;&|(]\s*)(sudo\s+)?curl\s/.test(line)) continue;
         curls++;
         const urls = words(line).filter((w) => URL_START.test(w.text));
         if (urls.length === 0 || urls.some((w) => !w.quoted)) unquoted.push(`${file}: ${line.trim()}`);

