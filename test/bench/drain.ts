@@ -3,15 +3,13 @@
 // its WAL weighed against what they were before the events (issue 34 tracks that figure).
 import Database from 'better-sqlite3';
 import { spawn } from 'node:child_process';
-import { randomUUID } from 'node:crypto';
 import { existsSync, mkdtempSync, rmSync, statSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { SPEC_EVENT_NAMES } from '../../src/accounts/types.ts';
 import { loadConfig } from '../../src/config.ts';
-import { validateEvent } from '../../src/schema/validate-event.ts';
-import { openStore, sqliteFile } from '../../src/store/open-store.ts';
-import { benchAccount, checkout, cpuSeconds, nativeEvents, peakRssMb, SERVER_ARGS, startDoubles, stop, waitListening } from './payloads.ts';
+import { sqliteFile } from '../../src/store/open-store.ts';
+import { cpuSeconds, nativeEvents, peakRssMb, startDoubles, stop, waitListening } from './payloads.ts';
+import { currentSide, sideSetup, type Side } from './reference.ts';
 
 export interface Drain {
   events: number; native: number; seconds: number; events_per_second: number; native_per_second: number; peak_rss_mb: number; server_cpu_ms_per_event: number;
@@ -59,31 +57,22 @@ function storeBytes(file: string): { db: number; wal: number } {
  * A backlog, as after an outage of every destination: `n` accepted checkout events stored
  * before the server starts, for an account with the `types` destinations; then the time from
  * spawning the server until the doubles hold every native event, the server's peak RSS and
- * CPU, and the store's growth per event.
+ * CPU, and the store's growth per event. `side`: the checkout whose code stores the events
+ * and serves them (default this tree; a reference build with `--ref`).
  */
-export async function drainBacklog(n: number, types: readonly string[]): Promise<Drain> {
+export async function drainBacklog(n: number, types: readonly string[], side: Side = currentSide()): Promise<Drain> {
   const dir = mkdtempSync(join(tmpdir(), 'tl-drain-'));
   const env = { ...process.env, DATA_DIR: dir, PORT: '0', HOST: '127.0.0.1', LOG_LEVEL: 'info', ALLOW_PRIVATE_DESTINATIONS: '1' };
   const file = sqliteFile(loadConfig(env));
   const doubles = await startDoubles(types);
-  const setup = await openStore(loadConfig(env));
-  const account = await benchAccount(setup, 'Drain', { doubles, country: 'RO' });
-  await setup.close();
+  const [account] = await sideSetup<{ scriptId: string }[]>(side, {
+    task: 'accounts', env, accounts: [{ name: 'Drain', doubles: Object.fromEntries([...doubles].map(([t, d]) => [t, d.url])), country: 'RO' }],
+  });
   // Weighed closed (its WAL checkpointed into the file), with the schema and the account: what the events add is measured from here.
   const empty = storeBytes(file);
-  const store = await openStore(loadConfig(env));
-  const ctx = { approvedEvents: new Set(SPEC_EVENT_NAMES), defaultTaxRate: 19, host: null };
-  for (let i = 0; i < n; i += 1_000) {
-    const now = Date.now();
-    await store.events.append(Array.from({ length: Math.min(1_000, n - i) }, (_, k) => {
-      const id = `drain-${i + k}`;
-      const r = validateEvent(checkout(id), ctx);
-      return { id: randomUUID(), scriptId: account.scriptId, name: 'checkout_completed', eventId: id, status: 'accepted' as const, source: 'event', requestId: 'bench', receivedAt: now, errors: [], warnings: r.warnings, payload: r.event };
-    }));
-  }
-  await store.close();
+  await sideSetup(side, { task: 'backlog', env, scriptId: account.scriptId, events: n });
   const started = performance.now();
-  const server = spawn(process.execPath, [...SERVER_ARGS], { env, stdio: ['ignore', 'pipe', 'inherit'] });
+  const server = spawn(process.execPath, [...side.serverArgs], { env, cwd: side.root, stdio: ['ignore', 'pipe', 'inherit'] });
   await waitListening(server, /"url":"http:\/\/[^:]+:(\d+)"/);
   server.stdout!.resume();
   const expected = n * types.length;

@@ -11,17 +11,13 @@ import { startDestinationDouble, type DestinationDouble } from '../helpers/desti
 import { createAccountService } from '../../src/accounts/account-service.ts';
 import type { Store } from '../../src/store/types.ts';
 import { SETTINGS } from '../delivery/delivery-fixture.ts';
+import { CURRENT_ROOT, serverArgsOf, type Side } from './reference.ts';
 
 /**
  * The node arguments of `npm start` (package.json's start script without `exec node`), so the
  * benches run the server exactly as users do, flags included.
  */
-export const SERVER_ARGS: readonly string[] = (() => {
-  const pkg = JSON.parse(readFileSync(new URL('../../package.json', import.meta.url), 'utf8')) as { scripts: { start: string } };
-  const [node, ...args] = pkg.scripts.start.replace(/^exec\s+/, '').split(/\s+/);
-  if (node !== 'node' || args[args.length - 1] !== 'src/index.cjs') throw new Error(`unexpected start script: ${pkg.scripts.start}`);
-  return args;
-})();
+export const SERVER_ARGS: readonly string[] = serverArgsOf(CURRENT_ROOT);
 
 /** CPU seconds a process has used so far, every thread (user + system; Linux clock ticks are 1/100 s). */
 export function cpuSeconds(pid: number): number {
@@ -101,9 +97,13 @@ export async function startDoubles(types: readonly string[]): Promise<Map<string
   return doubles;
 }
 
-/** Spawns the server as `npm start` does (its flags, `src/index.cjs`) with `env` (PORT 0, LOG_LEVEL info) and resolves with the port it listens on. */
-export function startServer(env: NodeJS.ProcessEnv): Promise<{ child: ChildProcess; port: number }> {
-  const child = spawn(process.execPath, [...SERVER_ARGS], { env, stdio: ['ignore', 'pipe', 'inherit'] });
+/**
+ * Spawns the server as `npm start` does (its flags, `src/index.cjs`) with `env` (PORT 0,
+ * LOG_LEVEL info) and resolves with the port it listens on; `side`: in that checkout (a
+ * reference build) instead of this tree.
+ */
+export function startServer(env: NodeJS.ProcessEnv, side?: Side): Promise<{ child: ChildProcess; port: number }> {
+  const child = spawn(process.execPath, [...(side?.serverArgs ?? SERVER_ARGS)], { env, cwd: side?.root ?? CURRENT_ROOT, stdio: ['ignore', 'pipe', 'inherit'] });
   return new Promise((resolve, reject) => {
     let buf = '';
     child.stdout!.on('data', (d: Buffer) => {

@@ -11,122 +11,38 @@
 // figure and the end-to-end run also give the server's CPU per event (every thread, from
 // /proc) as a multiple of bare Koa's CPU per request in the round before them: CPU per
 // event swings far less with the machine's hour than rates do.
+// `-- --ref <commit>` (or BENCH_REF): every figure alternately on this tree and on a build of
+// that commit instead, as ratios to it (run-against.ts).
 import { hashingRows, hashingTable } from './hash-pool.ts';
-import autocannon from 'autocannon';
 import { spawn } from 'node:child_process';
-import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { loadConfig } from '../../src/config.ts';
 import { openStore } from '../../src/store/open-store.ts';
 import type { DestinationDouble } from '../helpers/destination-double.ts';
-import { benchAccount, checkout, cpuSeconds, nativeEvents, peakRssMb, SERVER_ARGS, startDoubles, stop, waitListening } from './payloads.ts';
+import { benchAccount, checkout, cpuSeconds, peakRssMb, SERVER_ARGS, startDoubles, stop, waitListening } from './payloads.ts';
+import { BATCH_CONNECTIONS, CONNECTIONS, cpuUs, DRAIN_EVENTS, DURATION, E2E_EVENTS, lagsOf, load, nativeCount, nativeDelivered, percentile, TYPES, type Row } from './load.ts';
 import { checkpointedBytes, drainBacklog } from './drain.ts';
 import { sqliteFile } from '../../src/store/open-store.ts';
 import Database from 'better-sqlite3';
 import { overload } from './overload.ts';
+import { benchOptions } from './reference.ts';
+import { runAgainst } from './run-against.ts';
 
 /** Users hashed in the hashing rows (`BENCH_HASH_USERS`). */
 const HASH_USERS = Number(process.env.BENCH_HASH_USERS ?? 10_000);
 /** The overload row: the pending bound, and how long endpoint 1 is loaded once the queue is full (ms). */
 const OVERLOAD_BOUND = 100;
 const OVERLOAD_WINDOW_MS = 400;
-const TYPES = ['ga4', 'meta-capi', 'tiktok', 'webhook'];
-const DURATION = Number(process.env.BENCH_SECONDS ?? 10);
-const CONNECTIONS = Number(process.env.BENCH_CONNECTIONS ?? 50);
 /** Batch intake runs: events per request, and the concurrent clients a queueing backend library would use. */
 const BATCH_SIZES = [20, 100];
-const BATCH_CONNECTIONS = Number(process.env.BENCH_BATCH_CONNECTIONS ?? 4);
 /**
  * The fixed-rate end-to-end run: endpoint 1 offered this many events per second (open loop,
  * spread over the connections) for DURATION, after the closed-loop run's backlog is delivered;
  * it reports the ack → receipt lag at a load the server is not saturated by.
  */
 const E2E_RATE = Number(process.env.BENCH_E2E_RATE ?? 1_500);
-/** The end-to-end run: this many unique events into endpoint 1, closed loop at CONNECTIONS, timed until every native event arrived. */
-const E2E_EVENTS = Number(process.env.BENCH_E2E_EVENTS ?? 20_000);
-/** Backlog drain: events stored before the server starts (the issue's figure is 100,000; 20,000 keeps the bench under 3 minutes). */
-const DRAIN_EVENTS = Number(process.env.BENCH_DRAIN_EVENTS ?? 20_000);
-
-/** Native events the doubles have received so far. */
-const nativeCount = (doubles: ReadonlyMap<string, DestinationDouble>): number => TYPES.reduce((n, t) => n + nativeEvents(t, doubles.get(t)!), 0);
-
-/** Native events the doubles have received, once `expected` arrived or after five minutes. */
-async function nativeDelivered(doubles: ReadonlyMap<string, DestinationDouble>, expected: number): Promise<number> {
-  const deadline = Date.now() + 300_000;
-  let got = nativeCount(doubles);
-  while (got < expected && Date.now() < deadline) {
-    await new Promise((r) => setTimeout(r, 200));
-    got = nativeCount(doubles);
-  }
-  return got;
-}
-
-/** Ack → receipt lag of each event in `acks` at the webhook double (one request per event, carrying the event id), sorted. */
-function lagsOf(webhook: DestinationDouble, acks: ReadonlyMap<string, number>): number[] {
-  return webhook.requests.flatMap((q) => {
-    const ack = acks.get(q.json<{ id: string }>().id);
-    return ack === undefined ? [] : [Math.max(0, q.at - ack)];
-  }).sort((a, b) => a - b);
-}
-
-/** CPU µs per event of a run (per request but for batch intake). */
-const cpuUs = (r: Row): number => (r.cpu * 1e6) / Math.max(1, r.ok * r.perRequest);
-
-const percentile = (sorted: readonly number[], p: number): number | null =>
-  sorted.length === 0 ? null : sorted[Math.min(sorted.length - 1, Math.floor((p / 100) * sorted.length))];
-
-interface Row {
-  name: string; ok: number; rps: number; p50: number; p99: number; p999: number; errors: number; non2xx: number; rssMb: number;
-  /** Events per request (1 but for batch intake) and the events per second that makes. */
-  perRequest: number; eps: number; connections: number; note?: string;
-  /** CPU seconds the loaded process used during the run, every thread. */
-  cpu: number;
-  /** The bare-Koa round run just before this one (single-event runs): the ratios' baseline. */
-  bare?: Row;
-}
-
-let sequence = 0;
-/**
- * `acks`: when given, the time each single event's 200 arrived, by event id (one request in
- * flight per connection, so the connection's context carries the id it sent).
- */
-async function load(name: string, url: string, headers: Record<string, string>, pid: number,
-  opts: { batch?: number; connections?: number; acks?: Map<string, number>; rate?: number; amount?: number } = {}): Promise<Row> {
-  const prefix = name.replace(/\W+/g, '-');
-  const connections = opts.connections ?? CONNECTIONS;
-  const batch = opts.batch;
-  const acks = opts.acks;
-  const cpuBefore = cpuSeconds(pid);
-  const r = await autocannon({
-    url, connections, ...(opts.amount !== undefined ? { amount: opts.amount } : { duration: DURATION }),
-    ...(opts.rate !== undefined ? { overallRate: opts.rate } : {}),
-    requests: [{
-      method: 'POST', headers: { 'content-type': 'application/json', ...headers },
-      setupRequest: (req, ctx: object) => {
-        const context = ctx as { id?: string };
-        if (batch !== undefined) return { ...req, body: JSON.stringify({ batch: Array.from({ length: batch }, () => checkout(`${prefix}-${++sequence}`)) }) };
-        const id = `${prefix}-${++sequence}`;
-        context.id = id;
-        return { ...req, body: JSON.stringify(checkout(id)) };
-      },
-      onResponse: (status: number, _body: string, ctx: object) => {
-        const id = (ctx as { id?: string }).id;
-        if (acks && status === 200 && id !== undefined) acks.set(id, Date.now());
-      },
-    }],
-  });
-  const cpu = cpuSeconds(pid) - cpuBefore;
-  const rss = Number(readFileSync(`/proc/${pid}/status`, 'utf8').match(/VmRSS:\s+(\d+)/)?.[1] ?? 0) / 1024;
-  const perRequest = batch ?? 1;
-  return {
-    name, ok: r['2xx'], rps: r.requests.average, p50: r.latency.p50, p99: r.latency.p99, p999: r.latency.p99_9, errors: r.errors + r.timeouts,
-    non2xx: r.non2xx, rssMb: Math.round(rss), perRequest, eps: (r['2xx'] * perRequest) / (opts.amount !== undefined ? r.duration : DURATION), connections, cpu,
-  };
-}
-
-
-
 
 /** Waits until the server's store has nothing queued for fan-out and no pending delivery (every record written), at most 30 s. */
 async function waitQuiet(file: string): Promise<void> {
@@ -140,6 +56,9 @@ async function waitQuiet(file: string): Promise<void> {
 }
 
 async function main(): Promise<void> {
+  const options = benchOptions(process.argv.slice(2), process.env);
+  // Against a reference build: each figure alternately on this tree and on it (run-against.ts).
+  if (options.ref !== null) return runAgainst(options);
   const dataDir = mkdtempSync(join(tmpdir(), 'tl-bench-'));
   const env = { ...process.env, DATA_DIR: dataDir, PORT: '0', HOST: '127.0.0.1', LOG_LEVEL: 'warn', ALLOW_PRIVATE_DESTINATIONS: '1' };
   const doubles = await startDoubles(TYPES);
@@ -303,8 +222,7 @@ async function main(): Promise<void> {
     `${over.refused_max_ms} | ${over.stored_after} of ${over.waiting} |`);
   console.log(`\nIdentifier hashing, ${HASH_USERS} users (~9 fields each), inline vs the worker pool:\n`);
   console.log(hashingTable(hashing));
-  const jsonAt = process.argv.indexOf('--json');
-  if (jsonAt !== -1 && process.argv[jsonAt + 1]) {
+  if (options.json !== null) {
     const figures = {
       duration_s: DURATION, connections: CONNECTIONS,
       bare_rounds: bareRounds.map((b) => ({ rps: Math.round(b.rps), cpu_us_per_request: Math.round(cpuUs(b)), p50_ms: b.p50, p99_ms: b.p99, p999_ms: b.p999, rss_mb: b.rssMb })),
@@ -326,8 +244,8 @@ async function main(): Promise<void> {
       overload: over,
       hashing: hashing.map((h) => ({ mode: h.mode, users: h.items, us_per_user: Math.round((h.ms * 10_000) / h.items) / 10 })),
     };
-    writeFileSync(process.argv[jsonAt + 1], `${JSON.stringify(figures, null, 2)}\n`);
-    console.log(`\nfigures written to ${process.argv[jsonAt + 1]}`);
+    writeFileSync(options.json, `${JSON.stringify(figures, null, 2)}\n`);
+    console.log(`\nfigures written to ${options.json}`);
   }
 }
 

@@ -4,17 +4,18 @@
 // and the destination doubles stay outside the caps. For each N: intake and end-to-end
 // events/s with their ratio to N=1, the instances' CPU per event and PostgreSQL's own.
 // Without a usable cpu controller or PostgreSQL it says why and exits 0.
+// `-- --ref <commit>` (or BENCH_REF): each N alternately on this tree and on a build of that
+// commit (reference.ts), BENCH_REF_PAIRS times, printed as ratios to it.
 import autocannon from 'autocannon';
 import { spawn, type ChildProcess } from 'node:child_process';
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { loadConfig } from '../../src/config.ts';
-import { openStore } from '../../src/store/open-store.ts';
 import type { DestinationDouble } from '../helpers/destination-double.ts';
 import { createTestDatabase, PG_ADMIN_URL, postgresAvailable } from '../helpers/postgres.ts';
 import { cpuCaps, type CappedGroup, type CpuCaps } from './cpu-cap.ts';
-import { benchAccount, checkout, cpuSeconds, nativeEvents, SERVER_ARGS, startDoubles, stop } from './payloads.ts';
+import { checkout, cpuSeconds, nativeEvents, startDoubles, stop } from './payloads.ts';
+import { alternation, benchOptions, comparisonTable, currentSide, prepareReference, sideSetup, type Compared, type Side, type SideName } from './reference.ts';
 import { watchPostgresCpu } from './pg-cpu.ts';
 
 const TYPES = ['ga4', 'meta-capi', 'tiktok', 'webhook'];
@@ -44,8 +45,8 @@ interface Result {
  * listens; the child is pushed to `into` at once, so a failed start is still stopped. After
  * START_TIMEOUT_MS it rejects with what the instance printed.
  */
-async function startInstance(env: NodeJS.ProcessEnv, into: ChildProcess[]): Promise<number> {
-  const child = spawn(process.execPath, [...SERVER_ARGS], { env, stdio: ['ignore', 'pipe', 'pipe'] });
+async function startInstance(env: NodeJS.ProcessEnv, into: ChildProcess[], side: Side): Promise<number> {
+  const child = spawn(process.execPath, [...side.serverArgs], { env, cwd: side.root, stdio: ['ignore', 'pipe', 'pipe'] });
   into.push(child);
   let out = '';
   return new Promise((resolve, reject) => {
@@ -95,8 +96,11 @@ async function delivered(doubles: ReadonlyMap<string, DestinationDouble>, expect
   return got;
 }
 
-/** `sqlite`: one instance on its own SQLite file instead, under the same cap (PostgreSQL mode's CPU per event is compared with it). */
-async function measure(instances: number, caps: CpuCaps, mode: 'postgres' | 'sqlite' = 'postgres'): Promise<Result> {
+/**
+ * `sqlite`: one instance on its own SQLite file instead, under the same cap (PostgreSQL mode's
+ * CPU per event is compared with it). `side`: the checkout whose code runs (a reference build).
+ */
+async function measure(instances: number, caps: CpuCaps, mode: 'postgres' | 'sqlite' = 'postgres', side: Side = currentSide()): Promise<Result> {
   const dataDir = mkdtempSync(join(tmpdir(), 'tl-scale-'));
   const db = mode === 'postgres' ? await createTestDatabase() : { url: '', name: '', drop: async () => undefined };
   const env: NodeJS.ProcessEnv = {
@@ -113,13 +117,14 @@ async function measure(instances: number, caps: CpuCaps, mode: 'postgres' | 'sql
   const onSignal = () => void release().finally(() => db.drop().finally(() => process.exit(130)));
   process.once('SIGINT', onSignal);
   try {
-    const store = await openStore(loadConfig(env));
-    const { scriptId, accessToken } = await benchAccount(store, 'Scale', { doubles, country: 'RO' });
-    await store.close();
+    // Made by the side's own code: its schema and migrations.
+    const [{ scriptId, accessToken }] = await sideSetup<{ scriptId: string; accessToken: string }[]>(side, {
+      task: 'accounts', env, accounts: [{ name: 'Scale', doubles: Object.fromEntries([...doubles].map(([t, d]) => [t, d.url])), country: 'RO' }],
+    });
     // Started uncapped one after another (start-up is not measured), then each moved into its group with every thread.
     const ports: number[] = [];
     for (let i = 0; i < instances; i++) {
-      ports.push(await startInstance({ ...env, LOG_LEVEL: 'info' }, servers));
+      ports.push(await startInstance({ ...env, LOG_LEVEL: 'info' }, servers, side));
       const g = caps.create(`tracklane-scale-${process.pid}-${i}`, SHARE);
       groups.push(g);
       g.add(servers[i].pid!);
@@ -163,7 +168,43 @@ async function measure(instances: number, caps: CpuCaps, mode: 'postgres' | 'sql
   }
 }
 
+/** Each N alternately on this tree and on the reference, as ratios to it. */
+async function against(caps: CpuCaps, ref: string, pairs: number, json: string | null): Promise<void> {
+  const reference = prepareReference(ref);
+  try {
+    const sides: Record<SideName, Side> = { current: currentSide(), reference };
+    const rows: Compared[] = [];
+    for (const n of COUNTS) {
+      const runs: Record<SideName, Result[]> = { current: [], reference: [] };
+      for (const { pair, side } of alternation(pairs)) {
+        process.stderr.write(`N=${n}: pair ${pair + 1} of ${pairs}, ${side} (${sides[side].label})\n`);
+        runs[side].push(await measure(n, caps, 'postgres', sides[side]));
+      }
+      const figure = (name: string, unit: string, of: (r: Result) => number | null) => {
+        const [c, r] = [runs.current.map(of), runs.reference.map(of)];
+        if ([...c, ...r].some((v) => v === null)) return;
+        rows.push({ figure: `N=${n}: ${name}`, unit, current: c as number[], reference: r as number[] });
+      };
+      figure('intake', 'events/s', (r) => r.intake_per_second);
+      figure('end to end', 'events/s', (r) => r.end_to_end_per_second);
+      figure('instances\' CPU per event', 'ms', (r) => r.instance_cpu_ms_per_event);
+      figure('PostgreSQL backends\' CPU per event', 'ms', (r) => r.pg_backend_cpu_ms_per_event);
+    }
+    console.log(`\nAgainst the reference: this tree (${sides.current.label}) and ${reference.commit.slice(0, 12)} (${reference.built ? 'built' : 'no build script: its sources'}), ` +
+      `N instances on one PostgreSQL database each capped at ${SHARE} core (${caps.describe}), each N measured ${pairs} time${pairs === 1 ? '' : 's'} on each side, alternately ` +
+      `(current, reference, …); ${CONNECTIONS} connections per instance, ${DURATION} s of endpoint-1 load after ${WARMUP} s of warm-up. There is no bare-Koa round here.\n`);
+    console.log(comparisonTable(rows, { current: sides.current.label, reference: reference.label }));
+    if (json !== null) {
+      writeFileSync(json, `${JSON.stringify({ current: sides.current.label, reference: reference.commit, pairs, share: SHARE, figures: rows }, null, 2)}\n`);
+      console.log(`\nfigures written to ${json}`);
+    }
+  } finally {
+    reference.close();
+  }
+}
+
 async function main(): Promise<void> {
+  const options = benchOptions(process.argv.slice(2), process.env);
   const caps = cpuCaps(`tracklane-scale-${process.pid}`);
   if ('unavailable' in caps) {
     console.log(`bench:scale skipped: ${caps.unavailable}. It caps each instance with the cgroup cpu controller; run it as root on Linux with that controller.`);
@@ -173,6 +214,7 @@ async function main(): Promise<void> {
     console.log(`bench:scale skipped: PostgreSQL does not answer at ${PG_ADMIN_URL} (TRACKLANE_TEST_PG_URL to point it elsewhere).`);
     return;
   }
+  if (options.ref !== null) return against(caps, options.ref, options.pairs, options.json);
   const results: Result[] = [];
   for (const n of COUNTS) results.push(await measure(n, caps));
   // The same load on one instance in SQLite mode, under the same cap: what PostgreSQL mode costs the instance.
@@ -200,10 +242,9 @@ async function main(): Promise<void> {
     (pgOne ? `; PostgreSQL mode's instance CPU per event ÷ SQLite mode's: **${(pgOne.instance_cpu_ms_per_event / sqlite.instance_cpu_ms_per_event).toFixed(2)}×** ` +
       `(${(pgOne.instance_cpu_ms_per_event + (pgOne.pg_backend_cpu_ms_per_event ?? 0)).toFixed(2)} ms with PostgreSQL's backends).` : '.'));
   console.log(`\nAccepted per instance: ${results.map((r) => `N=${r.instances}: ${r.accepted_per_instance.join(' / ')}`).join('; ')}.`);
-  const at = process.argv.indexOf('--json');
-  if (at !== -1 && process.argv[at + 1]) {
-    writeFileSync(process.argv[at + 1], `${JSON.stringify({ share: SHARE, caps: caps.describe, connections_per_instance: CONNECTIONS, duration_s: DURATION, warmup_s: WARMUP, results, sqlite }, null, 2)}\n`);
-    console.log(`\nfigures written to ${process.argv[at + 1]}`);
+  if (options.json !== null) {
+    writeFileSync(options.json, `${JSON.stringify({ share: SHARE, caps: caps.describe, connections_per_instance: CONNECTIONS, duration_s: DURATION, warmup_s: WARMUP, results, sqlite }, null, 2)}\n`);
+    console.log(`\nfigures written to ${options.json}`);
   }
 }
 
