@@ -42,7 +42,7 @@ if (run.status !== 0) {
   process.exit(run.status ?? 1);
 }
 // The compiled modules import them (src/load-module.ts); plain JavaScript, not compiled.
-for (const file of ['src/build-state.cjs', 'src/sdk/resolve-sdk.cjs', 'src/sdk/resolve-hooks.mjs']) {
+for (const file of ['src/build-state.cjs', 'src/resolve-sdk.cjs', 'src/resolve-hooks.mjs']) {
   mkdirSync(dirname(join(next, file)), { recursive: true });
   copyFileSync(join(root, file), join(next, file));
 }

@@ -6,14 +6,14 @@
 // the server, its ESM loader (`--import tsx`: the CLI, the tests) or only its require hook
 // (npm start's src/index.cjs, the worker threads), where import() has no loader for `.ts` files.
 // A folder outside this package (PLUGINS_DIR, CUSTOMERS_DIR elsewhere) always loads through the
-// require hook, where `tracklane/sdk` resolves to this package (src/sdk/resolve-sdk.cjs): Node's
+// require hook, where `tracklane/sdk` resolves to this package (src/resolve-sdk.cjs): Node's
 // own resolution of that name (package.json `exports`) reaches only files inside the package.
 import { createRequire } from 'node:module';
 import { realpathSync } from 'node:fs';
 import { relative, isAbsolute } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { buildFolder, compiledCopy, projectRoot, runsCompiled } from './build-state.cjs';
-import { requireResolution, sdkTargets } from './sdk/resolve-sdk.cjs';
+import { requireResolution, sdkTargets } from './resolve-sdk.cjs';
 
 const requireHere = createRequire(import.meta.url);
 const COMPILED = runsCompiled(import.meta.url);

@@ -4,7 +4,7 @@
 import { createRequire, register } from 'node:module';
 
 const require = createRequire(import.meta.url);
-const { projectRoot } = require('../build-state.cjs');
+const { projectRoot } = require('./build-state.cjs');
 const { requireResolution, sdkTargets } = require('./resolve-sdk.cjs');
 
 const root = projectRoot(import.meta.url);
