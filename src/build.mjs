@@ -41,8 +41,8 @@ if (run.status !== 0) {
   process.stderr.write(`tracklane: the build failed; ${BUILD_DIR}/ is unchanged\n`);
   process.exit(run.status ?? 1);
 }
-// The compiled modules import them (src/load-module.ts); plain JavaScript, not compiled.
-for (const file of ['src/build-state.cjs', 'src/resolve-sdk.cjs', 'src/resolve-hooks.mjs']) {
+// The compiled modules import them (src/load-module.ts, src/sdk/testing/shipped-folders.ts); plain JavaScript, not compiled.
+for (const file of ['src/build-state.cjs', 'src/resolve-sdk.cjs', 'src/resolve-hooks.mjs', 'src/sdk/testing/tracked-files.cjs']) {
   mkdirSync(dirname(join(next, file)), { recursive: true });
   copyFileSync(join(root, file), join(next, file));
 }
