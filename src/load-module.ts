@@ -9,8 +9,8 @@
 // require hook, where `tracklane/sdk` resolves to this package (src/resolve-sdk.cjs): Node's
 // own resolution of that name (package.json `exports`) reaches only files inside the package.
 import { createRequire } from 'node:module';
-import { realpathSync } from 'node:fs';
-import { relative, isAbsolute } from 'node:path';
+import { existsSync, readFileSync, realpathSync } from 'node:fs';
+import { dirname, isAbsolute, join, relative } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { buildFolder, compiledCopy, projectRoot, runsCompiled } from './build-state.cjs';
 import { requireResolution, sdkTargets } from './resolve-sdk.cjs';
@@ -74,4 +74,19 @@ function requireTs(file: string, fresh: string | undefined): unknown {
 function registerTsxRequireHook(): void {
   if (requireHere.extensions['.ts'] !== undefined) return;
   (requireHere('tsx/cjs/api') as { register(): unknown }).register();
+}
+
+/** Whether the nearest package.json above `dir` declares ES modules, as plugins and handlers need. */
+export function isEsmScope(dir: string): boolean {
+  for (let d = dir; ; d = dirname(d)) {
+    const pkg = join(d, 'package.json');
+    if (existsSync(pkg)) {
+      try {
+        return (JSON.parse(readFileSync(pkg, 'utf8')) as { type?: unknown }).type === 'module';
+      } catch {
+        return false;
+      }
+    }
+    if (dirname(d) === d) return false;
+  }
 }

@@ -3,9 +3,10 @@
 // src/customers/templates/), each named after its file with `.tmpl` added (so no tool takes it
 // for source), with `{{name}}` where a value goes. Read from the project, not from dist/, like
 // every file read beside the code (docs/build.md).
-import { readFileSync } from 'node:fs';
+import { readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { projectRoot } from './build-state.cjs';
+import { isEsmScope } from './load-module.ts';
 
 const SRC = join(projectRoot(import.meta.url), 'src');
 
@@ -29,4 +30,9 @@ export function fillTemplate(text: string, values: Readonly<Record<string, strin
     if (!Object.hasOwn(values, key)) throw new Error(`${where}: no value for {{${key}}}`);
     return values[key];
   });
+}
+
+/** Plugins, handlers and their tests are ES modules: a folder (outside this package) whose package.json does not say so gets one that does. */
+export function declareEsModules(dir: string): void {
+  if (!isEsmScope(dir)) writeFileSync(join(dir, 'package.json'), `${JSON.stringify({ private: true, type: 'module' }, null, 2)}\n`);
 }

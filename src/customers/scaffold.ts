@@ -6,8 +6,9 @@
 // folder works wherever it lives and moves without edits; `npx tracklane test` runs its test.
 import { existsSync, mkdirSync, rmSync, writeFileSync } from 'node:fs';
 import { dirname, join, relative, sep } from 'node:path';
-import { fillTemplates } from '../scaffold-template.ts';
-import { CUSTOMER_SLUG_RE, ENDPOINT_NAME_RE, customerFolder, isEsmScope, loadEndpoint } from './load-customers.ts';
+import { declareEsModules, fillTemplates } from '../scaffold-template.ts';
+import { CUSTOMER_SLUG_RE, customerFolder } from './load-customers.ts';
+import { ENDPOINT_NAME_RE, loadEndpoint } from './load-endpoint.ts';
 
 export class ScaffoldError extends Error {
   override name = 'ScaffoldError';
@@ -26,8 +27,6 @@ export function importPath(fromDir: string, target: string): string {
   const rel = relative(fromDir, target).split(sep).join('/');
   return rel.startsWith('.') ? rel : `./${rel}`;
 }
-
-const json = (v: unknown): string => `${JSON.stringify(v, null, 2)}\n`;
 
 /** Where scaffolds go: the customer folders in load order, and the one a new customer is written to (Config). */
 export interface CustomerFoldersToWrite {
@@ -49,8 +48,7 @@ export async function scaffoldEndpoint(where: CustomerFoldersToWrite | string, c
   if (existsSync(folder)) throw new ScaffoldError(`${folder} already exists; pick another endpoint name or edit it`);
   const v1 = join(folder, 'versions', '1');
   mkdirSync(v1, { recursive: true });
-  // Handlers and tests are ES modules; a CUSTOMERS_DIR outside this package needs to say so.
-  if (!isEsmScope(customersDir)) writeFileSync(join(customersDir, 'package.json'), json({ private: true, type: 'module' }));
+  declareEsModules(customersDir);
   const files = fillTemplates('customers', {
     'endpoint.json': 'endpoint.json',
     'README.md': 'README.md',

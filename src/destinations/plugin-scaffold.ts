@@ -7,8 +7,7 @@
 // `npx tracklane test FOLDER`. The platform it talks to is a placeholder to replace.
 import { existsSync, mkdirSync, rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { isEsmScope } from '../customers/load-customers.ts';
-import { fillTemplates } from '../scaffold-template.ts';
+import { declareEsModules, fillTemplates } from '../scaffold-template.ts';
 import { loadPluginFolder, NAME_RE, pluginFoldersIn, type PluginFolders } from './load-plugins.ts';
 
 export class PluginScaffoldError extends Error {
@@ -23,8 +22,6 @@ export interface ScaffoldedPlugin {
 
 /** A TypeScript identifier from the type: `acme-ads` → `AcmeAds`. */
 const pascal = (type: string): string => type.split('-').map((w) => w.charAt(0).toUpperCase() + w.slice(1)).join('');
-
-const json = (v: unknown): string => `${JSON.stringify(v, null, 2)}\n`;
 
 /** The documented example: this payload, with the example settings, becomes the request README.md and golden.test.ts show. */
 const EXAMPLE_PAYLOAD = {
@@ -46,8 +43,7 @@ export async function scaffoldPlugin(intoDir: string, pluginsDirs: PluginFolders
   const folder = join(intoDir, type);
   if (existsSync(folder)) throw new PluginScaffoldError(`${folder} already exists; pick another name`);
   mkdirSync(folder, { recursive: true });
-  // Plugins are ES modules; a folder outside this package needs to say so.
-  if (!isEsmScope(intoDir)) writeFileSync(join(intoDir, 'package.json'), json({ private: true, type: 'module' }));
+  declareEsModules(intoDir);
   const names = ['index.ts', 'settings.ts', 'native-schema.ts', 'rules.json', 'build-requests.ts', 'classify-response.ts', 'example-settings.ts', 'golden.test.ts'];
   const files = fillTemplates('destinations', { ...Object.fromEntries(names.map((n) => [n, n])), [`${type}.test.ts`]: 'plugin.test.ts', 'README.md': 'README.md' }, {
     type,
