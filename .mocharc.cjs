@@ -4,7 +4,18 @@
 const named = process.argv.slice(2).some((a) => /\.test\.ts$/.test(a) || a === '--spec');
 // The tests in plugins/ and customers/ are those the repository tracks: a customer folder or
 // plugin an operator adds is not run until it is `git add`ed (README, "Tests and benchmarks").
-const { testSpec } = require('./test/helpers/tracked-files.cjs');
+const { trackedFiles } = require('./src/sdk/testing/tracked-files.cjs');
+
+/**
+ * The files `npm test` runs: every test under test/, and the tests inside plugins/ and
+ * customers/ as the repository ships them: a folder or test file added there counts once
+ * it is `git add`ed.
+ */
+function testSpec(root) {
+  const tracked = trackedFiles(root, ['plugins', 'customers']);
+  if (tracked === null) return ['test/**/*.test.ts', 'plugins/**/*.test.ts', 'customers/**/*.test.ts'];
+  return ['test/**/*.test.ts', ...tracked.filter((p) => p.endsWith('.test.ts'))];
+}
 module.exports = {
   'node-option': ['import=tsx'],
   // The root hook: no operator setting (.env, environment) reaches a test, and the run's

@@ -5,7 +5,7 @@
 // before anything is compiled or a loader is registered.
 'use strict';
 const { existsSync, readdirSync, readFileSync, realpathSync, statSync } = require('node:fs');
-const { dirname, isAbsolute, join, relative, resolve } = require('node:path');
+const { basename, dirname, isAbsolute, join, relative, resolve } = require('node:path');
 const { fileURLToPath } = require('node:url');
 
 /** The build's folder, under the project root: a link to the newest of BUILDS_DIR's folders. */
@@ -109,11 +109,11 @@ const runsCompiled = (url) => url.endsWith('.js');
  */
 const siblingModule = (url, name) => fileURLToPath(new URL(`./${name}${runsCompiled(url) ? '.js' : '.ts'}`, url));
 
-/** The project root, seen from the module at `url`: src/x.ts and dist/src/x.js alike. */
+/** The project root, seen from the module at `url`: src/x.ts and dist/src/x.js alike (a build's own package.json is passed over). */
 function projectRoot(url) {
   const file = fileURLToPath(url);
   let dir = dirname(file);
-  while (!existsSync(join(dir, 'package.json')) || dir.endsWith(`/${BUILD_DIR}`)) {
+  while (!existsSync(join(dir, 'package.json')) || dir.endsWith(`/${BUILD_DIR}`) || basename(dirname(dir)) === BUILDS_DIR) {
     if (dirname(dir) === dir) throw new Error(`no package.json above ${file}`);
     dir = dirname(dir);
   }

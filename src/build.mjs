@@ -9,9 +9,9 @@
 // are restarted. npm does not run it by itself (no `prepare`): `npx tracklane` in a checkout
 // would otherwise rebuild on first use.
 import { spawnSync } from 'node:child_process';
-import { copyFileSync, existsSync, lstatSync, mkdirSync, readdirSync, readFileSync, readlinkSync, renameSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
+import { copyFileSync, lstatSync, mkdirSync, readdirSync, readFileSync, readlinkSync, renameSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
-import { basename, dirname, join, relative, sep } from 'node:path';
+import { basename, dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 
 const require = createRequire(import.meta.url);
@@ -41,15 +41,18 @@ if (run.status !== 0) {
   process.stderr.write(`tracklane: the build failed; ${BUILD_DIR}/ is unchanged\n`);
   process.exit(run.status ?? 1);
 }
-// The compiled modules import them (src/load-module.ts); plain JavaScript, not compiled.
-for (const file of ['src/build-state.cjs', 'src/sdk/resolve-sdk.cjs', 'src/sdk/resolve-hooks.mjs']) {
+// The compiled modules import them (src/load-module.ts, src/sdk/testing/shipped-folders.ts); plain JavaScript, not compiled.
+for (const file of ['src/build-state.cjs', 'src/resolve-sdk.cjs', 'src/resolve-hooks.mjs', 'src/sdk/testing/tracked-files.cjs']) {
   mkdirSync(dirname(join(next, file)), { recursive: true });
   copyFileSync(join(root, file), join(next, file));
 }
-// The shipped plugins and endpoints import the SDK by its package name, which Node resolves
-// (package.json "exports") to the TypeScript sources: in their compiled copies it names the
-// compiled SDK instead, so they run on the very modules the compiled core runs.
-for (const folder of ['plugins', 'customers']) pointAtCompiledSdk(join(next, folder), join(next, 'src/sdk'));
+// The compiled copies of the shipped plugins and endpoints import the SDK by its package name,
+// as written. Node resolves that name (a package importing itself) by the nearest package.json:
+// the build gets its own, the project's with `exports` naming the compiled entries, so they run
+// on this build's SDK, the very modules the compiled core runs, as the sources do on theirs.
+const pkg = JSON.parse(readFileSync(join(root, 'package.json'), 'utf8'));
+const compiledExports = Object.fromEntries(Object.entries(pkg.exports).map(([name, file]) => [name, file.replace(/\.ts$/, '.js')]));
+writeFileSync(join(next, 'package.json'), `${JSON.stringify({ name: pkg.name, version: pkg.version, private: true, type: pkg.type, exports: compiledExports }, null, 2)}\n`);
 // Compiling schemas was most of a thread's start: generate their validators (src/build-validators.mjs).
 // Without them the build still runs, compiling at start as the sources do.
 const validators = spawnSync(process.execPath, [join(root, 'src/build-validators.mjs'), next], { stdio: 'inherit' });
@@ -91,18 +94,3 @@ for (const name of readdirSync(builds)) {
 }
 process.stdout.write(`tracklane: built ${BUILDS_DIR}/${id} in ${((Date.now() - started) / 1000).toFixed(1)} s; ${BUILD_DIR} points at it\n`);
 
-/** In every .js file under `dir`, `'tracklane/sdk'` and `'tracklane/sdk/testing'` in import and export statements become relative paths into `sdkDir`. */
-function pointAtCompiledSdk(dir, sdkDir) {
-  if (!existsSync(dir)) return;
-  for (const name of readdirSync(dir, { recursive: true, encoding: 'utf8' })) {
-    if (!name.endsWith('.js')) continue;
-    const file = join(dir, name);
-    const text = readFileSync(file, 'utf8');
-    const to = (entry) => {
-      const rel = relative(dirname(file), join(sdkDir, `${entry}.js`)).split(sep).join('/');
-      return rel.startsWith('.') ? rel : `./${rel}`;
-    };
-    const out = text.replace(/(\bfrom\s*|\bimport\s*\(?\s*)(['"])tracklane\/sdk(\/testing)?\2/g, (_, lead, q, testing) => `${lead}${q}${to(testing ? 'testing' : 'index')}${q}`);
-    if (out !== text) writeFileSync(file, out);
-  }
-}

@@ -1,19 +1,21 @@
 // Loads a TypeScript module at run time (a destination plugin's index.ts, a custom
 // endpoint's handler.ts). From the build in dist/: its compiled copy when the build holds an
-// up-to-date one, whose imports of `tracklane/sdk` are then the very modules the core runs;
-// otherwise (a folder added or edited since the build) the TypeScript file through tsx's require
-// hook, registered in this thread only then. Among the sources: under either of the ways tsx runs
-// the server, its ESM loader (`--import tsx`: the CLI, the tests) or only its require hook
-// (npm start's src/index.cjs, the worker threads), where import() has no loader for `.ts` files.
-// A folder outside this package (PLUGINS_DIR, CUSTOMERS_DIR elsewhere) always loads through the
-// require hook, where `tracklane/sdk` resolves to this package (src/sdk/resolve-sdk.cjs): Node's
-// own resolution of that name (package.json `exports`) reaches only files inside the package.
+// up-to-date one, whose imports of `tracklane/sdk`, left as written, Node resolves to the
+// build's compiled SDK (the build's own package.json, src/build.mjs): the very modules the core
+// runs. Otherwise (a folder added or edited since the build) the TypeScript file through
+// tsx's require hook, registered in this thread only then. Among the sources: under either of
+// the ways tsx runs the server, its ESM loader (`--import tsx`: the CLI, the tests) or only its
+// require hook (npm start's src/index.cjs, the worker threads), where import() has no loader
+// for `.ts` files. A folder outside this package (PLUGINS_DIR, CUSTOMERS_DIR elsewhere) always
+// loads through the require hook, where `tracklane/sdk` resolves to this package
+// (src/resolve-sdk.cjs): Node's own resolution of that name (package.json `exports`) reaches
+// only files inside the package.
 import { createRequire } from 'node:module';
-import { realpathSync } from 'node:fs';
-import { relative, isAbsolute } from 'node:path';
+import { existsSync, readFileSync, realpathSync } from 'node:fs';
+import { dirname, isAbsolute, join, relative } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { buildFolder, compiledCopy, projectRoot, runsCompiled } from './build-state.cjs';
-import { requireResolution, sdkTargets } from './sdk/resolve-sdk.cjs';
+import { requireResolution, sdkTargets } from './resolve-sdk.cjs';
 
 const requireHere = createRequire(import.meta.url);
 const COMPILED = runsCompiled(import.meta.url);
@@ -65,7 +67,7 @@ export async function loadModule(file: string, fresh?: string): Promise<unknown>
 /** `file` through tsx's require hook, `tracklane/sdk` resolving to this package whatever folder it is in. */
 function requireTs(file: string, fresh: string | undefined): unknown {
   registerTsxRequireHook();
-  requireResolution(ROOT, sdkTargets(ROOT, COMPILED));
+  requireResolution(ROOT, sdkTargets(ROOT, COMPILED ? (BUILD ?? null) : null));
   if (fresh !== undefined) delete requireHere.cache[realPath(file)];
   return requireHere(file);
 }
@@ -74,4 +76,19 @@ function requireTs(file: string, fresh: string | undefined): unknown {
 function registerTsxRequireHook(): void {
   if (requireHere.extensions['.ts'] !== undefined) return;
   (requireHere('tsx/cjs/api') as { register(): unknown }).register();
+}
+
+/** Whether the nearest package.json above `dir` declares ES modules, as plugins and handlers need. */
+export function isEsmScope(dir: string): boolean {
+  for (let d = dir; ; d = dirname(d)) {
+    const pkg = join(d, 'package.json');
+    if (existsSync(pkg)) {
+      try {
+        return (JSON.parse(readFileSync(pkg, 'utf8')) as { type?: unknown }).type === 'module';
+      } catch {
+        return false;
+      }
+    }
+    if (dirname(d) === d) return false;
+  }
 }

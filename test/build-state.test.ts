@@ -9,8 +9,8 @@ import { createRequire } from 'node:module';
 import { tempDir } from './helpers/test-server.ts';
 
 const require = createRequire(import.meta.url);
-const { compiledCopy, buildFolder, BUILD_DIR, STAMP_FILE } = require('../src/build-state.cjs') as {
-  compiledCopy(root: string, file: string, build?: string): string | null; buildFolder(url: string): string | null; BUILD_DIR: string; STAMP_FILE: string;
+const { compiledCopy, buildFolder, projectRoot, BUILD_DIR, STAMP_FILE } = require('../src/build-state.cjs') as {
+  compiledCopy(root: string, file: string, build?: string): string | null; buildFolder(url: string): string | null; projectRoot(url: string): string; BUILD_DIR: string; STAMP_FILE: string;
 };
 
 describe('build state: compiled copies', () => {
@@ -44,6 +44,15 @@ describe('build state: compiled copies', () => {
     writeFileSync(join(older, STAMP_FILE), JSON.stringify({ started: Date.now() + 60_000 }));
     expect(buildFolder(pathToFileURL(join(older, 'src/load-module.js')).href)).to.equal(older);
     expect(compiledCopy(root, join(root, 'plugins/hook/index.ts'), older)).to.equal(join(older, 'plugins/hook/index.js'));
+  });
+
+  it("sees the project root from a build's module, past the build's own package.json (which maps tracklane/sdk to its compiled SDK)", () => {
+    const build = join(root, 'dist.builds/2-2');
+    mkdirSync(join(build, 'src'), { recursive: true });
+    writeFileSync(join(root, 'package.json'), '{"name": "tracklane"}\n');
+    writeFileSync(join(build, 'package.json'), '{"name": "tracklane", "type": "module"}\n');
+    expect(projectRoot(pathToFileURL(join(build, 'src/load-module.js')).href)).to.equal(root);
+    expect(projectRoot(pathToFileURL(join(root, 'dist.builds/3-3.partial/src/x.js')).href)).to.equal(root);
   });
 
   it('has none for a folder changed since the build, or a file outside the project', () => {

@@ -2,7 +2,7 @@
 // kept anywhere (an operator's own repository) with this service's own mocha and tsx, so the
 // folder needs no node_modules of its own: `tracklane/sdk` and `tracklane/sdk/testing` resolve to
 // this package, as does any other package the folder's own node_modules lacks (chai, say;
-// src/sdk/resolve-hooks.mjs). Exits with mocha's code. The run gets a scratch folder of its own
+// src/resolve-hooks.mjs). Exits with mocha's code. The run gets a scratch folder of its own
 // (TMPDIR), removed when it ends; the servers the harness starts each get a fresh database and
 // only the settings a test gives them, never the service's own.
 import { spawn } from 'node:child_process';
@@ -38,7 +38,7 @@ export function mochaArgs(files: readonly string[], extra: readonly string[]): s
   }
   return [
     '--import', pathToFileURL(require.resolve('tsx')).href,
-    '--import', pathToFileURL(join(ROOT, 'src/sdk/register-hooks.mjs')).href,
+    '--import', pathToFileURL(join(ROOT, 'src/register-hooks.mjs')).href,
     mocha, '--no-config', '--timeout', '30000', '--exit', ...extra, ...files,
   ];
 }

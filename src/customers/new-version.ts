@@ -5,7 +5,8 @@
 import { copyFileSync, existsSync, mkdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import { randomUUID } from 'node:crypto';
-import { CUSTOMER_SLUG_RE, ENDPOINT_NAME_RE, customerFolder, loadEndpoint, type CustomerFolders } from './load-customers.ts';
+import { CUSTOMER_SLUG_RE, customerFolder, type CustomerFolders } from './load-customers.ts';
+import { ENDPOINT_NAME_RE, loadEndpoint } from './load-endpoint.ts';
 import { readEndpointPlan, VERSIONS_DIR } from './endpoint-versions.ts';
 import { importPath, ScaffoldError } from './scaffold.ts';
 

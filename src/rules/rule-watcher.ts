@@ -1,23 +1,19 @@
 // Hot reload of the rules: the files under RULES_DIR, overlaid by the live versions in the
-// store when there is one. Files: a recursive fs.watch of RULES_DIR and a watch of each
-// plugin folder with a rules.json, for speed, plus a stat poll as the safety net (missed
-// events, such as through some container mounts, a directory created later): every 500 ms
-// without the watch, every 5 s with it (a poll stats every rule file and plugin folder, ~0.5
-// ms of CPU on each thread that watches: an idle server does not do it twice a second). Store:
-// its revision is polled (every second by default) and `refresh()` reads it at once. Every
+// store when there is one. Files: watched for changes by rule-file-watch.ts (fs.watch, and a
+// stat poll as the safety net). Store: its revision is polled (every second by default) and
+// `refresh()` reads it at once. Every
 // change reloads the whole set; an invalid set is logged and refused, the last good one stays.
 // Until a whole set has loaded once there is no last good one: the good documents serve, and
 // each broken one holds delivery for its own scope only (rule-holds.ts).
-import { watch, type FSWatcher } from 'node:fs';
-import { dirname } from 'node:path';
 import type { RuleVersionStore } from '../store/types.ts';
 import { formatRuleError, loadRules, type LoadRulesOptions, type OverlayDocument, type RuleLoadError } from './load-rules.ts';
-import { PLUGIN_RULES_FILE, pluginRuleFiles, pluginsDirFor } from './plugin-rules.ts';
+import { pluginsDirFor } from './plugin-rules.ts';
+import { watchRuleFiles, type RuleFileWatchOptions } from './rule-file-watch.ts';
 import { fingerprintOf } from './rule-files.ts';
 import { createRuleSet, type RuleSet } from './rule-set.ts';
 import { describeHold } from './rule-holds.ts';
 import { overlayOf } from './stored-rules.ts';
-import { after, every } from '../poll-tick.ts';
+import { every } from '../poll-tick.ts';
 
 /** The pino subset used here. */
 export interface WatcherLogger {
@@ -30,17 +26,9 @@ export type ReloadEvent =
   | { ok: true; ruleSet: RuleSet; files: number; rules: number }
   | { ok: false; errors: readonly RuleLoadError[] };
 
-export interface RuleWatcherOptions extends Omit<LoadRulesOptions, 'overlay'> {
+export interface RuleWatcherOptions extends Omit<LoadRulesOptions, 'overlay'>, RuleFileWatchOptions {
   dir: string;
   logger: WatcherLogger;
-  /** Quiet time after the last change before reloading; default 100 ms. */
-  debounceMs?: number;
-  /** Interval of the stat poll while fs.watch is not watching; default 500 ms. 0 turns the poll off. */
-  pollMs?: number;
-  /** Interval of the stat poll while fs.watch watches (the safety net only); default 5 s, never below pollMs. */
-  watchedPollMs?: number;
-  /** Use fs.watch; default true. False leaves the poll alone to notice changes. */
-  watch?: boolean;
   /** Its live versions replace the files of the same scope and destination (src/rules/README.md). */
   store?: Pick<RuleVersionStore, 'live' | 'revision'>;
   /** Interval of the store's revision poll; default 1000 ms. 0 turns it off (refresh() still reads). */
@@ -93,9 +81,6 @@ const STORE = 'rule store';
  */
 export function startRuleWatcher(opts: RuleWatcherOptions): RuleWatcher {
   const { dir, logger, store } = opts;
-  const debounceMs = opts.debounceMs ?? 100;
-  const pollMs = opts.pollMs ?? 500;
-  const watchedPollMs = Math.max(pollMs, opts.watchedPollMs ?? 5_000);
   const listeners = new Set<(e: ReloadEvent) => void>();
 
   let fingerprint = '';
@@ -197,65 +182,8 @@ export function startRuleWatcher(opts: RuleWatcherOptions): RuleWatcher {
     ready = Promise.resolve();
   }
 
-  let timer: NodeJS.Timeout | undefined;
-  let watcher: FSWatcher | undefined;
-  let watchUnavailable = false;
-  const schedule = () => {
-    if (closed) return;
-    clearTimeout(timer);
-    timer = setTimeout(() => {
-      timer = undefined;
-      if (!closed) reload();
-    }, debounceMs);
-  };
-
-  /** The plugins' folders holding a rules.json, watched beside RULES_DIR (each alone: a plugin folder may hold much else). */
-  let pluginWatchers: FSWatcher[] = [];
-  const stopWatch = () => {
-    watcher?.close();
-    watcher = undefined;
-    for (const w of pluginWatchers) w.close();
-    pluginWatchers = [];
-  };
-  const startWatch = () => {
-    if (watcher !== undefined || closed || watchUnavailable || opts.watch === false) return;
-    try {
-      watcher = watch(dir, { recursive: true, persistent: false }, schedule);
-      watcher.on('error', () => {
-        // The directory went away or was replaced; the poll notices and re-arms the watch.
-        stopWatch();
-        schedule();
-      });
-    } catch (err) {
-      watcher = undefined; // no such directory yet, or no recursive watch here: the poll covers it
-      if ((err as NodeJS.ErrnoException).code === 'ERR_FEATURE_UNAVAILABLE_ON_PLATFORM') watchUnavailable = true;
-      return;
-    }
-    for (const f of pluginRuleFiles(pluginsDirFor(dir, opts.pluginsDir))) {
-      try {
-        const w = watch(dirname(f.abs), { persistent: false }, (_event, name) => {
-          if (name === null || name === PLUGIN_RULES_FILE) schedule();
-        });
-        w.on('error', () => w.close()); // the folder went away: the poll notices the file did
-        pluginWatchers.push(w);
-      } catch {
-        // not watchable: the poll covers it
-      }
-    }
-  };
-  startWatch();
-
-  let cancelPoll = (): void => undefined;
-  const nextPoll = () => {
-    if (closed || pollMs <= 0) return;
-    // On the thread's poll tick (poll-tick.ts) when a whole number of seconds.
-    cancelPoll = after(watcher === undefined ? pollMs : watchedPollMs, () => {
-      if (watcher === undefined) startWatch();
-      if (timer === undefined && fingerprintOf(dir, pluginsDirFor(dir, opts.pluginsDir)) !== fingerprint) schedule();
-      nextPoll();
-    });
-  };
-  nextPoll();
+  // Reloads when the files change (rule-file-watch.ts); `fingerprint` is what the last reload read.
+  const files = watchRuleFiles(dir, opts, () => fingerprint, reload);
 
   const storePollMs = opts.storePollMs ?? 1000;
   let polling = false;
@@ -289,10 +217,8 @@ export function startRuleWatcher(opts: RuleWatcherOptions): RuleWatcher {
     },
     close() {
       closed = true;
-      clearTimeout(timer);
-      cancelPoll();
+      files.close();
       stopStorePoll?.();
-      stopWatch();
     },
   };
 }

@@ -3,7 +3,8 @@
 import { expect } from 'chai';
 import { rmSync } from 'node:fs';
 import { join } from 'node:path';
-import { loadCustomers, loadEndpoint, listEndpoints } from '../../src/customers/load-customers.ts';
+import { loadCustomers, listEndpoints } from '../../src/customers/load-customers.ts';
+import { loadEndpoint } from '../../src/customers/load-endpoint.ts';
 import { ROOT } from '../helpers/spawn-server.ts';
 import { customersRoot, writeEndpoint } from './fixtures.ts';
 import { shippedFolders } from '../helpers/shipped-folders.ts';

@@ -4,7 +4,8 @@
 import { expect } from 'chai';
 import { mkdirSync, rmSync, unlinkSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { CustomerLoadError, listEndpoints, loadCustomers } from '../../src/customers/load-customers.ts';
+import { listEndpoints, loadCustomers } from '../../src/customers/load-customers.ts';
+import { CustomerLoadError } from '../../src/customers/load-endpoint.ts';
 import { createLogger } from '../../src/logger.ts';
 import { customersRoot, customersWithScaffold, SHIPPED_CUSTOMERS, writeEndpoint, type EndpointFiles } from './fixtures.ts';
 import { startTestServer } from '../helpers/test-server.ts';

@@ -51,6 +51,16 @@ describe('test helpers: the shipped rules, customers and plugins folders', () =>
     expect(filesIn(join(root, 'customers'))).to.include('demo/endpoints/order-sync/schema.json');
   });
 
+  it('leave out a plugin folder whose tracked files were deleted, as mocha\'s list of tests does', () => {
+    write('plugins/old-platform/index.ts', 'export default {};');
+    git('add', 'plugins/old-platform');
+    rmSync(join(root, 'plugins/old-platform/index.ts'));
+    write('plugins/old-platform/notes.ts', 'export default {};');
+    const f = shippedFoldersOf(root);
+    expect(subfolderNames(f.pluginsDir)).to.deep.equal(['webhook']);
+    f.remove();
+  });
+
   it('count a folder once it is git added, and ignore dot folders', () => {
     write('plugins/new-platform/index.ts', 'export default {};');
     write('plugins/.cache/x');
@@ -71,7 +81,7 @@ describe('test helpers: the shipped rules, customers and plugins folders', () =>
 
   it("npm test's mocha runs the plugin and customer tests git tracks, not those in folders an operator added", () => {
     // The real config and root hook, in this throwaway checkout; each test file names itself.
-    for (const f of ['.mocharc.cjs', 'test/helpers/tracked-files.cjs', 'test/helpers/hermetic.ts', 'test/helpers/run-end.ts', 'test/helpers/service-variables.ts', 'test/helpers/no-settings.env']) {
+    for (const f of ['.mocharc.cjs', 'src/sdk/testing/tracked-files.cjs', 'test/helpers/hermetic.ts', 'test/helpers/run-end.ts', 'test/helpers/service-variables.ts', 'test/helpers/no-settings.env']) {
       write(f, readFileSync(join(PROJECT_ROOT, f), 'utf8'));
     }
     symlinkSync(join(PROJECT_ROOT, 'node_modules'), join(root, 'node_modules'));

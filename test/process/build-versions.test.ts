@@ -11,7 +11,7 @@ import { join } from 'node:path';
 import { copyProject } from '../helpers/project-copy.ts';
 import { waitFor } from '../helpers/test-server.ts';
 
-const BUILD_FILES = ['package.json', 'tsconfig.json', 'src/tsconfig.build.json', 'src/build.mjs', 'src/build-state.cjs', 'src/build-validators.mjs', 'src/sdk/resolve-sdk.cjs', 'src/sdk/resolve-hooks.mjs'];
+const BUILD_FILES = ['package.json', 'tsconfig.json', 'src/tsconfig.build.json', 'src/build.mjs', 'src/build-state.cjs', 'src/build-validators.mjs', 'src/resolve-sdk.cjs', 'src/resolve-hooks.mjs', 'src/sdk/testing/tracked-files.cjs'];
 
 function build(dir: string): Promise<{ code: number; output: string }> {
   return new Promise((resolve) => execFile(process.execPath, ['src/build.mjs'], { cwd: dir, encoding: 'utf8' }, (err, stdout, stderr) =>

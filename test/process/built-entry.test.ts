@@ -1,11 +1,13 @@
 // npm start runs the build: in a copy of the project built with `npm run build`, the server
 // runs dist/ with no loader process beside it, a custom endpoint folder scaffolded while it
-// runs and a plugin folder added after the build load from TypeScript, and once src/ changes
-// after the build it runs the sources again, saying so.
+// runs and a plugin folder added after the build load from TypeScript, the compiled plugins
+// import the SDK by name and get the build's own, and once src/ changes after the build it
+// runs the sources again, saying so.
 import { expect } from 'chai';
 import { execFile } from 'node:child_process';
-import { cpSync, mkdirSync, rmSync, symlinkSync, utimesSync, writeFileSync } from 'node:fs';
+import { cpSync, mkdirSync, readFileSync, rmSync, symlinkSync, utimesSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
+import { pathToFileURL } from 'node:url';
 import { ROOT, spawnServer, type SpawnedServer } from '../helpers/spawn-server.ts';
 import { tempDir, waitFor } from '../helpers/test-server.ts';
 import { commandLine, descendants } from '../helpers/process-tree.ts';
@@ -71,6 +73,8 @@ describe('process: npm start runs the build in dist/', function () {
 
   before(async () => {
     project = copyProject();
+    // A module of a shipped plugin handing on what it imports from the SDK, compiled with the rest.
+    writeFileSync(join(project, 'plugins/webhook/sdk-probe.ts'), "export { isSuccessStatus } from 'tracklane/sdk';\n");
     const built = await run('npm', ['run', 'build'], project);
     expect(built.code, built.stdout + built.stderr).to.equal(0);
     // The schemas' validators generated at build time (src/build-validators.mjs), so the server compiles none at start.
@@ -96,6 +100,22 @@ describe('process: npm start runs the build in dist/', function () {
     expect(made.code, made.stderr).to.equal(0);
     expect(made.stderr, 'the CLI runs dist/ quietly').to.equal('');
     expect(await waitFor(() => /"customer":"acme","endpoint":"lead-sync".*"msg":"custom endpoint loaded without a restart"/.test(s.output()), 15_000), s.output()).to.equal(true);
+
+    const plugin = await run(process.execPath, [join(project, 'src/cli/bin.mjs'), 'plugins', 'new', 'acme-ads'], project, { DATA_DIR: join(project, 'data') });
+    expect(plugin.code, plugin.stderr).to.equal(0);
+    expect(plugin.stderr, 'the CLI runs dist/ quietly').to.equal('');
+  });
+
+  it("compiled plugins import tracklane/sdk as written, and run on the build's own SDK modules", async () => {
+    expect(readFileSync(join(project, 'dist/plugins/webhook/sdk-probe.js'), 'utf8')).to.include("from 'tracklane/sdk'");
+    const url = (rel: string) => JSON.stringify(pathToFileURL(join(project, rel)).href);
+    const r = await run(process.execPath, ['--input-type=module', '-e', `
+      const { loadModule } = await import(${url('dist/src/load-module.js')});
+      const sdk = await import(${url('dist/src/sdk/index.js')});
+      const probe = await loadModule(${JSON.stringify(join(project, 'plugins/webhook/sdk-probe.ts'))});
+      process.stdout.write(JSON.stringify({ same: probe.isSuccessStatus === sdk.isSuccessStatus }));
+    `], project);
+    expect(r.stdout, r.stderr).to.equal('{"same":true}');
   });
 
   it('loads a plugin folder added after the build, and one outside the project importing the SDK', async () => {

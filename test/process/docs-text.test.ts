@@ -5,7 +5,7 @@ import { expect } from 'chai';
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { ROOT } from '../helpers/spawn-server.ts';
-import { trackedFiles } from '../helpers/tracked-files.cjs';
+import { trackedFiles } from '../../src/sdk/testing/tracked-files.cjs';
 import { USAGE } from '../../src/cli/usage.ts';
 import { commandName, usageCommands } from './readme-text.ts';
 

@@ -2,12 +2,12 @@
 // operator's checkout holds them: the test servers load these (as the shipped folders, before
 // any folder a test lists in PLUGINS_DIR / CUSTOMERS_DIR), so a customer folder, plugin or rule
 // file an operator adds (tracklane customers new, a rules/ga4.json) changes no test.
-import { execFileSync } from 'node:child_process';
 import { copyFileSync, existsSync, mkdirSync, mkdtempSync, readdirSync, rmSync, statSync, symlinkSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { dirname, join, relative } from 'node:path';
 import { projectRoot } from '../../build-state.cjs';
 import { loadConfig, type Config } from '../../config.ts';
+import { trackedFiles } from './tracked-files.cjs';
 
 /** The tracklane package's folder (its package.json's). */
 export const PROJECT_ROOT = projectRoot(import.meta.url);
@@ -39,7 +39,8 @@ export function shippedFolders(): ShippedFolders {
  * checkout (an export), what the folders hold is what shipped. `remove` deletes the temp folders.
  */
 export function shippedFoldersOf(root: string): ShippedFolders & { remove(): void } {
-  const tracked = trackedFiles(root);
+  const listed = trackedFiles(root, ['rules', 'customers', 'plugins']);
+  const tracked = listed === null ? null : new Set(listed.map((p) => join(root, p)));
   const temps: string[] = [];
   const temp = (name: string) => {
     const dir = mkdtempSync(join(tmpdir(), `tl-shipped-${name}-`));
@@ -80,20 +81,6 @@ export function shippedFolderEnv(): { RULES_DIR: string; CUSTOMERS_DIR: string; 
 export function subfolderNames(dir: string): string[] {
   if (!existsSync(dir)) return [];
   return readdirSync(dir).filter((f) => !f.startsWith('.') && statSync(join(dir, f)).isDirectory()).sort();
-}
-
-/** Absolute paths of the tracked files under the three folders, or null when `root` is no git checkout's top. */
-function trackedFiles(root: string): Set<string> | null {
-  const git = (...args: string[]) => execFileSync('git', args, { cwd: root, encoding: 'utf8', stdio: ['ignore', 'pipe', 'ignore'] });
-  let listed: string;
-  try {
-    // A prefix means the project sits inside some other repository, which tracks none of it.
-    if (git('rev-parse', '--show-prefix').trim() !== '') return null;
-    listed = git('ls-files', '-z', '--', 'rules', 'customers', 'plugins');
-  } catch {
-    return null;
-  }
-  return new Set(listed.split('\0').filter(Boolean).map((p) => join(root, p)));
 }
 
 /** `root/name` when each of its subfolders holds a tracked file, else a temp folder linking only those that do. */

@@ -1,6 +1,7 @@
 // What the repository ships under a folder (what git tracks), for the two places that keep an
-// operator's additions out of `npm test`: the test files mocha runs (.mocharc.cjs, plain
-// CommonJS so the config can use it) and the folders the test servers load (shipped-folders.ts).
+// operator's additions out of `npm test`: the test files mocha runs (.mocharc.cjs) and the
+// folders the test servers load (shipped-folders.ts). Plain CommonJS, so the mocha config can
+// use it before any loader is registered; the build copies it beside the compiled modules.
 'use strict';
 const { execFileSync } = require('node:child_process');
 const { existsSync } = require('node:fs');
@@ -23,15 +24,4 @@ function trackedFiles(root, folders) {
   return listed.split('\0').filter((p) => p !== '' && existsSync(join(root, p)));
 }
 
-/**
- * The files `npm test` runs: every test under test/, and the tests inside plugins/ and
- * customers/ as the repository ships them: a folder or test file added there counts once
- * it is `git add`ed.
- */
-function testSpec(root) {
-  const tracked = trackedFiles(root, ['plugins', 'customers']);
-  if (tracked === null) return ['test/**/*.test.ts', 'plugins/**/*.test.ts', 'customers/**/*.test.ts'];
-  return ['test/**/*.test.ts', ...tracked.filter((p) => p.endsWith('.test.ts'))];
-}
-
-module.exports = { trackedFiles, testSpec };
+module.exports = { trackedFiles };

@@ -1,3 +1,2 @@
 // Types of tracked-files.cjs (plain CommonJS so .mocharc.cjs can use it).
 export declare function trackedFiles(root: string, folders: readonly string[]): string[] | null;
-export declare function testSpec(root: string): string[];

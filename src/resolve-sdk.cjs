@@ -1,24 +1,25 @@
 // How `import … from 'tracklane/sdk'` resolves for a plugin or custom endpoint folder outside
 // this package (PLUGINS_DIR / CUSTOMERS_DIR elsewhere on disk, `tracklane test FOLDER`), where
-// Node's own self-reference (package.json `exports`, for files inside the package) cannot reach:
+// Node's own self-reference (package.json `exports`, for files inside the package; in a build,
+// the build's own package.json: src/build.mjs) cannot reach:
 // - `tracklane/sdk` and `tracklane/sdk/testing` are this package's entries: the compiled ones
-//   in dist/ when the running code is the build (the modules the server itself runs), else
-//   the TypeScript sources;
+//   of the build the running code is (the modules the server itself runs), else the
+//   TypeScript sources;
 // - any other bare import a file outside the package cannot resolve from its own folder
 //   (its own node_modules first) is resolved from this package (chai in a folder's tests,
 //   say), as NODE_PATH would for require alone.
 // Two forms of the same mapping: a require hook (requireResolution: files loaded through
 // tsx's require hook, which is how src/load-module.ts loads outside folders in every thread)
-// and ESM loader hooks (./resolve-hooks.mjs, registered by `tracklane test`). Plain
-// CommonJS, so the .cjs entries and the build can load it before any loader is registered.
+// and ESM loader hooks (./resolve-hooks.mjs, registered by `tracklane test`). Plain CommonJS,
+// so the .cjs entries and the build can load it before any loader is registered.
 'use strict';
 const Module = require('node:module');
 const { join, sep } = require('node:path');
 
-/** The package's entries, by specifier, as absolute paths (`compiled`: the build's copies). */
-function sdkTargets(root, compiled) {
-  return compiled
-    ? { 'tracklane/sdk': join(root, 'dist/src/sdk/index.js'), 'tracklane/sdk/testing': join(root, 'dist/src/sdk/testing.js') }
+/** The package's entries, by specifier, as absolute paths: the compiled ones of the build in the folder `build`, or (null) the sources. */
+function sdkTargets(root, build) {
+  return build
+    ? { 'tracklane/sdk': join(build, 'src/sdk/index.js'), 'tracklane/sdk/testing': join(build, 'src/sdk/testing.js') }
     : { 'tracklane/sdk': join(root, 'src/sdk/index.ts'), 'tracklane/sdk/testing': join(root, 'src/sdk/testing.ts') };
 }
 
