@@ -1,13 +1,14 @@
 // The second way into a lane: it claims due deliveries from the store with a lease, oldest due
 // first (notify → claimAndQueue), lingering briefly after new work so batches fill. While a
 // claim comes back full it keeps claiming (and takes no handoffs); a short one ends that until
-// the store has something due again, which the lane looks for at most every idlePollMs. A
-// failing store is retried with a capped, jittered backoff.
+// the store has something due again, which the lane looks for at most every idlePollMs (the
+// look is one of the lane's wake's two times: lane-wake.ts). A failing store is retried with
+// a capped, jittered backoff.
 import type { LaneDeps } from './lane-deps.ts';
 import { claimLimit, concurrencyOf, isActive, isRunning, maxEvents, type LaneState, type Unit } from './lane-state.ts';
 import type { LaneUnits } from './lane-units.ts';
+import type { LaneWake } from './lane-wake.ts';
 import { storeErrorBackoffMs } from './retry-policy.ts';
-import { after } from '../poll-tick.ts';
 
 export interface LaneClaims {
   /** New deliveries were stored for this lane. */
@@ -16,9 +17,13 @@ export interface LaneClaims {
   claimAndQueue(): Promise<void>;
   /** Leases up to `limit` due deliveries (due retries first; `retriesOnly`: nothing else) and turns them into requests. */
   claim(limit: number, opts?: { retriesOnly?: boolean }): Promise<{ units: Unit[]; claimed: number }>;
+  /** The planned look at the store (the wake fired for it): claims when something is due, else plans the next. */
+  wakeIfDue(): Promise<void>;
 }
 
-export function createLaneClaims(deps: LaneDeps, s: LaneState, units: LaneUnits, log: Record<string, unknown>, pump: () => void): LaneClaims {
+export function createLaneClaims(
+  deps: LaneDeps, s: LaneState, units: LaneUnits, wake: Pick<LaneWake, 'lookIn' | 'cancelLook'>, log: Record<string, unknown>, pump: () => void,
+): LaneClaims {
   async function claim(limit: number, opts?: { retriesOnly?: boolean }): Promise<{ units: Unit[]; claimed: number }> {
     const claimId = deps.nextClaimId();
     const now = deps.clock();
@@ -55,24 +60,15 @@ export function createLaneClaims(deps: LaneDeps, s: LaneState, units: LaneUnits,
     deps.logger.error({ ...log, err, consecutive_failures: s.claims.failures, retry_in_ms: retryInMs },
       'claiming deliveries failed; backing off');
     s.claims.wanted = false;
-    wakeAfter(retryInMs);
+    wake.lookIn(retryInMs);
   }
 
+  /** Plans the next look: when the store's next delivery is due, at most idlePollMs away (then on the poll tick). */
   async function scheduleWake(): Promise<void> {
-    s.timers.wake?.();
+    wake.cancelLook();
     if (!isRunning(s) || !isActive(s)) return;
     const next = await deps.store.nextDue(s.dest.id);
-    wakeAfter(next === null ? deps.idlePollMs : Math.min(deps.idlePollMs, Math.max(0, next - deps.clock())));
-  }
-
-  function wakeAfter(ms: number): void {
-    s.timers.wake?.();
-    if (!isRunning(s)) return;
-    // A second away (nothing due sooner): on the thread's poll tick with the other idle looks.
-    s.timers.wake = after(ms, () => {
-      s.timers.wake = undefined;
-      void wakeIfDue();
-    });
+    wake.lookIn(next === null ? deps.idlePollMs : Math.min(deps.idlePollMs, Math.max(0, next - deps.clock())));
   }
 
   /** Claims (and stops taking handoffs) only when something is due now; else looks again later. */
@@ -98,6 +94,7 @@ export function createLaneClaims(deps: LaneDeps, s: LaneState, units: LaneUnits,
   return {
     claim,
     claimAndQueue,
+    wakeIfDue,
     notify() {
       s.claims.notified++;
       if (!isRunning(s) || !isActive(s)) return;

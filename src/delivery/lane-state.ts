@@ -48,12 +48,19 @@ export interface LaneState {
   };
   /** Retries this lane recorded (lane-retries.ts): claimed when they come due, ahead of the queue. */
   retries: {
-    /** Their due times, not claimed yet (a min-heap). */
+    /** Their due times, not claimed yet (a min-heap; lane-wake.ts wakes the lane for the first). */
     due: number[];
     /** One has come due: the due retries are claimed next, into the head of the queue. */
     wanted: boolean;
-    /** When `timers.retry` fires (null: not set). */
-    timerAt: number | null;
+  };
+  /** The lane's one wake (lane-wake.ts): for the first retry due or the next look at the store, whichever comes first. */
+  wake: {
+    /** The next look at the store for due work while no claim is wanted (or the next try after a failed claim); null: none planned. */
+    look: { at: number; onTick: boolean } | null;
+    /** When the timer fires (null: not set), whether it is the look's, and its cancel. */
+    at: number | null;
+    forLook: boolean;
+    cancel: (() => void) | null;
   };
   /** Requests built and leased, waiting for a send slot. */
   queue: Unit[];
@@ -65,15 +72,8 @@ export interface LaneState {
   /** Attempts sent whose record is not committed yet. */
   recording: number;
   timers: {
-    /**
-     * Cancels the next look at the store while no claim is wanted (or the next try after a
-     * failed claim): a timer, or the thread's poll tick when a second away (poll-tick.ts).
-     */
-    wake?: () => void;
     /** A batching lane waits this out after notify() so that its claim fills a batch. */
     linger?: NodeJS.Timeout;
-    /** The earliest retry noted comes due. */
-    retry?: NodeJS.Timeout;
   };
   /** When saturated() first saw this lane short of room (null: it has room). */
   shortSince: number | null;
@@ -89,7 +89,8 @@ export function createLaneState(dest: ActiveDestination, plugin: LoadedPlugin | 
     plugin,
     phase: 'created',
     claims: { wanted: true, running: false, failures: 0, notified: 0 },
-    retries: { due: [], wanted: false, timerAt: null },
+    retries: { due: [], wanted: false },
+    wake: { look: null, at: null, forLook: false, cancel: null },
     queue: [],
     hold: null,
     inflight: 0,

@@ -2,9 +2,10 @@
 // destination never holds up another. Work comes in two ways: handed off by the fan-out,
 // already leased (lane-handoffs.ts), only while nothing is due in the store for it; else
 // claimed from the store, due retries first, then oldest due first (lane-claims.ts); and the
-// retries it recorded, claimed as they come due into the head of its queue (lane-retries.ts). pump() moves queued requests
-// into free slots (lane-send.ts) and asks for a claim when the queue runs low. The state all
-// parts share is one object (lane-state.ts).
+// retries it recorded, claimed as they come due into the head of its queue (lane-retries.ts).
+// pump() moves queued requests into free slots (lane-send.ts) and asks for a claim when the
+// queue runs low. One wake (lane-wake.ts) serves the due retries and the next look at the
+// store. The state all parts share is one object (lane-state.ts).
 import type { LoadedPlugin } from '../destinations/load-plugins.ts';
 import { createLaneClaims } from './lane-claims.ts';
 import { createLaneHandoffs } from './lane-handoffs.ts';
@@ -13,6 +14,7 @@ import { createLaneRetries } from './lane-retries.ts';
 import { createLaneSend } from './lane-send.ts';
 import { claimLimit, concurrencyOf, createLaneState, isActive, isIdle, isRunning, maxEvents } from './lane-state.ts';
 import { createLaneUnits } from './lane-units.ts';
+import { createLaneWake } from './lane-wake.ts';
 import type { LaneDeps } from './lane-deps.ts';
 import type { ActiveDestination, ClaimedDelivery } from './types.ts';
 
@@ -50,8 +52,16 @@ export function createLane(deps: LaneDeps, initial: ActiveDestination, initialPl
   const log = { destination_id: initial.id, destination_type: initial.type };
   const units = createLaneUnits(deps, s, log);
   const handoffs = createLaneHandoffs(deps, s, units, pump);
-  const claims = createLaneClaims(deps, s, units, log, pump);
-  const retries = createLaneRetries(deps, s, claims, log, pump);
+  // The wake runs what comes due: the retries (claimed next, ahead of the queue) and the look at the store.
+  const wake = createLaneWake(deps, s, {
+    retriesDue() {
+      s.retries.wanted = true;
+      pump();
+    },
+    look: () => void claims.wakeIfDue(),
+  });
+  const claims = createLaneClaims(deps, s, units, wake, log, pump);
+  const retries = createLaneRetries(deps, s, claims, wake, log, pump);
   const sendUnit = createLaneSend(deps, s, units, log, pump, retries);
   const inFlight = createLaneInFlight(deps, s, log);
 
@@ -87,7 +97,7 @@ export function createLane(deps: LaneDeps, initial: ActiveDestination, initialPl
       if (!isActive(s)) {
         handoffs.flushHold(); // inactive now: hands the held deliveries back
         void units.release(s.queue.splice(0));
-        s.timers.wake?.();
+        wake.cancelLook();
       } else if (!wasActive) {
         s.claims.wanted = true;
         pump();
@@ -123,8 +133,7 @@ export function createLane(deps: LaneDeps, initial: ActiveDestination, initialPl
     async stop() {
       s.phase = 'stopped';
       inFlight.stop();
-      retries.stop();
-      s.timers.wake?.();
+      wake.stop();
       clearTimeout(s.timers.linger);
       handoffs.flushHold(); // stopped now: hands the held deliveries back
       await units.release(s.queue.splice(0));
