@@ -18,7 +18,7 @@ import type { HttpSender } from './http-sender.ts';
 import { createLane, type Lane, type LaneDeps, type LaneLogger } from './lane.ts';
 import { isDeadLocalOwner, newOwnerId, ownerOf } from './owner-id.ts';
 import { createRetryPolicy, type RetryPolicy } from './retry-policy.ts';
-import { after } from '../poll-tick.ts';
+import { after, busy } from '../poll-tick.ts';
 
 export interface DispatcherOptions {
   store: Store;
@@ -222,9 +222,11 @@ export function createDispatcher(opts: DispatcherOptions): Dispatcher {
       await store.deliveries.releaseOwner(owner, clock());
     },
     wake() {
+      busy();
       if (!st.fanOut.backingOff) st.fanOut.wake?.();
     },
     wakeAll() {
+      busy();
       // Another instance announced work (PostgreSQL NOTIFY): new events, or deliveries it fanned out.
       if (!st.fanOut.backingOff) st.fanOut.wake?.();
       for (const lane of st.lanes.values()) lane.notify();

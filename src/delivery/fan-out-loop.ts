@@ -9,6 +9,7 @@ import type { EventSettler } from './event-settler.ts';
 import { fanOutOnce, HOLD_MS } from './fan-out.ts';
 import type { Lane } from './lane.ts';
 import { storeErrorBackoffMs } from './retry-policy.ts';
+import { busy } from '../poll-tick.ts';
 
 /**
  * The fan-out waits (polling every PACE_POLL_MS) while a running lane has no room for a whole
@@ -96,7 +97,10 @@ export function createFanOutLoop(deps: FanOutLoopDeps, st: FanOutState): FanOutL
     }
     const claimId = `${deps.owner}#fan-out.${st.pass.toString(36)}`;
     const r = await fanOutOnce({ ...passDeps, claimId, rules: { current: () => rules } });
-    if (r.claimed > 0) st.pass++;
+    if (r.claimed > 0) {
+      st.pass++;
+      busy();
+    }
     for (const { event, rows } of r.mappingFailed) {
       logger.error({ event_seq: event.seq, script_id: event.event.scriptId, event_id: event.event.eventId, interrupted: event.interrupted, destinations: rows.length },
         'mapping this event stopped the delivery thread repeatedly: its deliveries are failed (mapping_failed) and it is not mapped again');

@@ -9,6 +9,7 @@ import { claimLimit, concurrencyOf, isActive, isRunning, maxEvents, type LaneSta
 import type { LaneUnits } from './lane-units.ts';
 import type { LaneWake } from './lane-wake.ts';
 import { storeErrorBackoffMs } from './retry-policy.ts';
+import { busy } from '../poll-tick.ts';
 
 export interface LaneClaims {
   /** New deliveries were stored for this lane. */
@@ -29,6 +30,7 @@ export function createLaneClaims(
     const now = deps.clock();
     const leaseUntil = now + deps.leaseMs;
     const claimed = await deps.store.claimDeliveries(s.dest.id, claimId, now, leaseUntil, limit, opts);
+    if (claimed.length > 0) busy();
     if (deps.remap !== undefined && claimed.some((d) => d.remap !== undefined)) await deps.remap(s.dest, claimed);
     return { units: claimed.length > 0 ? units.build(claimed, claimId, leaseUntil) : [], claimed: claimed.length };
   }
@@ -96,6 +98,7 @@ export function createLaneClaims(
     claimAndQueue,
     wakeIfDue,
     notify() {
+      busy();
       s.claims.notified++;
       if (!isRunning(s) || !isActive(s)) return;
       if (deps.lingerMs > 0 && maxEvents(s) > 1 && !s.claims.wanted && s.timers.linger === undefined) {
