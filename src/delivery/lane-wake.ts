@@ -1,13 +1,12 @@
 // A lane's one wake. Two things wake a lane that is not busy claiming: a retry it recorded
-// coming due (lane-retries.ts), and its next look at the store for due work (lane-claims.ts:
+// coming due, and its next look at the store for due work (lane-claims.ts:
 // at the store's next due time, at most idlePollMs away, or after a store error). Both are
 // times in the lane's state (`s.retries.due`, `s.wake.look`); arm() computes the next wake
 // from both and keeps one timer for it: the thread's poll tick when the look comes first and
 // is a whole number of ticks away (poll-tick.ts: an idle lane wakes with the thread's other
 // polls), else a timer of its own. When it fires, whatever has come due runs: the due
 // retries are claimed ahead of the queue, and the look reads the store.
-import type { LaneDeps } from './lane-deps.ts';
-import { isRunning, type LaneState } from './lane-state.ts';
+import { isRunning, type LaneState, type LaneDeps } from './lane-state.ts';
 import { after, TICK_MS } from '../poll-tick.ts';
 
 /** Retries coming due within this long of each other are claimed together: each at most this late. */

@@ -2,7 +2,7 @@
 // destination never holds up another. Work comes in two ways: handed off by the fan-out,
 // already leased (lane-handoffs.ts), only while nothing is due in the store for it; else
 // claimed from the store, due retries first, then oldest due first (lane-claims.ts); and the
-// retries it recorded, claimed as they come due into the head of its queue (lane-retries.ts).
+// retries it recorded, claimed as they come due into the head of its queue (lane-claims.ts too).
 // pump() moves queued requests into free slots (lane-send.ts) and asks for a claim when the
 // queue runs low. One wake (lane-wake.ts) serves the due retries and the next look at the
 // store. The state all parts share is one object (lane-state.ts).
@@ -10,16 +10,14 @@ import type { LoadedPlugin } from '../destinations/load-plugins.ts';
 import { createLaneClaims } from './lane-claims.ts';
 import { createLaneHandoffs } from './lane-handoffs.ts';
 import { createLaneInFlight } from './lane-in-flight.ts';
-import { createLaneRetries } from './lane-retries.ts';
 import { createLaneSend } from './lane-send.ts';
-import { claimLimit, concurrencyOf, createLaneState, isActive, isIdle, isRunning, maxEvents } from './lane-state.ts';
+import { claimLimit, concurrencyOf, createLaneState, isActive, isIdle, isRunning, maxEvents, type LaneDeps } from './lane-state.ts';
 import { createLaneUnits } from './lane-units.ts';
 import { createLaneWake } from './lane-wake.ts';
-import type { LaneDeps } from './lane-deps.ts';
 import type { ActiveDestination, ClaimedDelivery } from './types.ts';
 
 export type { LaneLogger } from './types.ts';
-export type { LaneDeps } from './lane-deps.ts';
+export type { LaneDeps } from './lane-state.ts';
 
 
 export interface Lane {
@@ -38,7 +36,10 @@ export interface Lane {
    * on without waiting, and this lane claims what is stored for it when it gets to it.
    */
   saturated(need: number, nowMs: number, patienceMs: number): boolean;
-  /** Deliveries the fan-out stored leased to this lane's offered claim: queued for sending. */
+  /**
+   * Deliveries the fan-out handed off under this lane's offered claim: not stored (no rows until
+   * their attempt records write them; fan-out.ts), queued for sending.
+   */
   take(claimId: string, leaseUntil: number, deliveries: ClaimedDelivery[]): void;
   start(): void;
   /** Claims and sends until nothing is due, waiting for each batch (tests, runOnce). */
@@ -61,8 +62,7 @@ export function createLane(deps: LaneDeps, initial: ActiveDestination, initialPl
     look: () => void claims.wakeIfDue(),
   });
   const claims = createLaneClaims(deps, s, units, wake, log, pump);
-  const retries = createLaneRetries(deps, s, claims, wake, log, pump);
-  const sendUnit = createLaneSend(deps, s, units, log, pump, retries);
+  const sendUnit = createLaneSend(deps, s, units, log, pump, claims);
   const inFlight = createLaneInFlight(deps, s, log);
 
   /** Fills free slots from the queue, then claims more when a claim is wanted and the queue runs low. */
@@ -72,7 +72,7 @@ export function createLane(deps: LaneDeps, initial: ActiveDestination, initialPl
     while (s.inflight < concurrency && s.queue.length > 0) void sendUnit(s.queue.shift()!);
     if (!isActive(s) || s.claims.running) return;
     // A retry came due: it goes ahead of whatever is queued.
-    if (s.retries.wanted && s.claims.failures === 0) return void retries.claimDue();
+    if (s.retries.wanted && s.claims.failures === 0) return void claims.claimDue();
     if (!s.claims.wanted || s.timers.linger !== undefined) return;
     // Refill before the slots run dry; big batches wait until the queue is empty, so a slow
     // destination never holds thousands of leased events that it cannot send yet.
