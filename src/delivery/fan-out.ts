@@ -20,7 +20,7 @@ import type { OutgoingItem } from '../domain/records.ts';
 import { isPoison, mappingFailedRows } from './poison.ts';
 import { partKey, type ClaimedDelivery, type DispatchEvent, type FanOutCommit, type FanOutResult, type NewDelivery, type UnstoredRow } from './types.ts';
 
-/** A send lane's offer to take new deliveries straight from the fan-out, already leased to its claim. */
+/** A send lane's offer to take new deliveries straight from the fan-out, under a claim of its own (no rows: not stored). */
 export interface HandoffOffer {
   claimId: string;
   leaseUntil: number;

@@ -1,4 +1,4 @@
-// The first way into a lane: the fan-out hands it new deliveries, already leased to a claim
+// The first way into a lane: the fan-out hands it new deliveries, not stored, under a claim
 // the lane offered, without a claim query (take → hold → flushHold). Only while nothing is
 // due in the store for the lane (lane-claims.ts), and only as many as its room.
 import { claimLimit, concurrencyOf, isActive, isRunning, maxEvents, queuedDeliveries, takesHandoffs, type LaneState, type LaneDeps } from './lane-state.ts';

@@ -1,11 +1,12 @@
 // One destination's send lane: its own queue, concurrency and timers, so a slow or dead
-// destination never holds up another. Work comes in two ways: handed off by the fan-out,
-// already leased (lane-handoffs.ts), only while nothing is due in the store for it; else
-// claimed from the store, due retries first, then oldest due first (lane-claims.ts); and the
-// retries it recorded, claimed as they come due into the head of its queue (lane-claims.ts too).
-// pump() moves queued requests into free slots (lane-send.ts) and asks for a claim when the
-// queue runs low. One wake (lane-wake.ts) serves the due retries and the next look at the
-// store. The state all parts share is one object (lane-state.ts).
+// destination never holds up another. Work comes in three ways: handed off by the fan-out,
+// not stored, under a claim the lane offered (lane-handoffs.ts), only while nothing is due in
+// the store for it; else claimed from the store, due retries first, then oldest due first
+// (lane-claims.ts); and the retries it recorded, claimed as they come due into the head of
+// its queue (lane-claims.ts too). pump() moves queued requests into free slots (lane-send.ts)
+// and asks for a claim when the queue runs low. One wake (lane-wake.ts) serves the due
+// retries and the next look at the store. What a lane is given and the state all its parts
+// share are in lane-state.ts.
 import type { LoadedPlugin } from '../destinations/load-plugins.ts';
 import { createLaneClaims } from './lane-claims.ts';
 import { createLaneHandoffs } from './lane-handoffs.ts';
