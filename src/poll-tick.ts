@@ -163,7 +163,9 @@ export function alignTick(): void {
 
 /**
  * Calls `fn` once after about `ms`: at the (ms / TICK_MS)th tick from now when `ms` is a whole
- * number of ticks (between ms - TICK_MS and ms from now), else on a timer of its own. Returns the cancel.
+ * number of ticks (between ms - TICK_MS and ms from now; a slowed tick counts as the ticks it
+ * stands for, so while idle up to the slowed period later), else on a timer of its own.
+ * Returns the cancel.
  */
 export function after(ms: number, fn: () => void): () => void {
   if (ms <= 0 || ms % TICK_MS !== 0) {
@@ -183,8 +185,9 @@ export function after(ms: number, fn: () => void): () => void {
 }
 
 /**
- * Calls `fn` every `ms`: on every (ms / TICK_MS)th tick when `ms` is a whole number of ticks,
- * else on an interval timer of its own. Returns the stop.
+ * Calls `fn` every `ms`: on every (ms / TICK_MS)th tick when `ms` is a whole number of ticks
+ * (while the tick is slowed, on each slowed tick that reaches it), else on an interval timer of
+ * its own. Returns the stop.
  */
 export function every(ms: number, fn: () => void): () => void {
   if (ms % TICK_MS !== 0) {

@@ -112,7 +112,7 @@ export function createFanOutLoop(deps: FanOutLoopDeps, st: FanOutState): FanOutL
     for (const [id, h] of r.handoffs) {
       const lane = lanes.get(id);
       if (lane) lane.take(h.claimId, h.leaseUntil, h.deliveries);
-      else void settler.store(h.deliveries.map((d) => d.unstored!), clock())
+      else void settler.store(h.deliveries.map((d) => d.unstored), clock())
         .catch((err) => logger.error({ err, destination_id: id }, 'storing deliveries for a removed destination failed'));
     }
     let unknown = false;

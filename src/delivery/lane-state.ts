@@ -13,7 +13,7 @@ import type { HttpSender } from './http-sender.ts';
 import type { TokenCache } from './oauth/token-cache.ts';
 import type { RetryPolicy } from './retry-policy.ts';
 import type { DestinationRecord } from '../store/types.ts';
-import type { ActiveDestination, ClaimedDelivery, DeliveryStore, LaneLogger } from './types.ts';
+import type { ActiveDestination, ClaimedDelivery, DeliveryStore, HandedOffDelivery, LaneLogger } from './types.ts';
 
 export interface LaneDeps {
   store: Pick<DeliveryStore, 'claimDeliveries' | 'nextDue' | 'release'>;
@@ -196,4 +196,4 @@ export function asNow(s: LaneState, d: ClaimedDelivery): ClaimedDelivery {
 }
 
 /** Whether a delivery has no row yet: handed off by the fan-out and not stored by the in-flight sweep since. */
-export const isUnstored = (s: LaneState, d: ClaimedDelivery): boolean => d.unstored !== undefined && !s.storedInFlight.has(d);
+export const isUnstored = (s: LaneState, d: ClaimedDelivery): d is HandedOffDelivery => d.unstored !== undefined && !s.storedInFlight.has(d);
