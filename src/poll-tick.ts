@@ -6,24 +6,59 @@
 // CPU, whatever it does). The tick is an interval timer that runs only while something waits
 // for it. A poll configured with an interval that is not a whole number of ticks (tests)
 // keeps a timer of its own.
+//
+// A thread that turns slowWhenIdle() on (the delivery thread) slows its tick to IDLE_TICK_MS
+// once nothing has happened for IDLE_AFTER_TICKS ticks (no busy() call: no commit announced,
+// nothing claimed or sent), and is back on the one-second tick at the next busy(), or at a
+// change to the file it is told announces work (`announcedBy`, watched only while slow:
+// inotify, no wake of its own). A poll's wait is still counted in seconds (a 5 s tick is five
+// ticks), so what waits a second waits up to IDLE_TICK_MS: what nothing announces may wait
+// that long (src/delivery/README.md, "Idle").
+
+import { watch, type FSWatcher } from 'node:fs';
 
 /** The tick's period. */
 export const TICK_MS = 1_000;
+/** The slowed tick's period (slowWhenIdle): a whole number of ticks. */
+export const IDLE_TICK_MS = 5_000;
+/** Ticks in a row with no busy() before the tick slows (slowWhenIdle). */
+export const IDLE_AFTER_TICKS = 30;
 
-const waiting = new Set<{ fn: () => void }>();
+const waiting = new Set<{ fn: (ticks: number) => void }>();
 let timer: NodeJS.Timeout | undefined;
+/** The tick's period now: TICK_MS, or the slowed one while idle. */
+let period = TICK_MS;
+/** Slowing when idle: off (null), or how, and what to do when the tick slows down or speeds up. */
+let slowing: { idleTickMs: number; idleAfterTicks: number; announcedBy?: string; logger?: { warn(obj: object, msg?: string): void } } | null = null;
+/** Watches `announcedBy` while the tick is slow. */
+let watcher: FSWatcher | undefined;
+/** The watch could not be set (logged once). */
+let watchFailed = false;
+/** busy() was called since the last tick. */
+let active = false;
+/** Ticks in a row without busy(). */
+let quietTicks = 0;
 
 function start(): void {
-  timer = setInterval(fire, TICK_MS);
+  timer = setInterval(fire, period);
   timer.unref();
 }
 
+function restart(): void {
+  if (timer === undefined) return;
+  clearInterval(timer);
+  start();
+}
+
 function fire(): void {
+  // A slowed tick counts as the seconds it stands for.
+  const ticks = period / TICK_MS;
+  if (slowing !== null) noteQuiet();
   const due = [...waiting];
   waiting.clear();
   for (const w of due) {
     try {
-      w.fn();
+      w.fn(ticks);
     } catch (err) {
       // Thrown as a timer's callback would throw it, after the others ran.
       queueMicrotask(() => {
@@ -38,8 +73,74 @@ function fire(): void {
   }
 }
 
-/** Calls `fn` once, at this thread's next tick: at most TICK_MS from now. Returns the cancel. */
-export function atNextTick(fn: () => void): () => void {
+/** Counts a tick without busy(); slows the tick once there have been enough in a row. */
+function noteQuiet(): void {
+  if (active) {
+    active = false;
+    quietTicks = 0;
+    return;
+  }
+  if (period !== TICK_MS || ++quietTicks < slowing!.idleAfterTicks) return;
+  if (!watchAnnouncements()) return;
+  period = slowing!.idleTickMs;
+  restart();
+}
+
+/** While slow, a change to `announcedBy` is a busy(); false when it cannot be watched (the tick stays fast). */
+function watchAnnouncements(): boolean {
+  const file = slowing!.announcedBy;
+  if (file === undefined) return true;
+  try {
+    watcher = watch(file, { persistent: false }, () => busy());
+    watcher.on('error', () => busy());
+    return true;
+  } catch (err) {
+    if (!watchFailed) slowing!.logger?.warn({ err, file }, 'cannot watch the file that announces work; the polls keep their one-second tick');
+    watchFailed = true;
+    quietTicks = 0;
+    return false;
+  }
+}
+
+/**
+ * This thread's tick slows to `idleTickMs` (default IDLE_TICK_MS) after `idleAfterTicks`
+ * (default IDLE_AFTER_TICKS) ticks in a row with no busy(). `announcedBy`: a file whose change
+ * while slow is a busy() (work committed by another process); when it cannot be watched the
+ * tick does not slow.
+ */
+export function slowWhenIdle(opts: { idleTickMs?: number; idleAfterTicks?: number; announcedBy?: string; logger?: { warn(obj: object, msg?: string): void } } = {}): void {
+  const idleTickMs = opts.idleTickMs ?? IDLE_TICK_MS;
+  if (idleTickMs <= 0 || idleTickMs % TICK_MS !== 0) throw new Error(`idleTickMs must be a whole number of ticks (${TICK_MS} ms): ${idleTickMs}`);
+  slowing = { idleTickMs, idleAfterTicks: opts.idleAfterTicks ?? IDLE_AFTER_TICKS, announcedBy: opts.announcedBy, logger: opts.logger };
+  active = false;
+  quietTicks = 0;
+}
+
+/**
+ * Something happened on this thread (work announced, claimed or sent): the tick stays at, or
+ * goes back to, TICK_MS, so what waits for it runs within a second. Cheap: called per send.
+ */
+export function busy(): void {
+  active = true;
+  if (period === TICK_MS) return;
+  period = TICK_MS;
+  quietTicks = 0;
+  watcher?.close();
+  watcher = undefined;
+  restart();
+}
+
+/** The tick's period now (TICK_MS, or the slowed one while idle). */
+export const tickPeriod = (): number => period;
+
+/** Turns slowing off again and the tick back to TICK_MS (tests). */
+export function stopSlowing(): void {
+  busy();
+  slowing = null;
+}
+
+/** Calls `fn` once, at this thread's next tick: at most TICK_MS from now (the slowed tick's period while idle). Returns the cancel. */
+export function atNextTick(fn: (ticks: number) => void): () => void {
   const w = { fn };
   waiting.add(w);
   if (timer === undefined) start();
@@ -62,7 +163,9 @@ export function alignTick(): void {
 
 /**
  * Calls `fn` once after about `ms`: at the (ms / TICK_MS)th tick from now when `ms` is a whole
- * number of ticks (between ms - TICK_MS and ms from now), else on a timer of its own. Returns the cancel.
+ * number of ticks (between ms - TICK_MS and ms from now; a slowed tick counts as the ticks it
+ * stands for, so while idle up to the slowed period later), else on a timer of its own.
+ * Returns the cancel.
  */
 export function after(ms: number, fn: () => void): () => void {
   if (ms <= 0 || ms % TICK_MS !== 0) {
@@ -72,8 +175,9 @@ export function after(ms: number, fn: () => void): () => void {
   }
   let left = ms / TICK_MS;
   let cancel = (): void => undefined;
-  const onTick = () => {
-    if (--left > 0) cancel = atNextTick(onTick);
+  const onTick = (ticks: number) => {
+    left -= ticks;
+    if (left > 0) cancel = atNextTick(onTick);
     else fn();
   };
   cancel = atNextTick(onTick);
@@ -81,8 +185,9 @@ export function after(ms: number, fn: () => void): () => void {
 }
 
 /**
- * Calls `fn` every `ms`: on every (ms / TICK_MS)th tick when `ms` is a whole number of ticks,
- * else on an interval timer of its own. Returns the stop.
+ * Calls `fn` every `ms`: on every (ms / TICK_MS)th tick when `ms` is a whole number of ticks
+ * (while the tick is slowed, on each slowed tick that reaches it), else on an interval timer of
+ * its own. Returns the stop.
  */
 export function every(ms: number, fn: () => void): () => void {
   if (ms % TICK_MS !== 0) {
@@ -94,10 +199,11 @@ export function every(ms: number, fn: () => void): () => void {
   let count = 0;
   let stopped = false;
   let cancel = (): void => undefined;
-  const onTick = () => {
+  const onTick = (elapsed: number) => {
     if (stopped) return;
     cancel = atNextTick(onTick); // first: an `fn` that throws does not end the polling
-    if (++count < ticks) return;
+    count += elapsed;
+    if (count < ticks) return;
     count = 0;
     fn();
   };

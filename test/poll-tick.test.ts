@@ -1,8 +1,12 @@
 // The polls' shared tick (src/poll-tick.ts): what waits a whole number of seconds waits for
 // the thread's one-second tick, other intervals keep a timer of their own, and the tick stops
 // when nothing waits for it. test/idle-timers.test.ts has the whole server on it.
+import Database from 'better-sqlite3';
 import { expect } from 'chai';
-import { after, atNextTick, every, tickRunning, TICK_MS } from '../src/poll-tick.ts';
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { after, atNextTick, busy, every, slowWhenIdle, stopSlowing, tickPeriod, tickRunning, TICK_MS } from '../src/poll-tick.ts';
 import { waitFor } from './helpers/test-server.ts';
 
 describe('poll tick', function () {
@@ -38,6 +42,58 @@ describe('poll tick', function () {
       expect(tickRunning()).to.equal(false);
     } finally {
       stop();
+    }
+  });
+
+  it('slows down once nothing is busy for a while (slowWhenIdle), counts a slow tick as the seconds it stands for, and is back on the one-second tick at busy()', async () => {
+    slowWhenIdle({ idleTickMs: 2 * TICK_MS, idleAfterTicks: 2 });
+    let runs = 0;
+    const stop = every(TICK_MS, () => runs++);
+    try {
+      expect(await waitFor(() => tickPeriod() === 2 * TICK_MS, 10_000), 'slowed after two quiet ticks').to.equal(true);
+      // A wait of two seconds ends at the next slowed tick, one of four seconds at the second.
+      const done: string[] = [];
+      after(2 * TICK_MS, () => done.push('two'));
+      after(4 * TICK_MS, () => done.push('four'));
+      const before = runs;
+      expect(await waitFor(() => done.length === 1, 5_000)).to.equal(true);
+      expect(done, 'the two-second wait first, on one slowed tick').to.deep.equal(['two']);
+      expect(runs - before, 'the every-second poll ran once on that tick').to.equal(1);
+      expect(await waitFor(() => done.length === 2, 5_000)).to.equal(true);
+      busy();
+      expect(tickPeriod()).to.equal(TICK_MS);
+      // Busy on every tick: it stays fast.
+      const keepBusy = every(TICK_MS, busy);
+      const at = runs;
+      expect(await waitFor(() => runs >= at + 4, 10_000)).to.equal(true);
+      keepBusy();
+      expect(tickPeriod(), 'not slowed while busy').to.equal(TICK_MS);
+    } finally {
+      stop();
+      stopSlowing();
+    }
+  });
+
+  it('while slowed, a commit by another connection to a SQLite database (its WAL file written) brings the one-second tick back', async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'tl-tick-wal-'));
+    const file = join(dir, 'db.sqlite');
+    const mine = new Database(file);
+    mine.pragma('journal_mode = WAL');
+    mine.exec('CREATE TABLE t (x INTEGER)');
+    // A slowed tick of a minute: only the announcement can bring it back within the wait below.
+    slowWhenIdle({ idleTickMs: 60 * TICK_MS, idleAfterTicks: 1, announcedBy: `${file}-wal` });
+    const stop = every(TICK_MS, () => undefined);
+    const other = new Database(file);
+    try {
+      expect(await waitFor(() => tickPeriod() === 60 * TICK_MS, 10_000), 'slowed').to.equal(true);
+      other.prepare('INSERT INTO t VALUES (1)').run();
+      expect(await waitFor(() => tickPeriod() === TICK_MS, 10_000), 'back on the one-second tick').to.equal(true);
+    } finally {
+      stop();
+      stopSlowing();
+      other.close();
+      mine.close();
+      rmSync(dir, { recursive: true, force: true });
     }
   });
 });

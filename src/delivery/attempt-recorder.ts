@@ -7,7 +7,7 @@
 import { createGroupCommit } from '../store/group-commit.ts';
 import { storeErrorBackoffMs } from './retry-policy.ts';
 import type { EventSettler } from './event-settler.ts';
-import type { DeliveryStore, AttemptRecord, RecordResult } from './types.ts';
+import type { DeliveryStore, AttemptRecord, RecordResult, UnstoredRow } from './types.ts';
 
 export interface AttemptRecorder {
   /** Resolves once the attempt and its delivery updates are committed. */
@@ -29,14 +29,23 @@ export const RECORD_TRIES = 10;
 export function createAttemptRecorder(
   store: Pick<DeliveryStore, 'recordAttempts'>,
   maxBatch = 256,
-  opts: { tries?: number; wait?: (ms: number) => Promise<void>; lingerMs?: number; settler?: Pick<EventSettler, 'stored'> } = {},
+  opts: {
+    tries?: number; wait?: (ms: number) => Promise<void>; lingerMs?: number;
+    /** Told of the handed-off deliveries' rows each commit wrote (event-settler.ts); absent: nothing is handed off (tests). */
+    settler?: Pick<EventSettler, 'rowsWritten'>;
+  } = {},
 ): AttemptRecorder {
   const tries = opts.tries ?? RECORD_TRIES;
   const wait = opts.wait ?? ((ms: number) => new Promise<void>((r) => setTimeout(r, ms)));
   const commit = async (records: AttemptRecord[]): Promise<RecordResult[]> => {
     for (let attempt = 1; ; attempt++) {
       try {
-        return await store.recordAttempts(records);
+        const results = await store.recordAttempts(records);
+        // Committed: the handed-off deliveries these records carried have their rows now
+        // (inserted, or there already). An event whose last handed-off delivery this was
+        // leaves the dispatch queue here (rowsWritten → the settler's leaveQueue).
+        opts.settler?.rowsWritten(handedOffRows(records));
+        return results;
       } catch (err) {
         if (attempt >= tries) throw err;
         await wait(storeErrorBackoffMs(attempt, Math.random));
@@ -44,16 +53,12 @@ export function createAttemptRecorder(
     }
   };
   const group = createGroupCommit(commit, { maxBatch, lingerMs: opts.lingerMs ?? RECORD_LINGER_MS });
-  const settler = opts.settler;
-  if (settler === undefined) return { record: group.submit, drain: group.drain };
-  return {
-    async record(rec) {
-      const result = await group.submit(rec);
-      // Handed-off deliveries have their rows now (inserted, or already there).
-      const rows = rec.updates.flatMap((u) => (u.row === undefined ? [] : [u.row]));
-      if (rows.length > 0) settler.stored(rows);
-      return result;
-    },
-    drain: group.drain,
-  };
+  return { record: group.submit, drain: group.drain };
+}
+
+/** The rows of the handed-off deliveries among the records' updates (those written by this commit). */
+function handedOffRows(records: readonly AttemptRecord[]): UnstoredRow[] {
+  const rows: UnstoredRow[] = [];
+  for (const rec of records) for (const u of rec.updates) if (u.row !== undefined) rows.push(u.row);
+  return rows;
 }

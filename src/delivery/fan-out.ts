@@ -18,9 +18,9 @@ import type { DestinationRecord, Store } from '../store/types.ts';
 import type { HashPool } from '../workers/pool.ts';
 import type { OutgoingItem } from '../domain/records.ts';
 import { isPoison, mappingFailedRows } from './poison.ts';
-import { partKey, type ClaimedDelivery, type DispatchEvent, type FanOutCommit, type FanOutResult, type NewDelivery, type UnstoredRow } from './types.ts';
+import { partKey, type DispatchEvent, type HandedOffDelivery, type FanOutCommit, type FanOutResult, type NewDelivery, type UnstoredRow } from './types.ts';
 
-/** A send lane's offer to take new deliveries straight from the fan-out, already leased to its claim. */
+/** A send lane's offer to take new deliveries straight from the fan-out, under a claim of its own (no rows: not stored). */
 export interface HandoffOffer {
   claimId: string;
   leaseUntil: number;
@@ -32,7 +32,7 @@ export interface HandoffOffer {
 export interface Handoff {
   claimId: string;
   leaseUntil: number;
-  deliveries: ClaimedDelivery[];
+  deliveries: HandedOffDelivery[];
 }
 
 export interface FanOutDeps {

@@ -8,7 +8,8 @@ import { parentPort, workerData } from 'node:worker_threads';
 import { Registry } from 'prom-client';
 import type { Config } from '../config.ts';
 import { createLogger } from '../logger.ts';
-import { openStore } from '../store/open-store.ts';
+import { openStore, sqliteFile } from '../store/open-store.ts';
+import { slowWhenIdle } from '../poll-tick.ts';
 import { loadPlugins } from '../destinations/load-plugins.ts';
 import { usePluginRules } from '../rules/plugin-rules.ts';
 import { startRuleWatcher } from '../rules/rule-watcher.ts';
@@ -59,6 +60,12 @@ export function runInDeliveryThread(): void {
       if (stopping) return;
       delivery = await startDelivery({ config, store, plugins, rules, pool, logger, metrics });
       post({ t: 'owner', owner: delivery.dispatcher.owner });
+      // Idle in SQLite mode, this thread's polls tick every IDLE_TICK_MS (poll-tick.ts): any
+      // process's commit writes the WAL file and brings the second back (a CLI's replay or
+      // queued event, the HTTP thread's destination changes and rule publishes). On
+      // PostgreSQL, destination changes and rule publishes elsewhere are not announced: the
+      // tick stays at a second. README.md, "Idle".
+      if (store.kind === 'sqlite') slowWhenIdle({ announcedBy: `${sqliteFile(config)}-wal`, logger });
     };
     await startWhenRulesValid(rules, begin, logger);
     return { rules, store, pool };
@@ -93,3 +100,4 @@ export function runInDeliveryThread(): void {
     }
   });
 }
+

@@ -1,13 +1,28 @@
-// The second way into a lane: it claims due deliveries from the store with a lease, oldest due
-// first (notify → claimAndQueue), lingering briefly after new work so batches fill. While a
-// claim comes back full it keeps claiming (and takes no handoffs); a short one ends that until
-// the store has something due again, which the lane looks for at most every idlePollMs. A
-// failing store is retried with a capped, jittered backoff.
-import type { LaneDeps } from './lane-deps.ts';
-import { claimLimit, concurrencyOf, isActive, isRunning, maxEvents, type LaneState, type Unit } from './lane-state.ts';
+// What a lane claims from the store, with a lease: its ways in 2 and 3 (lane.ts).
+// Due work, oldest due first (notify → claimAndQueue), lingering briefly after new work so
+// batches fill. While a claim comes back full it keeps claiming (and takes no handoffs); a
+// short one ends that until the store has something due again, which the lane looks for at
+// most every idlePollMs. A failing store is retried with a capped, jittered backoff.
+// And the retries it recorded, as they come due (note → claimDue). A refused delivery goes
+// out again on schedule even while its lane lags (first attempts queued in memory, or due in
+// the store long before it): when one of its retries comes due, the lane claims the due
+// retries at once (retries only, oldest due first), whatever it queues, and puts them at the
+// head of its queue, so they take the next free slots ahead of every first attempt. This does
+// not starve new work: a delivery is retried at most ten times, ever further apart (10 s,
+// 1 min, 5 min …), so what is due at any moment is bounded by the first attempts made before
+// it. Retries this lane did not record (another instance's, from before a restart) are not
+// timed here: claims take due retries first (the store's claim order).
+// The look at the store and the first retry due are the two times of the lane's one wake
+// (lane-wake.ts).
+import { claimLimit, concurrencyOf, isActive, isRunning, maxEvents, type LaneState, type Unit, type LaneDeps } from './lane-state.ts';
 import type { LaneUnits } from './lane-units.ts';
+import type { LaneWake } from './lane-wake.ts';
+import type { DeliveryUpdate } from './types.ts';
 import { storeErrorBackoffMs } from './retry-policy.ts';
-import { after } from '../poll-tick.ts';
+import { busy } from '../poll-tick.ts';
+
+/** After a retries claim failed (a store error), the next try: the retries stay due in the store meanwhile. */
+const RETRY_AFTER_ERROR_MS = 1_000;
 
 export interface LaneClaims {
   /** New deliveries were stored for this lane. */
@@ -16,14 +31,23 @@ export interface LaneClaims {
   claimAndQueue(): Promise<void>;
   /** Leases up to `limit` due deliveries (due retries first; `retriesOnly`: nothing else) and turns them into requests. */
   claim(limit: number, opts?: { retriesOnly?: boolean }): Promise<{ units: Unit[]; claimed: number }>;
+  /** The planned look at the store (the wake fired for it): claims when something is due, else plans the next. */
+  wakeIfDue(): Promise<void>;
+  /** A recorded attempt's updates: each retry among them is claimed when it comes due. */
+  note(updates: readonly DeliveryUpdate[], at: number): void;
+  /** Claims the due retries to the head of the queue (pump() calls it while `s.retries.wanted` and no claim runs). */
+  claimDue(): Promise<void>;
 }
 
-export function createLaneClaims(deps: LaneDeps, s: LaneState, units: LaneUnits, log: Record<string, unknown>, pump: () => void): LaneClaims {
+export function createLaneClaims(
+  deps: LaneDeps, s: LaneState, units: LaneUnits, wake: Pick<LaneWake, 'lookIn' | 'cancelLook' | 'retryAt'>, log: Record<string, unknown>, pump: () => void,
+): LaneClaims {
   async function claim(limit: number, opts?: { retriesOnly?: boolean }): Promise<{ units: Unit[]; claimed: number }> {
     const claimId = deps.nextClaimId();
     const now = deps.clock();
     const leaseUntil = now + deps.leaseMs;
     const claimed = await deps.store.claimDeliveries(s.dest.id, claimId, now, leaseUntil, limit, opts);
+    if (claimed.length > 0) busy();
     if (deps.remap !== undefined && claimed.some((d) => d.remap !== undefined)) await deps.remap(s.dest, claimed);
     return { units: claimed.length > 0 ? units.build(claimed, claimId, leaseUntil) : [], claimed: claimed.length };
   }
@@ -55,24 +79,15 @@ export function createLaneClaims(deps: LaneDeps, s: LaneState, units: LaneUnits,
     deps.logger.error({ ...log, err, consecutive_failures: s.claims.failures, retry_in_ms: retryInMs },
       'claiming deliveries failed; backing off');
     s.claims.wanted = false;
-    wakeAfter(retryInMs);
+    wake.lookIn(retryInMs);
   }
 
+  /** Plans the next look: when the store's next delivery is due, at most idlePollMs away (then on the poll tick). */
   async function scheduleWake(): Promise<void> {
-    s.timers.wake?.();
+    wake.cancelLook();
     if (!isRunning(s) || !isActive(s)) return;
     const next = await deps.store.nextDue(s.dest.id);
-    wakeAfter(next === null ? deps.idlePollMs : Math.min(deps.idlePollMs, Math.max(0, next - deps.clock())));
-  }
-
-  function wakeAfter(ms: number): void {
-    s.timers.wake?.();
-    if (!isRunning(s)) return;
-    // A second away (nothing due sooner): on the thread's poll tick with the other idle looks.
-    s.timers.wake = after(ms, () => {
-      s.timers.wake = undefined;
-      void wakeIfDue();
-    });
+    wake.lookIn(next === null ? deps.idlePollMs : Math.min(deps.idlePollMs, Math.max(0, next - deps.clock())));
   }
 
   /** Claims (and stops taking handoffs) only when something is due now; else looks again later. */
@@ -95,10 +110,33 @@ export function createLaneClaims(deps: LaneDeps, s: LaneState, units: LaneUnits,
     }
   }
 
+  async function claimDue(): Promise<void> {
+    s.claims.running = true;
+    s.retries.wanted = false;
+    try {
+      const limit = claimLimit(s, concurrencyOf(s, deps.concurrency));
+      const { units: claimed, claimed: count } = await claim(limit, { retriesOnly: true });
+      s.queue.unshift(...claimed);
+      if (count === limit) s.retries.wanted = true; // more are due
+    } catch (err) {
+      deps.logger.error({ ...log, err, retry_in_ms: RETRY_AFTER_ERROR_MS }, 'claiming due retries failed');
+      wake.retryAt(deps.clock() + RETRY_AFTER_ERROR_MS);
+    } finally {
+      s.claims.running = false;
+    }
+    pump();
+  }
+
   return {
     claim,
     claimAndQueue,
+    wakeIfDue,
+    claimDue,
+    note(updates, at) {
+      for (const u of updates) if (u.status === 'pending' && u.nextAttemptAt !== null && u.nextAttemptAt > at) wake.retryAt(u.nextAttemptAt);
+    },
     notify() {
+      busy();
       s.claims.notified++;
       if (!isRunning(s) || !isActive(s)) return;
       if (deps.lingerMs > 0 && maxEvents(s) > 1 && !s.claims.wanted && s.timers.linger === undefined) {

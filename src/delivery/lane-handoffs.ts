@@ -1,8 +1,7 @@
-// The first way into a lane: the fan-out hands it new deliveries, already leased to a claim
+// The first way into a lane: the fan-out hands it new deliveries, not stored, under a claim
 // the lane offered, without a claim query (take → hold → flushHold). Only while nothing is
 // due in the store for the lane (lane-claims.ts), and only as many as its room.
-import type { LaneDeps } from './lane-deps.ts';
-import { claimLimit, concurrencyOf, isActive, isRunning, maxEvents, queuedDeliveries, takesHandoffs, type LaneState } from './lane-state.ts';
+import { claimLimit, concurrencyOf, isActive, isRunning, maxEvents, queuedDeliveries, takesHandoffs, type LaneState, type LaneDeps } from './lane-state.ts';
 import type { LaneUnits } from './lane-units.ts';
 import type { ClaimedDelivery } from './types.ts';
 

@@ -4,9 +4,10 @@
 // request that hangs) is stored now, pending and leased to its claim, so `deliveries list`,
 // the trace, the statistics and the lagging gauges show it like any delivery in flight, and
 // its event can leave the dispatch queue. From then on it is an ordinary claimed delivery:
-// its record updates its row under the claim, and handing it back releases the lease.
-import type { LaneDeps } from './lane-deps.ts';
-import type { LaneState } from './lane-state.ts';
+// its record updates its row under the claim, and handing it back releases the lease. The
+// lane notes that in its state (`storedInFlight`, read through `asNow`), never on the
+// delivery itself, which may be in a request being sent.
+import { isUnstored, type LaneState, type LaneDeps } from './lane-state.ts';
 import type { ClaimedDelivery } from './types.ts';
 
 /** How long a handed-off delivery stays in a lane without a row, at most about twice this. */
@@ -40,7 +41,7 @@ export function createLaneInFlight(deps: LaneDeps, s: LaneState, log: Record<str
   function unstoredNow(): { claimId: string; leaseUntil: number; deliveries: ClaimedDelivery[] }[] {
     const groups: { claimId: string; leaseUntil: number; deliveries: ClaimedDelivery[] }[] = [];
     const add = (claimId: string, leaseUntil: number, ds: readonly ClaimedDelivery[]) => {
-      const list = ds.filter((d) => d.unstored !== undefined);
+      const list = ds.filter((d) => isUnstored(s, d));
       if (list.length > 0) groups.push({ claimId, leaseUntil, deliveries: list });
     };
     for (const u of s.queue) add(u.claimId, u.leaseUntil, u.deliveries);
@@ -63,12 +64,9 @@ export function createLaneInFlight(deps: LaneDeps, s: LaneState, log: Record<str
         if (due.length === 0) continue;
         const rows = due.map((d) => d.unstored!);
         const ids = await deps.settler.store(rows, deps.clock(), { claimId: g.claimId, leaseUntil: g.leaseUntil });
-        // Stored (or stored already by another holder): an ordinary claimed delivery from now on.
-        due.forEach((d, i) => {
-          const id = ids[i];
-          if (id !== null && d.unstored !== undefined) d.id = id;
-          d.unstored = undefined;
-        });
+        // Stored (or stored already by another holder, whose row its negative id never matches):
+        // an ordinary claimed delivery from now on.
+        due.forEach((d, i) => s.storedInFlight.set(d, ids[i] ?? d.id));
       }
       seen = next;
     } catch (err) {

@@ -2,17 +2,16 @@
 // short or the lane stopped sending; send within the lane's limit (lane-timeouts.ts); judge
 // the answer into delivery updates, each delivery by its own verdict (per-event.ts), queueing
 // first what the receiver never processed; free the slot; record the attempt and what it sent
-// (secrets masked: sent-request.ts; group commit); time its retries (lane-retries.ts); report it (metrics, log line); pause the lane when the record says the destination is paused. A
+// (secrets masked: sent-request.ts; group commit); time its retries (lane-claims.ts); report it (metrics, log line); pause the lane when the record says the destination is paused. A
 // record that fails leaves the lease to run out: the deliveries come due again. A destination
 // configured with OAuth sends with a token from the shared cache (oauth/authorized-send.ts).
 import type { OutboundRequest } from '../destinations/types.ts';
 import type { SendResult } from './http-sender.ts';
 import { sendForDestination } from './oauth/authorized-send.ts';
-import type { LaneDeps } from './lane-deps.ts';
 import { logDeliveryFailure, observeAttempt } from './lane-report.ts';
-import { isActive, isIdle, type LaneState, type Unit } from './lane-state.ts';
+import { asNow, isActive, isIdle, type LaneState, type Unit, type LaneDeps } from './lane-state.ts';
 import { noteAttempt, sendLimit, type SendLimit } from './lane-timeouts.ts';
-import type { LaneRetries } from './lane-retries.ts';
+import type { LaneClaims } from './lane-claims.ts';
 import type { LaneUnits } from './lane-units.ts';
 import { nextUpdate, verdictOf, withRow, type Verdict } from './retry-policy.ts';
 import type { AttemptRecord, ClaimedDelivery, DeliveryUpdate, RecordResult } from './types.ts';
@@ -46,7 +45,7 @@ interface Judgement {
   at: number;
 }
 
-export function createLaneSend(deps: LaneDeps, s: LaneState, units: LaneUnits, log: Record<string, unknown>, pump: () => void, retries: Pick<LaneRetries, 'note'>) {
+export function createLaneSend(deps: LaneDeps, s: LaneState, units: LaneUnits, log: Record<string, unknown>, pump: () => void, retries: Pick<LaneClaims, 'note'>) {
   /** Occupies a send slot; the returned function frees it once (and lets the lane send more). */
   function takeSlot(): () => void {
     s.inflight++;
@@ -80,17 +79,19 @@ export function createLaneSend(deps: LaneDeps, s: LaneState, units: LaneUnits, l
 
   function judge(unit: Unit, { result, reauthorize }: Sent): Judgement {
     const at = deps.clock();
+    // As they stand now: one stored while it was sent is updated by its row id (lane-in-flight.ts).
+    const deliveries = unit.deliveries.map((d) => asNow(s, d));
     const verdict = verdictOf(result, s.plugin!.plugin.classifyResponse, at);
     // 410 Gone is a receiver saying "stop", a refused grant a token only a person can renew:
     // the destination pauses until an operator resumes or updates it, and these deliveries
     // wait (pending, due at once) to go out then.
     const gone = result.kind === 'response' && result.response.status === 410;
     if (gone || reauthorize) {
-      const updates = unit.deliveries.map((d) => withRow(d, { id: d.id, status: 'pending', attempts: d.attempts + 1, nextAttemptAt: at }));
-      return { verdict, gone, reauthorize, settled: unit.deliveries, updates, again: [], message: verdict.message, at };
+      const updates = deliveries.map((d) => withRow(d, { id: d.id, status: 'pending', attempts: d.attempts + 1, nextAttemptAt: at }));
+      return { verdict, gone, reauthorize, settled: deliveries, updates, again: [], message: verdict.message, at };
     }
     // Each delivery by its own verdict; a named one keeps its own reason.
-    const { settled, again } = settle(unit.deliveries, unit.request.eventIds.length, verdict);
+    const { settled, again } = settle(deliveries, unit.request.eventIds.length, verdict);
     const updates = settled.map((x) => nextUpdate(deps.policy, x.delivery, x.verdict, at, x.own ? x.verdict.message : undefined));
     const resent = again.reduce((n, list) => n + list.length, 0);
     const message = resent === 0 ? verdict.message

@@ -1,10 +1,55 @@
-// A send lane's state in one place: its phase, where its next work comes from (handoffs from
-// the fan-out, or claims from the store), what it holds in memory and its timers. The lane's
-// parts (lane-handoffs, lane-claims, lane-send) read and change this object and nothing else.
+// What a send lane is given (LaneDeps: store, sender, policy, recorder, clock, limits) and its
+// state in one place (LaneState): its phase, where its next work comes from (handoffs from the
+// fan-out, or claims from the store), what it holds in memory and its wake. The lane's parts
+// (lane-handoffs, lane-claims, lane-wake, lane-units, lane-send, lane-in-flight) take both from
+// here, and read and change this object and nothing else.
 import type { LoadedPlugin } from '../destinations/load-plugins.ts';
 import type { OutboundRequest } from '../destinations/types.ts';
 import { createTimeoutState, type TimeoutState } from './lane-timeouts.ts';
-import type { ActiveDestination, ClaimedDelivery } from './types.ts';
+import type { AttemptRecorder } from './attempt-recorder.ts';
+import type { DeliveryMetrics } from './delivery-metrics.ts';
+import type { EventSettler } from './event-settler.ts';
+import type { HttpSender } from './http-sender.ts';
+import type { TokenCache } from './oauth/token-cache.ts';
+import type { RetryPolicy } from './retry-policy.ts';
+import type { DestinationRecord } from '../store/types.ts';
+import type { ActiveDestination, ClaimedDelivery, DeliveryStore, HandedOffDelivery, LaneLogger } from './types.ts';
+
+export interface LaneDeps {
+  store: Pick<DeliveryStore, 'claimDeliveries' | 'nextDue' | 'release'>;
+  /** Stores handed-off deliveries that have no row yet, so their events can leave the queue. */
+  settler: Pick<EventSettler, 'store'>;
+  /** Maps again the claimed deliveries whose rows keep no item (delivered ones, replayed): fills in `item`. */
+  remap?: (destination: DestinationRecord, claimed: readonly ClaimedDelivery[]) => Promise<void>;
+  sender: HttpSender;
+  /** Access tokens of destinations configured with OAuth (src/delivery/oauth/); absent: none refreshed. */
+  tokens?: TokenCache;
+  policy: RetryPolicy;
+  recorder: AttemptRecorder;
+  logger: LaneLogger;
+  metrics?: DeliveryMetrics;
+  clock: () => number;
+  nextClaimId(): string;
+  leaseMs: number;
+  /**
+   * The server's limit for one request, unless the destination sets `timeout_ms` (lane-timeouts.ts
+   * shortens either after a timeout). A queued request whose lease has less left than its limit
+   * (at most half the lease) goes back unsent.
+   */
+  sendTimeoutMs: number;
+  lingerMs: number;
+  /** Requests in flight per destination, unless it sets `max_concurrency`. */
+  concurrency: number;
+  pauseAfterMs: number;
+  /** Longest sleep while idle, so work queued by another process (a replay) is noticed. */
+  idlePollMs: number;
+  /** Handed-off deliveries a lane holds in memory at most (at least two claims' worth); default HANDOFF_CAP. */
+  handoffCap?: number;
+  /** Aborted when shutdown runs out of grace. */
+  abort: AbortSignal;
+  /** [0, 1), for the jitter of the store-error backoff. */
+  random?: () => number;
+}
 
 /** One request ready to go out, with the claim that leases the deliveries it carries. */
 export interface Unit {
@@ -46,14 +91,21 @@ export interface LaneState {
     /** notify() calls so far: a claim that read the store before the last one cannot say it is empty. */
     notified: number;
   };
-  /** Retries this lane recorded (lane-retries.ts): claimed when they come due, ahead of the queue. */
+  /** Retries this lane recorded (lane-claims.ts): claimed when they come due, ahead of the queue. */
   retries: {
-    /** Their due times, not claimed yet (a min-heap). */
+    /** Their due times, not claimed yet (a min-heap; lane-wake.ts wakes the lane for the first). */
     due: number[];
     /** One has come due: the due retries are claimed next, into the head of the queue. */
     wanted: boolean;
-    /** When `timers.retry` fires (null: not set). */
-    timerAt: number | null;
+  };
+  /** The lane's one wake (lane-wake.ts): for the first retry due or the next look at the store, whichever comes first. */
+  wake: {
+    /** The next look at the store for due work while no claim is wanted (or the next try after a failed claim); null: none planned. */
+    look: { at: number; onTick: boolean } | null;
+    /** When the timer fires (null: not set), whether it is the look's, and its cancel. */
+    at: number | null;
+    forLook: boolean;
+    cancel: (() => void) | null;
   };
   /** Requests built and leased, waiting for a send slot. */
   queue: Unit[];
@@ -64,16 +116,15 @@ export interface LaneState {
   sending: Set<Unit>;
   /** Attempts sent whose record is not committed yet. */
   recording: number;
+  /**
+   * Handed-off deliveries the in-flight sweep stored leased to their claim (lane-in-flight.ts),
+   * with their row ids: from then on each is an ordinary claimed delivery (`asNow`). Kept here,
+   * not on the delivery, which may be in a request being sent: no delivery object changes.
+   */
+  storedInFlight: WeakMap<ClaimedDelivery, number>;
   timers: {
-    /**
-     * Cancels the next look at the store while no claim is wanted (or the next try after a
-     * failed claim): a timer, or the thread's poll tick when a second away (poll-tick.ts).
-     */
-    wake?: () => void;
     /** A batching lane waits this out after notify() so that its claim fills a batch. */
     linger?: NodeJS.Timeout;
-    /** The earliest retry noted comes due. */
-    retry?: NodeJS.Timeout;
   };
   /** When saturated() first saw this lane short of room (null: it has room). */
   shortSince: number | null;
@@ -89,12 +140,14 @@ export function createLaneState(dest: ActiveDestination, plugin: LoadedPlugin | 
     plugin,
     phase: 'created',
     claims: { wanted: true, running: false, failures: 0, notified: 0 },
-    retries: { due: [], wanted: false, timerAt: null },
+    retries: { due: [], wanted: false },
+    wake: { look: null, at: null, forLook: false, cancel: null },
     queue: [],
     hold: null,
     inflight: 0,
     sending: new Set(),
     recording: 0,
+    storedInFlight: new WeakMap(),
     timers: {},
     shortSince: null,
     timeouts: createTimeoutState(),
@@ -129,3 +182,18 @@ export const queuedDeliveries = (s: LaneState): number => s.queue.reduce((n, u) 
 /** Whether fan-out handoffs are taken now: not while stored work is due, a claim lingers or claims fail. */
 export const takesHandoffs = (s: LaneState): boolean =>
   isRunning(s) && isActive(s) && s.claims.failures === 0 && !s.claims.wanted && s.timers.linger === undefined;
+
+/**
+ * A delivery as it stands now, read when its attempt is judged or it is handed back: one the
+ * in-flight sweep stored is a claimed delivery with its row id (a copy: its record updates
+ * that row by id, handing it back releases it); any other is itself.
+ */
+export function asNow(s: LaneState, d: ClaimedDelivery): ClaimedDelivery {
+  const id = s.storedInFlight.get(d);
+  if (id === undefined) return d;
+  const { unstored: _row, ...claimed } = d;
+  return { ...claimed, id };
+}
+
+/** Whether a delivery has no row yet: handed off by the fan-out and not stored by the in-flight sweep since. */
+export const isUnstored = (s: LaneState, d: ClaimedDelivery): d is HandedOffDelivery => d.unstored !== undefined && !s.storedInFlight.has(d);

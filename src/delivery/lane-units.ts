@@ -3,8 +3,7 @@
 // cannot be built, and hands leases back (due again at once; a handed-off delivery without a
 // row is stored, pending and due).
 import { buildRequestsFor } from './build-requests-for.ts';
-import type { LaneDeps } from './lane-deps.ts';
-import type { LaneState, Unit } from './lane-state.ts';
+import { asNow, type LaneState, type Unit, type LaneDeps } from './lane-state.ts';
 import { withRow } from './retry-policy.ts';
 import type { ClaimedDelivery } from './types.ts';
 
@@ -16,7 +15,10 @@ export interface LaneUnits {
 export function createLaneUnits(deps: LaneDeps, s: LaneState, log: Record<string, unknown>): LaneUnits {
   /** Ends deliveries as failed without an attempt (nothing could be sent). */
   function finish(claimId: string, deliveries: ClaimedDelivery[], message: string): void {
-    const updates = deliveries.map((d) => withRow(d, { id: d.id, status: 'failed', attempts: d.attempts, nextAttemptAt: null }));
+    const updates = deliveries.map((held) => {
+      const d = asNow(s, held);
+      return withRow(d, { id: d.id, status: 'failed', attempts: d.attempts, nextAttemptAt: null });
+    });
     deps.recorder.record({ claimId, destinationId: s.dest.id, at: deps.clock(), http: null, message, updates, pauseAfterMs: 0 })
       .catch((err) => deps.logger.error({ ...log, err }, 'recording failed deliveries failed'));
   }
@@ -30,8 +32,9 @@ export function createLaneUnits(deps: LaneDeps, s: LaneState, log: Record<string
     async release(units) {
       for (const u of units) {
         // A handed-off delivery has no row to hand back: it is stored now, pending and due.
-        const rows = u.deliveries.flatMap((d) => (d.unstored === undefined ? [] : [d.unstored]));
-        const ids = rows.length === u.deliveries.length ? [] : u.deliveries.flatMap((d) => (d.unstored === undefined ? [d.id] : []));
+        const deliveries = u.deliveries.map((d) => asNow(s, d));
+        const rows = deliveries.flatMap((d) => (d.unstored === undefined ? [] : [d.unstored]));
+        const ids = rows.length === deliveries.length ? [] : deliveries.flatMap((d) => (d.unstored === undefined ? [d.id] : []));
         await deps.store.release(u.claimId, deps.clock(), ids)
           .catch((err) => deps.logger.error({ ...log, err }, 'releasing deliveries failed'));
         if (rows.length === 0) continue;

@@ -1,23 +1,24 @@
 // One destination's send lane: its own queue, concurrency and timers, so a slow or dead
-// destination never holds up another. Work comes in two ways: handed off by the fan-out,
-// already leased (lane-handoffs.ts), only while nothing is due in the store for it; else
-// claimed from the store, due retries first, then oldest due first (lane-claims.ts); and the
-// retries it recorded, claimed as they come due into the head of its queue (lane-retries.ts). pump() moves queued requests
-// into free slots (lane-send.ts) and asks for a claim when the queue runs low. The state all
-// parts share is one object (lane-state.ts).
+// destination never holds up another. Work comes in three ways: handed off by the fan-out,
+// not stored, under a claim the lane offered (lane-handoffs.ts), only while nothing is due in
+// the store for it; else claimed from the store, due retries first, then oldest due first
+// (lane-claims.ts); and the retries it recorded, claimed as they come due into the head of
+// its queue (lane-claims.ts too). pump() moves queued requests into free slots (lane-send.ts)
+// and asks for a claim when the queue runs low. One wake (lane-wake.ts) serves the due
+// retries and the next look at the store. What a lane is given and the state all its parts
+// share are in lane-state.ts.
 import type { LoadedPlugin } from '../destinations/load-plugins.ts';
 import { createLaneClaims } from './lane-claims.ts';
 import { createLaneHandoffs } from './lane-handoffs.ts';
 import { createLaneInFlight } from './lane-in-flight.ts';
-import { createLaneRetries } from './lane-retries.ts';
 import { createLaneSend } from './lane-send.ts';
-import { claimLimit, concurrencyOf, createLaneState, isActive, isIdle, isRunning, maxEvents } from './lane-state.ts';
+import { claimLimit, concurrencyOf, createLaneState, isActive, isIdle, isRunning, maxEvents, type LaneDeps } from './lane-state.ts';
 import { createLaneUnits } from './lane-units.ts';
-import type { LaneDeps } from './lane-deps.ts';
+import { createLaneWake } from './lane-wake.ts';
 import type { ActiveDestination, ClaimedDelivery } from './types.ts';
 
 export type { LaneLogger } from './types.ts';
-export type { LaneDeps } from './lane-deps.ts';
+export type { LaneDeps } from './lane-state.ts';
 
 
 export interface Lane {
@@ -36,7 +37,10 @@ export interface Lane {
    * on without waiting, and this lane claims what is stored for it when it gets to it.
    */
   saturated(need: number, nowMs: number, patienceMs: number): boolean;
-  /** Deliveries the fan-out stored leased to this lane's offered claim: queued for sending. */
+  /**
+   * Deliveries the fan-out handed off under this lane's offered claim: not stored (no rows until
+   * their attempt records write them; fan-out.ts), queued for sending.
+   */
   take(claimId: string, leaseUntil: number, deliveries: ClaimedDelivery[]): void;
   start(): void;
   /** Claims and sends until nothing is due, waiting for each batch (tests, runOnce). */
@@ -50,9 +54,16 @@ export function createLane(deps: LaneDeps, initial: ActiveDestination, initialPl
   const log = { destination_id: initial.id, destination_type: initial.type };
   const units = createLaneUnits(deps, s, log);
   const handoffs = createLaneHandoffs(deps, s, units, pump);
-  const claims = createLaneClaims(deps, s, units, log, pump);
-  const retries = createLaneRetries(deps, s, claims, log, pump);
-  const sendUnit = createLaneSend(deps, s, units, log, pump, retries);
+  // The wake runs what comes due: the retries (claimed next, ahead of the queue) and the look at the store.
+  const wake = createLaneWake(deps, s, {
+    retriesDue() {
+      s.retries.wanted = true;
+      pump();
+    },
+    look: () => void claims.wakeIfDue(),
+  });
+  const claims = createLaneClaims(deps, s, units, wake, log, pump);
+  const sendUnit = createLaneSend(deps, s, units, log, pump, claims);
   const inFlight = createLaneInFlight(deps, s, log);
 
   /** Fills free slots from the queue, then claims more when a claim is wanted and the queue runs low. */
@@ -62,7 +73,7 @@ export function createLane(deps: LaneDeps, initial: ActiveDestination, initialPl
     while (s.inflight < concurrency && s.queue.length > 0) void sendUnit(s.queue.shift()!);
     if (!isActive(s) || s.claims.running) return;
     // A retry came due: it goes ahead of whatever is queued.
-    if (s.retries.wanted && s.claims.failures === 0) return void retries.claimDue();
+    if (s.retries.wanted && s.claims.failures === 0) return void claims.claimDue();
     if (!s.claims.wanted || s.timers.linger !== undefined) return;
     // Refill before the slots run dry; big batches wait until the queue is empty, so a slow
     // destination never holds thousands of leased events that it cannot send yet.
@@ -87,7 +98,7 @@ export function createLane(deps: LaneDeps, initial: ActiveDestination, initialPl
       if (!isActive(s)) {
         handoffs.flushHold(); // inactive now: hands the held deliveries back
         void units.release(s.queue.splice(0));
-        s.timers.wake?.();
+        wake.cancelLook();
       } else if (!wasActive) {
         s.claims.wanted = true;
         pump();
@@ -123,8 +134,7 @@ export function createLane(deps: LaneDeps, initial: ActiveDestination, initialPl
     async stop() {
       s.phase = 'stopped';
       inFlight.stop();
-      retries.stop();
-      s.timers.wake?.();
+      wake.stop();
       clearTimeout(s.timers.linger);
       handoffs.flushHold(); // stopped now: hands the held deliveries back
       await units.release(s.queue.splice(0));

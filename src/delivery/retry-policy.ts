@@ -176,7 +176,11 @@ export function nextUpdate(
   return withRow(d, u);
 }
 
-/** The update of a handed-off delivery without a row carries the row to insert in that state. */
+/**
+ * The update of a handed-off delivery without a row carries the row to insert in that state;
+ * any other updates its row by id. `d` is the delivery as its lane sees it when the attempt is
+ * judged (lane-state.ts `asNow`: one stored while in flight has its row id and no `unstored`).
+ */
 export function withRow(d: Pick<ClaimedDelivery, 'unstored'>, u: DeliveryUpdate): DeliveryUpdate {
   return d.unstored === undefined ? u : { ...u, row: d.unstored };
 }

@@ -81,9 +81,17 @@ export interface FanOutCommit {
   handedOff: number[];
 }
 
-/** A pending delivery claimed for sending. */
-export interface ClaimedDelivery {
-  id: number;
+/**
+ * A delivery a send lane holds, in one of two states (`unstored` tells them apart):
+ * - StoredDelivery: a pending row claimed from the store under a lease (claimDeliveries), or a
+ *   handed-off one stored since (handed back, or stored while in its lane: src/delivery/
+ *   lane-in-flight.ts). Its record updates the row by `id`, fenced by the claim.
+ * - HandedOffDelivery: handed to a lane by the fan-out with no row (`unstored` is what its row
+ *   is written from); its record inserts the row in the state the attempt left it.
+ */
+export type ClaimedDelivery = StoredDelivery | HandedOffDelivery;
+
+interface DeliveryFields {
   eventSeq: number;
   scriptId: string;
   destinationId: string;
@@ -100,10 +108,24 @@ export interface ClaimedDelivery {
    * Handed off by the fan-out, it keeps its message id.
    */
   item: (Omit<OutgoingItem, 'messageId'> & { messageId?: string }) | null;
+}
+
+/** A pending delivery with a row, claimed for sending. */
+export interface StoredDelivery extends DeliveryFields {
+  /** The row id. */
+  id: number;
   /** A row without its item (delivered rows keep none), replayed: its event and part, to map it again. */
   remap?: { event: NormalizedEvent; part: number; eventKey: string };
-  /** Handed off by the fan-out: its row is not stored yet. */
-  unstored?: UnstoredRow;
+  unstored?: undefined;
+}
+
+/** A delivery the fan-out handed to a lane without storing it. */
+export interface HandedOffDelivery extends DeliveryFields {
+  /** A key of the process's own for its update and metrics: negative, never a row id. */
+  id: number;
+  /** What its row is written from (by its attempt record, or when it is stored first). */
+  unstored: UnstoredRow;
+  remap?: undefined;
 }
 
 /** A handed-off delivery that has no row yet: what its row is written from. */
@@ -120,7 +142,7 @@ export interface UnstoredRow {
 
 /** The state a delivery moves to after an attempt (or a decision without one). */
 export interface DeliveryUpdate {
-  /** The row id; a handed-off delivery without a row has a negative id of its lane's own. */
+  /** The row id; a handed-off delivery without a row: its negative key (HandedOffDelivery). */
   id: number;
   status: 'pending' | 'delivered' | 'failed' | 'dead';
   /** Attempts made, this one included. */
