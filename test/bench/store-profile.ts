@@ -125,18 +125,19 @@ async function main(): Promise<void> {
       (pgUsed?.visible === true ? ` PostgreSQL's backends: ${((pgUsed.backends * 1e6) / accepted).toFixed(0)} µs of CPU per event (/proc), background processes ${((pgUsed.background * 1e6) / accepted).toFixed(0)} µs.` : '') + '\n');
     if (inDb !== null) {
       if (statements) {
-        const { rows } = await admin.query<{ query: string; calls: string; rows: string; ms: number; blocks: string; wal: string }>(
-          `SELECT query, calls, rows, total_exec_time AS ms, shared_blks_hit + shared_blks_read + shared_blks_dirtied AS blocks, wal_bytes AS wal
+        const { rows } = await admin.query<{ query: string; calls: string; rows: string; ms: number; plan: number; blocks: string; wal: string }>(
+          `SELECT query, calls, rows, total_exec_time AS ms, total_plan_time AS plan, shared_blks_hit + shared_blks_read + shared_blks_dirtied AS blocks, wal_bytes AS wal
            FROM pg_stat_statements WHERE dbid = $1 ORDER BY total_exec_time DESC`, [dbid]);
         const calls = rows.reduce((n, r) => n + Number(r.calls), 0);
         const wal = rows.reduce((n, r) => n + Number(r.wal), 0);
         const ms = rows.reduce((n, r) => n + r.ms, 0);
-        console.log(`Statements (pg_stat_statements, execution time): ${(calls / accepted).toFixed(2)} per event, ${((ms * 1000) / accepted).toFixed(1)} µs of execution per event, ${(wal / accepted).toFixed(0)} bytes of WAL per event.\n`);
-        console.log('| statement | calls per event | rows per call | µs per event | blocks per event | WAL bytes per event |\n|---|---:|---:|---:|---:|---:|');
+        const plan = rows.reduce((n, r) => n + r.plan, 0);
+        console.log(`Statements (pg_stat_statements, execution time): ${(calls / accepted).toFixed(2)} per event, ${((ms * 1000) / accepted).toFixed(1)} µs of execution and ${((plan * 1000) / accepted).toFixed(1)} µs of planning per event (planning: 0 unless pg_stat_statements.track_planning is on), ${(wal / accepted).toFixed(0)} bytes of WAL per event.\n`);
+        console.log('| statement | calls per event | rows per call | µs per event | planning µs per event | blocks per event | WAL bytes per event |\n|---|---:|---:|---:|---:|---:|---:|');
         for (const r of rows) {
           if (Number(r.calls) / accepted < 0.005 && (r.ms * 1000) / accepted < 0.5) continue;
           const text = r.query.replace(/\s+/g, ' ').slice(0, 110).replace(/\|/g, '\\|');
-          console.log(`| \`${text}\` | ${(Number(r.calls) / accepted).toFixed(3)} | ${(Number(r.rows) / Number(r.calls)).toFixed(1)} | ${((r.ms * 1000) / accepted).toFixed(1)} | ${(Number(r.blocks) / accepted).toFixed(1)} | ${(Number(r.wal) / accepted).toFixed(0)} |`);
+          console.log(`| \`${text}\` | ${(Number(r.calls) / accepted).toFixed(3)} | ${(Number(r.rows) / Number(r.calls)).toFixed(1)} | ${((r.ms * 1000) / accepted).toFixed(1)} | ${((r.plan * 1000) / accepted).toFixed(1)} | ${(Number(r.blocks) / accepted).toFixed(1)} | ${(Number(r.wal) / accepted).toFixed(0)} |`);
         }
         console.log('');
       }
