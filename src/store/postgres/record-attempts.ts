@@ -9,7 +9,7 @@
 import type pg from 'pg';
 import type { AttemptRecord, DeliveryUpdate, RecordResult } from '../delivery-contract.ts';
 import { MAX_RESPONSE_BYTES, partKey } from '../delivery-contract.ts';
-import { truncateBytes } from '../delivery-rows.ts';
+import { encodeRequest, truncateBytes } from '../delivery-rows.ts';
 
 /**
  * The batch's statement. recs: one row per record (r = its index) with its attempt when a
@@ -99,7 +99,7 @@ export async function recordAttemptsOn(c: pg.PoolClient, records: readonly Attem
       ...columns(records, (x) => x.claimId, (x) => x.at, (x) => x.http !== null, (x) => x.http?.statusCode ?? null, (x) => x.destinationId,
         (x) => (x.http === null ? null : Math.round(x.http.latencyMs)), (x) => truncateBytes(x.http?.responseBody ?? null, MAX_RESPONSE_BYTES),
         (x) => x.http?.errorClass ?? null, (x) => x.http?.outcome ?? null, (x) => x.message, (x) => x.updates.length,
-        (x) => (x.http?.request === undefined ? null : JSON.stringify(x.http.request))),
+        (x) => encodeRequest(x.http?.request)),
       ...columns(stored, (s) => s.u.id, (s) => s.u.status, (s) => s.u.attempts, (s) => s.u.nextAttemptAt, (s) => s.error, (s) => s.r, (s) => s.first),
       ...columns(unstored, (s) => s.u.row!.eventSeq, (s) => s.u.row!.scriptId, (s) => s.u.row!.destinationId, (s) => s.u.row!.destinationType,
         (s) => s.u.row!.eventId, (s) => s.u.row!.part, (s) => s.u.row!.receivedAt,

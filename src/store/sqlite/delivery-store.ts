@@ -4,7 +4,7 @@
 // Bookkeeping commits without the per-commit fsync (relaxed-commit.ts).
 import type Database from 'better-sqlite3';
 import { MAX_RESPONSE_BYTES } from '../delivery-contract.ts';
-import { toClaimed, truncateBytes, type ClaimRow } from '../delivery-rows.ts';
+import { encodeRequest, toClaimed, truncateBytes, type ClaimRow } from '../delivery-rows.ts';
 import type {
   ActiveDestination, AttemptRecord, DeliveryStore, RecordResult, UnstoredRow,
 } from '../delivery-contract.ts';
@@ -124,7 +124,7 @@ export function sqliteDeliveryStore(db: Database.Database): DeliveryStore {
       if (http !== null) {
         const attemptId = q.insertAttempt.run(rec.destinationId, rec.at, http.statusCode, Math.round(http.latencyMs),
           truncateBytes(http.responseBody, MAX_RESPONSE_BYTES), http.errorClass, http.outcome, rec.message, rec.updates.length,
-          http.request === undefined ? null : JSON.stringify(http.request)).lastInsertRowid;
+          encodeRequest(http.request)).lastInsertRowid;
         attempt = attemptId;
       }
       const applied: number[] = [];
