@@ -12,27 +12,30 @@ import { MAX_RESPONSE_BYTES, partKey } from '../delivery-contract.ts';
 import { encodeRequest, truncateBytes } from '../delivery-rows.ts';
 
 /**
- * The batch's statement. recs: one row per record (r = its index) with its attempt when a
- * request went out (ids drawn once, in a MATERIALIZED CTE, so links and rows meet the ids
- * inserted); su: stored rows (`first`: the first update of the id in the batch, the only one
- * applied; a later one is linked only); ui: handed-off rows, one per key (the first).
+ * The batch's statement, in parts: recs, one row per record (r = its index) with its attempt
+ * when a request went out (ids drawn once, in a MATERIALIZED CTE, so links and rows meet the
+ * ids inserted); su/upd, stored rows (`first`: the first update of the id in the batch, the only
+ * one applied; a later one is linked only); ui/ins, handed-off rows, one per key (the first);
+ * their items, links, and the health of destinations that only succeeded. A batch without
+ * stored rows (the usual: every delivery handed off) or without handed-off ones leaves their
+ * parts out: the executor starts every part of a statement, empty or not.
  */
-const RECORD_SQL = `WITH recs AS (
-    SELECT * FROM unnest($1::text[], $2::bigint[], $3::boolean[], $4::int[], $5::text[], $6::int[], $7::text[], $8::text[], $9::text[],
-      $10::text[], $11::int[], $12::text[]) WITH ORDINALITY AS r(claim, at, http, sc, dest, lat, body, ec, oc, msg, ev, req, o)),
+const RECS = `WITH recs AS (
+    SELECT * FROM unnest($R1::text[], $R2::bigint[], $R3::boolean[], $R4::int[], $R5::text[], $R6::int[], $R7::text[], $R8::text[], $R9::text[],
+      $R10::text[], $R11::int[], $R12::text[]) WITH ORDINALITY AS r(claim, at, http, sc, dest, lat, body, ec, oc, msg, ev, req, o)),
   x AS MATERIALIZED (SELECT nextval('delivery_attempts_id_seq') AS id, recs.* FROM recs WHERE http),
   a AS (INSERT INTO delivery_attempts (id, destination_id, attempted_at, status_code, latency_ms, response_body, error_class, outcome, message, events, request)
-    SELECT id, dest, at, sc, lat, body, ec, oc, msg, ev, req FROM x),
-  su AS (SELECT * FROM unnest($13::bigint[], $14::text[], $15::int[], $16::bigint[], $17::text[], $18::int[], $19::boolean[]) AS s(id, st, n, nx, err, r, first)),
+    SELECT id, dest, at, sc, lat, body, ec, oc, msg, ev, req FROM x),`;
+const STORED = `su AS (SELECT * FROM unnest($S1::bigint[], $S2::text[], $S3::int[], $S4::bigint[], $S5::text[], $S6::int[], $S7::boolean[]) AS s(id, st, n, nx, err, r, first)),
   upd AS (UPDATE deliveries d SET status = s.st, attempts = s.n, next_attempt_at = s.nx, lease_owner = NULL, lease_until = NULL,
       last_status_code = CASE WHEN rx.http THEN rx.sc ELSE d.last_status_code END,
       last_error = CASE WHEN s.st = 'delivered' THEN NULL ELSE s.err END,
       updated_at = rx.at, delivered_at = CASE WHEN s.st = 'delivered' THEN rx.at ELSE d.delivered_at END,
       attempt_id = coalesce(d.attempt_id, x.id)
     FROM su s JOIN recs rx ON rx.o = s.r LEFT JOIN x ON x.o = s.r
-    WHERE s.first AND d.id = s.id AND d.lease_owner = rx.claim RETURNING d.id, d.status, d.attempt_id),
-  ui AS (SELECT * FROM unnest($20::bigint[], $21::text[], $22::text[], $23::text[], $24::text[], $25::int[], $26::bigint[], $27::text[], $28::text[],
-      $29::int[], $30::bigint[], $31::text[], $32::int[]) AS v(s, a, d, t, e, p, rc, i, st, n, nx, err, r)),
+    WHERE s.first AND d.id = s.id AND d.lease_owner = rx.claim RETURNING d.id, d.status, d.attempt_id),`;
+const UNSTORED = `ui AS (SELECT * FROM unnest($U1::bigint[], $U2::text[], $U3::text[], $U4::text[], $U5::text[], $U6::int[], $U7::bigint[], $U8::text[], $U9::text[],
+      $U10::int[], $U11::bigint[], $U12::text[], $U13::int[]) AS v(s, a, d, t, e, p, rc, i, st, n, nx, err, r)),
   ins AS (INSERT INTO deliveries (event_seq, script_id, destination_id, destination_type, event_id, part, received_at, status,
       attempts, next_attempt_at, last_status_code, last_error, created_at, updated_at, delivered_at, attempt_id)
     SELECT v.s, v.a, v.d, v.t, v.e, v.p, v.rc, v.st, v.n, v.nx, rx.sc, CASE WHEN v.st = 'delivered' THEN NULL ELSE v.err END, rx.at, rx.at,
@@ -48,20 +51,39 @@ const RECORD_SQL = `WITH recs AS (
   kept AS (INSERT INTO delivery_items (delivery_id, item)
     SELECT ins.id, v.i FROM ins JOIN ui v ON v.s = ins.event_seq AND v.d = ins.destination_id AND v.p = ins.part
     WHERE ins.status <> 'delivered' AND v.i IS NOT NULL
-    ON CONFLICT (delivery_id) DO UPDATE SET item = excluded.item),
-  gone AS (DELETE FROM delivery_items WHERE delivery_id = ANY(ARRAY(
-    SELECT id FROM upd WHERE status = 'delivered' UNION ALL SELECT id FROM ins WHERE status = 'delivered' AND existed))),
-  links AS (INSERT INTO delivery_attempt_items (attempt_id, delivery_id)
-    SELECT x.id, s.id FROM su s JOIN x ON x.o = s.r WHERE NOT EXISTS (SELECT 1 FROM upd WHERE upd.id = s.id AND upd.attempt_id = x.id)
-    UNION ALL
-    SELECT x.id, ins.id FROM ins JOIN ui v ON v.s = ins.event_seq AND v.d = ins.destination_id AND v.p = ins.part JOIN x ON x.o = v.r
-    WHERE ins.attempt_id IS DISTINCT FROM x.id
-    ON CONFLICT DO NOTHING),
-  health AS (INSERT INTO destination_health (destination_id, last_success_at) SELECT * FROM unnest($33::text[], $34::bigint[])
-    ON CONFLICT (destination_id) DO UPDATE SET last_success_at = excluded.last_success_at, failing_since = NULL)
-  SELECT 'stored' AS kind, id, NULL::bigint AS event_seq, NULL AS destination_id, NULL::int AS part FROM upd
-  UNION ALL SELECT 'inserted', id, event_seq, destination_id, part FROM ins
-  UNION ALL SELECT 'paused', NULL, NULL, destination_id, NULL FROM destination_health WHERE destination_id = ANY($35::text[]) AND paused_at IS NOT NULL`;
+    ON CONFLICT (delivery_id) DO UPDATE SET item = excluded.item),`;
+const HEALTH = `health AS (INSERT INTO destination_health (destination_id, last_success_at) SELECT * FROM unnest($H1::text[], $H2::bigint[])
+    ON CONFLICT (destination_id) DO UPDATE SET last_success_at = excluded.last_success_at, failing_since = NULL)`;
+
+/** The statement for a batch with stored rows, handed-off rows or both, its $n numbered in order of the values. */
+function recordSql(stored: boolean, unstored: boolean): string {
+  const gone = [stored ? "SELECT id FROM upd WHERE status = 'delivered'" : '', unstored ? "SELECT id FROM ins WHERE status = 'delivered' AND existed" : '']
+    .filter(Boolean).join(' UNION ALL ');
+  const links = [
+    stored ? 'SELECT x.id, s.id FROM su s JOIN x ON x.o = s.r WHERE NOT EXISTS (SELECT 1 FROM upd WHERE upd.id = s.id AND upd.attempt_id = x.id)' : '',
+    unstored ? `SELECT x.id, ins.id FROM ins JOIN ui v ON v.s = ins.event_seq AND v.d = ins.destination_id AND v.p = ins.part JOIN x ON x.o = v.r
+    WHERE ins.attempt_id IS DISTINCT FROM x.id` : '',
+  ].filter(Boolean).join('\n    UNION ALL\n    ');
+  const out = [
+    stored ? "SELECT 'stored' AS kind, id, NULL::bigint AS event_seq, NULL AS destination_id, NULL::int AS part FROM upd" : '',
+    unstored ? "SELECT 'inserted' AS kind, id, event_seq, destination_id, part FROM ins" : '',
+    "SELECT 'paused' AS kind, NULL::bigint AS id, NULL::bigint AS event_seq, destination_id, NULL::int AS part FROM destination_health WHERE destination_id = ANY($H3::text[]) AND paused_at IS NOT NULL",
+  ].filter(Boolean).join('\n  UNION ALL ');
+  const text = [RECS, stored ? STORED : '', unstored ? UNSTORED : '',
+    gone === '' ? '' : `gone AS (DELETE FROM delivery_items WHERE delivery_id = ANY(ARRAY(${gone}))),`,
+    links === '' ? '' : `links AS (INSERT INTO delivery_attempt_items (attempt_id, delivery_id)\n    ${links}\n    ON CONFLICT DO NOTHING),`,
+    HEALTH, out].filter(Boolean).join('\n  ');
+  const base: Record<string, number> = { R: 0, S: 12, U: stored ? 19 : 12, H: (stored ? 19 : 12) + (unstored ? 13 : 0) };
+  return text.replace(/\$([RSUH])(\d+)/g, (_, g: string, n: string) => `$${base[g] + Number(n)}`);
+}
+
+const SQL = new Map<string, string>();
+const sqlFor = (stored: boolean, unstored: boolean): { name: string; text: string } => {
+  const name = `tl_record_batch_${stored ? 's' : ''}${unstored ? 'u' : ''}`;
+  let text = SQL.get(name);
+  if (text === undefined) SQL.set(name, (text = recordSql(stored, unstored)));
+  return { name, text };
+};
 
 const keyOf = (u: DeliveryUpdate): string => `${u.row!.eventSeq}#${partKey(u.row!.destinationId, u.row!.part)}`;
 
@@ -93,18 +115,17 @@ export async function recordAttemptsOn(c: pg.PoolClient, records: readonly Attem
   for (const rec of records) if (rec.http?.outcome === 'success' && !failing.has(rec.destinationId)) lastOk.set(rec.destinationId, rec.at);
   const destinations = [...new Set(records.map((rec) => rec.destinationId))];
   const { rows } = await c.query<{ kind: string; id: number; event_seq: number; destination_id: string; part: number }>({
-    name: 'tl_record_batch',
-    text: RECORD_SQL,
+    ...sqlFor(stored.length > 0, unstored.length > 0),
     values: [
       ...columns(records, (x) => x.claimId, (x) => x.at, (x) => x.http !== null, (x) => x.http?.statusCode ?? null, (x) => x.destinationId,
         (x) => (x.http === null ? null : Math.round(x.http.latencyMs)), (x) => truncateBytes(x.http?.responseBody ?? null, MAX_RESPONSE_BYTES),
         (x) => x.http?.errorClass ?? null, (x) => x.http?.outcome ?? null, (x) => x.message, (x) => x.updates.length,
         (x) => encodeRequest(x.http?.request)),
-      ...columns(stored, (s) => s.u.id, (s) => s.u.status, (s) => s.u.attempts, (s) => s.u.nextAttemptAt, (s) => s.error, (s) => s.r, (s) => s.first),
-      ...columns(unstored, (s) => s.u.row!.eventSeq, (s) => s.u.row!.scriptId, (s) => s.u.row!.destinationId, (s) => s.u.row!.destinationType,
+      ...(stored.length === 0 ? [] : columns(stored, (s) => s.u.id, (s) => s.u.status, (s) => s.u.attempts, (s) => s.u.nextAttemptAt, (s) => s.error, (s) => s.r, (s) => s.first)),
+      ...(unstored.length === 0 ? [] : columns(unstored, (s) => s.u.row!.eventSeq, (s) => s.u.row!.scriptId, (s) => s.u.row!.destinationId, (s) => s.u.row!.destinationType,
         (s) => s.u.row!.eventId, (s) => s.u.row!.part, (s) => s.u.row!.receivedAt,
         (s) => (s.u.status === 'delivered' ? null : JSON.stringify(s.u.row!.item)), (s) => s.u.status, (s) => s.u.attempts,
-        (s) => s.u.nextAttemptAt, (s) => s.error, (s) => s.r),
+        (s) => s.u.nextAttemptAt, (s) => s.error, (s) => s.r)),
       [...lastOk.keys()], [...lastOk.values()], destinations,
     ],
   });
