@@ -185,3 +185,45 @@ describe('store: SQLite migration 19 (a delivery\'s first attempt in its row)', 
     }
   });
 });
+
+describe('store: PostgreSQL migration 12 (a delivery\'s first attempt in its row, no event_id index)', function () {
+  this.timeout(20_000);
+  let db: TestDatabase | undefined;
+  before(async function () {
+    await requirePostgres(this);
+    db = await createTestDatabase();
+  });
+  after(async () => db?.drop());
+
+  it('a database at version 11 keeps its links, loses the index, and records into the new column', async () => {
+    // Version 11 as an older release left it: no attempt_id, deliveries_event there, a delivery with a linked attempt.
+    await (await openPostgresStore({ url: db!.url })).close();
+    const raw = new pg.Client({ connectionString: db!.url });
+    await raw.connect();
+    try {
+      await raw.query(`ALTER TABLE deliveries DROP COLUMN attempt_id; CREATE INDEX deliveries_event ON deliveries(event_id) WHERE event_id IS NOT NULL;
+        DELETE FROM schema_migrations WHERE version >= 12;
+        INSERT INTO events (id, script_id, name, event_id, status, source, request_id, received_at, errors, warnings, payload)
+          VALUES ('e', 'ACCT0001', 'lead_created', 'L-1', 'accepted', 'event', 'r', 1, '[]', '[]', '{}');
+        INSERT INTO deliveries (id, event_seq, script_id, destination_id, destination_type, event_id, part, status, attempts, next_attempt_at, received_at, created_at, updated_at)
+          VALUES (7, (SELECT seq FROM events), 'ACCT0001', '${DEST}', 'webhook', 'L-1', 0, 'pending', 1, 1, 1, 1, 1);
+        INSERT INTO delivery_attempts (destination_id, attempted_at, status_code, latency_ms, outcome, events) VALUES ('${DEST}', 5, 503, 1, 'retryable', 1);
+        INSERT INTO delivery_attempt_items (attempt_id, delivery_id) VALUES (currval('delivery_attempts_id_seq'), 7);`);
+      const store = await openPostgresStore({ url: db!.url });
+      try {
+        expect((await raw.query("SELECT to_regclass('deliveries_event') AS i")).rows[0].i).to.equal(null);
+        expect((await store.deliveries.attempts(7)).map((a) => a.statusCode), 'the link stored before').to.deep.equal([503]);
+        expect((await store.deliveries.list({ eventId: 'L-1' })).map((d) => d.id), 'found by event id').to.deep.equal([7]);
+        const [claimed] = await store.deliveries.claimDeliveries(DEST, 'lane#1', 10, 60_000, 10);
+        await store.deliveries.recordAttempts([{ claimId: 'lane#1', destinationId: DEST, at: 20, http: http('success', 200), message: 'ok',
+          updates: [{ id: claimed.id, status: 'delivered', attempts: 2, nextAttemptAt: null }], pauseAfterMs: 0 }]);
+        expect((await store.deliveries.attempts(7)).map((a) => a.statusCode)).to.deep.equal([503, 200]);
+        expect((await raw.query('SELECT attempt_id FROM deliveries WHERE id = 7')).rows[0].attempt_id, 'in the row').to.not.equal(null);
+      } finally {
+        await store.close();
+      }
+    } finally {
+      await raw.end();
+    }
+  });
+});
