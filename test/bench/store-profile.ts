@@ -121,7 +121,7 @@ async function main(): Promise<void> {
     while ((count() < expected || (await open()) > 0) && Date.now() < deadline) await new Promise((r) => setTimeout(r, 200));
     const pgUsed = await pgCpu?.stop();
     console.log(`\n${mode}: ${accepted} events accepted in ${SECONDS} s (${CONNECTIONS} connections, instance ${group === null ? 'uncapped' : `capped at ${SHARE} core`}), ` +
-      `${count()} native events of ${expected} (more: sent again) delivered to ${TYPES.join(', ')}, ${await open()} queued or pending.` +
+      `${count()} native events of ${expected} (more: the requests in flight when the load stopped, which autocannon does not count, or events sent again) delivered to ${TYPES.join(', ')}, ${await open()} queued or pending.` +
       (pgUsed?.visible === true ? ` PostgreSQL's backends: ${((pgUsed.backends * 1e6) / accepted).toFixed(0)} µs of CPU per event (/proc), background processes ${((pgUsed.background * 1e6) / accepted).toFixed(0)} µs.` : '') + '\n');
     if (inDb !== null) {
       if (statements) {
