@@ -39,8 +39,27 @@ export const toDeliveryView = (r: ViewRow): DeliveryView => ({
 export const toAttemptView = (r: AttemptRow): AttemptView => ({
   id: r.id, attemptedAt: r.attempted_at, statusCode: r.status_code, latencyMs: r.latency_ms,
   responseBody: r.response_body, errorClass: r.error_class, outcome: r.outcome, message: r.message, events: r.events,
-  request: r.request === null || r.request === undefined ? null : (JSON.parse(r.request) as SentRequest),
+  request: r.request === null || r.request === undefined ? null : decodeRequest(r.request),
 });
+
+/**
+ * What an attempt sent, as its `request` column keeps it: a JSON array [method, url, headers,
+ * bodyBytes, SHA-256 in base64, body, truncated], the body and its flag left off when there is
+ * none (an attempt that succeeded): ~90 bytes fewer per attempt than the object with its keys
+ * and the digest in hex. Rows written before keep the object, read as it is.
+ */
+export function encodeRequest(r: SentRequest | undefined): string | null {
+  if (r === undefined) return null;
+  const head = [r.method, r.url, r.headers, r.bodyBytes, Buffer.from(r.bodySha256, 'hex').toString('base64')];
+  return JSON.stringify(r.body === null && !r.bodyTruncated ? head : [...head, r.body, r.bodyTruncated]);
+}
+
+export function decodeRequest(text: string): SentRequest {
+  const v = JSON.parse(text) as SentRequest | [string, string, Record<string, string>, number, string, (string | null)?, boolean?];
+  if (!Array.isArray(v)) return v;
+  const [method, url, headers, bodyBytes, sha, body = null, bodyTruncated = false] = v;
+  return { method, url, headers, body, bodyBytes, bodySha256: Buffer.from(sha, 'base64').toString('hex'), bodyTruncated };
+}
 
 export interface HealthRow {
   destination_id: string; last_success_at: number | null; last_failure_at: number | null; failing_since: number | null;

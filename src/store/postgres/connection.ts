@@ -61,10 +61,13 @@ export const isTimeoutError = (err: unknown): boolean => {
  * effect is unknown, so the caller answers 503 and the client's retry meets dedup.
  * `relaxed`: synchronous_commit off, for delivery bookkeeping whose loss only repeats work.
  * `limits`: lock and statement timeouts for this transaction only.
+ * `generic`: its named statements run their generic plan from the first execution on (a
+ * statement whose plan does not depend on its values, costly to plan).
  */
-export async function tx<T>(pool: pg.Pool, fn: (c: pg.PoolClient) => Promise<T>, opts: { relaxed?: boolean; limits?: TxLimits } = {}): Promise<T> {
+export async function tx<T>(pool: pg.Pool, fn: (c: pg.PoolClient) => Promise<T>, opts: { relaxed?: boolean; limits?: TxLimits; generic?: boolean } = {}): Promise<T> {
   const begin = ['BEGIN'];
   if (opts.relaxed) begin.push('SET LOCAL synchronous_commit = off');
+  if (opts.generic) begin.push('SET LOCAL plan_cache_mode = force_generic_plan');
   if (opts.limits) begin.push(`SET LOCAL lock_timeout = ${Math.round(opts.limits.lockMs)}`, `SET LOCAL statement_timeout = ${Math.round(opts.limits.statementMs)}`);
   const client = await pool.connect();
   let broken = false;

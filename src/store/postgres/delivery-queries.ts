@@ -30,12 +30,19 @@ function where(filters: [string, unknown][], args: unknown[]): string {
   return parts.join(' AND ');
 }
 
+/** Deliveries of the events with a customer event id ($n), through events_event_id and deliveries_event_part (migration 12). */
+const byEventId = (seqColumn: string, n: number) => `${seqColumn} IN (SELECT seq FROM events WHERE event_id = $${n})`;
+
 /** The deliveries a replay filter matches (limit aside), its values appended to `args`. */
 function replayable(f: ReplayFilter, args: unknown[]): string {
   args.push([...f.statuses]);
   const parts = [`status = ANY($${args.length}::text[])`, '(part IS NOT NULL OR id IN (SELECT delivery_id FROM delivery_items))', 'destination_id IN (SELECT id FROM destinations WHERE removed_at IS NULL)'];
-  const extra = where([['id', f.deliveryId], ['script_id', f.scriptId], ['destination_id', f.destinationId], ['event_id', f.eventId]], args);
+  const extra = where([['id', f.deliveryId], ['script_id', f.scriptId], ['destination_id', f.destinationId]], args);
   if (extra) parts.push(extra);
+  if (f.eventId !== undefined) {
+    args.push(f.eventId);
+    parts.push(byEventId('event_seq', args.length));
+  }
   if (f.since !== undefined) {
     args.push(f.since);
     parts.push(`created_at >= $${args.length}`);
@@ -59,7 +66,11 @@ export function pgDeliveryQueries(pool: pg.Pool): Queries {
   return {
     async list(f) {
       const args: unknown[] = [];
-      let cond = where([['d.id', f.id], ['d.script_id', f.scriptId], ['d.status', f.status], ['d.event_id', f.eventId], ['d.destination_id', f.destinationId]], args);
+      let cond = where([['d.id', f.id], ['d.script_id', f.scriptId], ['d.status', f.status], ['d.destination_id', f.destinationId]], args);
+      if (f.eventId !== undefined) {
+        args.push(f.eventId);
+        cond = `${cond ? `${cond} AND ` : ''}${byEventId('d.event_seq', args.length)}`;
+      }
       if (f.beforeId !== undefined) {
         args.push(f.beforeId);
         cond = `${cond ? `${cond} AND ` : ''}d.id < $${args.length}`;
@@ -77,8 +88,10 @@ export function pgDeliveryQueries(pool: pg.Pool): Queries {
     },
 
     async attempts(deliveryId) {
-      const { rows } = await pool.query<AttemptRow>(`SELECT a.* FROM delivery_attempt_items i
-        JOIN delivery_attempts a ON a.id = i.attempt_id WHERE i.delivery_id = $1 ORDER BY a.id`, [deliveryId]);
+      // The first attempt recorded for it is in its row, the others are linked (migration 12).
+      const { rows } = await pool.query<AttemptRow>(`SELECT a.* FROM delivery_attempts a WHERE a.id IN (
+          SELECT attempt_id FROM delivery_attempt_items WHERE delivery_id = $1 UNION SELECT attempt_id FROM deliveries WHERE id = $1)
+        ORDER BY a.id`, [deliveryId]);
       return rows.map(toAttemptView);
     },
 

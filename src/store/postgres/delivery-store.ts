@@ -7,15 +7,14 @@
 // synchronous_commit off: losing the latest of those commits in a database crash only
 // repeats work (at-least-once), never loses an acknowledged event.
 import type pg from 'pg';
-import { toClaimed, truncateBytes, type ClaimRow } from '../delivery-rows.ts';
-import type {
-  ActiveDestination, AttemptRecord, DeliveryStore, RecordResult, UnstoredRow,
-} from '../delivery-contract.ts';
-import { MAX_RESPONSE_BYTES, partKey } from '../delivery-contract.ts';
+import { toClaimed, type ClaimRow } from '../delivery-rows.ts';
+import type { ActiveDestination, DeliveryStore, UnstoredRow } from '../delivery-contract.ts';
+import { partKey } from '../delivery-contract.ts';
 import { tx } from './connection.ts';
 import { WORK_CHANNEL } from './notify.ts';
 import { pgDeliveryQueries } from './delivery-queries.ts';
 import { pgDispatchQueue } from './dispatch-queue.ts';
+import { recordAttemptsOn } from './record-attempts.ts';
 
 interface DestinationRow {
   id: string; script_id: string; type: string; name: string; enabled: boolean; settings: string;
@@ -34,7 +33,8 @@ export function pgDeliveryStore(pool: pg.Pool): DeliveryStore {
   return {
     async claimDeliveries(destinationId, claimId, now, leaseUntil, limit, opts = {}) {
       // In a relaxed transaction: a claim is bookkeeping, and an fsync per claim was the
-      // largest wait PostgreSQL showed under load. Due retries first (index deliveries_retry_due),
+      // largest wait PostgreSQL showed under load. Its generic plan is the custom one's shape
+      // (index scans by destination and due time, joins by key), and planning it took ~1–2 ms a claim. Due retries first (index deliveries_retry_due),
       // then first attempts up to the limit ($6: none, retries only).
       const rows = await tx(pool, async (c) => (await c.query<ClaimRow>({ name: 'tl_claim_deliveries', text: `WITH retries AS (
           SELECT id FROM deliveries WHERE destination_id = $1 AND status = 'pending' AND attempts > 0 AND next_attempt_at <= $2
@@ -47,132 +47,20 @@ export function pgDeliveryStore(pool: pg.Pool): DeliveryStore {
           RETURNING d.id, d.event_seq, d.script_id, d.destination_id, d.destination_type, d.event_id, d.attempts, d.received_at, d.part)
         SELECT l.*, i.item, e.payload, e.id AS event_uuid FROM leased l LEFT JOIN events e ON e.seq = l.event_seq
           LEFT JOIN delivery_items i ON i.delivery_id = l.id ORDER BY l.attempts = 0, l.id`,
-      values: [destinationId, now, limit, claimId, leaseUntil, opts.retriesOnly === true] })).rows, relaxed);
+      values: [destinationId, now, limit, claimId, leaseUntil, opts.retriesOnly === true] })).rows, { relaxed: true, generic: true });
       return toClaimed(rows);
     },
 
     async nextDue(destinationId) {
-      const { rows } = await pool.query<{ t: number | null }>(
-        "SELECT min(next_attempt_at) AS t FROM deliveries WHERE destination_id = $1 AND status = 'pending'", [destinationId]);
+      // Named: planned once per connection (weighing deliveries' partial indexes cost more than running it).
+      const { rows } = await pool.query<{ t: number | null }>({ name: 'tl_next_due',
+        text: "SELECT min(next_attempt_at) AS t FROM deliveries WHERE destination_id = $1 AND status = 'pending'", values: [destinationId] });
       return rows[0]?.t ?? null;
     },
 
     async recordAttempts(records) {
-      if (records.length === 0) return [];
-      return tx(pool, async (c) => {
-        const results: RecordResult[] = [];
-        for (const rec of records) {
-          const { http } = rec;
-          // Updates of stored rows, and handed-off deliveries whose row is written now (the first of each key only).
-          const stored = rec.updates.filter((u) => u.row === undefined);
-          const keys = new Set<string>();
-          const unstored = rec.updates.filter((u) => {
-            if (u.row === undefined) return false;
-            const k = `${u.row.eventSeq}#${partKey(u.row.destinationId, u.row.part)}`;
-            return keys.has(k) ? false : (keys.add(k), true);
-          });
-          const first = new Set(unstored);
-          let attemptId: number | null = null;
-          if (http !== null) {
-            // The attempt and the items of stored rows in one statement (the new rows are linked as they are inserted).
-            const { rows: a } = await c.query<{ id: number }>({ name: 'tl_record_attempt', text: `WITH a AS (INSERT INTO delivery_attempts (destination_id, attempted_at, status_code,
-                latency_ms, response_body, error_class, outcome, message, events, request) VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $11) RETURNING id),
-              l AS (INSERT INTO delivery_attempt_items (attempt_id, delivery_id) SELECT a.id, u.id FROM a, unnest($10::bigint[]) AS u(id) ON CONFLICT DO NOTHING)
-              SELECT id FROM a`,
-            values: [rec.destinationId, rec.at, http.statusCode, Math.round(http.latencyMs), truncateBytes(http.responseBody, MAX_RESPONSE_BYTES),
-              http.errorClass, http.outcome, rec.message, rec.updates.length, stored.map((u) => u.id),
-              http.request === undefined ? null : JSON.stringify(http.request)] });
-            attemptId = a[0].id;
-          }
-          const done = new Set<number>();
-          if (stored.length > 0) {
-            const u = stored;
-            // A delivered row keeps no item (what was sent is on its attempt): the items of the rows updated to delivered go.
-            const { rows } = await c.query<{ id: number }>({ name: 'tl_record_updates', text: `WITH upd AS (
-                UPDATE deliveries d SET status = v.status, attempts = v.attempts, next_attempt_at = v.next,
-                  lease_owner = NULL, lease_until = NULL,
-                  last_status_code = CASE WHEN $4 THEN $5::int ELSE d.last_status_code END,
-                  last_error = CASE WHEN v.status = 'delivered' THEN NULL ELSE v.error END,
-                  updated_at = $7, delivered_at = CASE WHEN v.status = 'delivered' THEN $7 ELSE d.delivered_at END
-                FROM unnest($1::bigint[], $2::text[], $3::int[], $9::bigint[], $6::text[]) AS v(id, status, attempts, next, error)
-                WHERE d.id = v.id AND d.lease_owner = $8 RETURNING d.id, d.status),
-              gone AS (DELETE FROM delivery_items WHERE delivery_id IN (SELECT id FROM upd WHERE status = 'delivered'))
-              SELECT id FROM upd`,
-            values: [u.map((x) => x.id), u.map((x) => x.status), u.map((x) => x.attempts), http !== null, http?.statusCode ?? null, u.map((x) => x.message ?? rec.message),
-              rec.at, rec.claimId, u.map((x) => x.nextAttemptAt)] });
-            for (const r of rows) done.add(r.id);
-          }
-          const inserted = new Set<string>();
-          if (unstored.length > 0) {
-            // Each handed-off delivery's row, in the state the attempt left it: inserted, or updated
-            // where its lane stored it leased to this claim meanwhile (in flight for a while); a
-            // row another claim holds is left (the event was fanned out again). Linked to the attempt.
-            const u = unstored;
-            const rows = u.map((x) => x.row!);
-            // Its item is kept (inserted or replaced) unless it was delivered, where an item it was
-            // stored with goes. The rows are one per key, so each id meets one item.
-            const { rows: ins } = await c.query<{ event_seq: number; destination_id: string; part: number }>({ name: 'tl_record_unstored', text: `WITH v AS (
-                SELECT * FROM unnest($1::bigint[], $2::text[], $3::text[], $4::text[], $5::text[], $6::int[], $7::bigint[], $8::text[], $9::text[],
-                  $10::int[], $11::bigint[], $13::text[]) AS v(s, a, d, t, e, p, rc, i, st, n, nx, err)),
-              ins AS (
-                INSERT INTO deliveries (event_seq, script_id, destination_id, destination_type, event_id, part, received_at, status,
-                  attempts, next_attempt_at, last_status_code, last_error, created_at, updated_at, delivered_at)
-                SELECT s, a, d, t, e, p, rc, st, n, nx, $12::int, CASE WHEN st = 'delivered' THEN NULL ELSE err END, $14, $14,
-                  CASE WHEN st = 'delivered' THEN $14::bigint END
-                FROM v
-                ON CONFLICT (event_seq, destination_id, part) DO UPDATE SET status = excluded.status, attempts = excluded.attempts,
-                  next_attempt_at = excluded.next_attempt_at, last_status_code = coalesce(excluded.last_status_code, deliveries.last_status_code),
-                  last_error = excluded.last_error, updated_at = excluded.updated_at, delivered_at = coalesce(excluded.delivered_at, deliveries.delivered_at),
-                  lease_owner = NULL, lease_until = NULL
-                WHERE deliveries.lease_owner = $16
-                RETURNING id, event_seq, destination_id, part, status),
-              l AS (INSERT INTO delivery_attempt_items (attempt_id, delivery_id) SELECT $15::bigint, id FROM ins WHERE $15::bigint IS NOT NULL ON CONFLICT DO NOTHING),
-              kept AS (INSERT INTO delivery_items (delivery_id, item)
-                SELECT ins.id, v.i FROM ins JOIN v ON v.s = ins.event_seq AND v.d = ins.destination_id AND v.p = ins.part
-                WHERE ins.status <> 'delivered' AND v.i IS NOT NULL
-                ON CONFLICT (delivery_id) DO UPDATE SET item = excluded.item),
-              gone AS (DELETE FROM delivery_items WHERE delivery_id IN (SELECT id FROM ins WHERE status = 'delivered'))
-              SELECT event_seq, destination_id, part FROM ins`,
-            values: [...unstoredColumns(rows), u.map((x) => (x.status === 'delivered' ? null : JSON.stringify(x.row!.item))),
-              u.map((x) => x.status), u.map((x) => x.attempts), u.map((x) => x.nextAttemptAt), http?.statusCode ?? null, u.map((x) => x.message ?? rec.message), rec.at, attemptId, rec.claimId] });
-            for (const r of ins) inserted.add(`${r.event_seq}#${partKey(r.destination_id, r.part)}`);
-          }
-          const applied = rec.updates.filter((u) => (u.row === undefined ? done.has(u.id)
-            : first.has(u) && inserted.has(`${u.row.eventSeq}#${partKey(u.row.destinationId, u.row.part)}`))).map((u) => u.id);
-          if (http !== null) {
-            if (http.outcome === 'success') {
-              await c.query(`INSERT INTO destination_health (destination_id, last_success_at) VALUES ($1, $2)
-                ON CONFLICT (destination_id) DO UPDATE SET last_success_at = excluded.last_success_at, failing_since = NULL`, [rec.destinationId, rec.at]);
-            } else {
-              await c.query(`INSERT INTO destination_health (destination_id, last_failure_at, failing_since) VALUES ($1, $2, $2)
-                ON CONFLICT (destination_id) DO UPDATE SET last_failure_at = excluded.last_failure_at,
-                  failing_since = COALESCE(destination_health.failing_since, excluded.failing_since)`, [rec.destinationId, rec.at]);
-              let reason: string | null = null;
-              let since = rec.at;
-              if (rec.pauseNow !== undefined) reason = rec.pauseNow;
-              else if (rec.pauseAfterMs > 0) {
-                const hours = Math.round((rec.pauseAfterMs / 3_600_000) * 100) / 100;
-                reason = `failing with no success for ${hours} h; last error: ${rec.message}`.slice(0, 500);
-                since = rec.at - rec.pauseAfterMs;
-              }
-              if (reason !== null) {
-                await c.query(`UPDATE destination_health SET paused_at = $1, pause_reason = $2,
-                    paused_destination_updated_at = (SELECT updated_at FROM destinations WHERE id = $3)
-                  WHERE destination_id = $3 AND paused_at IS NULL AND failing_since IS NOT NULL AND failing_since <= $4`,
-                [rec.at, reason, rec.destinationId, since]);
-              }
-            }
-          }
-          results.push({ applied, paused: false });
-        }
-        // Whether each destination is paused, as the transaction leaves it: one query for all.
-        const ids = [...new Set(records.map((r) => r.destinationId))];
-        const { rows: h } = await c.query<{ destination_id: string }>(
-          'SELECT destination_id FROM destination_health WHERE destination_id = ANY($1::text[]) AND paused_at IS NOT NULL', [ids]);
-        const paused = new Set(h.map((r) => r.destination_id));
-        records.forEach((rec, i) => (results[i].paused = paused.has(rec.destinationId)));
-        return results;
-      }, relaxed);
+      // Its plan is the same for every batch: planned once per connection, not for its first five (a few ms each).
+      return records.length === 0 ? [] : tx(pool, (c) => recordAttemptsOn(c, records), { relaxed: true, generic: true });
     },
 
     async storeHandoffs(rows, now, lease) {
@@ -180,7 +68,7 @@ export function pgDeliveryStore(pool: pg.Pool): DeliveryStore {
       return tx(pool, async (c) => {
         // Handed back: due now; still in its lane: leased to its claim (due when the lease ends).
         // Each row inserted gets its item in delivery_items (the first row of a key, were one repeated).
-        const { rows: ins } = await c.query<{ id: number; event_seq: number; destination_id: string; part: number }>(`WITH v AS (
+        const { rows: ins } = await c.query<{ id: number; event_seq: number; destination_id: string; part: number }>({ name: 'tl_store_handoffs', text: `WITH v AS (
             SELECT * FROM unnest($1::bigint[], $2::text[], $3::text[], $4::text[], $5::text[], $6::int[], $7::bigint[], $8::text[])
               WITH ORDINALITY AS v(s, a, d, t, e, p, rc, i, o)),
           ins AS (INSERT INTO deliveries (event_seq, script_id, destination_id, destination_type, event_id, part, received_at,
@@ -192,7 +80,7 @@ export function pgDeliveryStore(pool: pg.Pool): DeliveryStore {
             ORDER BY ins.id, v.o
             ON CONFLICT (delivery_id) DO UPDATE SET item = excluded.item)
           SELECT id, event_seq, destination_id, part FROM ins`,
-        [...unstoredColumns(rows), rows.map((x) => JSON.stringify(x.item)), now, lease?.claimId ?? null, lease?.leaseUntil ?? null]);
+        values: [...unstoredColumns(rows), rows.map((x) => JSON.stringify(x.item)), now, lease?.claimId ?? null, lease?.leaseUntil ?? null] });
         if (ins.length > 0 && lease === undefined) await c.query(`NOTIFY ${WORK_CHANNEL}, 'deliveries'`);
         const ids = new Map(ins.map((r) => [`${r.event_seq}#${partKey(r.destination_id, r.part)}`, Number(r.id)]));
         return rows.map((r) => ids.get(`${r.eventSeq}#${partKey(r.destinationId, r.part)}`) ?? null);

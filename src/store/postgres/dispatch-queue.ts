@@ -42,7 +42,9 @@ export function pgDispatchQueue(pool: pg.Pool): Pick<DeliveryStore, 'claimEvents
             UPDATE dispatch_queue q SET lease_owner = $1, lease_until = $2,
               map_claims = q.map_claims + CASE WHEN q.lease_owner IS NOT DISTINCT FROM $1 THEN 0 ELSE 1 END
             WHERE q.event_seq = ANY($3::bigint[]) RETURNING q.event_seq, q.held_for)
-          SELECT e.*, l.held_for AS queued_held_for FROM leased l JOIN events e ON e.seq = l.event_seq ORDER BY e.seq`, [claimId, now + leaseMs, take]);
+          SELECT e.*, l.held_for AS queued_held_for FROM leased l JOIN events e ON e.seq = l.event_seq
+          -- The events by their key as well: without it a batch of a few hundred was joined by reading all of events.
+          WHERE e.seq = ANY($3::bigint[]) ORDER BY e.seq`, [claimId, now + leaseMs, take]);
         // Queue rows whose event was purged: nothing left to deliver.
         await c.query(`DELETE FROM dispatch_queue q WHERE q.lease_owner = $1 AND NOT EXISTS (SELECT 1 FROM events e WHERE e.seq = q.event_seq)`, [claimId]);
         // The rows an earlier, unfinished fan-out of these events stored (none for events fanned out the first time): one query for the batch.
@@ -141,8 +143,8 @@ export function pgDispatchQueue(pool: pg.Pool): Pick<DeliveryStore, 'claimEvents
 
     async finishEvents(claimId, seqs) {
       if (seqs.length === 0) return 0;
-      const r = await tx(pool, (c) => c.query('DELETE FROM dispatch_queue WHERE event_seq = ANY($1::bigint[]) AND lease_owner = $2',
-        [[...seqs], claimId]), relaxed);
+      const r = await tx(pool, (c) => c.query({ name: 'tl_finish_events', text: 'DELETE FROM dispatch_queue WHERE event_seq = ANY($1::bigint[]) AND lease_owner = $2',
+        values: [[...seqs], claimId] }), relaxed);
       return r.rowCount ?? 0;
     },
   };

@@ -38,8 +38,9 @@ const PURGE_CHUNK = 5_000;
 
 export function sqliteDeliveryQueries(db: Database.Database): Queries {
   const health = db.prepare<[string], HealthRow>('SELECT * FROM destination_health WHERE destination_id = ?');
-  const attempts = db.prepare<[number], AttemptRow>(`SELECT a.* FROM delivery_attempt_items i
-    JOIN delivery_attempts a ON a.id = i.attempt_id WHERE i.delivery_id = ? ORDER BY a.id`);
+  // The first attempt recorded for a delivery is in its row, the others are linked (migration 19).
+  const attempts = db.prepare<[number, number], AttemptRow>(`SELECT a.* FROM delivery_attempts a WHERE a.id IN (
+      SELECT attempt_id FROM delivery_attempt_items WHERE delivery_id = ? UNION SELECT attempt_id FROM deliveries WHERE id = ?) ORDER BY a.id`);
 
   // An event back in the dispatch queue for one more destination (merged into what it still owes, if queued: NULL owes all).
   const requeue = db.prepare(`INSERT INTO dispatch_queue (event_seq, held_for) VALUES (@seq, json_array(@destination))
@@ -82,7 +83,7 @@ export function sqliteDeliveryQueries(db: Database.Database): Queries {
     },
 
     async attempts(deliveryId) {
-      return attempts.all(deliveryId).map(toAttemptView);
+      return attempts.all(deliveryId, deliveryId).map(toAttemptView);
     },
 
     async replay(f, now) {

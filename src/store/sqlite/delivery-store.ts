@@ -4,7 +4,7 @@
 // Bookkeeping commits without the per-commit fsync (relaxed-commit.ts).
 import type Database from 'better-sqlite3';
 import { MAX_RESPONSE_BYTES } from '../delivery-contract.ts';
-import { toClaimed, truncateBytes, type ClaimRow } from '../delivery-rows.ts';
+import { encodeRequest, toClaimed, truncateBytes, type ClaimRow } from '../delivery-rows.ts';
 import type {
   ActiveDestination, AttemptRecord, DeliveryStore, RecordResult, UnstoredRow,
 } from '../delivery-contract.ts';
@@ -35,15 +35,16 @@ export function sqliteDeliveryStore(db: Database.Database): DeliveryStore {
     dropItem: db.prepare('DELETE FROM delivery_items WHERE delivery_id = ?'),
     // A handed-off delivery's row, in the state its attempt left it: inserted, or, where its lane
     // stored it meanwhile (in flight for a while), updated under the lane's claim:
-    // seq, script, destination id, type, event id, part, status, attempts, next, status code, error, received, now, now, delivered at, claim.
-    insertRecorded: db.prepare<unknown[], { id: number }>(`INSERT INTO deliveries (event_seq, script_id, destination_id, destination_type, event_id, part, status,
-        attempts, next_attempt_at, last_status_code, last_error, received_at, created_at, updated_at, delivered_at)
-      VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?) ON CONFLICT (event_seq, destination_id, part) DO UPDATE SET
+    // seq, script, destination id, type, event id, part, status, attempts, next, status code, error, received, now, now, delivered at, attempt, claim.
+    // The row keeps the first attempt recorded for it (migration 19); RETURNING says whether it is this one.
+    insertRecorded: db.prepare<unknown[], { id: number; attempt_id: number | null }>(`INSERT INTO deliveries (event_seq, script_id, destination_id, destination_type, event_id, part, status,
+        attempts, next_attempt_at, last_status_code, last_error, received_at, created_at, updated_at, delivered_at, attempt_id)
+      VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?) ON CONFLICT (event_seq, destination_id, part) DO UPDATE SET
         status = excluded.status, attempts = excluded.attempts, next_attempt_at = excluded.next_attempt_at,
         last_status_code = coalesce(excluded.last_status_code, last_status_code), last_error = excluded.last_error,
         updated_at = excluded.updated_at, delivered_at = coalesce(excluded.delivered_at, delivered_at),
-        lease_owner = NULL, lease_until = NULL
-      WHERE lease_owner = ? RETURNING id`),
+        lease_owner = NULL, lease_until = NULL, attempt_id = coalesce(attempt_id, excluded.attempt_id)
+      WHERE lease_owner = ? RETURNING id, attempt_id`),
     // A handed-off delivery stored pending before its attempt (handed back: due; in flight: leased to its lane's claim):
     // seq, script, destination id, type, event id, part, next, received, now, now, lease owner, lease until.
     insertHandoff: db.prepare<unknown[], { id: number }>(`INSERT INTO deliveries (event_seq, script_id, destination_id, destination_type, event_id, part, status,
@@ -58,11 +59,11 @@ export function sqliteDeliveryStore(db: Database.Database): DeliveryStore {
     insertAttempt: db.prepare(`INSERT INTO delivery_attempts (destination_id, attempted_at, status_code, latency_ms,
         response_body, error_class, outcome, message, events, request) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`),
     linkAttempt: db.prepare('INSERT OR IGNORE INTO delivery_attempt_items (attempt_id, delivery_id) VALUES (?, ?)'),
-    // Positional: status, attempts, next, http (0/1), status code, error, now, delivered at (null unless delivered), id, claim.
-    update: db.prepare(`UPDATE deliveries SET status = ?, attempts = ?, next_attempt_at = ?,
+    // Positional: status, attempts, next, http (0/1), status code, error, now, delivered at (null unless delivered), attempt, id, claim.
+    update: db.prepare<unknown[], { attempt_id: number | null }>(`UPDATE deliveries SET status = ?, attempts = ?, next_attempt_at = ?,
         lease_owner = NULL, lease_until = NULL, last_status_code = CASE WHEN ? = 1 THEN ? ELSE last_status_code END, last_error = ?,
-        updated_at = ?, delivered_at = coalesce(?, delivered_at)
-      WHERE id = ? AND lease_owner = ?`),
+        updated_at = ?, delivered_at = coalesce(?, delivered_at), attempt_id = coalesce(attempt_id, ?)
+      WHERE id = ? AND lease_owner = ? RETURNING attempt_id`),
     healthOk: db.prepare(`INSERT INTO destination_health (destination_id, last_success_at) VALUES (?, ?)
       ON CONFLICT (destination_id) DO UPDATE SET last_success_at = excluded.last_success_at, failing_since = NULL`),
     healthFail: db.prepare(`INSERT INTO destination_health (destination_id, last_failure_at, failing_since) VALUES (?, ?, ?)
@@ -123,8 +124,7 @@ export function sqliteDeliveryStore(db: Database.Database): DeliveryStore {
       if (http !== null) {
         const attemptId = q.insertAttempt.run(rec.destinationId, rec.at, http.statusCode, Math.round(http.latencyMs),
           truncateBytes(http.responseBody, MAX_RESPONSE_BYTES), http.errorClass, http.outcome, rec.message, rec.updates.length,
-          http.request === undefined ? null : JSON.stringify(http.request)).lastInsertRowid;
-        for (const u of rec.updates) if (u.row === undefined) q.linkAttempt.run(attemptId, u.id);
+          encodeRequest(http.request)).lastInsertRowid;
         attempt = attemptId;
       }
       const applied: number[] = [];
@@ -135,19 +135,21 @@ export function sqliteDeliveryStore(db: Database.Database): DeliveryStore {
         if (r !== undefined) {
           const row = q.insertRecorded.get(r.eventSeq, r.scriptId, r.destinationId, r.destinationType, r.eventId, r.part,
             u.status, u.attempts, u.nextAttemptAt, http?.statusCode ?? null,
-            delivered ? null : u.message ?? error, r.receivedAt, rec.at, rec.at, delivered ? rec.at : null, rec.claimId);
+            delivered ? null : u.message ?? error, r.receivedAt, rec.at, rec.at, delivered ? rec.at : null, attempt, rec.claimId);
           if (row === undefined) continue; // its row is another holder's (the event was fanned out again)
           // A delivered one keeps no item (what was sent is on its attempt); a retry or failure keeps it.
           if (delivered) q.dropItem.run(row.id);
           else q.putItem.run(row.id, JSON.stringify(r.item));
-          if (attempt !== null) q.linkAttempt.run(attempt, row.id);
+          if (attempt !== null && row.attempt_id !== attempt) q.linkAttempt.run(attempt, row.id);
           applied.push(u.id);
           continue;
         }
-        const changed = q.update.run(u.status, u.attempts, u.nextAttemptAt, http === null ? 0 : 1, http?.statusCode ?? null,
-          delivered ? null : u.message ?? error, rec.at, delivered ? rec.at : null, u.id, rec.claimId).changes;
-        if (changed > 0 && delivered) q.dropItem.run(u.id);
-        if (changed > 0) applied.push(u.id);
+        const row = q.update.get(u.status, u.attempts, u.nextAttemptAt, http === null ? 0 : 1, http?.statusCode ?? null,
+          delivered ? null : u.message ?? error, rec.at, delivered ? rec.at : null, attempt, u.id, rec.claimId);
+        // The attempt carried it either way: linked unless its row keeps it (fenced, or attempted before: a link).
+        if (attempt !== null && row?.attempt_id !== attempt) q.linkAttempt.run(attempt, u.id);
+        if (row !== undefined && delivered) q.dropItem.run(u.id);
+        if (row !== undefined) applied.push(u.id);
       }
       if (http !== null) {
         if (http.outcome === 'success') lastOk.set(rec.destinationId, rec.at);
