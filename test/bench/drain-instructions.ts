@@ -29,7 +29,8 @@ interface Counted { side: string; byThread: Map<number, number>; total: number }
 async function count(side: Side): Promise<Counted> {
   const dataDir = mkdtempSync(join(tmpdir(), 'tl-drain-instr-'));
   const outDir = mkdtempSync(join(tmpdir(), 'tl-callgrind-'));
-  const env = { ...process.env, DATA_DIR: dataDir, PORT: '0', HOST: '127.0.0.1', LOG_LEVEL: 'info', ALLOW_PRIVATE_DESTINATIONS: '1' };
+  // The watchdog would take a delivery thread slowed down by valgrind for a stuck one and restart it.
+  const env = { ...process.env, DATA_DIR: dataDir, PORT: '0', HOST: '127.0.0.1', LOG_LEVEL: 'info', ALLOW_PRIVATE_DESTINATIONS: '1', DELIVERY_WATCHDOG_MS: '600000' };
   const doubles = await startDoubles(TYPES);
   const [account] = await sideSetup<{ scriptId: string }[]>(side, {
     task: 'accounts', env, accounts: [{ name: 'Drain', doubles: Object.fromEntries([...doubles].map(([t, d]) => [t, d.url])), country: 'RO' }],
@@ -47,9 +48,13 @@ async function count(side: Side): Promise<Counted> {
   await sideSetup(side, { task: 'backlog', env, scriptId: account.scriptId, events: N });
   const expected = N * TYPES.length;
   const deadline = Date.now() + 3_600_000;
-  for (let got = 0; got < expected && Date.now() < deadline;) {
+  for (let got = 0, said = Date.now(); got < expected && Date.now() < deadline;) {
     await new Promise((r) => setTimeout(r, 500));
     got = TYPES.reduce((sum, t) => sum + nativeEvents(t, doubles.get(t)!), 0);
+    if (Date.now() - said > 60_000) {
+      process.stderr.write(`${side.label}: ${got} of ${expected} native events\n`);
+      said = Date.now();
+    }
   }
   control('--instr=off');
   control('--dump');
