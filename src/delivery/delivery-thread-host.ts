@@ -19,7 +19,7 @@ import { runsCompiled, siblingModule } from '../build-state.cjs';
 import type { Config } from '../config.ts';
 import type { Logger } from '../logger.ts';
 import type { DeliveryThreadData, FromDeliveryThread, ToDeliveryThread } from './in-delivery-thread.ts';
-import { DELIVERY_YOUNG_GENERATION_MB, workerResourceLimits } from '../workers/worker-options.ts';
+import { workerResourceLimits } from '../workers/worker-options.ts';
 
 // From the build (dist/) the compiled ES module starts the thread; among the sources, the .cjs
 // entry that registers tsx's require hook first.
@@ -71,7 +71,7 @@ export function startDeliveryThread(opts: { config: Config; logger: Logger; onDi
     starts++;
     const data: DeliveryThreadData = { config: opts.config };
     const w = (worker = withWriteGate(() => new Worker(ENTRY, {
-      workerData: data, stdout: false, stderr: false, resourceLimits: workerResourceLimits(opts.config.deliveryMemoryMb, DELIVERY_YOUNG_GENERATION_MB),
+      workerData: data, stdout: false, stderr: false, resourceLimits: workerResourceLimits(opts.config.deliveryMemoryMb),
     })));
     // Armed by the thread's first message: loading its modules, plugins and rules is not a stall.
     let heardAt: number | undefined;

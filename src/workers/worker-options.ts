@@ -16,9 +16,6 @@ import { pathToFileURL } from 'node:url';
 /** Young generation of each internal worker thread: 12 MB = 4 MB semi-spaces. */
 export const WORKER_YOUNG_GENERATION_MB = 12;
 
-/** The delivery thread's young generation: 24 MB = 8 MB semi-spaces, as the HTTP thread's (docs/performance.md, "Delivery CPU"). */
-export const DELIVERY_YOUNG_GENERATION_MB = 24;
-
 /**
  * `resourceLimits` for `new Worker()` / piscina. Without `oldGenerationMb` the old generation
  * is V8's default (an out-of-memory limit would kill a busy pool thread). With it, a thread
@@ -27,12 +24,10 @@ export const DELIVERY_YOUNG_GENERATION_MB = 24;
  * thread sets it (DELIVERY_MEMORY_MB), as one event's runaway mapping must cost that thread
  * a restart, not the service.
  */
-export const workerResourceLimits = (
-  oldGenerationMb?: number, youngGenerationMb = WORKER_YOUNG_GENERATION_MB,
-): { maxYoungGenerationSizeMb: number; maxOldGenerationSizeMb?: number } =>
+export const workerResourceLimits = (oldGenerationMb?: number): { maxYoungGenerationSizeMb: number; maxOldGenerationSizeMb?: number } =>
   oldGenerationMb === undefined
-    ? { maxYoungGenerationSizeMb: youngGenerationMb }
-    : { maxYoungGenerationSizeMb: youngGenerationMb, maxOldGenerationSizeMb: oldGenerationMb };
+    ? { maxYoungGenerationSizeMb: WORKER_YOUNG_GENERATION_MB }
+    : { maxYoungGenerationSizeMb: WORKER_YOUNG_GENERATION_MB, maxOldGenerationSizeMb: oldGenerationMb };
 
 /** Node flags a worker thread accepts and needs: module loading, warnings, source maps, profiling. */
 const WITH_VALUE = new Set(['--import', '--require', '-r', '--loader', '--experimental-loader', '--conditions', '-C']);
