@@ -8,7 +8,8 @@
 // own code, side-setup.ts), as a CLI or another instance would, and counting stops once the
 // doubles hold every native event. Start-up is not counted (the bench's drain figure includes
 // it); the delivery thread's first events run before the JIT has optimised them, so use enough
-// events for that to be small. With `--ref`, the same on a build of that commit first, then
+// events for that to be small: two 1,000-event counts of the same build have differed by 23 %
+// at a load average near 20 (docs/performance.md, "Delivery CPU"). With `--ref`, the same on a build of that commit first, then
 // this tree, and each count as a ratio to the reference. Takes several minutes per side.
 // Only user-space instructions are counted: what a change saves in system calls does not show.
 import { execFileSync, spawn } from 'node:child_process';
