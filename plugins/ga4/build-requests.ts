@@ -31,7 +31,8 @@ export function buildRequests(input: BuildInput<Ga4Settings>): OutboundRequest[]
   const groups = new Map<string, { head: Json; events: Prepared[] }>();
   for (const item of items) {
     const prepared = prepare(item, now);
-    const key = JSON.stringify(prepared.head);
+    // One item has no other to share a request with (a lane sends most GA4 events alone): not keyed.
+    const key = items.length === 1 ? '' : JSON.stringify(prepared.head);
     const group = groups.get(key);
     if (group) group.events.push(prepared);
     else groups.set(key, { head: prepared.head, events: [prepared] });

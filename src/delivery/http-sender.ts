@@ -14,6 +14,7 @@ import { checkDestinationUrl } from './ssrf-guard.ts';
 import { createGuardedLookup, systemResolver, type Resolver } from './net/guarded-lookup.ts';
 import { classifySendError, type SendErrorClass } from './net/classify-send-error.ts';
 import { withUserAgent } from './net/user-agent.ts';
+import { bodyBytes } from './net/body-bytes.ts';
 
 export type { Resolver, ResolvedAddress } from './net/guarded-lookup.ts';
 export type { SendErrorClass } from './net/classify-send-error.ts';
@@ -112,7 +113,8 @@ function exchange(agent: Agent, target: Target, req: OutboundRequest, maxBytes: 
     },
   };
   agent.dispatch({
-    origin: target.origin, path: target.path, method: req.method, headers: withUserAgent(req.headers), body: req.body,
+    // The body's bytes, encoded once: the attempt's record takes its size and digest from them (net/body-bytes.ts).
+    origin: target.origin, path: target.path, method: req.method, headers: withUserAgent(req.headers), body: req.body === '' ? req.body : bodyBytes(req),
     headersTimeout: timeoutMs, bodyTimeout: timeoutMs,
   }, handler);
   return {
@@ -140,6 +142,28 @@ function checkUrl(url: string, allowPrivate: boolean): CheckedUrl {
   if (refused !== null) return { refused };
   const u = new URL(url);
   return { refused: null, target: { origin: u.origin, path: `${u.pathname}${u.search}` } };
+}
+
+/**
+ * The attempts in flight per caller signal (a lane's, for its whole life), each ended when it
+ * aborts: one listener per signal, instead of one added and removed per request.
+ */
+const inFlight = new WeakMap<AbortSignal, Set<() => void>>();
+
+/** Calls `abort` when `signal` aborts, until the returned function is called. */
+function whenAborted(signal: AbortSignal, abort: () => void): () => void {
+  let attempts = inFlight.get(signal);
+  if (attempts === undefined) {
+    const all = new Set<() => void>();
+    inFlight.set(signal, (attempts = all));
+    signal.addEventListener('abort', () => {
+      for (const end of [...all]) end();
+      all.clear();
+    }, { once: true });
+  }
+  const set = attempts;
+  set.add(abort);
+  return () => set.delete(abort);
 }
 
 function plainHeaders(raw: Record<string, string | string[] | undefined>): Record<string, string> {
@@ -201,8 +225,7 @@ export function createHttpSender(opts: HttpSenderOptions): HttpSender {
       deadlineExceeded = true;
       attempt?.abort();
     }, timeoutMs);
-    const onCallerAbort = () => attempt?.abort();
-    signal?.addEventListener('abort', onCallerAbort, { once: true });
+    const unwatch = signal === undefined ? undefined : whenAborted(signal, () => attempt?.abort());
     try {
       // Inside the try: a request undici refuses outright (a header it will not send) is an attempt that failed.
       attempt = exchange(agent, url.target, req, maxResponseBytes, timeoutMs);
@@ -216,7 +239,7 @@ export function createHttpSender(opts: HttpSenderOptions): HttpSender {
       return { kind: 'error', ...classifySendError(err, { deadlineExceeded, callerAborted }), latencyMs: latencyMs() };
     } finally {
       clearTimeout(timer);
-      signal?.removeEventListener('abort', onCallerAbort);
+      unwatch?.();
     }
   }
 

@@ -2,9 +2,10 @@
 // timestamp, its signature header masked) instead of one rebuilt when the trace is opened.
 // Secrets never reach the store: credential and signature headers are masked whole, and a
 // secret setting's value is masked wherever else it appears (a key in the URL or the body).
-import { createHash } from 'node:crypto';
+import { hash } from 'node:crypto';
 import type { DestinationPlugin, OutboundRequest } from '../destinations/types.ts';
-import { MASK, maskRequest } from '../pipeline/mask-request.ts';
+import { isMaskedHeader, MASK } from '../pipeline/mask-request.ts';
+import { bodyBytes } from './net/body-bytes.ts';
 import type { SentRequest } from '../store/delivery-contract.ts';
 
 /** Body text kept per attempt; the digest and size are always of the whole body. */
@@ -34,7 +35,8 @@ function listSecrets(plugin: Pick<DestinationPlugin, 'secretSettings'>, settings
 
 function maskValues(text: string, secrets: readonly string[]): string {
   let out = text;
-  for (const s of secrets) out = out.split(s).join(MASK);
+  // Most texts hold no secret: looked for before a copy is made.
+  for (const s of secrets) if (out.includes(s)) out = out.split(s).join(MASK);
   return out;
 }
 
@@ -48,16 +50,19 @@ export function sentRequest(
   req: OutboundRequest, plugin: Pick<DestinationPlugin, 'secretSettings' | 'secretHeaders'>, settings: Record<string, unknown>, keepBody = true,
 ): SentRequest {
   const secrets = secretValues(plugin, settings);
-  const masked = maskRequest(req, plugin);
-  const bytes = Buffer.byteLength(req.body);
-  const kept = !keepBody ? null : bytes <= SENT_BODY_BYTES ? req.body : Buffer.from(req.body).subarray(0, SENT_BODY_BYTES).toString('utf8');
+  // The bytes the sender sent (encoded once per request, net/body-bytes.ts).
+  const encoded = bodyBytes(req);
+  const bytes = encoded.length;
+  const kept = !keepBody ? null : bytes <= SENT_BODY_BYTES ? req.body : encoded.subarray(0, SENT_BODY_BYTES).toString('utf8');
+  // As maskRequest's headers (credential and secret-derived ones masked whole), then any secret value masked.
+  const headers = Object.fromEntries(Object.entries(req.headers).map(([name, value]) => [name, maskValues(isMaskedHeader(name, plugin) ? MASK : value, secrets)]));
   return {
     method: req.method,
     url: maskValues(req.url, secrets),
-    headers: Object.fromEntries(Object.entries(masked.headers).map(([k, v]) => [k, maskValues(v, secrets)])),
+    headers,
     body: kept === null ? null : maskValues(kept, secrets),
     bodyBytes: bytes,
-    bodySha256: createHash('sha256').update(req.body).digest('hex'),
+    bodySha256: hash('sha256', encoded, 'hex'),
     bodyTruncated: kept !== null && bytes > SENT_BODY_BYTES,
   };
 }

@@ -14,7 +14,7 @@ import {
   extractAttribution, refineAttribution, type AttributionInput, type AttributionReading, type NamedAttributionSpec,
 } from '../attribution/index.ts';
 import { attributionWarnings, identifierWarnings, matchKeyWarning } from './destination-warnings.ts';
-import { hashIdentifiers, type HashedIdentifiers } from '../identifiers/index.ts';
+import { hashIdentifiers, type HashedIdentifiers, type NormalMemo } from '../identifiers/index.ts';
 import { buildRuleData, publicSettings } from './rule-data.ts';
 import { unmatchableReason } from './unmatchable.ts';
 
@@ -80,6 +80,11 @@ export interface MapEventInput {
   warnings?: boolean;
   /** Steps the rules may spend together with other destinations' (planEvents' inlineSteps); past them, RuleInlineLimitError. */
   sharedSteps?: SharedSteps;
+  /**
+   * Normal forms already hashed for this event (planEvents': its pool batch, the other
+   * destinations'), used and added to by the identifiers and the user rules read.
+   */
+  memo?: NormalMemo;
 }
 
 /** plugin.buildRequests threw: a bug in the plugin or settings it cannot use. Never retried. */
@@ -143,7 +148,7 @@ export function mapEventForDestination(input: MapEventInput): MapResult {
   let identifiers: Record<string, string | string[]> = {};
   let hashed: HashedIdentifiers | undefined;
   if (plugin.identifiers !== null) {
-    hashed = input.hashed ?? hashIdentifiers(event.user, plugin.identifiers, { defaultCountry: account.country ?? undefined });
+    hashed = input.hashed ?? hashIdentifiers(event.user, plugin.identifiers, { defaultCountry: account.country ?? undefined, memo: input.memo });
     identifiers = hashed.fields;
     if (wantWarnings) warnings.push(...identifierWarnings(type, hashed.warnings));
   }
@@ -155,6 +160,7 @@ export function mapEventForDestination(input: MapEventInput): MapResult {
     account,
     settings: publicSettings(plugin, settings),
     receivedAt: input.receivedAt,
+    memo: input.memo,
   });
   const applied = applyRules(input.rules, data, input.sharedSteps);
   if (wantWarnings) warnings.push(...applied.warnings.map((w) => `${type}: ${w}`));

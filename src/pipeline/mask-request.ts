@@ -28,11 +28,21 @@ export function maskedSettings(
  * Access-Token, …) replaced by `****`. URL and body are left byte for byte.
  */
 export function maskRequest(req: OutboundRequest, plugin: Pick<DestinationPlugin, 'secretHeaders'>): OutboundRequest {
-  const derived = new Set((plugin.secretHeaders ?? []).map((h) => h.toLowerCase()));
   return {
     ...req,
-    headers: Object.fromEntries(Object.entries(req.headers).map(([name, value]) =>
-      [name, derived.has(name.toLowerCase()) || CREDENTIAL_HEADER.test(name) ? MASK : value])),
+    headers: Object.fromEntries(Object.entries(req.headers).map(([name, value]) => [name, isMaskedHeader(name, plugin) ? MASK : value])),
     eventIds: [...req.eventIds],
   };
+}
+
+/** Per list of secret headers (a plugin's, for its life): the same names lower-cased. */
+const derivedOf = new WeakMap<readonly string[], Set<string>>();
+const NO_HEADERS: readonly string[] = [];
+
+/** Whether maskRequest masks header `name` whole: one the plugin derives from a secret, or a credential. */
+export function isMaskedHeader(name: string, plugin: Pick<DestinationPlugin, 'secretHeaders'>): boolean {
+  const list = plugin.secretHeaders ?? NO_HEADERS;
+  let derived = derivedOf.get(list);
+  if (derived === undefined) derivedOf.set(list, (derived = new Set(list.map((h) => h.toLowerCase()))));
+  return derived.has(name.toLowerCase()) || CREDENTIAL_HEADER.test(name);
 }

@@ -15,11 +15,12 @@
 // thread-cpu.ts. Needs valgrind (Debian's package); takes about a minute per run.
 // Only user-space instructions are counted: what a change saves in system calls does not show.
 import { execFileSync, spawn } from 'node:child_process';
-import { mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs';
+import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { Pool } from 'undici';
 import { benchSetup, checkout, SERVER_ARGS } from './payloads.ts';
+import { instructionsByThread } from './callgrind.ts';
 
 const TYPES = ['ga4', 'meta-capi', 'tiktok', 'webhook'];
 const run = process.argv[2] ?? 'plain';
@@ -76,12 +77,7 @@ await pool.close();
 for (const d of doubles.values()) await d.close();
 
 // One file per thread: `thread: 1` is the main (HTTP) thread.
-const byThread = new Map<number, number>();
-for (const f of readdirSync(outDir)) {
-  const text = readFileSync(join(outDir, f), 'utf8');
-  const thread = Number(text.match(/^thread: (\d+)/m)?.[1] ?? 0);
-  byThread.set(thread, (byThread.get(thread) ?? 0) + Number(text.match(/^totals: (\d+)/m)?.[1] ?? 0));
-}
+const byThread = instructionsByThread(outDir);
 rmSync(dataDir, { recursive: true, force: true });
 rmSync(outDir, { recursive: true, force: true });
 const k = (n: number) => Math.round(n / N / 1000);

@@ -10,7 +10,9 @@ import type { NormalizedEvent } from '../../src/schema/types.ts';
 import type { DestinationRecord } from '../../src/store/types.ts';
 import type { HashPool } from '../../src/workers/pool.ts';
 import type { HashItem } from '../../src/workers/hash-worker.ts';
-import { hashIdentifiers, type IdentifierSpec } from '../../src/identifiers/index.ts';
+import { hashIdentifiers, NORMALISERS, type IdentifierSpec, type Normaliser } from '../../src/identifiers/index.ts';
+import { hashBatch } from '../../src/workers/hash-worker.ts';
+import { sha256Hex } from '../../src/identifiers/sha256.ts';
 
 const NOW = 1_700_000_000_000;
 const IDS: IdentifierSpec = { table: { em: { from: 'email', normalise: 'email', hash: true } } };
@@ -83,5 +85,33 @@ describe('planEvents: one planner for preview and fan-out', () => {
     expect(full.warnings.some((w) => w.includes('alpha.broken'))).to.equal(true);
     expect(quiet.warnings).to.deep.equal([]);
     expect(quiet.items).to.deep.equal(full.items);
+  });
+
+  it('normalises and hashes an e-mail once per event, for its identifiers and for the user a rule reads (inline or through the pool)', async () => {
+    const reading = createRuleSet('', [{ file: 'alpha.json', destination: 'alpha', scriptId: null, disabled: [], rules: [
+      { id: 'alpha.lead', event: 'lead_created', output: { name: 'lead', email: { var: 'user.email' } } },
+    ] }]);
+    const inlinePool = { hashBatch: async (items: HashItem[], memo?: Parameters<typeof hashBatch>[1]) => hashBatch(items, memo) } as unknown as HashPool;
+    // The table is `as const` for its names; its functions are looked up at each call, so one can be watched.
+    const table = NORMALISERS as Record<string, Normaliser>;
+    const original = table.email;
+    let calls = 0;
+    table.email = (raw, ctx) => {
+      calls++;
+      return original(raw, ctx);
+    };
+    try {
+      for (const pool of [null, inlinePool]) {
+        calls = 0;
+        const [[plan]] = await planEvents({ plugins, rules: reading, pool }, [
+          { account, destinations: [dest('a1', 'alpha')], event: event('L-5'), eventId: 'L-5', receivedAt: NOW },
+        ], { now: NOW, build: true });
+        if (plan.status !== 'ready') throw new Error('expected a ready plan');
+        expect(JSON.parse(plan.requests[0].body)).to.deep.equal([{ name: 'lead', email: sha256Hex('jane@example.com') }]);
+        expect(calls, pool === null ? 'inline' : 'pool').to.equal(1);
+      }
+    } finally {
+      table.email = original;
+    }
   });
 });
