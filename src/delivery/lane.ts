@@ -11,7 +11,7 @@ import { createLaneHandoffs } from './lane-handoffs.ts';
 import { createLaneInFlight } from './lane-in-flight.ts';
 import { createLaneRetries } from './lane-retries.ts';
 import { createLaneSend } from './lane-send.ts';
-import { claimLimit, concurrencyOf, createLaneState, isActive, isIdle, isRunning, maxEvents } from './lane-state.ts';
+import { claimLimit, concurrencyOf, createLaneState, isActive, isIdle, isRunning, maxEvents, maySend } from './lane-state.ts';
 import { createLaneUnits } from './lane-units.ts';
 import type { LaneDeps } from './lane-deps.ts';
 import type { ActiveDestination, ClaimedDelivery } from './types.ts';
@@ -55,11 +55,14 @@ export function createLane(deps: LaneDeps, initial: ActiveDestination, initialPl
   const sendUnit = createLaneSend(deps, s, units, log, pump, retries);
   const inFlight = createLaneInFlight(deps, s, log);
 
-  /** Fills free slots from the queue, then claims more when a claim is wanted and the queue runs low. */
+  /**
+   * Fills free slots from the queue (while the records of earlier answers keep up: maySend),
+   * then claims more when a claim is wanted and the queue runs low.
+   */
   function pump(): void {
     if (!isRunning(s)) return;
     const concurrency = concurrencyOf(s, deps.concurrency);
-    while (s.inflight < concurrency && s.queue.length > 0) void sendUnit(s.queue.shift()!);
+    while (maySend(s, concurrency) && s.queue.length > 0) void sendUnit(s.queue.shift()!);
     if (!isActive(s) || s.claims.running) return;
     // A retry came due: it goes ahead of whatever is queued.
     if (s.retries.wanted && s.claims.failures === 0) return void retries.claimDue();

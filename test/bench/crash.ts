@@ -15,11 +15,15 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { ChildProcess } from 'node:child_process';
+import { randomUUID } from 'node:crypto';
+import { SPEC_EVENT_NAMES } from '../../src/accounts/types.ts';
 import { loadConfig } from '../../src/config.ts';
+import { validateEvent } from '../../src/schema/validate-event.ts';
+import type { Store } from '../../src/store/types.ts';
 import { openStore } from '../../src/store/open-store.ts';
 import type { DestinationDouble, RecordedRequest } from '../helpers/destination-double.ts';
 import { createTestDatabase } from '../helpers/postgres.ts';
-import { benchAccount, checkout, startDoubles, startServer, stop } from './payloads.ts';
+import { benchAccount, checkout, nativeEvents, startDoubles, startServer, stop } from './payloads.ts';
 
 const TYPES = ['ga4', 'meta-capi', 'tiktok', 'webhook'] as const;
 const LOAD_SECONDS = Number(process.env.BENCH_SECONDS ?? 10);
@@ -29,6 +33,24 @@ const arg = (name: string) => {
   return at === -1 ? undefined : process.argv[at + 1];
 };
 const RUNS = Number(arg('--runs') ?? 1);
+/** `--backlog N`: instead of live intake, N accepted events stored before the instances start; the kill comes when half the native events arrived. */
+const BACKLOG = Number(arg('--backlog') ?? 0);
+
+/** `n` accepted checkout events, stored as intake stores them. */
+async function storeBacklog(store: Store, scriptId: string, prefix: string, n: number): Promise<string[]> {
+  const ctx = { approvedEvents: new Set(SPEC_EVENT_NAMES), defaultTaxRate: 19, host: null };
+  const ids: string[] = [];
+  for (let i = 0; i < n; i += 1_000) {
+    const now = Date.now();
+    await store.events.append(Array.from({ length: Math.min(1_000, n - i) }, (_, k) => {
+      const id = `${prefix}-${i + k}`;
+      ids.push(id);
+      const r = validateEvent(checkout(id), ctx);
+      return { id: randomUUID(), scriptId, name: 'checkout_completed', eventId: id, status: 'accepted' as const, source: 'event' as const, requestId: 'bench', receivedAt: now, errors: [], warnings: r.warnings, payload: r.event! };
+    }));
+  }
+  return ids;
+}
 
 /** Each native event a request carried: its dedup key and the customer's event id. */
 export function nativeKeys(type: string, r: RecordedRequest): { key: string; eventId: string }[] {
@@ -71,6 +93,7 @@ async function crashRun(run: number): Promise<CrashRun> {
   const doubles = await startDoubles(TYPES);
   const store = await openStore(loadConfig(env));
   const { scriptId, accessToken } = await benchAccount(store, 'Crash', { doubles, country: 'RO' });
+  const acked = new Set<string>(BACKLOG > 0 ? await storeBacklog(store, scriptId, `crash-${run}-b`, BACKLOG) : []);
   await store.close();
   const live: { child: ChildProcess; port: number }[] = [];
   for (let i = 0; i < 3; i++) live.push(await startServer(env));
@@ -80,7 +103,6 @@ async function crashRun(run: number): Promise<CrashRun> {
   const sql = new pg.Client({ connectionString: db.url });
   await sql.connect();
 
-  const acked = new Set<string>();
   let n = 0;
   let killAt = 0;
   let killed = { queued: 0, leased: 0 };
@@ -128,7 +150,11 @@ async function crashRun(run: number): Promise<CrashRun> {
       await send(i, `crash-${run}-${i}`);
     }
   };
-  await Promise.all(Array.from({ length: CONNECTIONS }, client));
+  if (BACKLOG > 0) {
+    const native = () => TYPES.reduce((x, t) => x + nativeEvents(t, doubles.get(t)!), 0);
+    while (native() < (BACKLOG * TYPES.length) / 2) await new Promise((r) => setTimeout(r, 20));
+    killing = kill();
+  } else await Promise.all(Array.from({ length: CONNECTIONS }, client));
   await killing;
 
   // Every accepted event at every destination, then nothing pending or queued.
@@ -182,7 +208,9 @@ async function crashRun(run: number): Promise<CrashRun> {
 async function main(): Promise<void> {
   // Interrupted: the 'exit' handlers kill the servers started.
   for (const sig of ['SIGTERM', 'SIGINT'] as const) process.once(sig, () => process.exit(130));
-  console.log(`${LOAD_SECONDS} s of endpoint-1 load, ${CONNECTIONS} connections over 3 PostgreSQL instances, one killed with SIGKILL at ${LOAD_SECONDS / 2} s and restarted; 4 destinations\n`);
+  console.log(BACKLOG > 0
+    ? `a backlog of ${BACKLOG} accepted events drained by 3 PostgreSQL instances, one killed with SIGKILL once half the native events arrived and restarted; 4 destinations\n`
+    : `${LOAD_SECONDS} s of endpoint-1 load, ${CONNECTIONS} connections over 3 PostgreSQL instances, one killed with SIGKILL at ${LOAD_SECONDS / 2} s and restarted; 4 destinations\n`);
   console.log('| run | accepted | delivered (native, unique) | lost | sent again: ga4 / meta-capi / tiktok / webhook | total | first copy before the kill, ms (median / max) | killed held: queued events / leased deliveries | sent again because: queued, no row / row leased / other |');
   console.log('|---|---:|---:|---:|---|---:|---|---|---|');
   const runs: CrashRun[] = [];
