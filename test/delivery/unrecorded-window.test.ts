@@ -9,17 +9,19 @@ import { expect } from 'chai';
 import type { HttpSender, SendResult } from '../../src/delivery/http-sender.ts';
 import type { AttemptRecord } from '../../src/delivery/types.ts';
 import { waitFor } from '../helpers/test-app.ts';
+import { STORE_KINDS, STORE_LABEL, storeHarness } from '../helpers/stores.ts';
 import { checkout, createFixture, type Fixture } from './delivery-fixture.ts';
 
 const EVENTS = 120;
 
-describe('delivery: a lane does not run ahead of its attempt records (crash window)', function () {
+for (const kind of STORE_KINDS) describe(`delivery (${STORE_LABEL[kind]}): a lane does not run ahead of its attempt records (crash window)`, function () {
   this.timeout(20_000);
+  const harness = storeHarness(kind);
   let f: Fixture;
   afterEach(async () => f?.close());
 
   it('keeps the deliveries sent but not recorded within its bound while commits lag, and records every one', async () => {
-    f = await createFixture();
+    f = await createFixture({ open: () => harness.open() });
     const scriptId = await f.account();
     await f.destination(scriptId, 'webhook', 'https://hooks.example.com/in');
     for (let i = 0; i < EVENTS; i++) await f.ingest(scriptId, checkout(`W-${i}`));
