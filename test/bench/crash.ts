@@ -6,8 +6,9 @@
 // Once every accepted event has reached every destination and nothing is pending, it prints
 // accepted, delivered, lost (must be 0) and, per destination, the native events sent again
 // (same dedup key: the webhook's `webhook-id`, Meta/TikTok `event_id`, GA4 `transaction_id`)
-// and how long before the kill their first copy had been received. What the killed process
-// held when it died (events in the dispatch queue and deliveries leased to it) is printed too.
+// and how long before the kill their first copy had been received. The instance killed is the
+// one holding the most leases at that moment (a busy one); what it held when it died (events in
+// the dispatch queue and deliveries leased to it) is printed too.
 import pg from 'pg';
 import { writeFileSync } from 'node:fs';
 import { hostname } from 'node:os';
@@ -124,7 +125,12 @@ async function crashRun(run: number): Promise<CrashRun> {
     }
   };
   const kill = async () => {
-    const victim = live[1];
+    // The instance holding the most work (queued events and deliveries leased to it), so the kill lands on one busy delivering.
+    const { rows: held } = await sql.query<{ owner: string; n: number }>(`SELECT split_part(lease_owner, '#', 1) AS owner, count(*)::int AS n FROM (
+        SELECT lease_owner FROM dispatch_queue UNION ALL SELECT lease_owner FROM deliveries WHERE status = 'pending') l
+      WHERE lease_owner IS NOT NULL GROUP BY 1 ORDER BY 2 DESC`);
+    const busiest = held.map((h) => live.findIndex((s) => h.owner.startsWith(`${hostname()}/${s.child.pid}/`))).find((i) => i !== -1) ?? 1;
+    const victim = live[busiest];
     const pid = victim.child.pid!;
     killAt = Date.now();
     victim.child.kill('SIGKILL');
@@ -140,7 +146,7 @@ async function crashRun(run: number): Promise<CrashRun> {
     killed = { queued: q.rowCount ?? 0, leased: d.rowCount ?? 0 };
     const restarted = await startServer(env);
     all.push(restarted);
-    live.splice(1, 1, restarted);
+    live.splice(busiest, 1, restarted);
   };
   let killing: Promise<void> | undefined;
   const client = async () => {
