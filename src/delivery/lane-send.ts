@@ -144,8 +144,14 @@ export function createLaneSend(deps: LaneDeps, s: LaneState, units: LaneUnits, l
     void units.release(s.queue.splice(0));
   }
 
-  /** Records the attempt (the slot is already free), then reports it and pauses if the record says so. */
+  /**
+   * Records the attempt (the slot is already free), then reports it and pauses if the record
+   * says so. Its deliveries count against the lane's record limit until the commit (maySend):
+   * once it is in, the lane may send what waited for it.
+   */
   async function recordAndReport(unit: Unit, sent: Sent, j: Judgement): Promise<void> {
+    s.recording++;
+    s.recordingDeliveries += j.settled.length;
     try {
       const rec = await deps.recorder.record(attemptRecord(unit, sent, j));
       retries.note(j.updates, j.at);
@@ -153,6 +159,8 @@ export function createLaneSend(deps: LaneDeps, s: LaneState, units: LaneUnits, l
       pauseIfRecorded(rec, j);
     } finally {
       s.recording--;
+      s.recordingDeliveries -= j.settled.length;
+      pump();
     }
   }
 
@@ -167,11 +175,12 @@ export function createLaneSend(deps: LaneDeps, s: LaneState, units: LaneUnits, l
       if (abortedByShutdown(sent.result)) return void (await units.release([unit]));
       const j = judge(unit, sent);
       sendAgain(unit, j);
-      // The slot is free once the reply is in; the record joins the next group commit.
+      // The slot is free once the reply is in; the record joins the next group commit, and
+      // counts against the lane's record limit until it is committed.
       s.sending.delete(unit);
-      s.recording++;
+      const recorded = recordAndReport(unit, sent, j);
       freeSlot();
-      await recordAndReport(unit, sent, j);
+      await recorded;
     } catch (err) {
       // The lease runs out and the deliveries come due again: at-least-once, nothing lost.
       deps.logger.error({ ...log, err }, 'delivery attempt could not be recorded');

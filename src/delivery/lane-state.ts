@@ -122,6 +122,11 @@ export interface LaneState {
    * not on the delivery, which may be in a request being sent: no delivery object changes.
    */
   storedInFlight: WeakMap<ClaimedDelivery, number>;
+  /**
+   * The deliveries those attempts settle: answered, their record not committed yet. Bounded
+   * (maySend): a crash now would send them again.
+   */
+  recordingDeliveries: number;
   timers: {
     /** A batching lane waits this out after notify() so that its claim fills a batch. */
     linger?: NodeJS.Timeout;
@@ -148,6 +153,7 @@ export function createLaneState(dest: ActiveDestination, plugin: LoadedPlugin | 
     sending: new Set(),
     recording: 0,
     storedInFlight: new WeakMap(),
+    recordingDeliveries: 0,
     timers: {},
     shortSince: null,
     timeouts: createTimeoutState(),
@@ -165,6 +171,18 @@ export const isIdle = (s: LaneState): boolean => s.inflight === 0 && s.recording
 
 /** Events per request the plugin takes (1: one event per request). */
 export const maxEvents = (s: LaneState): number => Math.max(1, s.plugin?.plugin.batch.maxEvents ?? 1);
+
+/**
+ * Answered deliveries a lane lets wait for their record before it sends more: a request's
+ * worth, and at least one per slot. A lane whose commits lag stops sending instead of running
+ * seconds ahead of its records, so what a crash sends again is what was in flight or in the
+ * commit under way, not a backlog of acknowledged sends.
+ */
+export const recordLimit = (s: LaneState, concurrency: number): number => Math.max(concurrency, maxEvents(s));
+
+/** Whether the lane may start another send: a free slot, and its records keeping up with its answers. */
+export const maySend = (s: LaneState, concurrency: number): boolean =>
+  s.inflight < concurrency && s.recordingDeliveries < recordLimit(s, concurrency);
 
 /** Requests in flight at most: the destination's `max_concurrency` when it sets one in range, else the server's. */
 export function concurrencyOf(s: LaneState, serverConcurrency: number): number {

@@ -12,7 +12,7 @@ import { createLaneClaims } from './lane-claims.ts';
 import { createLaneHandoffs } from './lane-handoffs.ts';
 import { createLaneInFlight } from './lane-in-flight.ts';
 import { createLaneSend } from './lane-send.ts';
-import { claimLimit, concurrencyOf, createLaneState, isActive, isIdle, isRunning, maxEvents, type LaneDeps } from './lane-state.ts';
+import { claimLimit, concurrencyOf, createLaneState, isActive, isIdle, isRunning, maxEvents, maySend, type LaneDeps } from './lane-state.ts';
 import { createLaneUnits } from './lane-units.ts';
 import { createLaneWake } from './lane-wake.ts';
 import type { ActiveDestination, ClaimedDelivery } from './types.ts';
@@ -66,11 +66,14 @@ export function createLane(deps: LaneDeps, initial: ActiveDestination, initialPl
   const sendUnit = createLaneSend(deps, s, units, log, pump, claims);
   const inFlight = createLaneInFlight(deps, s, log);
 
-  /** Fills free slots from the queue, then claims more when a claim is wanted and the queue runs low. */
+  /**
+   * Fills free slots from the queue (while the records of earlier answers keep up: maySend),
+   * then claims more when a claim is wanted and the queue runs low.
+   */
   function pump(): void {
     if (!isRunning(s)) return;
     const concurrency = concurrencyOf(s, deps.concurrency);
-    while (s.inflight < concurrency && s.queue.length > 0) void sendUnit(s.queue.shift()!);
+    while (maySend(s, concurrency) && s.queue.length > 0) void sendUnit(s.queue.shift()!);
     if (!isActive(s) || s.claims.running) return;
     // A retry came due: it goes ahead of whatever is queued.
     if (s.retries.wanted && s.claims.failures === 0) return void claims.claimDue();

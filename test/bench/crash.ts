@@ -1,0 +1,243 @@
+// `npm run bench:crash [-- --runs N] [--json FILE]`: the crash window. Three instances on one
+// PostgreSQL database, four loopback destinations (ga4, meta-capi, tiktok, webhook), load with
+// unique event ids spread over the instances (a refused or broken request is tried on the
+// next, as a load balancer would); one instance is killed with SIGKILL half way through and
+// started again (it releases the dead process's leases at once, as a restarted unit does).
+// Once every accepted event has reached every destination and nothing is pending, it prints
+// accepted, delivered, lost (must be 0) and, per destination, the native events sent again
+// (same dedup key: the webhook's `webhook-id`, Meta/TikTok `event_id`, GA4 `transaction_id`)
+// and how long before the kill their first copy had been received. The instance killed is the
+// one holding the most leases at that moment (a busy one); what it held when it died (events in
+// the dispatch queue and deliveries leased to it) is printed too.
+import pg from 'pg';
+import { writeFileSync } from 'node:fs';
+import { hostname } from 'node:os';
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import type { ChildProcess } from 'node:child_process';
+import { randomUUID } from 'node:crypto';
+import { SPEC_EVENT_NAMES } from '../../src/accounts/types.ts';
+import { loadConfig } from '../../src/config.ts';
+import { validateEvent } from '../../src/schema/validate-event.ts';
+import type { Store } from '../../src/store/types.ts';
+import { openStore } from '../../src/store/open-store.ts';
+import type { DestinationDouble, RecordedRequest } from '../helpers/destination-double.ts';
+import { createTestDatabase } from '../helpers/postgres.ts';
+import { benchAccount, checkout, nativeEvents, startDoubles, startServer, stop } from './payloads.ts';
+
+const TYPES = ['ga4', 'meta-capi', 'tiktok', 'webhook'] as const;
+const LOAD_SECONDS = Number(process.env.BENCH_SECONDS ?? 10);
+const CONNECTIONS = Number(process.env.BENCH_CONNECTIONS ?? 24);
+const arg = (name: string) => {
+  const at = process.argv.indexOf(name);
+  return at === -1 ? undefined : process.argv[at + 1];
+};
+const RUNS = Number(arg('--runs') ?? 1);
+/** `--backlog N`: instead of live intake, N accepted events stored before the instances start; the kill comes when the webhook received half of them. */
+const BACKLOG = Number(arg('--backlog') ?? 0);
+
+/** `n` accepted checkout events, stored as intake stores them. */
+async function storeBacklog(store: Store, scriptId: string, prefix: string, n: number): Promise<string[]> {
+  const ctx = { approvedEvents: new Set(SPEC_EVENT_NAMES), defaultTaxRate: 19, host: null };
+  const ids: string[] = [];
+  for (let i = 0; i < n; i += 1_000) {
+    const now = Date.now();
+    await store.events.append(Array.from({ length: Math.min(1_000, n - i) }, (_, k) => {
+      const id = `${prefix}-${i + k}`;
+      ids.push(id);
+      const r = validateEvent(checkout(id), ctx);
+      return { id: randomUUID(), scriptId, name: 'checkout_completed', eventId: id, status: 'accepted' as const, source: 'event' as const, requestId: 'bench', receivedAt: now, errors: [], warnings: r.warnings, payload: r.event! };
+    }));
+  }
+  return ids;
+}
+
+/** Each native event a request carried: its dedup key and the customer's event id. */
+export function nativeKeys(type: string, r: RecordedRequest): { key: string; eventId: string }[] {
+  const body = r.json<Record<string, any>>();
+  if (type === 'webhook') return [{ key: String(r.headers['webhook-id']), eventId: String(body.id) }];
+  if (type === 'ga4') {
+    return (body.events as { params: { transaction_id: string } }[]).map((e) => ({ key: e.params.transaction_id, eventId: e.params.transaction_id }));
+  }
+  return (body.data as { event_id: string }[]).map((e) => ({ key: e.event_id, eventId: e.event_id }));
+}
+
+interface Received { eventId: string; at: number[] }
+
+function received(type: string, d: DestinationDouble): Map<string, Received> {
+  const m = new Map<string, Received>();
+  for (const r of d.requests) {
+    for (const { key, eventId } of nativeKeys(type, r)) {
+      const x = m.get(key);
+      if (x === undefined) m.set(key, { eventId, at: [r.at] });
+      else x.at.push(r.at);
+    }
+  }
+  return m;
+}
+
+interface Resent { type: string; n: number; beforeKillMs: number[] }
+export interface CrashRun {
+  accepted: number; delivered: number; lost: number; resent: Resent[]; total: number;
+  killed: { queued: number; leased: number };
+  /** Sent again: at the kill its event was queued, leased to the killed process's fan-out (no row), or its row leased to it. */
+  why: { queuedNoRow: number; rowLeased: number; other: number };
+}
+
+const percentile = (xs: number[], p: number) => (xs.length === 0 ? 0 : [...xs].sort((a, b) => a - b)[Math.min(xs.length - 1, Math.floor(p * xs.length))]);
+
+async function crashRun(run: number): Promise<CrashRun> {
+  const db = await createTestDatabase();
+  const dataDir = mkdtempSync(join(tmpdir(), 'tl-crash-'));
+  const env: NodeJS.ProcessEnv = { ...process.env, DATA_DIR: dataDir, PORT: '0', HOST: '127.0.0.1', LOG_LEVEL: 'info', ALLOW_PRIVATE_DESTINATIONS: '1', DATABASE_URL: db.url };
+  const doubles = await startDoubles(TYPES);
+  const store = await openStore(loadConfig(env));
+  const { scriptId, accessToken } = await benchAccount(store, 'Crash', { doubles, country: 'RO' });
+  const acked = new Set<string>(BACKLOG > 0 ? await storeBacklog(store, scriptId, `crash-${run}-b`, BACKLOG) : []);
+  await store.close();
+  const live: { child: ChildProcess; port: number }[] = [];
+  for (let i = 0; i < 3; i++) live.push(await startServer(env));
+  const all = [...live];
+  const orphans = () => all.forEach((s) => s.child.kill('SIGKILL'));
+  process.once('exit', orphans);
+  const sql = new pg.Client({ connectionString: db.url });
+  await sql.connect();
+
+  let n = 0;
+  let killAt = 0;
+  let killed = { queued: 0, leased: 0 };
+  const queuedAtKill = new Set<string>();
+  const leasedAtKill = new Set<string>();
+  const started = Date.now();
+  const send = async (first: number, id: string) => {
+    for (let k = 0; k < live.length; k++) {
+      const s = live[(first + k) % live.length];
+      try {
+        const r = await fetch(`http://127.0.0.1:${s.port}/webhooks/service/event?id=${scriptId}`, {
+          method: 'POST', headers: { 'content-type': 'application/json', 'x-service-access-token': accessToken }, body: JSON.stringify(checkout(id)),
+        });
+        await r.arrayBuffer();
+        if (r.status === 200) return void acked.add(id);
+      } catch {
+        // the killed instance: not acknowledged there, so the next one
+      }
+    }
+  };
+  const kill = async () => {
+    // The instance holding the most work (queued events and deliveries leased to it), so the kill lands on one busy delivering.
+    // None holding any (between claims): looked at again, a few times.
+    let held: { owner: string; n: number }[] = [];
+    for (let k = 0; k < 200 && held.length === 0; k++) {
+      if (k > 0) await new Promise((r) => setTimeout(r, 5));
+      ({ rows: held } = await sql.query<{ owner: string; n: number }>(`SELECT split_part(lease_owner, '#', 1) AS owner, count(*)::int AS n FROM (
+          SELECT lease_owner FROM dispatch_queue UNION ALL SELECT lease_owner FROM deliveries WHERE status = 'pending') l
+        WHERE lease_owner IS NOT NULL GROUP BY 1 ORDER BY 2 DESC`));
+    }
+    const busiest = held.map((h) => live.findIndex((s) => h.owner.startsWith(`${hostname()}/${s.child.pid}/`))).find((i) => i !== -1) ?? 1;
+    const victim = live[busiest];
+    const pid = victim.child.pid!;
+    killAt = Date.now();
+    victim.child.kill('SIGKILL');
+    await new Promise((r) => (victim.child.exitCode !== null || victim.child.signalCode !== null ? r(null) : victim.child.once('exit', r)));
+    // What it held when it died (before the restart releases it).
+    const like = `${hostname()}/${pid}/%`;
+    const q = await sql.query<{ event_id: string; destination_type: string | null }>(`SELECT coalesce(e.event_id, e.id::text) AS event_id, NULL AS destination_type
+      FROM dispatch_queue q JOIN events e ON e.seq = q.event_seq WHERE q.lease_owner LIKE $1`, [like]);
+    const d = await sql.query<{ event_id: string; destination_type: string }>(
+      "SELECT event_id, destination_type FROM deliveries WHERE lease_owner LIKE $1 AND status = 'pending'", [like]);
+    for (const r of q.rows) queuedAtKill.add(r.event_id);
+    for (const r of d.rows) leasedAtKill.add(`${r.destination_type}\0${r.event_id}`);
+    killed = { queued: q.rowCount ?? 0, leased: d.rowCount ?? 0 };
+    const restarted = await startServer(env);
+    all.push(restarted);
+    live.splice(busiest, 1, restarted);
+  };
+  let killing: Promise<void> | undefined;
+  const client = async () => {
+    while (Date.now() - started < LOAD_SECONDS * 1000) {
+      if (killing === undefined && Date.now() - started >= (LOAD_SECONDS * 1000) / 2) killing = kill();
+      const i = n++;
+      await send(i, `crash-${run}-${i}`);
+    }
+  };
+  if (BACKLOG > 0) {
+    // Half way through the webhook's (one event per request, so it advances steadily; the batch
+    // platforms' few large requests may all land at the end).
+    while (nativeEvents('webhook', doubles.get('webhook')!) < BACKLOG / 2) await new Promise((r) => setTimeout(r, 20));
+    killing = kill();
+  } else await Promise.all(Array.from({ length: CONNECTIONS }, client));
+  await killing;
+
+  // Every accepted event at every destination, then nothing pending or queued.
+  const deadline = Date.now() + 180_000;
+  const missingAt = (t: string) => {
+    const got = new Set([...received(t, doubles.get(t)!).values()].map((r) => r.eventId));
+    return [...acked].filter((id) => !got.has(id)).length;
+  };
+  const missing = () => TYPES.reduce((x, t) => x + missingAt(t), 0);
+  let shown = 0;
+  for (let m = missing(); m > 0 && Date.now() < deadline; m = missing()) {
+    if (Date.now() - shown > 10_000) {
+      shown = Date.now();
+      const per = TYPES.map((t) => `${t} ${missingAt(t)}`).join(', ');
+      process.stderr.write(`run ${run}: ${acked.size} accepted, ${m} (event, destination) not delivered yet (${per})\n`);
+    }
+    await new Promise((r) => setTimeout(r, 500));
+  }
+  while (Date.now() < deadline) {
+    const { rows: [w] } = await sql.query<{ n: number }>(
+      "SELECT (SELECT count(*) FROM dispatch_queue)::int + (SELECT count(*) FROM deliveries WHERE status = 'pending')::int AS n");
+    if (w.n === 0) break;
+    await new Promise((r) => setTimeout(r, 500));
+  }
+  await new Promise((r) => setTimeout(r, 1_000));
+
+  const lost = missing();
+  const resent: Resent[] = [];
+  const why = { queuedNoRow: 0, rowLeased: 0, other: 0 };
+  let delivered = 0;
+  for (const t of TYPES) {
+    const got = received(t, doubles.get(t)!);
+    delivered += got.size;
+    const again = [...got.values()].filter((r) => r.at.length > 1);
+    resent.push({ type: t, n: again.length, beforeKillMs: again.map((r) => killAt - r.at[0]) });
+    for (const r of again) {
+      if (leasedAtKill.has(`${t}\0${r.eventId}`)) why.rowLeased++;
+      else if (queuedAtKill.has(r.eventId)) why.queuedNoRow++;
+      else why.other++;
+    }
+  }
+  await sql.end();
+  for (const s of all) if (s.child.signalCode === null) await stop(s.child);
+  for (const d of doubles.values()) await d.close();
+  process.off('exit', orphans);
+  await db.drop();
+  rmSync(dataDir, { recursive: true, force: true });
+  return { accepted: acked.size, delivered, lost, resent, total: resent.reduce((x, r) => x + r.n, 0), killed, why };
+}
+
+async function main(): Promise<void> {
+  // Interrupted: the 'exit' handlers kill the servers started.
+  for (const sig of ['SIGTERM', 'SIGINT'] as const) process.once(sig, () => process.exit(130));
+  console.log(BACKLOG > 0
+    ? `a backlog of ${BACKLOG} accepted events drained by 3 PostgreSQL instances, one killed with SIGKILL once the webhook received half of them and restarted; 4 destinations\n`
+    : `${LOAD_SECONDS} s of endpoint-1 load, ${CONNECTIONS} connections over 3 PostgreSQL instances, one killed with SIGKILL at ${LOAD_SECONDS / 2} s and restarted; 4 destinations\n`);
+  console.log('| run | accepted | delivered (native, unique) | lost | sent again: ga4 / meta-capi / tiktok / webhook | total | first copy before the kill, ms (median / max) | killed held: queued events / leased deliveries | sent again because: queued, no row / row leased / other |');
+  console.log('|---|---:|---:|---:|---|---:|---|---|---|');
+  const runs: CrashRun[] = [];
+  for (let i = 1; i <= RUNS; i++) {
+    const r = await crashRun(i);
+    runs.push(r);
+    const before = r.resent.flatMap((x) => x.beforeKillMs);
+    console.log(`| ${i} | ${r.accepted} | ${r.delivered} | ${r.lost} | ${r.resent.map((x) => x.n).join(' / ')} | ${r.total} | ${percentile(before, 0.5)} / ${before.length === 0 ? 0 : Math.max(...before)} | ${r.killed.queued} / ${r.killed.leased} | ${r.why.queuedNoRow} / ${r.why.rowLeased} / ${r.why.other} |`);
+  }
+  const out = arg('--json');
+  if (out) writeFileSync(out, `${JSON.stringify({ load_s: LOAD_SECONDS, connections: CONNECTIONS, runs }, null, 2)}\n`);
+  if (runs.some((r) => r.lost > 0)) process.exitCode = 1;
+}
+
+main().catch((e) => {
+  console.error(e);
+  process.exit(1);
+});
