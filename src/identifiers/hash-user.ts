@@ -2,7 +2,7 @@
 // not see identifiers in clear. Rules write whatever they read into a request, so the
 // plaintext must never reach them; they get the same SHA-256 a destination would be sent.
 import type { NormaliseForms } from './forms.ts';
-import { hashIdentifiers } from './hash-identifiers.ts';
+import { hashIdentifiers, type NormalMemo } from './hash-identifiers.ts';
 import type { NormaliserName } from './normalisers.ts';
 import type { IdentifierTable } from './spec.ts';
 import type { UserField } from './types.ts';
@@ -32,6 +32,8 @@ export interface HashUserOptions {
   forms?: NormaliseForms;
   /** The account's default country (alpha-2), for phone numbers written nationally. */
   defaultCountry?: string;
+  /** Values already normalised and hashed for the same event (its destinations' identifiers): each hashed once. */
+  memo?: NormalMemo;
 }
 
 /**
@@ -45,7 +47,7 @@ export interface HashUserOptions {
  * // → { email: sha256('jane@example.com'), orders_total_number: 3 }
  */
 export function hashUserFields(user: Readonly<Record<string, unknown>>, opts: HashUserOptions = {}): Record<string, unknown> {
-  const { fields } = hashIdentifiers(user, { table: IN_PLACE, forms: opts.forms }, { defaultCountry: opts.defaultCountry });
+  const { fields } = hashIdentifiers(user, { table: IN_PLACE, forms: opts.forms }, { defaultCountry: opts.defaultCountry, memo: opts.memo });
   const out: Record<string, unknown> = {};
   for (const key of Object.keys(user)) {
     if (!Object.hasOwn(NORMALISER_OF, key)) {

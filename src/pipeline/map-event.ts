@@ -14,7 +14,7 @@ import {
   extractAttribution, refineAttribution, type AttributionInput, type AttributionReading, type NamedAttributionSpec,
 } from '../attribution/index.ts';
 import { attributionWarnings, identifierWarnings, matchKeyWarning } from './destination-warnings.ts';
-import { hashIdentifiers, type HashedIdentifiers } from '../identifiers/index.ts';
+import { hashIdentifiers, type HashedIdentifiers, type NormalMemo } from '../identifiers/index.ts';
 import { buildRuleData, publicSettings } from './rule-data.ts';
 import { unmatchableReason } from './unmatchable.ts';
 
@@ -71,6 +71,11 @@ export interface MapEventInput {
    * computed inline when absent.
    */
   hashed?: HashedIdentifiers;
+  /**
+   * Values already normalised and hashed for this event (planEvents' memo): the identifiers
+   * and the rules' `user` reuse them instead of hashing a value again.
+   */
+  memo?: NormalMemo;
   /**
    * Build the native requests too (default). Fan-out passes false: it stores the items, and
    * the send lane builds each request once, when it sends (with the batch it sends).
@@ -143,7 +148,7 @@ export function mapEventForDestination(input: MapEventInput): MapResult {
   let identifiers: Record<string, string | string[]> = {};
   let hashed: HashedIdentifiers | undefined;
   if (plugin.identifiers !== null) {
-    hashed = input.hashed ?? hashIdentifiers(event.user, plugin.identifiers, { defaultCountry: account.country ?? undefined });
+    hashed = input.hashed ?? hashIdentifiers(event.user, plugin.identifiers, { defaultCountry: account.country ?? undefined, memo: input.memo });
     identifiers = hashed.fields;
     if (wantWarnings) warnings.push(...identifierWarnings(type, hashed.warnings));
   }
@@ -155,6 +160,7 @@ export function mapEventForDestination(input: MapEventInput): MapResult {
     account,
     settings: publicSettings(plugin, settings),
     receivedAt: input.receivedAt,
+    memo: input.memo,
   });
   const applied = applyRules(input.rules, data, input.sharedSteps);
   if (wantWarnings) warnings.push(...applied.warnings.map((w) => `${type}: ${w}`));

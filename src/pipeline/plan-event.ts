@@ -14,7 +14,7 @@ import type { RuleSet } from '../rules/rule-set.ts';
 import type { NormalizedEvent } from '../schema/types.ts';
 import type { HashPool } from '../workers/pool.ts';
 import type { HashItem } from '../workers/hash-worker.ts';
-import type { HashedIdentifiers } from '../identifiers/index.ts';
+import { createNormalMemo, type HashedIdentifiers, type NormalMemo } from '../identifiers/index.ts';
 import { readAttribution, type AttributionReading } from '../attribution/index.ts';
 import { attributionSources, mapEventForDestination, type SkipReason } from './map-event.ts';
 
@@ -60,7 +60,10 @@ export interface PlanOptions {
 
 /** One plan per destination of each subject, in order. */
 export async function planEvents(deps: PlanDeps, subjects: readonly PlanSubject[], opts: PlanOptions): Promise<DestinationPlan[][]> {
-  const hashed = await hashAll(deps, subjects);
+  // Every value normalised and hashed in this call, for any destination's identifiers or
+  // rules (`user.*`): each once, however many destinations want it.
+  const memo = createNormalMemo();
+  const hashed = await hashAll(deps, subjects, memo);
   const specs = attributionSpecsOf(deps.plugins);
   const shared = opts.inlineSteps === undefined ? undefined : { left: opts.inlineSteps };
   const out: DestinationPlan[][] = [];
@@ -73,7 +76,7 @@ export async function planEvents(deps: PlanDeps, subjects: readonly PlanSubject[
     const plans = new Array<DestinationPlan>(s.destinations.length);
     for (let k = 0; k < plans.length; k++) {
       const d = s.destinations[k];
-      plans[k] = planOne(deps, s, d, opts, specs, hashed.size === 0 ? undefined : hashed.get(`${i}|${d.type}`), reading, shared);
+      plans[k] = planOne(deps, s, d, opts, specs, hashed.size === 0 ? undefined : hashed.get(`${i}|${d.type}`), reading, shared, memo);
     }
     out.push(plans);
     if (opts.sliceMs !== undefined && performance.now() - slice > opts.sliceMs) {
@@ -87,7 +90,7 @@ export async function planEvents(deps: PlanDeps, subjects: readonly PlanSubject[
 function planOne(
   deps: PlanDeps, s: PlanSubject, d: DestinationRecord, opts: PlanOptions,
   specs: ReturnType<typeof attributionSpecsOf>, hashed: HashedIdentifiers | undefined, reading: AttributionReading | undefined,
-  sharedSteps: SharedSteps | undefined,
+  sharedSteps: SharedSteps | undefined, memo: NormalMemo,
 ): DestinationPlan {
   const loaded = deps.plugins.get(d.type);
   if (!loaded) return { destination: d, status: 'skipped', reason: 'plugin_missing', message: `${d.type}: no plugin of this type is loaded`, warnings: [] };
@@ -96,7 +99,7 @@ function planOne(
       plugin: loaded.plugin,
       destination: opts.settingsFor ? { ...d, settings: opts.settingsFor(d, loaded.plugin) } : d,
       event: s.event, eventId: s.eventId, receivedAt: s.receivedAt, account: s.account,
-      rules: deps.rules.rulesFor(s.account.scriptId, d.type), now: opts.now, hashed, build: opts.build, warnings: opts.warnings, attributionSpecs: specs, attributionReading: reading, sharedSteps,
+      rules: deps.rules.rulesFor(s.account.scriptId, d.type), now: opts.now, hashed, build: opts.build, warnings: opts.warnings, attributionSpecs: specs, attributionReading: reading, sharedSteps, memo,
     });
     if (r.status === 'skipped') return { destination: d, status: 'skipped', reason: r.reason, message: r.message, warnings: r.warnings };
     return { destination: d, status: 'ready', plugin: loaded.plugin, items: r.items, requests: r.requests, warnings: r.warnings };
@@ -108,7 +111,7 @@ function planOne(
 }
 
 /** Identifiers of every (subject, enabled destination type that wants them), through the pool in one call. */
-async function hashAll(deps: PlanDeps, subjects: readonly PlanSubject[]): Promise<Map<string, HashedIdentifiers>> {
+async function hashAll(deps: PlanDeps, subjects: readonly PlanSubject[], memo: NormalMemo): Promise<Map<string, HashedIdentifiers>> {
   const out = new Map<string, HashedIdentifiers>();
   if (deps.pool === null) return out;
   const keys: string[] = [];
@@ -127,7 +130,7 @@ async function hashAll(deps: PlanDeps, subjects: readonly PlanSubject[]): Promis
     }
   });
   if (items.length === 0) return out;
-  const hashed = await deps.pool.hashBatch(items);
+  const hashed = await deps.pool.hashBatch(items, memo);
   keys.forEach((k, j) => out.set(k, hashed[j]));
   return out;
 }

@@ -4,7 +4,7 @@
 import type { Account } from '../accounts/types.ts';
 import type { DestinationPlugin } from '../destinations/types.ts';
 import type { AttributionIds } from '../attribution/index.ts';
-import { hashUserFields } from '../identifiers/index.ts';
+import { hashUserFields, type NormalMemo } from '../identifiers/index.ts';
 import type { RuleData } from '../rules/types.ts';
 import type { NormalizedEvent } from '../schema/types.ts';
 
@@ -20,6 +20,8 @@ export interface RuleDataInput {
   /** Settings already stripped of secrets (see publicSettings). */
   settings: Record<string, unknown>;
   receivedAt: number;
+  /** Values already hashed for this event (its destinations' identifiers): `user` reuses them. */
+  memo?: NormalMemo;
 }
 
 /** `settings` without the keys the plugin declares secret. */
@@ -91,5 +93,5 @@ function ruleUser(input: RuleDataInput): Record<string, unknown> {
   const user = input.event.user ?? {};
   const { plugin } = input;
   if (input.event.consent.marketing === true && plugin?.plaintextIdentifiers?.(input.settings) === true) return user;
-  return hashUserFields(user, { forms: plugin?.identifiers?.forms, defaultCountry: input.account.country ?? undefined });
+  return hashUserFields(user, { forms: plugin?.identifiers?.forms, defaultCountry: input.account.country ?? undefined, memo: input.memo });
 }

@@ -4,7 +4,7 @@
 // On Node 20 this module and its imports are loaded through tsx's require hook (see
 // worker-options.ts), so they must stay free of top-level await.
 import { isMainThread, resourceLimits, threadId, type ResourceLimits } from 'node:worker_threads';
-import { createNormalMemo, hashIdentifiers, type HashedIdentifiers, type IdentifierSpec, type IdentifierUser } from '../identifiers/index.ts';
+import { createNormalMemo, hashIdentifiers, type HashedIdentifiers, type IdentifierSpec, type IdentifierUser, type NormalMemo } from '../identifiers/index.ts';
 
 /** One user to hash for one destination (its identifier spec, plain data), with the account's default country. */
 export interface HashItem {
@@ -13,10 +13,12 @@ export interface HashItem {
   defaultCountry?: string;
 }
 
-/** Hashes every item; result `i` belongs to item `i`. */
-export function hashBatch(items: readonly HashItem[]): HashedIdentifiers[] {
+/**
+ * Hashes every item; result `i` belongs to item `i`. `memo` (inline only): the caller's, so
+ * what it hashes later for the same events (their rules' `user`) is not hashed again.
+ */
+export function hashBatch(items: readonly HashItem[], memo: NormalMemo = createNormalMemo()): HashedIdentifiers[] {
   // The same user is usually hashed for several destinations: each normal form once.
-  const memo = createNormalMemo();
   return items.map((item) => hashIdentifiers(item.user, item.spec, { defaultCountry: item.defaultCountry, memo }));
 }
 

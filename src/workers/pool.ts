@@ -5,7 +5,7 @@ import { availableParallelism } from 'node:os';
 import { Piscina } from 'piscina';
 import { siblingModule } from '../build-state.cjs';
 import { sourceFields } from '../identifiers/spec.ts';
-import type { HashedIdentifiers } from '../identifiers/hash-identifiers.ts';
+import type { HashedIdentifiers, NormalMemo } from '../identifiers/hash-identifiers.ts';
 import type { IdentifierUser } from '../identifiers/types.ts';
 import * as handlers from './hash-worker.ts';
 import type { HashItem } from './hash-worker.ts';
@@ -43,8 +43,11 @@ export interface HashPoolOptions {
 export const POOL_RETRY_MS = 60_000;
 
 export interface HashPool {
-  /** Hashes a batch; result `i` belongs to item `i`, whichever path ran it. */
-  hashBatch(items: readonly HashItem[]): Promise<HashedIdentifiers[]>;
+  /**
+   * Hashes a batch; result `i` belongs to item `i`, whichever path ran it. `memo`: filled
+   * when the batch is hashed inline, so the caller can hash the same values again for free.
+   */
+  hashBatch(items: readonly HashItem[], memo?: NormalMemo): Promise<HashedIdentifiers[]>;
   /** Runs one named handler in a worker, bypassing the inline path. */
   run<N extends HashHandlerName>(name: N, input: Parameters<Handlers[N]>[0]): Promise<ReturnType<Handlers[N]>>;
   readonly threads: number;
@@ -95,9 +98,9 @@ export function createHashPool(opts: HashPoolOptions = {}): HashPool {
   return {
     threads,
     run,
-    async hashBatch(items) {
+    async hashBatch(items, memo) {
       ensureOpen();
-      if (items.length < inlineBelow || now() < poolRestsUntil || !offloadWhen()) return handlers.hashBatch(items);
+      if (items.length < inlineBelow || now() < poolRestsUntil || !offloadWhen()) return handlers.hashBatch(items, memo);
       const size = Math.min(itemsPerTask, Math.ceil(items.length / threads));
       const tasks: Promise<HashedIdentifiers[]>[] = [];
       for (let i = 0; i < items.length; i += size) {
@@ -115,7 +118,7 @@ export function createHashPool(opts: HashPoolOptions = {}): HashPool {
         piscina = undefined;
         void broken?.close().catch(() => undefined);
         opts.onPoolError?.(err, POOL_RETRY_MS);
-        return handlers.hashBatch(items);
+        return handlers.hashBatch(items, memo);
       }
     },
     close() {
