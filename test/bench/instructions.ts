@@ -45,6 +45,13 @@ const { types, path: route } = RUNS[run];
 const N = Number(args[1] ?? 300);
 const WARM = Number(process.env.WARM ?? 1000);
 const CLIENTS = 8;
+/**
+ * INSTR_SINGLE_THREADED=1: V8's compilers and collector on the thread they serve
+ * (`--single-threaded`), so when optimised code arrives no longer depends on how busy the
+ * machine's cores are: at load 12–25, runs of one tree with the background compilers
+ * differed by 10 % and more. The counts then include compiling and collecting.
+ */
+const NODE_FLAGS = process.env.INSTR_SINGLE_THREADED === '1' ? ['--single-threaded'] : [];
 
 const outDir = mkdtempSync(join(tmpdir(), 'tl-callgrind-'));
 const dataDir = mkdtempSync(join(tmpdir(), 'tl-bench-'));
@@ -57,7 +64,7 @@ const [account] = await sideSetup<{ scriptId: string; accessToken: string }[]>({
 });
 
 const server = spawn('valgrind', ['--tool=callgrind', '--separate-threads=yes', '--instr-atstart=no', `--callgrind-out-file=${outDir}/cg.%p`,
-  process.execPath, ...(run === 'bare' ? ['--import', 'tsx', join(CURRENT_ROOT, 'test/bench/bare-koa.ts')] : serverArgsOf(root))],
+  process.execPath, ...NODE_FLAGS, ...(run === 'bare' ? ['--import', 'tsx', join(CURRENT_ROOT, 'test/bench/bare-koa.ts')] : serverArgsOf(root))],
 { env, cwd: root, stdio: ['ignore', 'pipe', 'pipe'] });
 const port = await new Promise<number>((resolve, reject) => {
   let buf = '';
