@@ -106,7 +106,7 @@ function normaliseOne(
   let value = memo?.get(key);
   if (value === undefined) {
     const normalised = NORMALISERS[rule.normalise](raw, ctx);
-    value = normalised === null ? null : rule.hash ? sha256Hex(normalised) : normalised;
+    value = normalised === null ? null : rule.hash ? hashOnce(normalised, memo) : normalised;
     memo?.set(key, value);
   }
   if (value === null) {
@@ -119,6 +119,18 @@ function normaliseOne(
     return null;
   }
   return value;
+}
+
+/**
+ * SHA-256 of a normalised value, once per memo: two destinations whose forms differ (a form
+ * that drops gmail dots, one that does not) mostly normalise a value to the same text.
+ */
+function hashOnce(normalised: string, memo: NormalMemo | undefined): string {
+  if (memo === undefined) return sha256Hex(normalised);
+  const key = `sha256\u0000${normalised}`;
+  let hex = memo.get(key);
+  if (hex == null) memo.set(key, (hex = sha256Hex(normalised)));
+  return hex;
 }
 
 /** What a normalised value depends on: the normaliser and its form, the countries, hashing, the raw value. */

@@ -32,7 +32,7 @@ export interface HashUserOptions {
   forms?: NormaliseForms;
   /** The account's default country (alpha-2), for phone numbers written nationally. */
   defaultCountry?: string;
-  /** Normal forms hashed already (createNormalMemo(), shared with the event's identifiers), used and added to. */
+  /** Values already normalised and hashed for the same event (its destinations' identifiers): each hashed once. */
   memo?: NormalMemo;
 }
 

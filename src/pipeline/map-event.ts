@@ -72,6 +72,11 @@ export interface MapEventInput {
    */
   hashed?: HashedIdentifiers;
   /**
+   * Values already normalised and hashed for this event (planEvents' memo): the identifiers
+   * and the rules' `user` reuse them instead of hashing a value again.
+   */
+  memo?: NormalMemo;
+  /**
    * Build the native requests too (default). Fan-out passes false: it stores the items, and
    * the send lane builds each request once, when it sends (with the batch it sends).
    */
@@ -80,11 +85,6 @@ export interface MapEventInput {
   warnings?: boolean;
   /** Steps the rules may spend together with other destinations' (planEvents' inlineSteps); past them, RuleInlineLimitError. */
   sharedSteps?: SharedSteps;
-  /**
-   * Normal forms already hashed for this event (planEvents': its pool batch, the other
-   * destinations'), used and added to by the identifiers and the user rules read.
-   */
-  memo?: NormalMemo;
 }
 
 /** plugin.buildRequests threw: a bug in the plugin or settings it cannot use. Never retried. */

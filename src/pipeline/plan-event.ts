@@ -60,8 +60,8 @@ export interface PlanOptions {
 
 /** One plan per destination of each subject, in order. */
 export async function planEvents(deps: PlanDeps, subjects: readonly PlanSubject[], opts: PlanOptions): Promise<DestinationPlan[][]> {
-  // Every normal form hashed in this call, once: the pool's batch (when inline), each
-  // destination's identifiers and the users rules read share it.
+  // Every value normalised and hashed in this call, for any destination's identifiers or
+  // rules (`user.*`): each once, however many destinations want it.
   const memo = createNormalMemo();
   const hashed = await hashAll(deps, subjects, memo);
   const specs = attributionSpecsOf(deps.plugins);

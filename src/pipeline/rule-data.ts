@@ -20,7 +20,7 @@ export interface RuleDataInput {
   /** Settings already stripped of secrets (see publicSettings). */
   settings: Record<string, unknown>;
   receivedAt: number;
-  /** Normal forms already hashed for this event: the user is hashed from them where they match. */
+  /** Values already hashed for this event (its destinations' identifiers): `user` reuses them. */
   memo?: NormalMemo;
 }
 

@@ -14,8 +14,8 @@ export interface HashItem {
 }
 
 /**
- * Hashes every item; result `i` belongs to item `i`. `memo` (inline calls only): the caller's,
- * so what it hashes later for the same events (the users rules read) reuses these values.
+ * Hashes every item; result `i` belongs to item `i`. `memo` (inline only): the caller's, so
+ * what it hashes later for the same events (their rules' `user`) is not hashed again.
  */
 export function hashBatch(items: readonly HashItem[], memo: NormalMemo = createNormalMemo()): HashedIdentifiers[] {
   // The same user is usually hashed for several destinations: each normal form once.

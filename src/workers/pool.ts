@@ -44,8 +44,8 @@ export const POOL_RETRY_MS = 60_000;
 
 export interface HashPool {
   /**
-   * Hashes a batch; result `i` belongs to item `i`, whichever path ran it. `memo`: filled with
-   * the normal forms hashed when the batch runs inline (a pool thread keeps its own).
+   * Hashes a batch; result `i` belongs to item `i`, whichever path ran it. `memo`: filled
+   * when the batch is hashed inline, so the caller can hash the same values again for free.
    */
   hashBatch(items: readonly HashItem[], memo?: NormalMemo): Promise<HashedIdentifiers[]>;
   /** Runs one named handler in a worker, bypassing the inline path. */

@@ -152,8 +152,10 @@ describe('hashBatch: one normalisation and hash per normal form', () => {
     for (const spec of specs) hashIdentifiers(users[0] as never, spec, { defaultCountry: 'RO', memo });
     expect(memo.size, 'nothing new the second time').to.equal(once);
     const fields = specs.reduce((n, spec) => n + Object.keys(hashIdentifiers(users[0] as never, spec, { defaultCountry: 'RO' }).fields).length, 0);
-    const normalisations = [...memo.keys()].filter((k) => !k.startsWith('e164\u0000')).length;
+    const normalisations = [...memo.keys()].filter((k) => !k.startsWith('e164\u0000') && !k.startsWith('sha256\u0000')).length;
     expect(normalisations, 'fewer normalisations than fields sent').to.be.below(fields);
     expect([...memo.keys()].filter((k) => k.startsWith('e164\u0000')), 'the phone number parsed once for every form').to.have.length(1);
+    const hashes = [...memo.keys()].filter((k) => k.startsWith('sha256\u0000')).length;
+    expect(hashes, 'each normalised text hashed once, whichever forms gave it').to.equal(new Set([...memo.values()].filter((v) => v !== null && /^[0-9a-f]{64}$/.test(v))).size);
   });
 });
