@@ -3,8 +3,10 @@
 // (src/store/event-writer.ts, `onCommitted`); delivery, once it runs, is attached as the
 // target: the delivery thread's host (delivery-thread-host.ts wake(): one message per
 // event-loop turn → in-delivery-thread.ts → dispatcher.wake()), or a dispatcher in this thread
-// (dispatcher.wake()). dispatcher.wake() ends the fan-out loop's poll wait, so the events are
-// claimed at once instead of at the next poll (50 ms). Before delivery starts, or while it is
+// (dispatcher.wake()). dispatcher.wake() ends the fan-out loop's wait between passes, or, when
+// it comes during a pass, makes the loop pass again at once (fan-out-loop.ts wakeFanOut), so the
+// events are claimed at once instead of at the next look (50 ms to 1 s, on the thread's poll
+// tick once it waits a second: poll-tick.ts). Before delivery starts, or while it is
 // stopped, a commit wakes nothing: the events wait in the dispatch queue for its first pass.
 export interface CommitWake {
   /** An intake commit stored accepted events. */

@@ -13,7 +13,7 @@ import { createEventSettler } from './event-settler.ts';
 import { createRemap } from './remap.ts';
 import { createTokenCache } from './oauth/token-cache.ts';
 import type { DeliveryMetrics } from './delivery-metrics.ts';
-import { createFanOutLoop, newFanOutState, PACE_PATIENCE_MS, type FanOutState } from './fan-out-loop.ts';
+import { createFanOutLoop, newFanOutState, PACE_PATIENCE_MS, wakeFanOut, type FanOutState } from './fan-out-loop.ts';
 import type { HttpSender } from './http-sender.ts';
 import { createLane, type Lane, type LaneDeps, type LaneLogger } from './lane.ts';
 import { isDeadLocalOwner, newOwnerId, ownerOf } from './owner-id.ts';
@@ -223,12 +223,12 @@ export function createDispatcher(opts: DispatcherOptions): Dispatcher {
     },
     wake() {
       busy();
-      if (!st.fanOut.backingOff) st.fanOut.wake?.();
+      if (!st.fanOut.backingOff) wakeFanOut(st.fanOut);
     },
     wakeAll() {
       busy();
       // Another instance announced work (PostgreSQL NOTIFY): new events, or deliveries it fanned out.
-      if (!st.fanOut.backingOff) st.fanOut.wake?.();
+      if (!st.fanOut.backingOff) wakeFanOut(st.fanOut);
       for (const lane of st.lanes.values()) lane.notify();
     },
     async runOnce() {

@@ -37,6 +37,11 @@ export interface FanOutState {
   pass: number;
   /** Ends the wait between passes (a commit, stop()); set while the loop waits. */
   wake: (() => void) | undefined;
+  /**
+   * A wake came while a pass ran (wakeFanOut with no wait to end): its commit may have landed
+   * after the pass's claim read, so the loop does not wait before the next pass.
+   */
+  wokenDuringPass: boolean;
   /** Waiting out a store error: commits do not cut that wait short (stop() does). */
   backingOff: boolean;
   /** The rule set of the last pass: when another replaces one that held scopes, what it held is looked at again. */
@@ -45,7 +50,7 @@ export interface FanOutState {
   lastUnstoredId: number;
 }
 
-export const newFanOutState = (): FanOutState => ({ loop: undefined, pass: 0, wake: undefined, backingOff: false, lastRules: undefined, lastUnstoredId: 0 });
+export const newFanOutState = (): FanOutState => ({ loop: undefined, pass: 0, wake: undefined, wokenDuringPass: false, backingOff: false, lastRules: undefined, lastUnstoredId: 0 });
 
 export interface FanOutLoopDeps extends Pick<DispatcherOptions, 'store' | 'plugins' | 'rules' | 'pool' | 'logger' | 'metrics'> {
   clock: () => number;
@@ -67,6 +72,12 @@ export interface FanOutLoopDeps extends Pick<DispatcherOptions, 'store' | 'plugi
 /** The fan-out's wait after `emptyPasses` passes in a row claimed nothing (0: the last one claimed some). */
 export function fanOutWaitMs(emptyPasses: number, pollMs: number, pollMaxMs: number): number {
   return Math.min(Math.max(pollMs, pollMaxMs), pollMs * 2 ** Math.min(emptyPasses, 30));
+}
+
+/** Wakes the fan-out: ends its wait, or, during a pass, makes it pass again without waiting. */
+export function wakeFanOut(st: FanOutState): void {
+  if (st.wake) st.wake();
+  else st.wokenDuringPass = true;
 }
 
 export interface FanOutLoop {
@@ -139,6 +150,7 @@ export function createFanOutLoop(deps: FanOutLoopDeps, st: FanOutState): FanOutL
       try {
         await keepPace();
         if (!deps.running()) return;
+        st.wokenDuringPass = false;
         claimed = await pass();
         failures = 0;
       } catch (err) {
@@ -152,7 +164,7 @@ export function createFanOutLoop(deps: FanOutLoopDeps, st: FanOutState): FanOutL
       }
       if (!deps.running()) return;
       emptyPasses = claimed === 0 ? emptyPasses + 1 : 0;
-      if (claimed < deps.batchSize) await wait(fanOutWaitMs(emptyPasses, deps.pollMs, deps.pollMaxMs));
+      if (claimed < deps.batchSize && !st.wokenDuringPass) await wait(fanOutWaitMs(emptyPasses, deps.pollMs, deps.pollMaxMs));
       else await new Promise((r) => setImmediate(r)); // let intake requests in between batches
     }
   }

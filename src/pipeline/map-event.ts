@@ -78,7 +78,7 @@ export interface MapEventInput {
   memo?: NormalMemo;
   /**
    * Build the native requests too (default). Fan-out passes false: it stores the items, and
-   * the send lane builds each request once, when it sends (with the batch it sends).
+   * the send lane builds each request once, when it queues it as a unit (with the batch it sends).
    */
   build?: boolean;
   /** Collect warnings for the rule author (default). Fan-out passes false: it stores none. */

@@ -4,7 +4,8 @@
 // destination type that wants them), then per destination: no plugin → skipped; the
 // mapping (gates, attribution, rules, the plugin's native schema) → skipped or ready with
 // its items; a mapping that throws → failed. With `build`, the requests too (preview);
-// fan-out stores the items and the send lane builds each request once, when it sends.
+// fan-out stores the items and the send lane builds each request once, when it queues the
+// request's deliveries as a unit (lane-units.ts), before a slot is free.
 import { RuleInlineLimitError, type SharedSteps } from '../rules/json-logic.ts';
 import type { Account } from '../accounts/types.ts';
 import { attributionSpecsOf, type PluginRegistry } from '../destinations/load-plugins.ts';

@@ -22,6 +22,30 @@ describe('delivery: wake on commit', function () {
     await d.stop(1_000);
   });
 
+  it('a commit that lands while a pass runs, after its claim read, is not missed: the loop passes again without waiting for the poll', async () => {
+    const scriptId = await t.f.account();
+    await t.f.destination(scriptId, 'webhook', t.dbl.url);
+    const real = t.f.store.deliveries;
+    let armed = false;
+    let d: ReturnType<typeof t.f.dispatcher> | undefined;
+    const deliveries = { ...real, claimEvents: async (...a: Parameters<typeof real.claimEvents>) => {
+      const events = await real.claimEvents(...a);
+      if (armed && events.length === 0) {
+        // The claim read found nothing; the event commits now, and its wake arrives mid-pass.
+        armed = false;
+        await t.f.ingest(scriptId, checkout('ORD-MID-PASS'));
+        d!.wake();
+      }
+      return events;
+    } };
+    d = t.f.dispatcher({ clock: Date.now, pollMs: 30_000, refreshMs: 30_000, store: { ...t.f.store, deliveries } });
+    await d.start();
+    armed = true;
+    d.wake();
+    expect(await waitFor(() => t.dbl.requests.length === 1, 5_000), 'sent without waiting for the 30 s poll').to.equal(true);
+    await d.stop(1_000);
+  });
+
   it('a running lane takes what the fan-out commits for it straight from memory: no claim query finds it', async () => {
     const scriptId = await t.f.account();
     await t.f.destination(scriptId, 'webhook', t.dbl.url);
