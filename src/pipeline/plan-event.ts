@@ -1,7 +1,8 @@
 // The one planner of what each destination gets for an event, shared by endpoint 2's
 // preview (and `rules preview`, the admin API's draft previews) and the delivery fan-out:
 // identifiers of a whole batch hashed in one pool call (one set per event and enabled
-// destination type that wants them), then per destination: no plugin → skipped; the
+// destination type that wants them; a batch under 64 items is hashed inline by that call,
+// src/workers/pool.ts), then per destination: no plugin → skipped; the
 // mapping (gates, attribution, rules, the plugin's native schema) → skipped or ready with
 // its items; a mapping that throws → failed. With `build`, the requests too (preview);
 // fan-out stores the items and the send lane builds each request once, when it queues the
