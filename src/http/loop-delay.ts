@@ -3,14 +3,14 @@
 // metrics sample the delay every 10 ms for the life of the process: a timer that wakes the
 // thread 100 times a second when nothing else happens (most of an idle instance's CPU). These
 // gauges keep prom-client's names, help and 10 ms samples, but the sampling starts with a
-// request and stops LOOP_DELAY_IDLE_MS after the last one; a scrape with no sample since the
+// request and stops LOOP_DELAY_IDLE_MS to twice that after the last one; a scrape with no sample since the
 // one before (nothing was served meanwhile) reads 0.
 import { monitorEventLoopDelay } from 'node:perf_hooks';
 import { Gauge, type Registry } from 'prom-client';
 
 /** How often the loop is sampled while serving (prom-client's default precision). */
 export const LOOP_DELAY_RESOLUTION_MS = 10;
-/** Sampling stops this long after the last request. */
+/** Sampling stops this long (up to twice this long) after the last request. */
 export const LOOP_DELAY_IDLE_MS = 10_000;
 
 /** prom-client's gauges this replaces: its suffix, and its help. */
@@ -50,11 +50,15 @@ export function registerLoopDelay(registry: Registry, prefix: string, opts: { id
   let lastBusy = 0;
   let timer: NodeJS.Timeout | undefined;
 
-  /** Ends the sampling once idleMs have passed since the last request; else looks again then. */
+  /**
+   * Ends the sampling once idleMs have passed since the last request; else looks again a whole
+   * idleMs later (not when the last request's idleMs ends: a timer of whatever is left, often a
+   * few ms, would wake an idle thread more often than its one-second tick). So the sampling
+   * stops between idleMs and twice that after the last request.
+   */
   const stopWhenIdle = () => {
-    const left = lastBusy + idleMs - now();
-    if (left > 0) {
-      timer = setTimeout(stopWhenIdle, left).unref();
+    if (lastBusy + idleMs - now() > 0) {
+      timer = setTimeout(stopWhenIdle, idleMs).unref();
       return;
     }
     timer = undefined;

@@ -2,6 +2,7 @@
 // server serves: prom-client's own sampling every 10 ms, for ever, was most of what an idle
 // instance spent.
 import { expect } from 'chai';
+import { createHook } from 'node:async_hooks';
 import Koa from 'koa';
 import { createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
@@ -32,6 +33,35 @@ describe('event-loop delay gauges', () => {
       expect(await read(registry, 'x_nodejs_eventloop_lag_p50_seconds')).to.be.greaterThan(0.005); // ~10 ms ticks
       expect(await read(registry, 'x_nodejs_eventloop_lag_p50_seconds'), 'nothing sampled since').to.equal(0);
     } finally {
+      delay.close();
+    }
+  });
+
+  it('looks again a whole idleMs later when a request came meanwhile, never on a timer of what is left (an idle thread would wake for a few ms)', async () => {
+    const periods: number[] = [];
+    const hook = createHook({
+      init(_id, type, _trigger, resource) {
+        if (type === 'Timeout') periods.push((resource as { _idleTimeout: number })._idleTimeout);
+      },
+    });
+    let clock = 0;
+    const delay = registerLoopDelay(new Registry(), 'y_', { idleMs: 300, now: () => clock });
+    try {
+      const slept = new Promise((r) => setTimeout(r, 500)); // made before the hook: not counted
+      hook.enable();
+      delay.busy(); // the timer: 300 ms
+      clock = 290;
+      delay.busy(); // a request 290 ms later: when the timer fires, 290 ms of idleMs are left
+      clock = 300;
+      await slept;
+      hook.disable();
+      // (Other timers of the process, a minute or so, are not the gauges'.)
+      expect(periods.filter((ms) => ms <= 300), 'the first timer, then the look again').to.deep.equal([300, 300]);
+      expect(delay.sampling, 'still sampling: the last request was under idleMs ago').to.equal(true);
+      clock = 10_000;
+      expect(await waitFor(() => !delay.sampling, 2_000), 'then stops').to.equal(true);
+    } finally {
+      hook.disable();
       delay.close();
     }
   });
