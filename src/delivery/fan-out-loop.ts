@@ -4,10 +4,13 @@
 // Its state is the dispatcher's (`FanOutState`, one object); the lanes and the settler are
 // the dispatcher's too.
 import type { RuleSet } from '../rules/rule-set.ts';
-import type { DispatcherOptions } from './dispatcher.ts';
+import type { PluginRegistry } from '../destinations/load-plugins.ts';
+import type { Store } from '../store/types.ts';
+import type { HashPool } from '../workers/pool.ts';
+import type { DeliveryMetrics } from './delivery-metrics.ts';
 import type { EventSettler } from './event-settler.ts';
 import { fanOutOnce, HOLD_MS } from './fan-out.ts';
-import type { Lane } from './lane.ts';
+import type { Lane, LaneLogger } from './lane.ts';
 import { storeErrorBackoffMs } from './retry-policy.ts';
 import { busy } from '../poll-tick.ts';
 
@@ -52,7 +55,14 @@ export interface FanOutState {
 
 export const newFanOutState = (): FanOutState => ({ loop: undefined, pass: 0, wake: undefined, wokenDuringPass: false, backingOff: false, lastRules: undefined, lastUnstoredId: 0 });
 
-export interface FanOutLoopDeps extends Pick<DispatcherOptions, 'store' | 'plugins' | 'rules' | 'pool' | 'logger' | 'metrics'> {
+/** What the loop is given by the dispatcher (its options of the same names, and its own parts). */
+export interface FanOutLoopDeps {
+  store: Store;
+  plugins: PluginRegistry;
+  rules: { current(): RuleSet };
+  pool: HashPool | null;
+  logger: LaneLogger;
+  metrics?: DeliveryMetrics;
   clock: () => number;
   owner: string;
   leaseMs: number;
