@@ -4,32 +4,20 @@
 // in-flight sends finish within the grace, hands back every lease, and resolves. See
 // README.md for the delivery model.
 import { setMaxListeners } from 'node:events';
-import type { PluginRegistry } from '../destinations/load-plugins.ts';
-import type { RuleSet } from '../rules/rule-set.ts';
-import type { Store } from '../store/types.ts';
-import type { HashPool } from '../workers/pool.ts';
 import { createAttemptRecorder } from './attempt-recorder.ts';
 import { createEventSettler } from './event-settler.ts';
 import { createRemap } from './remap.ts';
 import { createTokenCache } from './oauth/token-cache.ts';
-import type { DeliveryMetrics } from './delivery-metrics.ts';
+import type { DeliveryParts } from './delivery-parts.ts';
 import { createFanOutLoop, newFanOutState, PACE_PATIENCE_MS, wakeFanOut, type FanOutState } from './fan-out-loop.ts';
 import type { HttpSender } from './http-sender.ts';
-import { createLane, type Lane, type LaneDeps, type LaneLogger } from './lane.ts';
+import { createLane, type Lane, type LaneDeps } from './lane.ts';
 import { isDeadLocalOwner, newOwnerId, ownerOf } from './owner-id.ts';
 import { createRetryPolicy, type RetryPolicy } from './retry-policy.ts';
 import { after, busy } from '../poll-tick.ts';
 
-export interface DispatcherOptions {
-  store: Store;
-  plugins: PluginRegistry;
-  /** The rule watcher (or anything with its `current()`). */
-  rules: { current(): RuleSet };
-  /** Hashes identifiers for a whole fan-out batch; null hashes inline. */
-  pool: HashPool | null;
+export interface DispatcherOptions extends DeliveryParts {
   sender: HttpSender;
-  logger: LaneLogger;
-  metrics?: DeliveryMetrics;
   /** ms since epoch; default Date.now. */
   clock?: () => number;
   /** Default: createRetryPolicy() (the documented 24 h+ schedule). */

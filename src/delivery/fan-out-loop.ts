@@ -4,13 +4,10 @@
 // Its state is the dispatcher's (`FanOutState`, one object); the lanes and the settler are
 // the dispatcher's too.
 import type { RuleSet } from '../rules/rule-set.ts';
-import type { PluginRegistry } from '../destinations/load-plugins.ts';
-import type { Store } from '../store/types.ts';
-import type { HashPool } from '../workers/pool.ts';
-import type { DeliveryMetrics } from './delivery-metrics.ts';
+import type { DeliveryParts } from './delivery-parts.ts';
 import type { EventSettler } from './event-settler.ts';
 import { fanOutOnce, HOLD_MS } from './fan-out.ts';
-import type { Lane, LaneLogger } from './lane.ts';
+import type { Lane } from './lane.ts';
 import { storeErrorBackoffMs } from './retry-policy.ts';
 import { busy } from '../poll-tick.ts';
 
@@ -55,14 +52,8 @@ export interface FanOutState {
 
 export const newFanOutState = (): FanOutState => ({ loop: undefined, pass: 0, wake: undefined, wokenDuringPass: false, backingOff: false, lastRules: undefined, lastUnstoredId: 0 });
 
-/** What the loop is given by the dispatcher (its options of the same names, and its own parts). */
-export interface FanOutLoopDeps {
-  store: Store;
-  plugins: PluginRegistry;
-  rules: { current(): RuleSet };
-  pool: HashPool | null;
-  logger: LaneLogger;
-  metrics?: DeliveryMetrics;
+/** What the loop is given by the dispatcher: delivery's parts, and the dispatcher's own. */
+export interface FanOutLoopDeps extends DeliveryParts {
   clock: () => number;
   owner: string;
   leaseMs: number;

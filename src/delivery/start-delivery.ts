@@ -1,14 +1,9 @@
 // Builds delivery from the Config: the guarded HTTP sender, the dispatcher and the scheduled
 // jobs, started together and stopped together (dispatcher first, then the sender's pools).
 import type { Config } from '../config.ts';
-import type { PluginRegistry } from '../destinations/load-plugins.ts';
-import type { RuleSet } from '../rules/rule-set.ts';
-import type { Store } from '../store/types.ts';
-import type { HashPool } from '../workers/pool.ts';
-import type { DeliveryMetrics } from './delivery-metrics.ts';
+import type { DeliveryParts } from './delivery-parts.ts';
 import { createDispatcher, type Dispatcher, type DispatcherOptions } from './dispatcher.ts';
 import { createHttpSender, type HttpSender } from './http-sender.ts';
-import type { LaneLogger } from './lane.ts';
 import { createScheduledJobs, type ScheduledJobs, type ScheduledJobsOptions } from './scheduled-jobs.ts';
 
 /** What tests may shrink (leases, linger, schedule, pause window, cron). */
@@ -19,14 +14,8 @@ export type DeliveryOverrides = Partial<Omit<DispatcherOptions, 'store' | 'plugi
   autoStart?: boolean;
 };
 
-export interface DeliveryDeps {
+export interface DeliveryDeps extends DeliveryParts {
   config: Config;
-  store: Store;
-  plugins: PluginRegistry;
-  rules: { current(): RuleSet };
-  pool: HashPool | null;
-  logger: LaneLogger;
-  metrics?: DeliveryMetrics;
   overrides?: DeliveryOverrides;
 }
 
