@@ -61,38 +61,41 @@ const DIGITS = /^\d+$/;
  * aborts), a leading byte-order mark dropped, the stream halted on a refusal.
  */
 function readPlain(req: IncomingMessage, length: number, limit: number): Promise<string> {
-  if (length > limit) return Promise.reject(Object.assign(new Error('request entity too large'), { status: 413, type: 'entity.too.large' }));
+  if (length > limit) return Promise.reject(readerError('request entity too large', 413, 'entity.too.large'));
   return new Promise((resolve, reject) => {
     const chunks: Buffer[] = [];
     let received = 0;
     let complete = false;
+    const cleanup = () => req.off('aborted', onAborted).off('data', onData).off('end', onEnd).off('error', onEnd).off('close', cleanup);
     const finish = (err: ReaderError | null, text?: string) => {
       if (complete) return;
       complete = true;
-      req.off('aborted', onAborted).off('data', onData).off('end', onEnd).off('error', onEnd).off('close', cleanup);
+      cleanup();
       if (err === null) return resolve(text!);
       req.unpipe();
       req.pause();
       reject(err);
     };
-    const cleanup = () => req.off('aborted', onAborted).off('data', onData).off('end', onEnd).off('error', onEnd).off('close', cleanup);
-    const onAborted = () => finish(Object.assign(new Error('request aborted'), { status: 400, type: 'request.aborted' }));
+    const onAborted = () => finish(readerError('request aborted', 400, 'request.aborted'));
     const onData = (chunk: Buffer) => {
       if (complete) return;
       received += chunk.length;
-      if (received > limit) finish(Object.assign(new Error('request entity too large'), { status: 413, type: 'entity.too.large' }));
+      if (received > limit) finish(readerError('request entity too large', 413, 'entity.too.large'));
       else chunks.push(chunk);
     };
     const onEnd = (err?: ReaderError) => {
       if (complete) return;
       if (err) return finish(err);
-      if (received !== length) return finish(Object.assign(new Error('request size did not match content length'), { status: 400, type: 'request.size.invalid' }));
+      if (received !== length) return finish(readerError('request size did not match content length', 400, 'request.size.invalid'));
       const text = (chunks.length === 1 ? chunks[0] : Buffer.concat(chunks, received)).toString('utf8');
       finish(null, text.charCodeAt(0) === 0xfeff ? text.slice(1) : text);
     };
     req.on('aborted', onAborted).on('close', cleanup).on('data', onData).on('end', onEnd).on('error', onEnd);
   });
 }
+
+/** An error as the parser underneath raises it: translate() reads its status and type. */
+const readerError = (message: string, status: number, type: string): ReaderError => Object.assign(new Error(message), { status, type });
 
 export function readJsonBody(opts: ReadJsonBodyOptions) {
   const limits = opts.limits ?? DEFAULT_JSON_LIMITS;
