@@ -18,8 +18,8 @@ export interface DispatchEvent {
   /** An event fanned out in part while rules were held: the destination ids it still owes (absent: every destination). */
   heldFor?: readonly string[];
   /**
-   * Rows an earlier fan-out of this event already stored (it stopped before the event left the
-   * queue: a crash, a lost lease), as `destinationId#part`: those are not mapped again.
+   * What an earlier fan-out of this event settled (it stopped before the event left the queue: a crash,
+   * a lost lease), as `destinationId#part`: its rows and pairs attempts delivered with none. Not mapped again.
    */
   stored?: ReadonlySet<string>;
   /**
@@ -153,8 +153,9 @@ export interface DeliveryUpdate {
   /**
    * A handed-off delivery: its row is inserted in this state (its item kept unless delivered),
    * or updated where it is stored already leased to the record's claim (storeHandoffs with a
-   * lease); a row another claim holds is left (the event was fanned out again). `id` counts as
-   * applied when the row was written.
+   * lease); a row another claim holds is left (the event was fanned out again). Delivered by its
+   * first attempt (attempts 1) with no row: no row, its attempt lists it (`delivered`, a derived
+   * id). `id` counts as applied when the row was written or the attempt lists it.
    */
   row?: UnstoredRow;
 }
@@ -241,8 +242,8 @@ export interface DeliveryStore {
   /** When the destination's next pending delivery is due (a leased one: when its lease ends); null if none. */
   nextDue(destinationId: string): Promise<number | null>;
   /**
-   * Records attempts and applies each update only where `claimId` still holds the delivery
-   * (an update with `row` inserts it instead, unless its event already has it); one transaction.
+   * Records attempts and applies each update only where `claimId` still holds the delivery (an update
+   * with `row` inserts it, unless its event has it, or, delivered, its attempt lists it); one transaction.
    */
   recordAttempts(records: readonly AttemptRecord[]): Promise<RecordResult[]>;
   /**
@@ -267,11 +268,13 @@ export interface DeliveryStore {
   health(destinationId: string): Promise<DestinationHealth | null>;
   /** Clears the pause and the failure clock, and makes its pending deliveries due at `now`. */
   resume(destinationId: string, now: number): Promise<{ wasPaused: boolean; due: number }>;
+  /** Rows and deliveries delivered without one (derived ids), merged, newest (highest id) first; attempts: of either. */
   list(filter: DeliveryFilter): Promise<DeliveryView[]>;
   attempts(deliveryId: number): Promise<AttemptView[]>;
   /**
    * Re-queues matching deliveries (pending, attempts 0, due at `now`); returns how many. A
    * `mapping_failed` one is removed and its event queued for fan-out again for its destination.
+   * One delivered without a row gets a pending row without item (mapped again: `remap`).
    */
   replay(filter: ReplayFilter, now: number): Promise<number>;
   /** How many deliveries `replay(filter)` would re-queue (without its limit). */

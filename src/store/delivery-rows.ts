@@ -1,7 +1,9 @@
 // Turning delivery rows into the contract's shapes, the same for both stores: claimed
-// deliveries with their events joined back, destination health, per-destination stats,
-// and the response cap of an attempt record.
+// deliveries with their events joined back, deliveries delivered without a row (read from the
+// attempt that delivered them), destination health, per-destination stats, and the response cap
+// of an attempt record.
 import type { NormalizedEvent } from '../schema/types.ts';
+import { DELIVERED_SEQ_SPAN, PAIRS_PER_ATTEMPT, derivedDeliveryId } from './delivery-views.ts';
 import type {
   AttemptView, ClaimedDelivery, DeliveryStatus, DeliveryView, DestinationHealth, DestinationStats, QueueSnapshot, SentRequest, StoredItem,
 } from './delivery-contract.ts';
@@ -19,6 +21,48 @@ export interface ViewRow {
   status: DeliveryStatus; skip_reason: string | null; attempts: number; last_status_code: number | null;
   last_error: string | null; next_attempt_at: number | null; received_at: number; created_at: number;
   updated_at: number; delivered_at: number | null; paused: boolean | number; item: string | null; part: number | null;
+}
+
+/**
+ * A delivery delivered with no row: one pair of its attempt's `delivered` column (`idx` its
+ * position), with the attempt, its destination's type and pause, and its event joined (event_id
+ * and received_at null when the event row is gone).
+ */
+export interface DerivedRow {
+  attempt_id: number; idx: number; event_seq: number; part: number; script_id: string; destination_id: string;
+  destination_type: string | null; event_id: string | null; received_at: number | null; attempted_at: number;
+  status_code: number | null; paused: boolean | number;
+}
+
+/** What its row would have said: delivered by its one attempt, without its item. */
+export const toDerivedView = (r: DerivedRow): DeliveryView => ({
+  id: derivedDeliveryId(Number(r.attempt_id), Number(r.idx)), scriptId: r.script_id, eventId: r.event_id,
+  destinationId: r.destination_id, destinationType: r.destination_type ?? '', status: 'delivered', skipReason: null, attempts: 1,
+  lastStatusCode: r.status_code, lastError: null, nextAttemptAt: null, receivedAt: Number(r.received_at ?? r.attempted_at),
+  createdAt: Number(r.attempted_at), updatedAt: Number(r.attempted_at), deliveredAt: Number(r.attempted_at),
+  paused: r.paused === true || r.paused === 1, item: null, part: Number(r.part),
+});
+
+/** A handed-off delivery an attempt delivered and found without a row: [event_seq, part]. */
+export type DeliveredPair = [number, number];
+
+/**
+ * Which of the pairs an attempt delivered (in its updates' order) it keeps in its `delivered`
+ * column: at most PAIRS_PER_ATTEMPT, within DELIVERED_SEQ_SPAN below the highest seq. `keep[i]`
+ * false: pair i gets a row as before. `delivered` null when it keeps none.
+ */
+export function keepDelivered(pairs: readonly DeliveredPair[]): { keep: boolean[]; delivered: DeliveredPair[] | null; firstSeq: number; lastSeq: number } {
+  let lastSeq = -Infinity;
+  for (const [seq] of pairs) if (seq > lastSeq) lastSeq = seq;
+  const delivered: DeliveredPair[] = [];
+  let firstSeq = lastSeq;
+  const keep = pairs.map(([seq, part]) => {
+    if (seq < lastSeq - DELIVERED_SEQ_SPAN || delivered.length >= PAIRS_PER_ATTEMPT) return false;
+    delivered.push([seq, part]);
+    if (seq < firstSeq) firstSeq = seq;
+    return true;
+  });
+  return { keep, delivered: delivered.length === 0 ? null : delivered, firstSeq, lastSeq };
 }
 
 export interface AttemptRow {

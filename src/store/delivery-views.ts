@@ -30,6 +30,33 @@ export interface SentRequest {
   bodyTruncated: boolean;
 }
 
+/**
+ * A delivery delivered by its first attempt with no row of its own (handed off, delivered): its
+ * attempt lists it as the `index`-th pair of its `delivered` column, and its id is derived from
+ * both, DERIVED_ID_BASE + attemptId * PAIRS_PER_ATTEMPT + index. Row ids stay below the base, so
+ * the two never collide, and every derived id is a safe integer (attempt ids below 2^40).
+ */
+export const DERIVED_ID_BASE = 2 ** 52;
+/** Delivered pairs an attempt keeps at most; any further ones get rows. */
+export const PAIRS_PER_ATTEMPT = 4096;
+/**
+ * The widest span of event seqs an attempt's delivered pairs cover (last_seq - first_seq): the
+ * attempts that delivered event seq S are those with last_seq in [S, S + DELIVERED_SEQ_SPAN] and
+ * first_seq <= S, a short range of their index. Pairs further below the attempt's last one get rows.
+ */
+export const DELIVERED_SEQ_SPAN = 4096;
+
+/** The id of the `index`-th delivered pair of attempt `attemptId`. */
+export const derivedDeliveryId = (attemptId: number, index: number): number => DERIVED_ID_BASE + attemptId * PAIRS_PER_ATTEMPT + index;
+
+/** The attempt and pair a derived id names; null for a row id (or anything that is not a derived id). */
+export function decodeDeliveryId(id: number): { attemptId: number; index: number } | null {
+  if (!Number.isSafeInteger(id) || id < DERIVED_ID_BASE) return null;
+  const rest = id - DERIVED_ID_BASE;
+  const attemptId = Math.floor(rest / PAIRS_PER_ATTEMPT);
+  return attemptId < 1 ? null : { attemptId, index: rest % PAIRS_PER_ATTEMPT };
+}
+
 export interface DestinationHealth {
   destinationId: string;
   lastSuccessAt: number | null;
@@ -41,8 +68,9 @@ export interface DestinationHealth {
 
 
 export interface DeliveryFilter {
+  /** A row id or a derived id (decodeDeliveryId). */
   id?: number;
-  /** Only deliveries with a smaller id (the next page of a listing, newest first). */
+  /** Only deliveries with a smaller id (the next page of a listing, newest first: derived ids above row ids). */
   beforeId?: number;
   /** The deliveries of one stored event, by its tracklane id (events.id). */
   eventRowId?: string;
@@ -93,7 +121,7 @@ export interface AttemptView {
 }
 
 export interface ReplayFilter {
-  /** One delivery by its id. */
+  /** One delivery by its id (a row id or a derived one). */
   deliveryId?: number;
   scriptId?: string;
   destinationId?: string;

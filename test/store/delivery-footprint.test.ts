@@ -202,6 +202,7 @@ describe('store: PostgreSQL migration 12 (a delivery\'s first attempt in its row
     await raw.connect();
     try {
       await raw.query(`ALTER TABLE deliveries DROP COLUMN attempt_id; CREATE INDEX deliveries_event ON deliveries(event_id) WHERE event_id IS NOT NULL;
+        ALTER TABLE delivery_attempts DROP COLUMN script_id, DROP COLUMN delivered, DROP COLUMN first_seq, DROP COLUMN last_seq;
         DELETE FROM schema_migrations WHERE version >= 12;
         INSERT INTO events (id, script_id, name, event_id, status, source, request_id, received_at, errors, warnings, payload)
           VALUES ('e', 'ACCT0001', 'lead_created', 'L-1', 'accepted', 'event', 'r', 1, '[]', '[]', '{}');
