@@ -196,11 +196,13 @@ for (const kind of KINDS) describe(`store (${STORE_LABEL[kind]}): a delivery del
     expect([...(again.stored ?? [])], 'not mapped or sent again').to.deep.equal([partKey(HOOK, 0)]);
   });
 
-  it('two processes that both delivered it (the event fanned out again meanwhile): listed once, the later record not applied', async () => {
+  it('two processes that both sent it (the event fanned out again meanwhile): listed once, a later record not applied (delivered or refused)', async () => {
     const [row] = (await handedOff('ACCT0001', ['L-1'], [HOOK], 'fan#1')).get(HOOK)!;
     const [first] = await store.deliveries.recordAttempts([delivered('fan#2', HOOK, T0 + 1, [row])]);
     const [late] = await store.deliveries.recordAttempts([delivered('fan#1', HOOK, T0 + 2, [row])]);
-    expect([first.applied.length, late.applied.length]).to.deep.equal([1, 0]);
+    const [refused] = await store.deliveries.recordAttempts([{ ...delivered('fan#3', HOOK, T0 + 3, [row]), http: { ...ok, statusCode: 503, outcome: 'retryable' },
+      updates: [{ id: -(++n), status: 'pending', attempts: 1, nextAttemptAt: T0 + 40, row }] }]);
+    expect([first.applied.length, late.applied.length, refused.applied.length]).to.deep.equal([1, 0, 0]);
     expect((await store.deliveries.list({})).map((d) => [d.eventId, d.deliveredAt! - T0])).to.deep.equal([['L-1', 1]]);
     expect(await count('SELECT count(*) AS n FROM deliveries'), 'and no row').to.equal(0);
   });

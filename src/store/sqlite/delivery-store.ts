@@ -115,23 +115,20 @@ export function sqliteDeliveryStore(db: Database.Database): DeliveryStore {
    * The handed-off deliveries a record's attempt delivered by itself that have no row: the
    * attempt lists them (`delivered`) instead of a row each, as far as keepDelivered keeps them
    * (added to `listed`); the others get rows as before. One another attempt lists already (its
-   * event was fanned out again meanwhile) is another holder's, as a row would be (`taken`).
+   * event was fanned out again meanwhile), delivered or not now, is another holder's, as a row
+   * would be (`taken`): no row, not listed again.
    */
   function deliveredWithoutRow(rec: AttemptRecord, listed: Set<DeliveryUpdate>, taken: Set<DeliveryUpdate>) {
-    let candidates: DeliveryUpdate[] = [];
-    for (const u of rec.updates) {
-      const r = u.row;
-      if (r !== undefined && u.status === 'delivered' && u.attempts === 1 && q.hasRow.get(r.eventSeq, r.destinationId, r.part) === undefined) candidates.push(u);
+    const handedOff = rec.updates.filter((u) => u.row !== undefined);
+    if (handedOff.length === 0) return { scriptId: null, delivered: null, firstSeq: null, lastSeq: null };
+    const seqs = handedOff.map((u) => u.row!.eventSeq);
+    const others = q.listedBy.all({ destination: rec.destinationId, min: Math.min(...seqs), max: Math.max(...seqs) });
+    if (others.length > 0) {
+      const pairs = new Set(others.flatMap((o) => (JSON.parse(o.delivered) as (DeliveredPair | null)[]).map((p) => (p === null ? '' : `${p[0]}#${p[1]}`))));
+      for (const u of handedOff) if (pairs.has(`${u.row!.eventSeq}#${u.row!.part}`)) taken.add(u);
     }
-    if (candidates.length > 0) {
-      const seqs = candidates.map((u) => u.row!.eventSeq);
-      const others = q.listedBy.all({ destination: rec.destinationId, min: Math.min(...seqs), max: Math.max(...seqs) });
-      if (others.length > 0) {
-        const pairs = new Set(others.flatMap((o) => (JSON.parse(o.delivered) as (DeliveredPair | null)[]).map((p) => (p === null ? '' : `${p[0]}#${p[1]}`))));
-        for (const u of candidates) if (pairs.has(`${u.row!.eventSeq}#${u.row!.part}`)) taken.add(u);
-        candidates = candidates.filter((u) => !taken.has(u));
-      }
-    }
+    const candidates = handedOff.filter((u) => !taken.has(u) && u.status === 'delivered' && u.attempts === 1
+      && q.hasRow.get(u.row!.eventSeq, u.row!.destinationId, u.row!.part) === undefined);
     if (candidates.length === 0) return { scriptId: null, delivered: null, firstSeq: null, lastSeq: null };
     const kept = keepDelivered(candidates.map((u): DeliveredPair => [u.row!.eventSeq, u.row!.part]));
     candidates.forEach((u, i) => { if (kept.keep[i]) listed.add(u); });
