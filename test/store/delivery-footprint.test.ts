@@ -74,7 +74,7 @@ for (const kind of STORE_KINDS) describe(`store (${STORE_LABEL[kind]}): what a d
     claimId: claim, destinationId: DEST, at, http: http(outcome, outcome === 'success' ? 200 : 503), message: outcome, updates, pauseAfterMs: 0,
   });
 
-  it('a delivery settled by its first request keeps that attempt in its row: no link row', async () => {
+  it('a delivery settled by its first request gets no link row (its attempt is in its row, or lists it: no row at all)', async () => {
     const rows = await handedOff(5, 'fan#1');
     const results = await store.deliveries.recordAttempts(rows.map((row, i) => record('fan#1', T0 + 1, 'success',
       [{ id: -(i + 1), status: 'delivered', attempts: 1, nextAttemptAt: null, row }])));
