@@ -103,6 +103,25 @@ describe('store (PostgreSQL): delivered without a row, in its SQL', function () 
     expect(JSON.parse((await raw.query('SELECT delivered FROM delivery_attempts')).rows[0].delivered)).to.deep.equal([null, [rows[1].eventSeq, 0], [rows[2].eventSeq, 0]]);
   });
 
+  it('sent by two processes (the lease moved): the later record is fenced, not listed twice; a lapsed lease nobody took is still listed', async () => {
+    const [row, lapsed] = await handedOff(2, 'a#fan');
+    const delivered = (claimId: string, at: number, r: typeof row, id: number): AttemptRecord => ({ claimId, destinationId: DEST, at, http: http('success', 200),
+      message: 'ok', pauseAfterMs: 0, updates: [{ id, status: 'delivered', attempts: 1, nextAttemptAt: null, row: r }] });
+    // A's lease ends before its record commits; B fans the first event out again, sends it, records it and finishes it.
+    await store.deliveries.releaseOwner('a', T0 + 1);
+    const [again] = await store.deliveries.claimEvents('b#fan', T0 + 2, 60_000, 1);
+    await store.deliveries.completeFanOut('b#fan', T0 + 2, [{ seq: again.seq, scriptId: 'ACCT0001', eventId: 'L-0', receivedAt: T0,
+      deliveries: [{ destinationId: DEST, destinationType: 'webhook', status: 'pending', item: row.item, part: 0, handoff: true }] }]);
+    const [b] = await store.deliveries.recordAttempts([delivered('b#1', T0 + 3, row, -7)]);
+    expect(b.applied).to.deep.equal([-7]);
+    expect(await store.deliveries.finishEvents('b#fan', [again.seq])).to.equal(1);
+    // A's records come at last: the first event's delivery is B's; the second's, which nobody took, is A's.
+    const [a, other] = await store.deliveries.recordAttempts([delivered('a#1', T0 + 4, row, -1), delivered('a#1', T0 + 5, lapsed, -2)]);
+    expect([a.applied, other.applied]).to.deep.equal([[], [-2]]);
+    expect((await store.deliveries.list({})).map((d) => [d.eventId, d.createdAt - T0])).to.deep.equal([['L-1', 5], ['L-0', 3]]);
+    expect(await count('SELECT count(*) AS n FROM deliveries')).to.equal(0);
+  });
+
   it('upgrade to version 13: delivered rows stored before keep showing, next to the derived ones', async () => {
     const [before, after] = await handedOff(2, 'fan#1');
     await store.close();

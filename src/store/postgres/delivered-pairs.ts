@@ -132,7 +132,7 @@ export async function replayPairs(c: pg.PoolClient, f: ReplayFilter, now: number
 export async function purgeAttemptChunk(pool: pg.Pool, edge: number, chunk: number): Promise<{ attempts: number; deliveries: number }> {
   const { rows } = await pool.query<{ n: number; pairs: number }>(`WITH gone AS (
       DELETE FROM delivery_attempts WHERE id IN (SELECT id FROM delivery_attempts WHERE id < $1 LIMIT $2) RETURNING delivered)
-    SELECT count(*)::int AS n, coalesce(sum((SELECT count(*) FROM jsonb_array_elements(delivered::jsonb) v WHERE v <> 'null'::jsonb))
+    SELECT count(*)::int AS n, coalesce(sum((SELECT count(*) FROM jsonb_array_elements(delivered::jsonb) AS q(v) WHERE q.v <> 'null'::jsonb))
       FILTER (WHERE delivered IS NOT NULL), 0)::int AS pairs FROM gone`, [edge, chunk]);
   return { attempts: rows[0].n, deliveries: rows[0].pairs };
 }
@@ -140,4 +140,4 @@ export async function purgeAttemptChunk(pool: pg.Pool, edge: number, chunk: numb
 /** The condition keeping an event `e` an attempt still lists (as a delivered row kept it). */
 export const listedByAttempt = `EXISTS (SELECT 1 FROM delivery_attempts a WHERE a.delivered IS NOT NULL
     AND a.last_seq >= e.seq AND a.last_seq <= e.seq + ${DELIVERED_SEQ_SPAN} AND a.first_seq <= e.seq
-    AND EXISTS (SELECT 1 FROM jsonb_array_elements(a.delivered::jsonb) v WHERE (v->>0)::bigint = e.seq))`;
+    AND EXISTS (SELECT 1 FROM jsonb_array_elements(a.delivered::jsonb) AS q(v) WHERE (q.v->>0)::bigint = e.seq))`;

@@ -12,6 +12,7 @@ import type pg from 'pg';
 import type { AttemptRecord, DeliveryUpdate, RecordResult } from '../delivery-contract.ts';
 import { MAX_RESPONSE_BYTES, partKey } from '../delivery-contract.ts';
 import { encodeRequest, keepDelivered, truncateBytes } from '../delivery-rows.ts';
+import { DELIVERED_SEQ_SPAN } from '../delivery-views.ts';
 
 /**
  * The batch's statement, in parts: recs, one row per record (r = its index) with its attempt
@@ -21,7 +22,10 @@ import { encodeRequest, keepDelivered, truncateBytes } from '../delivery-rows.ts
  * their items, links, and the health of destinations that only succeeded. A handed-off delivery
  * its first attempt delivered (`k`: within what an attempt may list) that has no row (nr, as the
  * statement's snapshot shows it) gets none: its attempt lists it (`delivered`, with the first
- * and last seq listed and the account). A batch without stored rows (the usual: every delivery
+ * and last seq listed and the account), unless another attempt lists it already (`fresh` false:
+ * its event was fanned out again, by another process, and sent again; the record is fenced as
+ * by a row another claim holds). Looked up only when the event is no longer leased to this
+ * process (claim ids are `owner#…`): while it is, no other fan-out can have sent it. A batch without stored rows (the usual: every delivery
  * handed off) or without handed-off ones leaves their parts out: the executor starts every part
  * of a statement, empty or not.
  */
@@ -30,14 +34,19 @@ const RECS = `WITH recs AS (
       $R10::text[], $R11::int[], $R12::text[]) WITH ORDINALITY AS r(claim, at, http, sc, dest, lat, body, ec, oc, msg, ev, req, o)),`;
 const HANDED = `ui AS (SELECT * FROM unnest($U1::bigint[], $U2::text[], $U3::text[], $U4::text[], $U5::text[], $U6::int[], $U7::bigint[], $U8::text[], $U9::text[],
       $U10::int[], $U11::bigint[], $U12::text[], $U13::int[], $U14::boolean[]) WITH ORDINALITY AS v(s, a, d, t, e, p, rc, i, st, n, nx, err, r, k, o)),
-  nr AS MATERIALIZED (SELECT v.s, v.a, v.d, v.p, v.r, v.o FROM ui v
+  nr AS MATERIALIZED (SELECT v.s, v.a, v.d, v.p, v.r, v.o,
+      EXISTS (SELECT 1 FROM dispatch_queue q WHERE q.event_seq = v.s AND split_part(q.lease_owner, '#', 1) = split_part(rx.claim, '#', 1))
+      OR NOT EXISTS (SELECT 1 FROM delivery_attempts l WHERE l.delivered IS NOT NULL AND l.last_seq >= v.s AND l.last_seq <= v.s + $U15::bigint
+        AND l.first_seq <= v.s AND l.destination_id = v.d
+        AND EXISTS (SELECT 1 FROM jsonb_array_elements(l.delivered::jsonb) AS j(pair) WHERE (j.pair->>0)::bigint = v.s AND (j.pair->>1)::int = v.p)) AS fresh
+    FROM ui v JOIN recs rx ON rx.o = v.r
     WHERE v.k AND NOT EXISTS (SELECT 1 FROM deliveries d WHERE d.event_seq = v.s AND d.destination_id = v.d AND d.part = v.p)),`;
 const ATTEMPTS = `x AS MATERIALIZED (SELECT nextval('delivery_attempts_id_seq') AS id, recs.* FROM recs WHERE http),
   a AS (INSERT INTO delivery_attempts (id, destination_id, attempted_at, status_code, latency_ms, response_body, error_class, outcome, message, events, request)
     SELECT id, dest, at, sc, lat, body, ec, oc, msg, ev, req FROM x),`;
 const LISTING = `x AS MATERIALIZED (SELECT nextval('delivery_attempts_id_seq') AS id, recs.*, l.* FROM recs LEFT JOIN LATERAL (
       SELECT json_agg(json_build_array(nr.s, nr.p) ORDER BY nr.o)::text AS delivered, min(nr.s) AS first_seq, max(nr.s) AS last_seq,
-        min(nr.a) AS script_id FROM nr WHERE nr.r = recs.o) l ON true WHERE http),
+        min(nr.a) AS script_id FROM nr WHERE nr.r = recs.o AND nr.fresh) l ON true WHERE http),
   a AS (INSERT INTO delivery_attempts (id, destination_id, attempted_at, status_code, latency_ms, response_body, error_class, outcome, message, events, request,
       script_id, delivered, first_seq, last_seq)
     SELECT id, dest, at, sc, lat, body, ec, oc, msg, ev, req, script_id, delivered, first_seq, last_seq FROM x),`;
@@ -79,14 +88,14 @@ function recordSql(stored: boolean, unstored: boolean): string {
   ].filter(Boolean).join('\n    UNION ALL\n    ');
   const out = [
     stored ? "SELECT 'stored' AS kind, id, NULL::bigint AS event_seq, NULL AS destination_id, NULL::int AS part FROM upd" : '',
-    unstored ? "SELECT 'inserted' AS kind, id, event_seq, destination_id, part FROM ins UNION ALL SELECT 'listed', NULL, s, d, p FROM nr" : '',
+    unstored ? "SELECT 'inserted' AS kind, id, event_seq, destination_id, part FROM ins UNION ALL SELECT 'listed', NULL, s, d, p FROM nr WHERE fresh" : '',
     "SELECT 'paused' AS kind, NULL::bigint AS id, NULL::bigint AS event_seq, destination_id, NULL::int AS part FROM destination_health WHERE destination_id = ANY($H3::text[]) AND paused_at IS NOT NULL",
   ].filter(Boolean).join('\n  UNION ALL ');
   const text = [RECS, unstored ? HANDED : '', unstored ? LISTING : ATTEMPTS, stored ? STORED : '', unstored ? UNSTORED : '',
     gone === '' ? '' : `gone AS (DELETE FROM delivery_items WHERE delivery_id = ANY(ARRAY(${gone}))),`,
     links === '' ? '' : `links AS (INSERT INTO delivery_attempt_items (attempt_id, delivery_id)\n    ${links}\n    ON CONFLICT DO NOTHING),`,
     HEALTH, out].filter(Boolean).join('\n  ');
-  const base: Record<string, number> = { R: 0, S: 12, U: stored ? 19 : 12, H: (stored ? 19 : 12) + (unstored ? 14 : 0) };
+  const base: Record<string, number> = { R: 0, S: 12, U: stored ? 19 : 12, H: (stored ? 19 : 12) + (unstored ? 15 : 0) };
   return text.replace(/\$([RSUH])(\d+)/g, (_, g: string, n: string) => `$${base[g] + Number(n)}`);
 }
 
@@ -143,10 +152,10 @@ export async function recordAttemptsOn(c: pg.PoolClient, records: readonly Attem
         (x) => x.http?.errorClass ?? null, (x) => x.http?.outcome ?? null, (x) => x.message, (x) => x.updates.length,
         (x) => encodeRequest(x.http?.request)),
       ...(stored.length === 0 ? [] : columns(stored, (s) => s.u.id, (s) => s.u.status, (s) => s.u.attempts, (s) => s.u.nextAttemptAt, (s) => s.error, (s) => s.r, (s) => s.first)),
-      ...(unstored.length === 0 ? [] : columns(unstored, (s) => s.u.row!.eventSeq, (s) => s.u.row!.scriptId, (s) => s.u.row!.destinationId, (s) => s.u.row!.destinationType,
+      ...(unstored.length === 0 ? [] : [...columns(unstored, (s) => s.u.row!.eventSeq, (s) => s.u.row!.scriptId, (s) => s.u.row!.destinationId, (s) => s.u.row!.destinationType,
         (s) => s.u.row!.eventId, (s) => s.u.row!.part, (s) => s.u.row!.receivedAt,
         (s) => (s.u.status === 'delivered' ? null : JSON.stringify(s.u.row!.item)), (s) => s.u.status, (s) => s.u.attempts,
-        (s) => s.u.nextAttemptAt, (s) => s.error, (s) => s.r, (s) => s.k)),
+        (s) => s.u.nextAttemptAt, (s) => s.error, (s) => s.r, (s) => s.k), DELIVERED_SEQ_SPAN]),
       [...lastOk.keys()], [...lastOk.values()], destinations,
     ],
   });
