@@ -8,7 +8,7 @@ import type { NormalizedEvent } from '../schema/types.ts';
 import type { DeliveryStatus, StoredItem, AttemptOutcome, SentRequest, DestinationHealth, DeliveryFilter, DeliveryView, AttemptView, ReplayFilter, DestinationStats, QueueSnapshot, PurgeResult } from './delivery-views.ts';
 
 export type { DeliveryStatus, StoredItem, AttemptOutcome, SentRequest, DestinationHealth, DeliveryFilter, DeliveryView, AttemptView, ReplayFilter, DestinationStats, QueueSnapshot, PurgeResult } from './delivery-views.ts';
-export { DELIVERY_STATUSES } from './delivery-views.ts';
+export { DELIVERY_STATUSES, DERIVED_ID_BASE, derivedDeliveryId, decodeDeliveryId } from './delivery-views.ts';
 
 /** An accepted event claimed for fan-out. */
 export interface DispatchEvent {

@@ -153,7 +153,11 @@ export function truncateBytes(s: string | null, max: number): string | null {
 
 const emptyCounts = (): Record<DeliveryStatus, number> => ({ pending: 0, delivered: 0, failed: 0, dead: 0, skipped: 0 });
 
-/** Destinations with their counts by status; removed ones only while they have deliveries on record. */
+/**
+ * Destinations with their counts by status; removed ones only while they have deliveries on
+ * record. A (destination, status) may come more than once (rows, and deliveries delivered
+ * without a row: status 'delivered'): their counts add up.
+ */
 export function assembleStats(
   dests: readonly DestinationHealthRow[],
   counts: readonly { destination_id: string; status: DeliveryStatus; n: number; oldest: number | null; next_due: number | null }[],
@@ -169,7 +173,7 @@ export function assembleStats(
   for (const c of counts) {
     const s = byId.get(c.destination_id);
     if (!s) continue;
-    s.counts[c.status] = c.n;
+    s.counts[c.status] += Number(c.n);
     if (c.status === 'pending') {
       s.oldestPendingAt = c.oldest;
       s.nextDueAt = c.next_due === null ? null : Number(c.next_due);

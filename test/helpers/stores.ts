@@ -1,6 +1,8 @@
 // The store contract suites run once per store: SQLite in a temp file, PostgreSQL in a
 // database of its own (created for the suite, emptied before each test, dropped after).
 import { join } from 'node:path';
+import Database from 'better-sqlite3';
+import pg from 'pg';
 import { rmSync } from 'node:fs';
 import { openSqliteStore } from '../../src/store/sqlite/sqlite-store.ts';
 import { openPostgresStore } from '../../src/store/postgres/pg-store.ts';
@@ -19,6 +21,8 @@ export interface StoreHarness {
   close(): Promise<void>;
   /** The PostgreSQL database of the suite (postgres only). */
   readonly database: TestDatabase | undefined;
+  /** The SQLite file of the store open() gave (sqlite only). */
+  readonly file: string | undefined;
 }
 
 /** Call inside a describe: registers the suite's hooks for `kind` and returns how to open stores. */
@@ -40,6 +44,9 @@ export function storeHarness(kind: StoreKind): StoreHarness {
     get database() {
       return db;
     },
+    get file() {
+      return dir === undefined ? undefined : join(dir, 'tracklane.db');
+    },
     async open(opts = {}) {
       if (kind === 'postgres') {
         await db!.reset();
@@ -57,4 +64,15 @@ export function storeHarness(kind: StoreKind): StoreHarness {
       dir = undefined;
     },
   };
+}
+
+/** A second connection to the store `harness` opened, for a test's own counts (`SELECT count(*) AS n …`). */
+export async function rawCounter(harness: StoreHarness): Promise<{ count(sql: string): Promise<number>; close(): Promise<void> }> {
+  if (harness.database !== undefined) {
+    const raw = new pg.Client({ connectionString: harness.database.url });
+    await raw.connect();
+    return { count: async (sql) => Number((await raw.query<{ n: string }>(sql)).rows[0].n), close: () => raw.end() };
+  }
+  const raw = new Database(harness.file!);
+  return { count: async (sql) => (raw.prepare(sql).get() as { n: number }).n, close: async () => void raw.close() };
 }

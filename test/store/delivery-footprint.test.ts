@@ -98,9 +98,8 @@ for (const kind of STORE_KINDS) describe(`store (${STORE_LABEL[kind]}): what a d
       { ...record('fan#1', T0 + 1, 'success', [{ id: -1, status: 'delivered', attempts: 1, nextAttemptAt: null, row }]), http: { ...http('success', 200), request: sent } },
       { ...record('fan#1', T0 + 2, 'retryable', [{ id: -2, status: 'pending', attempts: 1, nextAttemptAt: T0 + 9, row: other }]), http: { ...http('retryable', 503), request: refused } },
     ]);
-    const list = await store.deliveries.list({ destinationId: DEST });
-    const a = list.find((d) => d.status === 'delivered')!;
-    const b = list.find((d) => d.status === 'pending')!;
+    const listed = await store.deliveries.list({ destinationId: DEST });
+    const [a, b] = ['delivered', 'pending'].map((status) => listed.find((d) => d.status === status)!);
     expect((await store.deliveries.attempts(a.id))[0].request).to.deep.equal(sent);
     expect((await store.deliveries.attempts(b.id))[0].request).to.deep.equal(refused);
     const stored = await count('SELECT length(request) AS n FROM delivery_attempts WHERE status_code = 200');

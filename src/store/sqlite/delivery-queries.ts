@@ -1,5 +1,6 @@
 // SQLite deliveries, the operator side: listing, attempts, replay, stats, the queue
 // snapshot for metrics, and the retention purges (chunked, so intake never waits long).
+// Each merges the rows with the deliveries delivered without one (delivered-queries.ts).
 import type Database from 'better-sqlite3';
 import {
   assembleStats, toAttemptView, toDeliveryView, toHealth, toPendingByDestination, type AttemptRow, type HealthRow,
@@ -8,7 +9,8 @@ import {
 import type {
   DeliveryStatus, DeliveryStore, QueueSnapshot, ReplayFilter,
 } from '../delivery-contract.ts';
-import { MAPPING_FAILED } from '../delivery-contract.ts';
+import { DERIVED_ID_BASE, MAPPING_FAILED } from '../delivery-contract.ts';
+import { LISTED_EVENT, sqliteDeliveredQueries } from './delivered-queries.ts';
 
 type Queries = Pick<DeliveryStore,
   'list' | 'attempts' | 'replay' | 'countReplayable' | 'stats' | 'health' | 'dispatchBacklog' | 'queueSnapshot' | 'purge' | 'purgeDedupKeys'>;
@@ -49,6 +51,7 @@ export function sqliteDeliveryQueries(db: Database.Database): Queries {
   const dropRow = db.prepare('DELETE FROM deliveries WHERE id = ?');
   const dropItem = db.prepare('DELETE FROM delivery_items WHERE delivery_id = ?');
   const backlog = (): number => (db.prepare('SELECT count(*) AS n FROM dispatch_queue').get() as { n: number }).n;
+  const derived = sqliteDeliveredQueries(db);
 
   /** Deletes in chunks until a chunk comes back short; returns the total. */
   function chunked(stmt: Database.Statement, ...args: unknown[]): number {
@@ -62,10 +65,14 @@ export function sqliteDeliveryQueries(db: Database.Database): Queries {
 
   return {
     async list(f) {
+      // Derived ids are above every row id: those first, then rows for the rest of the page.
+      const limit = f.limit ?? 100;
+      const first = derived.list(f, limit);
+      if (first.length >= limit || (f.id !== undefined && f.id >= DERIVED_ID_BASE)) return first;
       const where: string[] = [];
       const args: unknown[] = [];
       if (f.id !== undefined) { where.push('d.id = ?'); args.push(f.id); }
-      if (f.beforeId !== undefined) { where.push('d.id < ?'); args.push(f.beforeId); }
+      if (f.beforeId !== undefined && f.beforeId < DERIVED_ID_BASE) { where.push('d.id < ?'); args.push(f.beforeId); }
       if (f.eventRowId !== undefined) { where.push('d.event_seq = (SELECT seq FROM events WHERE id = ?)'); args.push(f.eventRowId); }
       // With an event id, its index leads: `+` keeps the planner off the account's whole index range.
       if (f.scriptId !== undefined) { where.push(f.eventId !== undefined ? '+d.script_id = ?' : 'd.script_id = ?'); args.push(f.scriptId); }
@@ -74,15 +81,16 @@ export function sqliteDeliveryQueries(db: Database.Database): Queries {
       if (f.status === 'dead' || f.status === 'failed') where.push(PROBLEMS);
       if (f.eventId !== undefined) { where.push(byEventId('d.event_seq')); args.push(f.eventId); }
       if (f.destinationId !== undefined) { where.push('d.destination_id = ?'); args.push(f.destinationId); }
-      args.push(f.limit ?? 100);
+      args.push(limit - first.length);
       const rows = db.prepare(`SELECT d.*, i.item, (h.paused_at IS NOT NULL) AS paused FROM deliveries d
         LEFT JOIN delivery_items i ON i.delivery_id = d.id
         LEFT JOIN destination_health h ON h.destination_id = d.destination_id
         ${where.length > 0 ? `WHERE ${where.join(' AND ')}` : ''} ORDER BY d.id DESC LIMIT ?`).all(...args) as ViewRow[];
-      return rows.map(toDeliveryView);
+      return [...first, ...rows.map(toDeliveryView)];
     },
 
     async attempts(deliveryId) {
+      if (deliveryId >= DERIVED_ID_BASE) return derived.attempts(deliveryId);
       return attempts.all(deliveryId, deliveryId).map(toAttemptView);
     },
 
@@ -103,15 +111,17 @@ export function sqliteDeliveryQueries(db: Database.Database): Queries {
           dropRow.run(r.id);
           dropItem.run(r.id);
         }
-        // The oldest `limit` matching rows were those requeued and the oldest limit - requeued of the rest.
-        return requeued.length + update(f.limit === undefined ? undefined : f.limit - requeued.length).run(now, now, ...args).changes;
+        // The oldest `limit` matching rows were those requeued and the oldest limit - requeued of the rest;
+        // then deliveries delivered without a row (ids above every row's), each given a row.
+        const rows = requeued.length + update(f.limit === undefined ? undefined : f.limit - requeued.length).run(now, now, ...args).changes;
+        return rows + derived.replay(f, now, f.limit === undefined ? undefined : f.limit - rows);
       }).immediate();
     },
 
     async countReplayable(f) {
       if (f.statuses.length === 0) return 0;
       const { sql, args } = replayable(f);
-      return (db.prepare(`SELECT count(*) AS n FROM deliveries WHERE ${sql}`).get(...args) as { n: number }).n;
+      return (db.prepare(`SELECT count(*) AS n FROM deliveries WHERE ${sql}`).get(...args) as { n: number }).n + derived.countReplayable(f);
     },
 
     async stats(scriptId) {
@@ -126,7 +136,7 @@ export function sqliteDeliveryQueries(db: Database.Database): Queries {
         FROM destinations d LEFT JOIN destination_health h ON h.destination_id = d.id
         ${scriptId === undefined ? '' : 'WHERE d.script_id = ?'} ORDER BY d.script_id, d.created_at, d.id`).all(...args) as
         (HealthRow & { id: string; script_id: string; type: string; name: string; enabled: number; removed_at: number | null })[];
-      return assembleStats(dests, counts);
+      return assembleStats(dests, [...counts, ...derived.counts(scriptId)]);
     },
 
     async health(destinationId) {
@@ -168,6 +178,8 @@ export function sqliteDeliveryQueries(db: Database.Database): Queries {
         return r?.id ?? (max.id ?? 0) + 1;
       };
       const attemptEdge = edge('delivery_attempts', 'attempted_at');
+      // The deliveries delivered without a row go with the attempts that list them.
+      const listed = derived.purgedWith(attemptEdge);
       const attempts = chunked(db.prepare(`DELETE FROM delivery_attempts WHERE id IN
         (SELECT id FROM delivery_attempts WHERE id < ? LIMIT ?)`), attemptEdge);
       chunked(db.prepare(`DELETE FROM delivery_attempt_items WHERE (attempt_id, delivery_id) IN
@@ -181,8 +193,8 @@ export function sqliteDeliveryQueries(db: Database.Database): Queries {
       const deliveries = chunked(db.prepare(`DELETE FROM deliveries WHERE id IN (${finished})`), deliveryEdge, before);
       const events = chunked(db.prepare(`DELETE FROM events WHERE seq IN (SELECT seq FROM events e WHERE seq < ?
         AND NOT EXISTS (SELECT 1 FROM deliveries d WHERE d.event_seq = e.seq)
-        AND NOT EXISTS (SELECT 1 FROM dispatch_queue q WHERE q.event_seq = e.seq) LIMIT ?)`), edge('events', 'received_at'));
-      return { events, deliveries, attempts };
+        AND NOT EXISTS (SELECT 1 FROM dispatch_queue q WHERE q.event_seq = e.seq) AND NOT ${LISTED_EVENT} LIMIT ?)`), edge('events', 'received_at'));
+      return { events, deliveries: deliveries + listed, attempts };
     },
 
     async purgeDedupKeys(before) {

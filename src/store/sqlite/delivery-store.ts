@@ -4,9 +4,9 @@
 // Bookkeeping commits without the per-commit fsync (relaxed-commit.ts).
 import type Database from 'better-sqlite3';
 import { MAX_RESPONSE_BYTES } from '../delivery-contract.ts';
-import { encodeRequest, toClaimed, truncateBytes, type ClaimRow } from '../delivery-rows.ts';
+import { encodeRequest, keepDelivered, toClaimed, truncateBytes, type ClaimRow, type DeliveredPair } from '../delivery-rows.ts';
 import type {
-  ActiveDestination, AttemptRecord, DeliveryStore, RecordResult, UnstoredRow,
+  ActiveDestination, AttemptRecord, DeliveryStore, DeliveryUpdate, RecordResult, UnstoredRow,
 } from '../delivery-contract.ts';
 import { sqliteDeliveryQueries } from './delivery-queries.ts';
 import { sqliteDeliveryMaintenance } from './delivery-maintenance.ts';
@@ -56,8 +56,13 @@ export function sqliteDeliveryStore(db: Database.Database): DeliveryStore {
     lease: db.prepare('UPDATE deliveries SET lease_owner = ?, lease_until = ?, next_attempt_at = ? WHERE id = ?'),
     nextDue: db.prepare<[string], { t: number | null }>(
       "SELECT min(next_attempt_at) AS t FROM deliveries WHERE destination_id = ? AND status = 'pending'"),
+    // ..., and what it delivered that has no row: account, [event_seq, part] pairs, their seq range (migration 20).
     insertAttempt: db.prepare(`INSERT INTO delivery_attempts (destination_id, attempted_at, status_code, latency_ms,
-        response_body, error_class, outcome, message, events, request) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`),
+        response_body, error_class, outcome, message, events, request, script_id, delivered, first_seq, last_seq)
+      VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`),
+    // Whether a handed-off delivery has a row (stored in flight, or by a fan-out of its event again).
+    hasRow: db.prepare<[number, string, number], { x: number }>(
+      'SELECT 1 AS x FROM deliveries WHERE event_seq = ? AND destination_id = ? AND part = ?'),
     linkAttempt: db.prepare('INSERT OR IGNORE INTO delivery_attempt_items (attempt_id, delivery_id) VALUES (?, ?)'),
     // Positional: status, attempts, next, http (0/1), status code, error, now, delivered at (null unless delivered), attempt, id, claim.
     update: db.prepare<unknown[], { attempt_id: number | null }>(`UPDATE deliveries SET status = ?, attempts = ?, next_attempt_at = ?,
@@ -102,6 +107,23 @@ export function sqliteDeliveryStore(db: Database.Database): DeliveryStore {
     return rows;
   });
 
+  /**
+   * The handed-off deliveries a record's attempt delivered by itself that have no row: the
+   * attempt lists them (`delivered`) instead of a row each, as far as keepDelivered keeps them
+   * (added to `listed`); the others get rows as before.
+   */
+  function deliveredWithoutRow(rec: AttemptRecord, listed: Set<DeliveryUpdate>) {
+    const candidates: DeliveryUpdate[] = [];
+    for (const u of rec.updates) {
+      const r = u.row;
+      if (r !== undefined && u.status === 'delivered' && u.attempts === 1 && q.hasRow.get(r.eventSeq, r.destinationId, r.part) === undefined) candidates.push(u);
+    }
+    if (candidates.length === 0) return { scriptId: null, delivered: null, firstSeq: null, lastSeq: null };
+    const kept = keepDelivered(candidates.map((u): DeliveredPair => [u.row!.eventSeq, u.row!.part]));
+    candidates.forEach((u, i) => { if (kept.keep[i]) listed.add(u); });
+    return { scriptId: candidates[0].row!.scriptId, delivered: JSON.stringify(kept.delivered), firstSeq: kept.firstSeq, lastSeq: kept.lastSeq };
+  }
+
   const recordTx = db.transaction((records: readonly AttemptRecord[]): RecordResult[] => {
     const results: RecordResult[] = [];
     // A run of successes for one destination needs only its last health write, and its pause
@@ -121,10 +143,12 @@ export function sqliteDeliveryStore(db: Database.Database): DeliveryStore {
     for (const rec of records) {
       const { http } = rec;
       let attempt: number | bigint | null = null;
+      const listed = new Set<DeliveryUpdate>();
       if (http !== null) {
+        const { scriptId, delivered, firstSeq, lastSeq } = deliveredWithoutRow(rec, listed);
         const attemptId = q.insertAttempt.run(rec.destinationId, rec.at, http.statusCode, Math.round(http.latencyMs),
           truncateBytes(http.responseBody, MAX_RESPONSE_BYTES), http.errorClass, http.outcome, rec.message, rec.updates.length,
-          encodeRequest(http.request)).lastInsertRowid;
+          encodeRequest(http.request), scriptId, delivered, firstSeq, lastSeq).lastInsertRowid;
         attempt = attemptId;
       }
       const applied: number[] = [];
@@ -132,6 +156,10 @@ export function sqliteDeliveryStore(db: Database.Database): DeliveryStore {
       for (const u of rec.updates) {
         const delivered = u.status === 'delivered';
         const r = u.row;
+        if (listed.has(u)) {
+          applied.push(u.id); // delivered by this attempt, no row: the attempt lists it
+          continue;
+        }
         if (r !== undefined) {
           const row = q.insertRecorded.get(r.eventSeq, r.scriptId, r.destinationId, r.destinationType, r.eventId, r.part,
             u.status, u.attempts, u.nextAttemptAt, http?.statusCode ?? null,

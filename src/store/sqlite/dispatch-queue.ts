@@ -1,5 +1,6 @@
 // SQLite's dispatch queue, the fan-out's side of delivery: accepted events claimed under a
-// lease (with the rows an earlier, unfinished fan-out stored for them), a fan-out's rows
+// lease (with what an earlier, unfinished fan-out settled for them: its rows, and the pairs
+// attempts delivered without a row, delivered-queries.ts), a fan-out's rows
 // committed with each event leaving the queue (or staying, leased, for its handoffs, or held),
 // and events removed once their handed-off deliveries all have rows. The lanes' side (claims,
 // attempt records, handed-off rows): delivery-store.ts.
@@ -7,6 +8,7 @@ import type Database from 'better-sqlite3';
 import { partKey, type DeliveryStore, type DispatchEvent, type FanOutCommit } from '../delivery-contract.ts';
 import { toEventRecord, type SeqEventRow as EventRow } from '../event-rows.ts';
 import type { relaxedCommit } from './relaxed-commit.ts';
+import { deliveredSeq } from './delivered-queries.ts';
 
 /**
  * Delivery rows a fan-out commits per transaction at most (whole events). A transaction holds
@@ -42,8 +44,10 @@ export function sqliteDispatchQueue(
     // claim, lease end, claims to add (0: the claim's own retake), seq.
     leaseEvent: db.prepare('UPDATE dispatch_queue SET lease_owner = ?, lease_until = ?, map_claims = map_claims + ? WHERE event_seq = ?'),
     // The rows an earlier, unfinished fan-out of the event stored (none for an event fanned out the first time).
-    storedParts: db.prepare<[number], { destination_id: string; part: number }>(
-      'SELECT destination_id, part FROM deliveries WHERE event_seq = ? AND part IS NOT NULL'),
+    // and those its handed-off deliveries' attempts delivered without a row (migration 20).
+    storedParts: db.prepare<{ seq: number }, { destination_id: string; part: number }>(
+      `SELECT destination_id, part FROM deliveries WHERE event_seq = @seq AND part IS NOT NULL
+       UNION ALL SELECT a.destination_id, j.value ->> 1 FROM delivery_attempts a, json_each(a.delivered) j WHERE ${deliveredSeq('@seq')}`),
     // An event staying queued for its handoffs: its mapping finished.
     stillLeased: db.prepare('UPDATE dispatch_queue SET map_claims = 0 WHERE event_seq = ? AND lease_owner = ?'),
     dropQueued: db.prepare('DELETE FROM dispatch_queue WHERE event_seq = ?'),
@@ -74,7 +78,7 @@ export function sqliteDispatchQueue(
       q.leaseEvent.run(claimId, now + leaseMs, retake ? 0 : 1, seq);
       const held = row.queued_held_for;
       const e: DispatchEvent = held === null ? { seq, event: toEventRecord(row) } : { seq, event: toEventRecord(row), heldFor: JSON.parse(held) as string[] };
-      const parts = q.storedParts.all(seq);
+      const parts = q.storedParts.all({ seq });
       if (parts.length > 0) e.stored = new Set(parts.map((p) => partKey(p.destination_id, p.part)));
       if (interrupted > 0) e.interrupted = interrupted;
       out.push(e);
