@@ -194,6 +194,15 @@ for (const kind of STORE_KINDS) describe(`store (${STORE_LABEL[kind]}): a delive
     expect([...(again.stored ?? [])], 'not mapped or sent again').to.deep.equal([partKey(HOOK, 0)]);
   });
 
+  it('two processes that both delivered it (the event fanned out again meanwhile): listed once, the later record not applied', async () => {
+    const [row] = (await handedOff('ACCT0001', ['L-1'], [HOOK], 'fan#1')).get(HOOK)!;
+    const [first] = await store.deliveries.recordAttempts([delivered('fan#2', HOOK, T0 + 1, [row])]);
+    const [late] = await store.deliveries.recordAttempts([delivered('fan#1', HOOK, T0 + 2, [row])]);
+    expect([first.applied.length, late.applied.length]).to.deep.equal([1, 0]);
+    expect((await store.deliveries.list({})).map((d) => [d.eventId, d.deliveredAt! - T0])).to.deep.equal([['L-1', 1]]);
+    expect(await count('SELECT count(*) AS n FROM deliveries'), 'and no row').to.equal(0);
+  });
+
   it('a delivery stored while in flight keeps its row, updated as before; its attempt lists nothing', async () => {
     const [row, other] = (await handedOff('ACCT0001', ['L-1', 'L-2'], [HOOK], 'fan#1')).get(HOOK)!;
     const [id] = await store.deliveries.storeHandoffs([row], T0 + 1, { claimId: 'fan#1', leaseUntil: T0 + 60_000 });

@@ -139,12 +139,12 @@ const MIGRATIONS: { version: number; sql: string }[] = [
   {
     // A delivery delivered by its first attempt has no row (as SQLite's migration 20,
     // docs/delivered-without-row.md): the attempt lists it, [event_seq, part] pairs in
-    // `delivered` (JSON text), with its account and the pairs' seq range, indexed by the
-    // range's end (which attempts delivered an event) and by account (listings).
+    // `delivered` (JSON text), with its account and the pairs' seq range, indexed by destination
+    // and the range's end (which attempts delivered an event) and by account (listings).
     version: 13,
     sql: `ALTER TABLE delivery_attempts ADD COLUMN script_id TEXT, ADD COLUMN delivered TEXT,
         ADD COLUMN first_seq BIGINT, ADD COLUMN last_seq BIGINT;
-      CREATE INDEX delivery_attempts_delivered_seq ON delivery_attempts(last_seq) WHERE delivered IS NOT NULL;
+      CREATE INDEX delivery_attempts_delivered_seq ON delivery_attempts(destination_id, last_seq) WHERE delivered IS NOT NULL;
       CREATE INDEX delivery_attempts_delivered_account ON delivery_attempts(script_id, id) WHERE delivered IS NOT NULL;`,
   },
 ];

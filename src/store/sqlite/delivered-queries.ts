@@ -10,12 +10,18 @@ import {
 import { toAttemptView, toDerivedView, type AttemptRow, type DerivedRow } from '../delivery-rows.ts';
 
 /**
- * The pairs `j` (json_each over `a.delivered`) of the attempts `a` that delivered event seq
- * `seq` (an SQL expression), through delivery_attempts_delivered_seq: a short range of last_seq.
+ * The attempts `a` to destination `destination` that may list an event seq from `lo` to `hi`
+ * (SQL expressions), through delivery_attempts_delivered_seq: a short range of last_seq.
  */
-export const deliveredSeq = (seq: string): string => `a.delivered IS NOT NULL
-  AND a.last_seq BETWEEN ${seq} AND ${seq} + ${DELIVERED_SEQ_SPAN} AND a.first_seq <= ${seq}
-  AND j.type = 'array' AND j.value ->> 0 = ${seq}`;
+export const mayList = (lo: string, hi: string, destination: string): string => `a.destination_id = ${destination}
+  AND a.delivered IS NOT NULL AND a.last_seq BETWEEN ${lo} AND ${hi} + ${DELIVERED_SEQ_SPAN} AND a.first_seq <= ${hi}`;
+
+/**
+ * The pairs `j` (json_each over `a.delivered`) of event seq `seq` that attempts `a` to
+ * `destination` list. An event's destinations are its account's (`destinations dd`).
+ */
+export const deliveredSeq = (seq: string, destination: string): string =>
+  `${mayList(seq, seq, destination)} AND j.type = 'array' AND j.value ->> 0 = ${seq}`;
 
 /** Non-null pairs of an attempt's `delivered` (the fast path: none was set to null). */
 const PAIRS = `CASE WHEN instr(a.delivered, 'null') = 0 THEN json_array_length(a.delivered)
@@ -24,8 +30,11 @@ const PAIRS = `CASE WHEN instr(a.delivered, 'null') = 0 THEN json_array_length(a
 const SELECT = `SELECT a.id AS attempt_id, j.key AS idx, j.value ->> 0 AS event_seq, j.value ->> 1 AS part, a.script_id,
     a.destination_id, dst.type AS destination_type, e.event_id, e.received_at, a.attempted_at, a.status_code,
     (h.paused_at IS NOT NULL) AS paused`;
-/** The pairs with their attempts, events and destinations; `s`: the events of an event id or row id lead (CROSS JOIN keeps that order). */
-const from = (events: boolean) => `FROM ${events ? 'events s CROSS JOIN ' : ''}delivery_attempts a JOIN json_each(a.delivered) j
+/**
+ * The pairs with their attempts, events and destinations; `s`: the events of an event id or row
+ * id lead, with their account's destinations `dd` (CROSS JOIN keeps that order).
+ */
+const from = (events: boolean) => `FROM ${events ? 'events s JOIN destinations dd ON dd.script_id = s.script_id CROSS JOIN ' : ''}delivery_attempts a JOIN json_each(a.delivered) j
     LEFT JOIN events e ON e.seq = j.value ->> 0
     LEFT JOIN destinations dst ON dst.id = a.destination_id
     LEFT JOIN destination_health h ON h.destination_id = a.destination_id`;
@@ -48,7 +57,7 @@ function scope(f: { id?: number; scriptId?: string; destinationId?: string; even
   if (f.eventRowId !== undefined) { where.push('s.seq = (SELECT seq FROM events WHERE id = ?)'); args.push(f.eventRowId); }
   if (f.eventId !== undefined) { where.push('s.event_id = ?'); args.push(f.eventId); }
   const events = f.eventRowId !== undefined || f.eventId !== undefined;
-  if (events) where.push(deliveredSeq('s.seq'));
+  if (events) where.push(deliveredSeq('s.seq', 'dd.id'));
   return { where, args, from: from(events) };
 }
 
@@ -133,4 +142,5 @@ export function sqliteDeliveredQueries(db: Database.Database) {
 }
 
 /** An event `e` some kept attempt lists as delivered: it stays, as a delivered row kept it (the purge's condition). */
-export const LISTED_EVENT = `EXISTS (SELECT 1 FROM delivery_attempts a, json_each(a.delivered) j WHERE ${deliveredSeq('e.seq')})`;
+export const LISTED_EVENT = `EXISTS (SELECT 1 FROM destinations dd CROSS JOIN delivery_attempts a, json_each(a.delivered) j
+  WHERE dd.script_id = e.script_id AND ${deliveredSeq('e.seq', 'dd.id')})`;

@@ -11,6 +11,7 @@ import type {
 import { sqliteDeliveryQueries } from './delivery-queries.ts';
 import { sqliteDeliveryMaintenance } from './delivery-maintenance.ts';
 import { relaxedCommit } from './relaxed-commit.ts';
+import { mayList } from './delivered-queries.ts';
 import { PUT_ITEM_SQL, sqliteDispatchQueue } from './dispatch-queue.ts';
 
 export { FAN_OUT_ROWS_PER_COMMIT } from './dispatch-queue.ts';
@@ -63,6 +64,9 @@ export function sqliteDeliveryStore(db: Database.Database): DeliveryStore {
     // Whether a handed-off delivery has a row (stored in flight, or by a fan-out of its event again).
     hasRow: db.prepare<[number, string, number], { x: number }>(
       'SELECT 1 AS x FROM deliveries WHERE event_seq = ? AND destination_id = ? AND part = ?'),
+    // What other attempts to the destination list among seqs min..max (a fan-out of the event again sent it too): destination, min, max.
+    listedBy: db.prepare<{ destination: string; min: number; max: number }, { delivered: string }>(
+      `SELECT a.delivered FROM delivery_attempts a WHERE ${mayList('@min', '@max', '@destination')}`),
     linkAttempt: db.prepare('INSERT OR IGNORE INTO delivery_attempt_items (attempt_id, delivery_id) VALUES (?, ?)'),
     // Positional: status, attempts, next, http (0/1), status code, error, now, delivered at (null unless delivered), attempt, id, claim.
     update: db.prepare<unknown[], { attempt_id: number | null }>(`UPDATE deliveries SET status = ?, attempts = ?, next_attempt_at = ?,
@@ -110,13 +114,23 @@ export function sqliteDeliveryStore(db: Database.Database): DeliveryStore {
   /**
    * The handed-off deliveries a record's attempt delivered by itself that have no row: the
    * attempt lists them (`delivered`) instead of a row each, as far as keepDelivered keeps them
-   * (added to `listed`); the others get rows as before.
+   * (added to `listed`); the others get rows as before. One another attempt lists already (its
+   * event was fanned out again meanwhile) is another holder's, as a row would be (`taken`).
    */
-  function deliveredWithoutRow(rec: AttemptRecord, listed: Set<DeliveryUpdate>) {
-    const candidates: DeliveryUpdate[] = [];
+  function deliveredWithoutRow(rec: AttemptRecord, listed: Set<DeliveryUpdate>, taken: Set<DeliveryUpdate>) {
+    let candidates: DeliveryUpdate[] = [];
     for (const u of rec.updates) {
       const r = u.row;
       if (r !== undefined && u.status === 'delivered' && u.attempts === 1 && q.hasRow.get(r.eventSeq, r.destinationId, r.part) === undefined) candidates.push(u);
+    }
+    if (candidates.length > 0) {
+      const seqs = candidates.map((u) => u.row!.eventSeq);
+      const others = q.listedBy.all({ destination: rec.destinationId, min: Math.min(...seqs), max: Math.max(...seqs) });
+      if (others.length > 0) {
+        const pairs = new Set(others.flatMap((o) => (JSON.parse(o.delivered) as (DeliveredPair | null)[]).map((p) => (p === null ? '' : `${p[0]}#${p[1]}`))));
+        for (const u of candidates) if (pairs.has(`${u.row!.eventSeq}#${u.row!.part}`)) taken.add(u);
+        candidates = candidates.filter((u) => !taken.has(u));
+      }
     }
     if (candidates.length === 0) return { scriptId: null, delivered: null, firstSeq: null, lastSeq: null };
     const kept = keepDelivered(candidates.map((u): DeliveredPair => [u.row!.eventSeq, u.row!.part]));
@@ -144,8 +158,9 @@ export function sqliteDeliveryStore(db: Database.Database): DeliveryStore {
       const { http } = rec;
       let attempt: number | bigint | null = null;
       const listed = new Set<DeliveryUpdate>();
+      const taken = new Set<DeliveryUpdate>();
       if (http !== null) {
-        const { scriptId, delivered, firstSeq, lastSeq } = deliveredWithoutRow(rec, listed);
+        const { scriptId, delivered, firstSeq, lastSeq } = deliveredWithoutRow(rec, listed, taken);
         const attemptId = q.insertAttempt.run(rec.destinationId, rec.at, http.statusCode, Math.round(http.latencyMs),
           truncateBytes(http.responseBody, MAX_RESPONSE_BYTES), http.errorClass, http.outcome, rec.message, rec.updates.length,
           encodeRequest(http.request), scriptId, delivered, firstSeq, lastSeq).lastInsertRowid;
@@ -160,6 +175,7 @@ export function sqliteDeliveryStore(db: Database.Database): DeliveryStore {
           applied.push(u.id); // delivered by this attempt, no row: the attempt lists it
           continue;
         }
+        if (taken.has(u)) continue; // another attempt lists it (the event was fanned out again)
         if (r !== undefined) {
           const row = q.insertRecorded.get(r.eventSeq, r.scriptId, r.destinationId, r.destinationType, r.eventId, r.part,
             u.status, u.attempts, u.nextAttemptAt, http?.statusCode ?? null,

@@ -45,9 +45,10 @@ export function sqliteDispatchQueue(
     leaseEvent: db.prepare('UPDATE dispatch_queue SET lease_owner = ?, lease_until = ?, map_claims = map_claims + ? WHERE event_seq = ?'),
     // The rows an earlier, unfinished fan-out of the event stored (none for an event fanned out the first time).
     // and those its handed-off deliveries' attempts delivered without a row (migration 20).
-    storedParts: db.prepare<{ seq: number }, { destination_id: string; part: number }>(
+    storedParts: db.prepare<{ seq: number; script: string }, { destination_id: string; part: number }>(
       `SELECT destination_id, part FROM deliveries WHERE event_seq = @seq AND part IS NOT NULL
-       UNION ALL SELECT a.destination_id, j.value ->> 1 FROM delivery_attempts a, json_each(a.delivered) j WHERE ${deliveredSeq('@seq')}`),
+       UNION ALL SELECT a.destination_id, j.value ->> 1 FROM destinations dd CROSS JOIN delivery_attempts a, json_each(a.delivered) j
+         WHERE dd.script_id = @script AND ${deliveredSeq('@seq', 'dd.id')}`),
     // An event staying queued for its handoffs: its mapping finished.
     stillLeased: db.prepare('UPDATE dispatch_queue SET map_claims = 0 WHERE event_seq = ? AND lease_owner = ?'),
     dropQueued: db.prepare('DELETE FROM dispatch_queue WHERE event_seq = ?'),
@@ -78,7 +79,7 @@ export function sqliteDispatchQueue(
       q.leaseEvent.run(claimId, now + leaseMs, retake ? 0 : 1, seq);
       const held = row.queued_held_for;
       const e: DispatchEvent = held === null ? { seq, event: toEventRecord(row) } : { seq, event: toEventRecord(row), heldFor: JSON.parse(held) as string[] };
-      const parts = q.storedParts.all({ seq });
+      const parts = q.storedParts.all({ seq, script: row.script_id });
       if (parts.length > 0) e.stored = new Set(parts.map((p) => partKey(p.destination_id, p.part)));
       if (interrupted > 0) e.interrupted = interrupted;
       out.push(e);
