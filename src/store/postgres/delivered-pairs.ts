@@ -18,12 +18,15 @@ const PAIRS = `delivery_attempts a CROSS JOIN LATERAL jsonb_array_elements(a.del
 const LISTED = `a.delivered IS NOT NULL AND p.v <> 'null'::jsonb`;
 
 /**
- * The attempts that delivered the events `events` (a query of their seqs) names, by the index on
- * last_seq (an attempt lists seqs at most DELIVERED_SEQ_SPAN below its last), and the pairs of those seqs.
+ * The attempts that delivered the events matching `events` (a condition on events), found through
+ * each destination of the event's account by delivery_attempts_delivered_seq (an attempt lists seqs
+ * at most DELIVERED_SEQ_SPAN below its last), and the pairs of those events.
  */
-const ofEvents = (events: string): string => `a.id IN (SELECT x.id FROM (${events}) ev(seq) JOIN delivery_attempts x ON x.delivered IS NOT NULL
-    AND x.last_seq >= ev.seq AND x.last_seq <= ev.seq + ${DELIVERED_SEQ_SPAN} AND x.first_seq <= ev.seq)
-  AND (p.v->>0)::bigint IN (${events})`;
+const ofEvents = (events: string): string => `a.id IN (SELECT x.id FROM events ev JOIN destinations dd ON dd.script_id = ev.script_id
+    JOIN delivery_attempts x ON x.destination_id = dd.id AND x.delivered IS NOT NULL
+      AND x.last_seq >= ev.seq AND x.last_seq <= ev.seq + ${DELIVERED_SEQ_SPAN} AND x.first_seq <= ev.seq
+    WHERE ev.${events})
+  AND (p.v->>0)::bigint IN (SELECT seq FROM events WHERE ${events})`;
 
 /**
  * The conditions on `a` and `p` for `f`, its values appended to `args`; null when no derived
@@ -43,8 +46,8 @@ function pairConditions(f: PairFilter, args: unknown[]): string[] | null {
   }
   if (f.scriptId !== undefined) add((n) => `a.script_id = $${n}`, f.scriptId);
   if (f.destinationId !== undefined) add((n) => `a.destination_id = $${n}`, f.destinationId);
-  if (f.eventId !== undefined) add((n) => ofEvents(`SELECT seq FROM events WHERE event_id = $${n}`), f.eventId);
-  if (f.eventRowId !== undefined) add((n) => ofEvents(`SELECT seq FROM events WHERE id = $${n}`), f.eventRowId);
+  if (f.eventId !== undefined) add((n) => ofEvents(`event_id = $${n}`), f.eventId);
+  if (f.eventRowId !== undefined) add((n) => ofEvents(`id = $${n}`), f.eventRowId);
   if (f.since !== undefined) add((n) => `a.attempted_at >= $${n}`, f.since);
   return parts;
 }
@@ -138,6 +141,7 @@ export async function purgeAttemptChunk(pool: pg.Pool, edge: number, chunk: numb
 }
 
 /** The condition keeping an event `e` an attempt still lists (as a delivered row kept it). */
-export const listedByAttempt = `EXISTS (SELECT 1 FROM delivery_attempts a WHERE a.delivered IS NOT NULL
+export const listedByAttempt = `EXISTS (SELECT 1 FROM delivery_attempts a WHERE a.destination_id IN (SELECT id FROM destinations WHERE script_id = e.script_id)
+    AND a.delivered IS NOT NULL
     AND a.last_seq >= e.seq AND a.last_seq <= e.seq + ${DELIVERED_SEQ_SPAN} AND a.first_seq <= e.seq
     AND EXISTS (SELECT 1 FROM jsonb_array_elements(a.delivered::jsonb) AS q(v) WHERE (q.v->>0)::bigint = e.seq))`;

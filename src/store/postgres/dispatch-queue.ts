@@ -14,14 +14,15 @@ import { toPgEvent, type PgEventRow } from './rows.ts';
 const relaxed = { relaxed: true };
 
 /**
- * The deliveries of events $1 (seqs $2..$3) an earlier fan-out settled: their rows, and the pairs
- * attempts list as delivered without one (delivery_attempts_delivered_seq: an attempt lists seqs at
- * most $4 below its last one), a replayed pair (null) aside.
+ * The deliveries of events $1 (seqs $2..$3, of accounts $5) an earlier fan-out settled: their rows,
+ * and the pairs attempts list as delivered without one (delivery_attempts_delivered_seq, for each
+ * destination of those accounts: an attempt lists seqs at most $4 below its last), a replayed pair (null) aside.
  */
 const SETTLED = `SELECT event_seq, destination_id, part FROM deliveries WHERE event_seq = ANY($1::bigint[]) AND part IS NOT NULL
   UNION ALL
   SELECT (p.v->>0)::bigint, a.destination_id, (p.v->>1)::int FROM delivery_attempts a CROSS JOIN LATERAL jsonb_array_elements(a.delivered::jsonb) AS p(v)
-  WHERE a.delivered IS NOT NULL AND a.last_seq >= $2 AND a.last_seq <= $3::bigint + $4 AND a.first_seq <= $3
+  WHERE a.destination_id IN (SELECT id FROM destinations WHERE script_id = ANY($5::text[]))
+    AND a.delivered IS NOT NULL AND a.last_seq >= $2 AND a.last_seq <= $3::bigint + $4 AND a.first_seq <= $3
     AND p.v <> 'null'::jsonb AND (p.v->>0)::bigint = ANY($1::bigint[])`;
 
 /** A fan-out result with deliveries handed straight to a lane: its event stays queued until they have rows. */
@@ -61,12 +62,12 @@ export function pgDispatchQueue(pool: pg.Pool): Pick<DeliveryStore, 'claimEvents
         // Queue rows whose event was purged: nothing left to deliver.
         await c.query(`DELETE FROM dispatch_queue q WHERE q.lease_owner = $1 AND NOT EXISTS (SELECT 1 FROM events e WHERE e.seq = q.event_seq)`, [claimId]);
         // What an earlier, unfinished fan-out of these events settled (nothing for events fanned out the first time), in one
-        // query for the batch: their rows, and the pairs attempts delivered with none (by the attempts' seq range).
+        // query for the batch: their rows, and the pairs attempts delivered with none (by destination and seq range).
         const stored = new Map<number, Set<string>>();
         if (rows.length > 0) {
           const seqs = rows.map((r) => Number(r.seq));
           const { rows: parts } = await c.query<{ event_seq: number; destination_id: string; part: number }>({ name: 'tl_claim_stored', text: SETTLED,
-            values: [seqs, Math.min(...seqs), Math.max(...seqs), DELIVERED_SEQ_SPAN] });
+            values: [seqs, Math.min(...seqs), Math.max(...seqs), DELIVERED_SEQ_SPAN, [...new Set(rows.map((r) => r.script_id))]] });
           for (const p of parts) {
             let set = stored.get(p.event_seq);
             if (set === undefined) stored.set(p.event_seq, (set = new Set()));

@@ -22,10 +22,10 @@ import { DELIVERED_SEQ_SPAN } from '../delivery-views.ts';
  * their items, links, and the health of destinations that only succeeded. A handed-off delivery
  * its first attempt delivered (`k`: within what an attempt may list) that has no row (nr, as the
  * statement's snapshot shows it) gets none: its attempt lists it (`delivered`, with the first
- * and last seq listed and the account), unless another attempt lists it already (`fresh` false:
- * its event was fanned out again, by another process, and sent again; the record is fenced as
- * by a row another claim holds). Looked up only when the event is no longer leased to this
- * process (claim ids are `owner#…`): while it is, no other fan-out can have sent it. A batch without stored rows (the usual: every delivery
+ * and last seq listed and the account), unless another attempt to its destination lists it
+ * already (`fresh` false: its event was fanned out again meanwhile and sent again; the record is
+ * fenced as by a row another claim holds). That look-up is a short range of
+ * delivery_attempts_delivered_seq: the destination's attempts listing seqs from this one on. A batch without stored rows (the usual: every delivery
  * handed off) or without handed-off ones leaves their parts out: the executor starts every part
  * of a statement, empty or not.
  */
@@ -35,11 +35,10 @@ const RECS = `WITH recs AS (
 const HANDED = `ui AS (SELECT * FROM unnest($U1::bigint[], $U2::text[], $U3::text[], $U4::text[], $U5::text[], $U6::int[], $U7::bigint[], $U8::text[], $U9::text[],
       $U10::int[], $U11::bigint[], $U12::text[], $U13::int[], $U14::boolean[]) WITH ORDINALITY AS v(s, a, d, t, e, p, rc, i, st, n, nx, err, r, k, o)),
   nr AS MATERIALIZED (SELECT v.s, v.a, v.d, v.p, v.r, v.o,
-      EXISTS (SELECT 1 FROM dispatch_queue q WHERE q.event_seq = v.s AND split_part(q.lease_owner, '#', 1) = split_part(rx.claim, '#', 1))
-      OR NOT EXISTS (SELECT 1 FROM delivery_attempts l WHERE l.delivered IS NOT NULL AND l.last_seq >= v.s AND l.last_seq <= v.s + $U15::bigint
+      NOT EXISTS (SELECT 1 FROM delivery_attempts l WHERE l.delivered IS NOT NULL AND l.last_seq >= v.s AND l.last_seq <= v.s + $U15::bigint
         AND l.first_seq <= v.s AND l.destination_id = v.d
         AND EXISTS (SELECT 1 FROM jsonb_array_elements(l.delivered::jsonb) AS j(pair) WHERE (j.pair->>0)::bigint = v.s AND (j.pair->>1)::int = v.p)) AS fresh
-    FROM ui v JOIN recs rx ON rx.o = v.r
+    FROM ui v
     WHERE v.k AND NOT EXISTS (SELECT 1 FROM deliveries d WHERE d.event_seq = v.s AND d.destination_id = v.d AND d.part = v.p)),`;
 const ATTEMPTS = `x AS MATERIALIZED (SELECT nextval('delivery_attempts_id_seq') AS id, recs.* FROM recs WHERE http),
   a AS (INSERT INTO delivery_attempts (id, destination_id, attempted_at, status_code, latency_ms, response_body, error_class, outcome, message, events, request)
