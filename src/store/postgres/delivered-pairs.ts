@@ -20,11 +20,13 @@ const LISTED = `a.delivered IS NOT NULL AND p.v <> 'null'::jsonb`;
 /**
  * The attempts that delivered the events matching `events` (a condition on events), found through
  * each destination of the event's account by delivery_attempts_delivered_seq (an attempt lists seqs
- * at most DELIVERED_SEQ_SPAN below its last), and the pairs of those events.
+ * at most DELIVERED_SEQ_SPAN below its last), and the pairs of those events. OFFSET 0 keeps the
+ * lateral look-up a scan per destination and event, with the seq range in its index condition
+ * (flattened, the planner read every listing attempt of the destination and filtered).
  */
 const ofEvents = (events: string): string => `a.id IN (SELECT x.id FROM events ev JOIN destinations dd ON dd.script_id = ev.script_id
-    JOIN delivery_attempts x ON x.destination_id = dd.id AND x.delivered IS NOT NULL
-      AND x.last_seq >= ev.seq AND x.last_seq <= ev.seq + ${DELIVERED_SEQ_SPAN} AND x.first_seq <= ev.seq
+    CROSS JOIN LATERAL (SELECT id FROM delivery_attempts WHERE destination_id = dd.id AND delivered IS NOT NULL
+      AND last_seq >= ev.seq AND last_seq <= ev.seq + ${DELIVERED_SEQ_SPAN} AND first_seq <= ev.seq OFFSET 0) x
     WHERE ev.${events})
   AND (p.v->>0)::bigint IN (SELECT seq FROM events WHERE ${events})`;
 
@@ -140,8 +142,8 @@ export async function purgeAttemptChunk(pool: pg.Pool, edge: number, chunk: numb
   return { attempts: rows[0].n, deliveries: rows[0].pairs };
 }
 
-/** The condition keeping an event `e` an attempt still lists (as a delivered row kept it). */
-export const listedByAttempt = `EXISTS (SELECT 1 FROM delivery_attempts a WHERE a.destination_id IN (SELECT id FROM destinations WHERE script_id = e.script_id)
-    AND a.delivered IS NOT NULL
-    AND a.last_seq >= e.seq AND a.last_seq <= e.seq + ${DELIVERED_SEQ_SPAN} AND a.first_seq <= e.seq
-    AND EXISTS (SELECT 1 FROM jsonb_array_elements(a.delivered::jsonb) AS q(v) WHERE (q.v->>0)::bigint = e.seq))`;
+/** The condition keeping an event `e` an attempt still lists (as a delivered row kept it): per destination of its account. */
+export const listedByAttempt = `EXISTS (SELECT 1 FROM destinations dd CROSS JOIN LATERAL (SELECT delivered FROM delivery_attempts
+    WHERE destination_id = dd.id AND delivered IS NOT NULL AND last_seq >= e.seq AND last_seq <= e.seq + ${DELIVERED_SEQ_SPAN} AND first_seq <= e.seq
+    OFFSET 0) a
+  WHERE dd.script_id = e.script_id AND EXISTS (SELECT 1 FROM jsonb_array_elements(a.delivered::jsonb) AS q(v) WHERE (q.v->>0)::bigint = e.seq))`;
