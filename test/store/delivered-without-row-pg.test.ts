@@ -8,6 +8,7 @@ import { expect } from 'chai';
 import pg from 'pg';
 import type { AttemptRecord } from '../../src/store/delivery-contract.ts';
 import { decodeDeliveryId } from '../../src/store/delivery-views.ts';
+import { listingLocks } from '../../src/store/postgres/delivered-pairs.ts';
 import { openPostgresStore, type PgStore } from '../../src/store/postgres/pg-store.ts';
 import { countStatements, handOff } from '../helpers/handed-off.ts';
 import { createTestDatabase, requirePostgres, type TestDatabase } from '../helpers/postgres.ts';
@@ -120,6 +121,37 @@ describe('store (PostgreSQL): delivered without a row, in its SQL', function () 
     expect([a.applied, other.applied]).to.deep.equal([[], [-2]]);
     expect((await store.deliveries.list({})).map((d) => [d.eventId, d.createdAt - T0])).to.deep.equal([['L-1', 5], ['L-0', 3]]);
     expect(await count('SELECT count(*) AS n FROM deliveries')).to.equal(0);
+  });
+
+  it('stored in flight while its record commits: whichever commits first, one row or one listing, never both', async () => {
+    const [first, second] = await handedOff(2, 'fan#1');
+    const delivered = (at: number, row: typeof first, id: number): AttemptRecord => ({ claimId: 'fan#1', destinationId: DEST, at, http: http('success', 200),
+      message: 'ok', pauseAfterMs: 0, updates: [{ id, status: 'delivered', attempts: 1, nextAttemptAt: null, row }] });
+    const lease = { claimId: 'fan#1', leaseUntil: T0 + 60_000 };
+    // The record first: listed, and the store that comes after stores nothing.
+    expect((await store.deliveries.recordAttempts([delivered(T0 + 1, first, -1)]))[0].applied).to.deep.equal([-1]);
+    expect(await store.deliveries.storeHandoffs([first], T0 + 2, lease), 'listed already').to.deep.equal([null]);
+    // A store in progress (its transaction open, the row inserted, uncommitted): the record waits for it, then updates that row.
+    const other = new pg.Client({ connectionString: db!.url });
+    await other.connect();
+    try {
+      await other.query(`BEGIN; ${listingLocks([DEST], 'exclusive')}`);
+      await other.query(`INSERT INTO deliveries (event_seq, script_id, destination_id, destination_type, event_id, part, received_at, status, attempts,
+        next_attempt_at, created_at, updated_at, lease_owner, lease_until) VALUES ($1, 'ACCT0001', $2, 'webhook', 'L-1', 0, $3, 'pending', 0, $4, $3, $3, 'fan#1', $4)`,
+      [second.eventSeq, DEST, T0, T0 + 60_000]);
+      const recorded = store.deliveries.recordAttempts([delivered(T0 + 3, second, -2)]);
+      const waiting = async () => count("SELECT count(*) AS n FROM pg_locks WHERE locktype = 'advisory' AND NOT granted");
+      for (let n = 0; n < 500 && (await waiting()) === 0; n++) await new Promise((r) => setImmediate(r));
+      expect(await waiting(), 'the record waits for the store').to.equal(1);
+      await other.query('COMMIT');
+      expect((await recorded)[0].applied).to.deep.equal([-2]);
+    } finally {
+      await other.end();
+    }
+    const rows = (await raw.query('SELECT event_seq, status FROM deliveries')).rows;
+    expect(rows.map((r) => [Number(r.event_seq), r.status]), 'the row stored in flight, delivered').to.deep.equal([[second.eventSeq, 'delivered']]);
+    const { rows: attempts } = await raw.query('SELECT delivered FROM delivery_attempts ORDER BY id');
+    expect(attempts.map((a) => a.delivered)).to.deep.equal([JSON.stringify([[first.eventSeq, 0]]).replace(',', ', '), null]);
   });
 
   it('upgrade to version 13: delivered rows stored before keep showing, next to the derived ones', async () => {

@@ -142,6 +142,37 @@ export async function purgeAttemptChunk(pool: pg.Pool, edge: number, chunk: numb
   return { attempts: rows[0].n, deliveries: rows[0].pairs };
 }
 
+/**
+ * Whether an attempt to destination `d` lists the pair (`s`, `p`) (SQL expressions): its
+ * destination's short range of delivery_attempts_delivered_seq.
+ */
+export const listedPair = (d: string, s: string, p: string): string => `EXISTS (SELECT 1 FROM delivery_attempts l
+    WHERE l.destination_id = ${d} AND l.delivered IS NOT NULL AND l.last_seq >= ${s} AND l.last_seq <= ${s} + ${DELIVERED_SEQ_SPAN} AND l.first_seq <= ${s}
+      AND EXISTS (SELECT 1 FROM jsonb_array_elements(l.delivered::jsonb) AS j(pair) WHERE (j.pair->>0)::bigint = ${s} AND (j.pair->>1)::int = ${p}))`;
+
+/** Advisory lock key space of the listing locks ('tldl'). */
+const LISTING_LOCK = 0x74646c6c;
+
+/** A destination id as a lock key: FNV-1a, 32 bits, signed. */
+function lockKey(destinationId: string): number {
+  let h = 0x811c9dc5;
+  for (let i = 0; i < destinationId.length; i++) h = Math.imul(h ^ destinationId.charCodeAt(i), 0x01000193);
+  return h | 0;
+}
+
+/**
+ * The statement taking the listing locks of `destinationIds` for the transaction, in key order:
+ * shared by records that may list deliveries, exclusive by a store of handed-off rows. A record
+ * checks for rows and a store for listings each in its snapshot; taken before either, the locks
+ * make one see what the other committed (else a row stored in flight while its record listed it
+ * would be both: a pending row, sent again).
+ */
+export function listingLocks(destinationIds: Iterable<string>, mode: 'shared' | 'exclusive'): string {
+  const keys = [...new Set([...destinationIds].map(lockKey))].sort((a, b) => a - b);
+  const fn = mode === 'shared' ? 'pg_advisory_xact_lock_shared' : 'pg_advisory_xact_lock';
+  return `SELECT ${keys.map((k) => `${fn}(${LISTING_LOCK}, ${k})`).join(', ')}`;
+}
+
 /** The condition keeping an event `e` an attempt still lists (as a delivered row kept it): per destination of its account. */
 export const listedByAttempt = `EXISTS (SELECT 1 FROM destinations dd CROSS JOIN LATERAL (SELECT delivered FROM delivery_attempts
     WHERE destination_id = dd.id AND delivered IS NOT NULL AND last_seq >= e.seq AND last_seq <= e.seq + ${DELIVERED_SEQ_SPAN} AND first_seq <= e.seq

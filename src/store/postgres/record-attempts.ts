@@ -12,7 +12,7 @@ import type pg from 'pg';
 import type { AttemptRecord, DeliveryUpdate, RecordResult } from '../delivery-contract.ts';
 import { MAX_RESPONSE_BYTES, partKey } from '../delivery-contract.ts';
 import { encodeRequest, keepDelivered, truncateBytes } from '../delivery-rows.ts';
-import { DELIVERED_SEQ_SPAN } from '../delivery-views.ts';
+import { listedPair } from './delivered-pairs.ts';
 
 /**
  * The batch's statement, in parts: recs, one row per record (r = its index) with its attempt
@@ -35,9 +35,7 @@ const RECS = `WITH recs AS (
 const HANDED = `ui AS (SELECT * FROM unnest($U1::bigint[], $U2::text[], $U3::text[], $U4::text[], $U5::text[], $U6::int[], $U7::bigint[], $U8::text[], $U9::text[],
       $U10::int[], $U11::bigint[], $U12::text[], $U13::int[], $U14::boolean[]) WITH ORDINALITY AS v(s, a, d, t, e, p, rc, i, st, n, nx, err, r, k, o)),
   nr AS MATERIALIZED (SELECT v.s, v.a, v.d, v.p, v.r, v.o,
-      NOT EXISTS (SELECT 1 FROM delivery_attempts l WHERE l.delivered IS NOT NULL AND l.last_seq >= v.s AND l.last_seq <= v.s + $U15::bigint
-        AND l.first_seq <= v.s AND l.destination_id = v.d
-        AND EXISTS (SELECT 1 FROM jsonb_array_elements(l.delivered::jsonb) AS j(pair) WHERE (j.pair->>0)::bigint = v.s AND (j.pair->>1)::int = v.p)) AS fresh
+      NOT ${listedPair('v.d', 'v.s', 'v.p')} AS fresh
     FROM ui v
     WHERE v.k AND NOT EXISTS (SELECT 1 FROM deliveries d WHERE d.event_seq = v.s AND d.destination_id = v.d AND d.part = v.p)),`;
 const ATTEMPTS = `x AS MATERIALIZED (SELECT nextval('delivery_attempts_id_seq') AS id, recs.* FROM recs WHERE http),
@@ -94,7 +92,7 @@ function recordSql(stored: boolean, unstored: boolean): string {
     gone === '' ? '' : `gone AS (DELETE FROM delivery_items WHERE delivery_id = ANY(ARRAY(${gone}))),`,
     links === '' ? '' : `links AS (INSERT INTO delivery_attempt_items (attempt_id, delivery_id)\n    ${links}\n    ON CONFLICT DO NOTHING),`,
     HEALTH, out].filter(Boolean).join('\n  ');
-  const base: Record<string, number> = { R: 0, S: 12, U: stored ? 19 : 12, H: (stored ? 19 : 12) + (unstored ? 15 : 0) };
+  const base: Record<string, number> = { R: 0, S: 12, U: stored ? 19 : 12, H: (stored ? 19 : 12) + (unstored ? 14 : 0) };
   return text.replace(/\$([RSUH])(\d+)/g, (_, g: string, n: string) => `$${base[g] + Number(n)}`);
 }
 
@@ -114,7 +112,11 @@ const keyOf = (u: DeliveryUpdate): string => `${u.row!.eventSeq}#${partKey(u.row
 /** The columns of `items` as arrays, one per getter. */
 const columns = <T>(items: readonly T[], ...get: ((t: T) => unknown)[]): unknown[][] => get.map((g) => items.map(g));
 
-/** Records `records` on `c` (inside the caller's transaction). */
+/** Whether a record may list deliveries on its attempt (it delivered handed-off ones by their first attempt). */
+export const mayList = (rec: AttemptRecord): boolean =>
+  rec.http !== null && rec.updates.some((u) => u.row !== undefined && u.status === 'delivered' && u.attempts === 1);
+
+/** Records `records` on `c` (inside the caller's transaction; with the shared listing locks when any mayList: listingLocks). */
 export async function recordAttemptsOn(c: pg.PoolClient, records: readonly AttemptRecord[]): Promise<RecordResult[]> {
   const stored: { u: DeliveryUpdate; r: number; first: boolean; error: string }[] = [];
   const unstored: Unstored[] = [];
@@ -154,7 +156,7 @@ export async function recordAttemptsOn(c: pg.PoolClient, records: readonly Attem
       ...(unstored.length === 0 ? [] : [...columns(unstored, (s) => s.u.row!.eventSeq, (s) => s.u.row!.scriptId, (s) => s.u.row!.destinationId, (s) => s.u.row!.destinationType,
         (s) => s.u.row!.eventId, (s) => s.u.row!.part, (s) => s.u.row!.receivedAt,
         (s) => (s.u.status === 'delivered' ? null : JSON.stringify(s.u.row!.item)), (s) => s.u.status, (s) => s.u.attempts,
-        (s) => s.u.nextAttemptAt, (s) => s.error, (s) => s.r, (s) => s.k), DELIVERED_SEQ_SPAN]),
+        (s) => s.u.nextAttemptAt, (s) => s.error, (s) => s.r, (s) => s.k)]),
       [...lastOk.keys()], [...lastOk.values()], destinations,
     ],
   });
