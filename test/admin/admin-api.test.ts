@@ -174,7 +174,12 @@ describe('admin API: traces, deliveries and destination health', () => {
     await hook.waitFor(() => hook.requests.filter((r) => r.json().id === 'T-1').length === 2, 10_000, 'the second T-1 delivered');
     const both = (await get('/admin/trace?q=T-1')).body.items;
     expect(both).to.have.length(2);
-    for (const e of both) expect((await get(`/admin/events/${e.id}`)).body.deliveries).to.have.length(1);
+    // Received by the double is not yet recorded: wait for each record, then exactly one each.
+    for (const e of both) {
+      let shown: any[] = [];
+      await waitFor(async () => (shown = (await get(`/admin/events/${e.id}`)).body.deliveries).length > 0, 5_000);
+      expect(shown).to.have.length(1);
+    }
   });
 
   it('replays a failed delivery; a delivered one only with force', async () => {

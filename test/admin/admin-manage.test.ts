@@ -119,6 +119,29 @@ describe('admin API: destinations and deliveries', () => {
     expect((await call('GET', '/admin/plugins')).body.items.map((p: any) => p.name)).to.include.members(['ga4', 'webhook']);
   });
 
+  it('a delivery delivered by its first attempt (no row) round-trips by its derived id: pages, shows with its attempt, replays with force', async () => {
+    const acc = await s.account();
+    await call('POST', '/admin/destinations', { script_id: acc.scriptId, type: 'webhook', name: 'derived', config: SETTINGS.webhook(`${hook.url}/derived`) });
+    // Once the destination's lane runs (the first event may be fanned out before: a stored row), deliveries are handed to it.
+    await s.post(INTAKE_PATHS.event, lead('V-0'), { account: acc });
+    await hook.waitFor(() => hook.requests.some((r) => r.path.startsWith('/derived') && r.json().id === 'V-0'), 10_000, 'the lane runs');
+    for (const id of ['V-1', 'V-2', 'V-3']) await s.post(INTAKE_PATHS.event, lead(id), { account: acc });
+    let items: any[] = [];
+    await waitFor(async () => (items = (await call('GET', `/admin/deliveries?script_id=${acc.scriptId}&status=delivered`)).body.items
+      .filter((d: any) => d.event_id !== 'V-0')).length === 3, 10_000);
+    expect(items.map((d) => Number.isSafeInteger(d.id) && d.id > 2 ** 52), 'ids derived from their attempts').to.deep.equal([true, true, true]);
+    const first = await call('GET', `/admin/deliveries?script_id=${acc.scriptId}&limit=2`);
+    const second = await call('GET', `/admin/deliveries?script_id=${acc.scriptId}&limit=2&cursor=${first.body.next_cursor}`);
+    expect([...first.body.items, ...second.body.items].map((d: any) => d.id).filter((id: number) => id > 2 ** 52).slice(0, 3), 'pages')
+      .to.deep.equal(items.map((d) => d.id));
+    const one = await call('GET', `/admin/deliveries/${items[0].id}`);
+    expect(one.body).to.include({ id: items[0].id, status: 'delivered', event_id: items[0].event_id });
+    expect(one.body.attempt_log.map((a: any) => a.status_code)).to.deep.equal([200]);
+    expect((await call('POST', `/admin/deliveries/${items[0].id}/replay`, { force: true })).body).to.deep.equal({ replayed: 1 });
+    await hook.waitFor(() => hook.requests.filter((r) => r.path.startsWith('/derived') && r.json().id === items[0].event_id).length === 2, 10_000, 'sent again');
+    expect((await call('GET', `/admin/deliveries/${items[0].id}`)).status, 'a row took it over').to.equal(404);
+  });
+
   it('retry-now needs a scope or "all": true, as a bulk replay does; unscoped, every tenant keeps its backoff', async () => {
     const [shop, other] = [await s.account(), await s.account()];
     const dests = await Promise.all([shop, other].map(async (acc) =>

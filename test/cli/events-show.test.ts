@@ -1,8 +1,11 @@
 // `tracklane events show EVENT_ID`: the stored event, its issues and payload, and every
-// delivery it led to, through the real CLI on a dispatcher's database.
+// delivery it led to, through the real CLI on a dispatcher's database; and `deliveries show`
+// of one delivered without a row, by its derived id.
 import { expect } from 'chai';
 import { startDestinationDouble, type DestinationDouble } from '../helpers/destination-double.ts';
 import { checkout, createFixture, fixtureCli, type Fixture } from '../delivery/delivery-fixture.ts';
+import { waitFor } from '../helpers/test-server.ts';
+import type { DeliveryView } from '../../src/store/delivery-contract.ts';
 
 describe('cli: events show', function () {
   this.timeout(30_000);
@@ -38,6 +41,24 @@ describe('cli: events show', function () {
     expect(shown.events[0]).to.include({ status: 'accepted', name: 'checkout_completed', event_id: 'ORD-SHOW' });
     expect(shown.events[0].payload.user).to.include({ email: 'buyer-ORD-SHOW@example.com' });
     expect(shown.deliveries.map((d: any) => [d.destination_type, d.status]).sort()).to.deep.equal([['ga4', 'delivered'], ['meta-capi', 'delivered']]);
+  });
+
+  it('deliveries show ID: a delivery delivered without a row, by the id derived from its attempt', async () => {
+    // A running dispatcher hands the delivery straight to its lane: delivered by its first attempt, no row.
+    const c = await f.account();
+    await f.destination(c, 'webhook', dbl.url);
+    const running = f.dispatcher({ clock: Date.now });
+    await running.start();
+    await f.ingest(c, checkout('ORD-LANE'));
+    let d: DeliveryView | undefined;
+    await waitFor(async () => ([d] = await f.store.deliveries.list({ scriptId: c, status: 'delivered' })).length === 1, 10_000);
+    await running.stop(1_000);
+    expect(d!.id, 'derived from its attempt').to.be.above(2 ** 52);
+    const r = await cli('deliveries', 'show', String(d!.id), '--json');
+    expect(r.code, r.stderr).to.equal(0);
+    const shown = JSON.parse(r.stdout);
+    expect(shown).to.include({ id: d!.id, status: 'delivered', event_id: 'ORD-LANE', attempts: 1 });
+    expect(shown.attempts_log.map((x: any) => x.status_code)).to.deep.equal([200]);
   });
 
   it('human output: fields, payload and a deliveries table', async () => {
