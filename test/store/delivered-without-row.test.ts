@@ -1,15 +1,13 @@
 // A delivery delivered by its first attempt has no row (docs/delivered-without-row.md), once
-// per store kind in KINDS: its attempt lists it, and every view still shows it as a delivered
+// per store kind: its attempt lists it, and every view still shows it as a delivered
 // delivery (listings with their filters, order and pages, show and its attempt, stats), a
 // forced replay gives it a row and sends it again, the purge takes it with its attempt, and a
 // fan-out of its event again (the process died before the event left the queue) skips it.
 import { expect } from 'chai';
 import { decodeDeliveryId, derivedDeliveryId, partKey, type AttemptRecord, type StoredItem, type UnstoredRow } from '../../src/store/delivery-contract.ts';
 import type { Store } from '../../src/store/types.ts';
-import { STORE_LABEL, rawCounter, storeHarness, type StoreKind } from '../helpers/stores.ts';
+import { STORE_KINDS, STORE_LABEL, rawCounter, storeHarness } from '../helpers/stores.ts';
 
-/** The stores that implement it (PostgreSQL: add 'postgres'). */
-const KINDS: readonly StoreKind[] = ['sqlite'];
 
 const T0 = 1_800_000_000_000;
 const HOOK = 'dst_0000000000000001';
@@ -31,7 +29,7 @@ describe('derived delivery ids', () => {
   });
 });
 
-for (const kind of KINDS) describe(`store (${STORE_LABEL[kind]}): a delivery delivered by its first attempt has no row`, function () {
+for (const kind of STORE_KINDS) describe(`store (${STORE_LABEL[kind]}): a delivery delivered by its first attempt has no row`, function () {
   this.timeout(20_000);
   const harness = storeHarness(kind);
   let store: Store;

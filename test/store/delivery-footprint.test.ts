@@ -8,18 +8,18 @@ import Database from 'better-sqlite3';
 import pg from 'pg';
 import { join } from 'node:path';
 import { rmSync } from 'node:fs';
-import type { AttemptRecord, StoredItem, UnstoredRow } from '../../src/store/delivery-contract.ts';
+import type { AttemptRecord, UnstoredRow } from '../../src/store/delivery-contract.ts';
 import { MIGRATIONS } from '../../src/store/sqlite/migrations.ts';
 import { openSqliteStore } from '../../src/store/sqlite/sqlite-store.ts';
 import { openPostgresStore, type PgStore } from '../../src/store/postgres/pg-store.ts';
 import type { Store } from '../../src/store/types.ts';
+import { countStatements, handOff } from '../helpers/handed-off.ts';
 import { tempDir } from '../helpers/test-server.ts';
 import { createTestDatabase, requirePostgres, type TestDatabase } from '../helpers/postgres.ts';
 import { STORE_KINDS, STORE_LABEL } from '../helpers/stores.ts';
 
 const T0 = 1_800_000_000_000;
 const DEST = 'dst_0000000000000001';
-const item = (eventId: string): StoredItem => ({ native: { rule: 'r', fields: {} } as never, eventId, identifiers: {}, attribution: {}, receivedAt: T0 });
 const http = (outcome: 'success' | 'retryable', statusCode: number) => ({ statusCode, latencyMs: 5, responseBody: null, errorClass: null, outcome });
 
 for (const kind of STORE_KINDS) describe(`store (${STORE_LABEL[kind]}): what a delivery writes`, function () {
@@ -58,17 +58,7 @@ for (const kind of STORE_KINDS) describe(`store (${STORE_LABEL[kind]}): what a d
   afterEach(() => close());
 
   /** `n` events fanned out with one delivery each handed to a lane under `claim`: the rows their records will write. */
-  async function handedOff(n: number, claim: string): Promise<UnstoredRow[]> {
-    await store.events.append(Array.from({ length: n }, (_, i) => ({
-      id: `e-${i}`, scriptId: 'ACCT0001', name: 'lead_created', eventId: `L-${i}`, status: 'accepted' as const,
-      source: 'event', requestId: 'r', receivedAt: T0, errors: [], warnings: [], payload: {},
-    })));
-    const claimed = await store.deliveries.claimEvents(claim, T0, 60_000, 100);
-    await store.deliveries.completeFanOut(claim, T0, claimed.map((e) => ({ seq: e.seq, scriptId: 'ACCT0001', eventId: e.event.eventId, receivedAt: T0,
-      deliveries: [{ destinationId: DEST, destinationType: 'webhook', status: 'pending' as const, item: item(e.event.eventId!), part: 0, handoff: true }] })));
-    return claimed.map((e) => ({ eventSeq: e.seq, scriptId: 'ACCT0001', destinationId: DEST, destinationType: 'webhook', eventId: e.event.eventId,
-      receivedAt: T0, part: 0, item: item(e.event.eventId!) }));
-  }
+  const handedOff = (n: number, claim: string) => handOff(store, n, claim, { scriptId: 'ACCT0001', destinationId: DEST, at: T0 });
 
   const record = (claim: string, at: number, outcome: 'success' | 'retryable', updates: AttemptRecord['updates']): AttemptRecord => ({
     claimId: claim, destinationId: DEST, at, http: http(outcome, outcome === 'success' ? 200 : 503), message: outcome, updates, pauseAfterMs: 0,
@@ -121,34 +111,15 @@ for (const kind of STORE_KINDS) describe(`store (${STORE_LABEL[kind]}): what a d
 
   if (kind === 'postgres') it('a group commit of attempt records is a fixed number of statements, not a few per record', async () => {
     const rows = await handedOff(20, 'fan#1');
-    const pool = (store as PgStore).pool;
-    const connect = pool.connect.bind(pool);
-    let statements = 0;
-    (pool as { connect: unknown }).connect = async () => {
-      const client = await connect();
-      const query = client.query.bind(client) as (...a: unknown[]) => unknown;
-      (client as { query: unknown }).query = (...a: unknown[]) => (statements++, query(...a));
-      client.release = ((release) => (err?: boolean | Error) => {
-        (client as { query: unknown }).query = query;
-        return release(err);
-      })(client.release.bind(client));
-      return client;
-    };
     const delivered = (row: UnstoredRow, i: number) => record('fan#1', T0 + 1 + i, 'success', [{ id: -(i + 1), status: 'delivered', attempts: 1, nextAttemptAt: null, row }]);
-    try {
-      // Ten requests of one event each (a webhook lane), every one delivered: BEGIN, the batch, COMMIT.
-      await store.deliveries.recordAttempts(rows.slice(0, 10).map(delivered));
-      expect(statements, 'ten delivered').to.equal(3);
-      // Ten more, one of them refused (a retry for later): its health in order adds the last success before it, its failure, the last after, and the pause check.
-      statements = 0;
-      await store.deliveries.recordAttempts(rows.slice(10).map((row, k) => (k === 4
-        ? record('fan#1', T0 + 20 + k, 'retryable', [{ id: -(k + 11), status: 'pending', attempts: 1, nextAttemptAt: T0 + 100, row }])
-        : delivered(row, k + 10))));
-      expect(statements, 'ten with a failure among them').to.be.at.most(7);
-    } finally {
-      (pool as { connect: unknown }).connect = connect;
-    }
-    expect(await count("SELECT count(*) AS n FROM deliveries WHERE status = 'delivered'")).to.equal(19);
+    // Ten requests of one event each (a webhook lane), every one delivered: BEGIN, the batch, COMMIT.
+    expect(await countStatements(store as PgStore, () => store.deliveries.recordAttempts(rows.slice(0, 10).map(delivered))), 'ten delivered').to.equal(3);
+    // Ten more, one of them refused (a retry for later): its health in order adds the last success before it, its failure, the last after, and the pause check.
+    expect(await countStatements(store as PgStore, () => store.deliveries.recordAttempts(rows.slice(10).map((row, k) => (k === 4
+      ? record('fan#1', T0 + 20 + k, 'retryable', [{ id: -(k + 11), status: 'pending', attempts: 1, nextAttemptAt: T0 + 100, row }])
+      : delivered(row, k + 10))))), 'ten with a failure among them').to.be.at.most(7);
+    expect((await store.deliveries.list({ destinationId: DEST, status: 'delivered' })).length).to.equal(19);
+    expect(await count('SELECT count(*) AS n FROM deliveries'), 'the retry\'s row only: the delivered ones are listed by their attempts').to.equal(1);
     expect(await count('SELECT count(*) AS n FROM delivery_items')).to.equal(1);
     expect(await count('SELECT count(*) AS n FROM delivery_attempts')).to.equal(20);
     const health = await store.deliveries.health(DEST);

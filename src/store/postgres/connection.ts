@@ -63,12 +63,17 @@ export const isTimeoutError = (err: unknown): boolean => {
  * `limits`: lock and statement timeouts for this transaction only.
  * `generic`: its named statements run their generic plan from the first execution on (a
  * statement whose plan does not depend on its values, costly to plan).
+ * `first`: a statement sent with BEGIN, in its round trip (say, taking locks: the transaction's
+ * next statements see what the holders committed).
  */
-export async function tx<T>(pool: pg.Pool, fn: (c: pg.PoolClient) => Promise<T>, opts: { relaxed?: boolean; limits?: TxLimits; generic?: boolean } = {}): Promise<T> {
+export async function tx<T>(
+  pool: pg.Pool, fn: (c: pg.PoolClient) => Promise<T>, opts: { relaxed?: boolean; limits?: TxLimits; generic?: boolean; first?: string } = {},
+): Promise<T> {
   const begin = ['BEGIN'];
   if (opts.relaxed) begin.push('SET LOCAL synchronous_commit = off');
   if (opts.generic) begin.push('SET LOCAL plan_cache_mode = force_generic_plan');
   if (opts.limits) begin.push(`SET LOCAL lock_timeout = ${Math.round(opts.limits.lockMs)}`, `SET LOCAL statement_timeout = ${Math.round(opts.limits.statementMs)}`);
+  if (opts.first !== undefined) begin.push(opts.first);
   const client = await pool.connect();
   let broken = false;
   // A checked-out client whose connection the server ends between two queries emits

@@ -1,5 +1,6 @@
 // PostgreSQL deliveries, the operator side and upkeep: listing, attempts, replay, stats,
-// the queue snapshot, retention purges (chunked), retry-now and stranded-work expiry.
+// the queue snapshot, retention purges (chunked), retry-now and stranded-work expiry. The
+// rows and the deliveries delivered without one (delivered-pairs.ts) are shown as one.
 // Same results as the SQLite twin, so the store contract tests run against both.
 import type pg from 'pg';
 import {
@@ -10,7 +11,11 @@ import type {
   DeliveryStatus, DeliveryStore, QueueSnapshot, ReplayFilter,
 } from '../delivery-contract.ts';
 import { EXPIRED_MESSAGE, MAPPING_FAILED, REMOVED_MESSAGE } from '../delivery-contract.ts';
+import { DERIVED_ID_BASE, decodeDeliveryId } from '../delivery-views.ts';
 import { tx } from './connection.ts';
+import {
+  countReplayablePairs, derivedAttempts, derivedCounts, listDerived, listedByAttempt, purgeAttemptChunk, replayPairs,
+} from './delivered-pairs.ts';
 import { WORK_CHANNEL } from './notify.ts';
 
 type Queries = Pick<DeliveryStore,
@@ -65,13 +70,17 @@ export function pgDeliveryQueries(pool: pg.Pool): Queries {
 
   return {
     async list(f) {
+      // Derived ids are above every row id: newest first, they come before the rows.
+      const limit = f.limit ?? 100;
+      const derived = await listDerived(pool, f, limit);
+      if (derived.length >= limit || (f.id !== undefined && decodeDeliveryId(f.id) !== null)) return derived;
       const args: unknown[] = [];
       let cond = where([['d.id', f.id], ['d.script_id', f.scriptId], ['d.status', f.status], ['d.destination_id', f.destinationId]], args);
       if (f.eventId !== undefined) {
         args.push(f.eventId);
         cond = `${cond ? `${cond} AND ` : ''}${byEventId('d.event_seq', args.length)}`;
       }
-      if (f.beforeId !== undefined) {
+      if (f.beforeId !== undefined && f.beforeId < DERIVED_ID_BASE) {
         args.push(f.beforeId);
         cond = `${cond ? `${cond} AND ` : ''}d.id < $${args.length}`;
       }
@@ -79,15 +88,17 @@ export function pgDeliveryQueries(pool: pg.Pool): Queries {
         args.push(f.eventRowId);
         cond = `${cond ? `${cond} AND ` : ''}d.event_seq = (SELECT seq FROM events WHERE id = $${args.length})`;
       }
-      args.push(f.limit ?? 100);
+      args.push(limit - derived.length);
       const { rows } = await pool.query<ViewRow>(`SELECT d.*, i.item, (h.paused_at IS NOT NULL) AS paused FROM deliveries d
         LEFT JOIN delivery_items i ON i.delivery_id = d.id
         LEFT JOIN destination_health h ON h.destination_id = d.destination_id
         ${cond ? `WHERE ${cond}` : ''} ORDER BY d.id DESC LIMIT $${args.length}`, args);
-      return rows.map(toDeliveryView);
+      return [...derived, ...rows.map(toDeliveryView)];
     },
 
     async attempts(deliveryId) {
+      const derived = await derivedAttempts(pool, deliveryId);
+      if (derived !== null) return derived;
       // The first attempt recorded for it is in its row, the others are linked (migration 12).
       const { rows } = await pool.query<AttemptRow>(`SELECT a.* FROM delivery_attempts a WHERE a.id IN (
           SELECT attempt_id FROM delivery_attempt_items WHERE delivery_id = $1 UNION SELECT attempt_id FROM deliveries WHERE id = $1)
@@ -115,7 +126,8 @@ export function pgDeliveryQueries(pool: pg.Pool): Queries {
               lease_until = NULL, delivered_at = NULL, updated_at = $1
             FROM picked p WHERE d.id = p.id AND p.skip_reason IS DISTINCT FROM '${MAPPING_FAILED}' RETURNING 1)
           SELECT (SELECT count(*) FROM requeued)::int + (SELECT count(*) FROM updated)::int AS n`, args);
-        const n = rows[0].n;
+        // Then the derived ones (delivered without a row): one limit across both, rows first (lower ids).
+        const n = rows[0].n + await replayPairs(c, f, now, f.limit === undefined ? null : Math.max(0, Math.floor(f.limit) - rows[0].n));
         if (n > 0) await c.query(`NOTIFY ${WORK_CHANNEL}, 'deliveries'`);
         return n;
       });
@@ -125,15 +137,17 @@ export function pgDeliveryQueries(pool: pg.Pool): Queries {
       if (f.statuses.length === 0) return 0;
       const args: unknown[] = [];
       const { rows } = await pool.query<{ n: number }>(`SELECT count(*)::int AS n FROM deliveries WHERE ${replayable(f, args)}`, args);
-      return rows[0].n;
+      return rows[0].n + await countReplayablePairs(pool, f);
     },
 
     async stats(scriptId) {
       const args = scriptId === undefined ? [] : [scriptId];
       const { rows: counts } = await pool.query<{ destination_id: string; status: DeliveryStatus; n: number; oldest: number | null; next_due: number | null }>(
-        `SELECT destination_id, status, count(*)::int AS n, min(CASE WHEN status = 'pending' THEN received_at END) AS oldest,
-           min(CASE WHEN status = 'pending' THEN next_attempt_at END) AS next_due
-         FROM deliveries ${scriptId === undefined ? '' : 'WHERE script_id = $1'} GROUP BY destination_id, status`, args);
+        `SELECT destination_id, status, sum(n)::int AS n, min(oldest) AS oldest, min(next_due) AS next_due FROM (
+           SELECT destination_id, status, count(*)::int AS n, min(CASE WHEN status = 'pending' THEN received_at END) AS oldest,
+             min(CASE WHEN status = 'pending' THEN next_attempt_at END) AS next_due
+           FROM deliveries ${scriptId === undefined ? '' : 'WHERE script_id = $1'} GROUP BY destination_id, status
+           UNION ALL ${derivedCounts(scriptId !== undefined)}) c GROUP BY destination_id, status`, args);
       const { rows: dests } = await pool.query<HealthRow & { id: string; script_id: string; type: string; name: string; enabled: boolean; removed_at: number | null }>(
         `SELECT d.id, d.script_id, d.type, d.name, d.enabled, d.removed_at, h.destination_id, h.last_success_at, h.last_failure_at,
            h.failing_since, h.paused_at, h.pause_reason
@@ -174,7 +188,15 @@ export function pgDeliveryQueries(pool: pg.Pool): Queries {
       // Pending deliveries, and the events they or the dispatch queue still need, stay.
       const { rows: old } = await pool.query<{ id: number | null }>('SELECT max(id) AS id FROM delivery_attempts WHERE attempted_at < $1', [before]);
       const attemptEdge = (old[0].id ?? 0) + 1;
-      const attempts = await chunked(`DELETE FROM delivery_attempts WHERE id IN (SELECT id FROM delivery_attempts WHERE id < $1 LIMIT $2)`, [attemptEdge]);
+      // With the attempts, the deliveries they list as delivered without a row.
+      let attempts = 0;
+      let listed = 0;
+      for (;;) {
+        const gone = await purgeAttemptChunk(pool, attemptEdge, PURGE_CHUNK);
+        attempts += gone.attempts;
+        listed += gone.deliveries;
+        if (gone.attempts < PURGE_CHUNK) break;
+      }
       await chunked(`DELETE FROM delivery_attempt_items WHERE (attempt_id, delivery_id) IN
         (SELECT attempt_id, delivery_id FROM delivery_attempt_items WHERE attempt_id < $1 LIMIT $2)`, [attemptEdge]);
       // Their items with them, in the same statement (a failed or dead one kept its item for a replay).
@@ -185,8 +207,8 @@ export function pgDeliveryQueries(pool: pg.Pool): Queries {
         SELECT id FROM gone`, [before]);
       const events = await chunked(`DELETE FROM events WHERE seq IN (SELECT seq FROM events e WHERE received_at < $1
         AND NOT EXISTS (SELECT 1 FROM deliveries d WHERE d.event_seq = e.seq)
-        AND NOT EXISTS (SELECT 1 FROM dispatch_queue q WHERE q.event_seq = e.seq) LIMIT $2)`, [before]);
-      return { events, deliveries, attempts };
+        AND NOT EXISTS (SELECT 1 FROM dispatch_queue q WHERE q.event_seq = e.seq) AND NOT ${listedByAttempt} LIMIT $2)`, [before]);
+      return { events, deliveries: deliveries + listed, attempts };
     },
 
     async purgeDedupKeys(before) {

@@ -14,7 +14,8 @@ import { tx } from './connection.ts';
 import { WORK_CHANNEL } from './notify.ts';
 import { pgDeliveryQueries } from './delivery-queries.ts';
 import { pgDispatchQueue } from './dispatch-queue.ts';
-import { recordAttemptsOn } from './record-attempts.ts';
+import { listedPair, listingLocks } from './delivered-pairs.ts';
+import { mayList, recordAttemptsOn } from './record-attempts.ts';
 
 interface DestinationRow {
   id: string; script_id: string; type: string; name: string; enabled: boolean; settings: string;
@@ -60,7 +61,9 @@ export function pgDeliveryStore(pool: pg.Pool): DeliveryStore {
 
     async recordAttempts(records) {
       // Its plan is the same for every batch: planned once per connection, not for its first five (a few ms each).
-      return records.length === 0 ? [] : tx(pool, (c) => recordAttemptsOn(c, records), { relaxed: true, generic: true });
+      if (records.length === 0) return [];
+      const listing = records.filter(mayList).map((r) => r.destinationId);
+      return tx(pool, (c) => recordAttemptsOn(c, records), { relaxed: true, generic: true, ...(listing.length === 0 ? {} : { first: listingLocks(listing, 'shared') }) });
     },
 
     async storeHandoffs(rows, now, lease) {
@@ -68,12 +71,14 @@ export function pgDeliveryStore(pool: pg.Pool): DeliveryStore {
       return tx(pool, async (c) => {
         // Handed back: due now; still in its lane: leased to its claim (due when the lease ends).
         // Each row inserted gets its item in delivery_items (the first row of a key, were one repeated).
+        // One an attempt lists as delivered is not stored (its record came first: listingLocks).
         const { rows: ins } = await c.query<{ id: number; event_seq: number; destination_id: string; part: number }>({ name: 'tl_store_handoffs', text: `WITH v AS (
             SELECT * FROM unnest($1::bigint[], $2::text[], $3::text[], $4::text[], $5::text[], $6::int[], $7::bigint[], $8::text[])
               WITH ORDINALITY AS v(s, a, d, t, e, p, rc, i, o)),
           ins AS (INSERT INTO deliveries (event_seq, script_id, destination_id, destination_type, event_id, part, received_at,
               status, attempts, next_attempt_at, created_at, updated_at, lease_owner, lease_until)
-            SELECT s, a, d, t, e, p, rc, 'pending', 0, coalesce($11::bigint, $9), $9, $9, $10::text, $11::bigint FROM v ORDER BY o
+            SELECT s, a, d, t, e, p, rc, 'pending', 0, coalesce($11::bigint, $9), $9, $9, $10::text, $11::bigint FROM v
+            WHERE NOT ${listedPair('v.d', 'v.s', 'v.p')} ORDER BY o
             ON CONFLICT (event_seq, destination_id, part) DO NOTHING RETURNING id, event_seq, destination_id, part),
           items AS (INSERT INTO delivery_items (delivery_id, item)
             SELECT DISTINCT ON (ins.id) ins.id, v.i FROM ins JOIN v ON v.s = ins.event_seq AND v.d = ins.destination_id AND v.p = ins.part
@@ -84,7 +89,7 @@ export function pgDeliveryStore(pool: pg.Pool): DeliveryStore {
         if (ins.length > 0 && lease === undefined) await c.query(`NOTIFY ${WORK_CHANNEL}, 'deliveries'`);
         const ids = new Map(ins.map((r) => [`${r.event_seq}#${partKey(r.destination_id, r.part)}`, Number(r.id)]));
         return rows.map((r) => ids.get(`${r.eventSeq}#${partKey(r.destinationId, r.part)}`) ?? null);
-      }, relaxed);
+      }, { relaxed: true, first: listingLocks(rows.map((r) => r.destinationId), 'exclusive') });
     },
 
     async release(claimId, now, ids) {

@@ -1,15 +1,29 @@
 // PostgreSQL's dispatch queue, the fan-out's side of delivery: accepted events claimed with
 // FOR UPDATE SKIP LOCKED (with the rows an earlier, unfinished fan-out stored for them), a
 // fan-out's rows committed with each event leaving the queue (or staying, leased, for its
-// handoffs, or held), and events removed once their handed-off deliveries all have rows.
+// handoffs, or held), and events removed once their handed-off deliveries are all recorded
+// (a row, or listed by the attempt that delivered them).
 // The lanes' side: delivery-store.ts. Commits are relaxed like the rest of the bookkeeping.
 import type pg from 'pg';
 import { partKey, type DeliveryStore, type DispatchEvent, type FanOutResult } from '../delivery-contract.ts';
+import { DELIVERED_SEQ_SPAN } from '../delivery-views.ts';
 import { tx } from './connection.ts';
 import { WORK_CHANNEL } from './notify.ts';
 import { toPgEvent, type PgEventRow } from './rows.ts';
 
 const relaxed = { relaxed: true };
+
+/**
+ * The deliveries of events $1 (seqs $2..$3, of accounts $5) an earlier fan-out settled: their rows,
+ * and the pairs attempts list as delivered without one (delivery_attempts_delivered_seq, for each
+ * destination of those accounts: an attempt lists seqs at most $4 below its last), a replayed pair (null) aside.
+ */
+const SETTLED = `SELECT event_seq, destination_id, part FROM deliveries WHERE event_seq = ANY($1::bigint[]) AND part IS NOT NULL
+  UNION ALL
+  SELECT (p.v->>0)::bigint, a.destination_id, (p.v->>1)::int FROM delivery_attempts a CROSS JOIN LATERAL jsonb_array_elements(a.delivered::jsonb) AS p(v)
+  WHERE a.destination_id IN (SELECT id FROM destinations WHERE script_id = ANY($5::text[]))
+    AND a.delivered IS NOT NULL AND a.last_seq >= $2 AND a.last_seq <= $3::bigint + $4 AND a.first_seq <= $3
+    AND p.v <> 'null'::jsonb AND (p.v->>0)::bigint = ANY($1::bigint[])`;
 
 /** A fan-out result with deliveries handed straight to a lane: its event stays queued until they have rows. */
 const handsOff = (r: FanOutResult): boolean => r.deliveries.some((d) => d.handoff === true);
@@ -47,11 +61,13 @@ export function pgDispatchQueue(pool: pg.Pool): Pick<DeliveryStore, 'claimEvents
           WHERE e.seq = ANY($3::bigint[]) ORDER BY e.seq`, [claimId, now + leaseMs, take]);
         // Queue rows whose event was purged: nothing left to deliver.
         await c.query(`DELETE FROM dispatch_queue q WHERE q.lease_owner = $1 AND NOT EXISTS (SELECT 1 FROM events e WHERE e.seq = q.event_seq)`, [claimId]);
-        // The rows an earlier, unfinished fan-out of these events stored (none for events fanned out the first time): one query for the batch.
+        // What an earlier, unfinished fan-out of these events settled (nothing for events fanned out the first time), in one
+        // query for the batch: their rows, and the pairs attempts delivered with none (by destination and seq range).
         const stored = new Map<number, Set<string>>();
         if (rows.length > 0) {
-          const { rows: parts } = await c.query<{ event_seq: number; destination_id: string; part: number }>(
-            'SELECT event_seq, destination_id, part FROM deliveries WHERE event_seq = ANY($1::bigint[]) AND part IS NOT NULL', [rows.map((r) => r.seq)]);
+          const seqs = rows.map((r) => Number(r.seq));
+          const { rows: parts } = await c.query<{ event_seq: number; destination_id: string; part: number }>({ name: 'tl_claim_stored', text: SETTLED,
+            values: [seqs, Math.min(...seqs), Math.max(...seqs), DELIVERED_SEQ_SPAN, [...new Set(rows.map((r) => r.script_id))]] });
           for (const p of parts) {
             let set = stored.get(p.event_seq);
             if (set === undefined) stored.set(p.event_seq, (set = new Set()));

@@ -5,27 +5,48 @@
 // adds its health and pause statements after it, in order. A delivery keeps the first attempt
 // recorded for it in its row (`attempt_id`); only the others (retries, a request that carried
 // it while another claim held it) get a link row in delivery_attempt_items, so a delivery
-// settled by its first request costs no link (PostgreSQL migration 12, SQLite 19).
+// settled by its first request costs no link (PostgreSQL migration 12, SQLite 19). A handed-off
+// delivery its first attempt delivered, with no row, gets none at all: the attempt lists it
+// (`delivered`, PostgreSQL migration 13, SQLite 20; docs/delivered-without-row.md).
 import type pg from 'pg';
 import type { AttemptRecord, DeliveryUpdate, RecordResult } from '../delivery-contract.ts';
 import { MAX_RESPONSE_BYTES, partKey } from '../delivery-contract.ts';
-import { encodeRequest, truncateBytes } from '../delivery-rows.ts';
+import { encodeRequest, keepDelivered, truncateBytes } from '../delivery-rows.ts';
+import { listedPair } from './delivered-pairs.ts';
 
 /**
  * The batch's statement, in parts: recs, one row per record (r = its index) with its attempt
  * when a request went out (ids drawn once, in a MATERIALIZED CTE, so links and rows meet the
  * ids inserted); su/upd, stored rows (`first`: the first update of the id in the batch, the only
  * one applied; a later one is linked only); ui/ins, handed-off rows, one per key (the first);
- * their items, links, and the health of destinations that only succeeded. A batch without
- * stored rows (the usual: every delivery handed off) or without handed-off ones leaves their
- * parts out: the executor starts every part of a statement, empty or not.
+ * their items, links, and the health of destinations that only succeeded. A handed-off delivery
+ * its first attempt delivered (`k`: within what an attempt may list) that has no row (nr, as the
+ * statement's snapshot shows it) gets none: its attempt lists it (`delivered`, with the first
+ * and last seq listed and the account), unless another attempt to its destination lists it
+ * already (`fresh` false: its event was fanned out again meanwhile and sent again; the record is
+ * fenced as by a row another claim holds). That look-up is a short range of
+ * delivery_attempts_delivered_seq: the destination's attempts listing seqs from this one on. A batch without stored rows (the usual: every delivery
+ * handed off) or without handed-off ones leaves their parts out: the executor starts every part
+ * of a statement, empty or not.
  */
 const RECS = `WITH recs AS (
     SELECT * FROM unnest($R1::text[], $R2::bigint[], $R3::boolean[], $R4::int[], $R5::text[], $R6::int[], $R7::text[], $R8::text[], $R9::text[],
-      $R10::text[], $R11::int[], $R12::text[]) WITH ORDINALITY AS r(claim, at, http, sc, dest, lat, body, ec, oc, msg, ev, req, o)),
-  x AS MATERIALIZED (SELECT nextval('delivery_attempts_id_seq') AS id, recs.* FROM recs WHERE http),
+      $R10::text[], $R11::int[], $R12::text[]) WITH ORDINALITY AS r(claim, at, http, sc, dest, lat, body, ec, oc, msg, ev, req, o)),`;
+const HANDED = `ui AS (SELECT * FROM unnest($U1::bigint[], $U2::text[], $U3::text[], $U4::text[], $U5::text[], $U6::int[], $U7::bigint[], $U8::text[], $U9::text[],
+      $U10::int[], $U11::bigint[], $U12::text[], $U13::int[], $U14::boolean[]) WITH ORDINALITY AS v(s, a, d, t, e, p, rc, i, st, n, nx, err, r, k, o)),
+  nr AS MATERIALIZED (SELECT v.s, v.a, v.d, v.p, v.r, v.o,
+      NOT ${listedPair('v.d', 'v.s', 'v.p')} AS fresh
+    FROM ui v
+    WHERE v.k AND NOT EXISTS (SELECT 1 FROM deliveries d WHERE d.event_seq = v.s AND d.destination_id = v.d AND d.part = v.p)),`;
+const ATTEMPTS = `x AS MATERIALIZED (SELECT nextval('delivery_attempts_id_seq') AS id, recs.* FROM recs WHERE http),
   a AS (INSERT INTO delivery_attempts (id, destination_id, attempted_at, status_code, latency_ms, response_body, error_class, outcome, message, events, request)
     SELECT id, dest, at, sc, lat, body, ec, oc, msg, ev, req FROM x),`;
+const LISTING = `x AS MATERIALIZED (SELECT nextval('delivery_attempts_id_seq') AS id, recs.*, l.* FROM recs LEFT JOIN LATERAL (
+      SELECT json_agg(json_build_array(nr.s, nr.p) ORDER BY nr.o)::text AS delivered, min(nr.s) AS first_seq, max(nr.s) AS last_seq,
+        min(nr.a) AS script_id FROM nr WHERE nr.r = recs.o AND nr.fresh) l ON true WHERE http),
+  a AS (INSERT INTO delivery_attempts (id, destination_id, attempted_at, status_code, latency_ms, response_body, error_class, outcome, message, events, request,
+      script_id, delivered, first_seq, last_seq)
+    SELECT id, dest, at, sc, lat, body, ec, oc, msg, ev, req, script_id, delivered, first_seq, last_seq FROM x),`;
 const STORED = `su AS (SELECT * FROM unnest($S1::bigint[], $S2::text[], $S3::int[], $S4::bigint[], $S5::text[], $S6::int[], $S7::boolean[]) AS s(id, st, n, nx, err, r, first)),
   upd AS (UPDATE deliveries d SET status = s.st, attempts = s.n, next_attempt_at = s.nx, lease_owner = NULL, lease_until = NULL,
       last_status_code = CASE WHEN rx.http THEN rx.sc ELSE d.last_status_code END,
@@ -34,13 +55,11 @@ const STORED = `su AS (SELECT * FROM unnest($S1::bigint[], $S2::text[], $S3::int
       attempt_id = coalesce(d.attempt_id, x.id)
     FROM su s JOIN recs rx ON rx.o = s.r LEFT JOIN x ON x.o = s.r
     WHERE s.first AND d.id = s.id AND d.lease_owner = rx.claim RETURNING d.id, d.status, d.attempt_id),`;
-const UNSTORED = `ui AS (SELECT * FROM unnest($U1::bigint[], $U2::text[], $U3::text[], $U4::text[], $U5::text[], $U6::int[], $U7::bigint[], $U8::text[], $U9::text[],
-      $U10::int[], $U11::bigint[], $U12::text[], $U13::int[]) AS v(s, a, d, t, e, p, rc, i, st, n, nx, err, r)),
-  ins AS (INSERT INTO deliveries (event_seq, script_id, destination_id, destination_type, event_id, part, received_at, status,
+const UNSTORED = `ins AS (INSERT INTO deliveries (event_seq, script_id, destination_id, destination_type, event_id, part, received_at, status,
       attempts, next_attempt_at, last_status_code, last_error, created_at, updated_at, delivered_at, attempt_id)
     SELECT v.s, v.a, v.d, v.t, v.e, v.p, v.rc, v.st, v.n, v.nx, rx.sc, CASE WHEN v.st = 'delivered' THEN NULL ELSE v.err END, rx.at, rx.at,
       CASE WHEN v.st = 'delivered' THEN rx.at END, x.id
-    FROM ui v JOIN recs rx ON rx.o = v.r LEFT JOIN x ON x.o = v.r
+    FROM ui v JOIN recs rx ON rx.o = v.r LEFT JOIN x ON x.o = v.r WHERE v.o NOT IN (SELECT o FROM nr)
     ON CONFLICT (event_seq, destination_id, part) DO UPDATE SET status = excluded.status, attempts = excluded.attempts,
       next_attempt_at = excluded.next_attempt_at, last_status_code = coalesce(excluded.last_status_code, deliveries.last_status_code),
       last_error = excluded.last_error, updated_at = excluded.updated_at, delivered_at = coalesce(excluded.delivered_at, deliveries.delivered_at),
@@ -66,14 +85,14 @@ function recordSql(stored: boolean, unstored: boolean): string {
   ].filter(Boolean).join('\n    UNION ALL\n    ');
   const out = [
     stored ? "SELECT 'stored' AS kind, id, NULL::bigint AS event_seq, NULL AS destination_id, NULL::int AS part FROM upd" : '',
-    unstored ? "SELECT 'inserted' AS kind, id, event_seq, destination_id, part FROM ins" : '',
+    unstored ? "SELECT 'inserted' AS kind, id, event_seq, destination_id, part FROM ins UNION ALL SELECT 'listed', NULL, s, d, p FROM nr WHERE fresh" : '',
     "SELECT 'paused' AS kind, NULL::bigint AS id, NULL::bigint AS event_seq, destination_id, NULL::int AS part FROM destination_health WHERE destination_id = ANY($H3::text[]) AND paused_at IS NOT NULL",
   ].filter(Boolean).join('\n  UNION ALL ');
-  const text = [RECS, stored ? STORED : '', unstored ? UNSTORED : '',
+  const text = [RECS, unstored ? HANDED : '', unstored ? LISTING : ATTEMPTS, stored ? STORED : '', unstored ? UNSTORED : '',
     gone === '' ? '' : `gone AS (DELETE FROM delivery_items WHERE delivery_id = ANY(ARRAY(${gone}))),`,
     links === '' ? '' : `links AS (INSERT INTO delivery_attempt_items (attempt_id, delivery_id)\n    ${links}\n    ON CONFLICT DO NOTHING),`,
     HEALTH, out].filter(Boolean).join('\n  ');
-  const base: Record<string, number> = { R: 0, S: 12, U: stored ? 19 : 12, H: (stored ? 19 : 12) + (unstored ? 13 : 0) };
+  const base: Record<string, number> = { R: 0, S: 12, U: stored ? 19 : 12, H: (stored ? 19 : 12) + (unstored ? 14 : 0) };
   return text.replace(/\$([RSUH])(\d+)/g, (_, g: string, n: string) => `$${base[g] + Number(n)}`);
 }
 
@@ -85,18 +104,26 @@ const sqlFor = (stored: boolean, unstored: boolean): { name: string; text: strin
   return { name, text };
 };
 
+/** A handed-off delivery's update in the batch; `k`: its attempt may list it, delivered, should it have no row. */
+interface Unstored { u: DeliveryUpdate; r: number; error: string; k: boolean }
+
 const keyOf = (u: DeliveryUpdate): string => `${u.row!.eventSeq}#${partKey(u.row!.destinationId, u.row!.part)}`;
 
 /** The columns of `items` as arrays, one per getter. */
 const columns = <T>(items: readonly T[], ...get: ((t: T) => unknown)[]): unknown[][] => get.map((g) => items.map(g));
 
-/** Records `records` on `c` (inside the caller's transaction). */
+/** Whether a record may list deliveries on its attempt (it delivered handed-off ones by their first attempt). */
+export const mayList = (rec: AttemptRecord): boolean =>
+  rec.http !== null && rec.updates.some((u) => u.row !== undefined && u.status === 'delivered' && u.attempts === 1);
+
+/** Records `records` on `c` (inside the caller's transaction; with the shared listing locks when any mayList: listingLocks). */
 export async function recordAttemptsOn(c: pg.PoolClient, records: readonly AttemptRecord[]): Promise<RecordResult[]> {
   const stored: { u: DeliveryUpdate; r: number; first: boolean; error: string }[] = [];
-  const unstored: { u: DeliveryUpdate; r: number; error: string }[] = [];
+  const unstored: Unstored[] = [];
   const storedIds = new Set<number>();
   const keys = new Set<string>();
   records.forEach((rec, r) => {
+    const firstDelivered: Unstored[] = [];
     for (const u of rec.updates) {
       const error = u.message ?? rec.message;
       if (u.row === undefined) {
@@ -105,9 +132,13 @@ export async function recordAttemptsOn(c: pg.PoolClient, records: readonly Attem
       } else if (!keys.has(keyOf(u))) {
         // One write per key in a batch (the first), as one record's insert made the row the next would find.
         keys.add(keyOf(u));
-        unstored.push({ u, r: r + 1, error });
+        const s: Unstored = { u, r: r + 1, error, k: false };
+        unstored.push(s);
+        if (rec.http !== null && u.status === 'delivered' && u.attempts === 1) firstDelivered.push(s);
       }
     }
+    // Those its attempt may list (the statement lists the ones without a row: a subset, so within the bounds too).
+    if (firstDelivered.length > 0) keepDelivered(firstDelivered.map((s) => [s.u.row!.eventSeq, s.u.row!.part])).keep.forEach((k, i) => (firstDelivered[i].k = k));
   });
   // Destinations with successes only: their last success, in one upsert; the others record their health in order below.
   const failing = new Set(records.filter((rec) => rec.http !== null && rec.http.outcome !== 'success').map((rec) => rec.destinationId));
@@ -122,10 +153,10 @@ export async function recordAttemptsOn(c: pg.PoolClient, records: readonly Attem
         (x) => x.http?.errorClass ?? null, (x) => x.http?.outcome ?? null, (x) => x.message, (x) => x.updates.length,
         (x) => encodeRequest(x.http?.request)),
       ...(stored.length === 0 ? [] : columns(stored, (s) => s.u.id, (s) => s.u.status, (s) => s.u.attempts, (s) => s.u.nextAttemptAt, (s) => s.error, (s) => s.r, (s) => s.first)),
-      ...(unstored.length === 0 ? [] : columns(unstored, (s) => s.u.row!.eventSeq, (s) => s.u.row!.scriptId, (s) => s.u.row!.destinationId, (s) => s.u.row!.destinationType,
+      ...(unstored.length === 0 ? [] : [...columns(unstored, (s) => s.u.row!.eventSeq, (s) => s.u.row!.scriptId, (s) => s.u.row!.destinationId, (s) => s.u.row!.destinationType,
         (s) => s.u.row!.eventId, (s) => s.u.row!.part, (s) => s.u.row!.receivedAt,
         (s) => (s.u.status === 'delivered' ? null : JSON.stringify(s.u.row!.item)), (s) => s.u.status, (s) => s.u.attempts,
-        (s) => s.u.nextAttemptAt, (s) => s.error, (s) => s.r)),
+        (s) => s.u.nextAttemptAt, (s) => s.error, (s) => s.r, (s) => s.k)]),
       [...lastOk.keys()], [...lastOk.values()], destinations,
     ],
   });
@@ -134,7 +165,7 @@ export async function recordAttemptsOn(c: pg.PoolClient, records: readonly Attem
   let paused = new Set<string>();
   for (const row of rows) {
     if (row.kind === 'stored') done.add(Number(row.id));
-    else if (row.kind === 'inserted') inserted.add(`${row.event_seq}#${partKey(row.destination_id, row.part)}`);
+    else if (row.kind === 'inserted' || row.kind === 'listed') inserted.add(`${row.event_seq}#${partKey(row.destination_id, row.part)}`);
     else paused.add(row.destination_id);
   }
   if (failing.size > 0) {
