@@ -268,6 +268,7 @@ export async function openPostgresStore(opts: PgStoreOptions): Promise<PgStore> 
       }, { limits: PG_INTAKE_LIMITS });
     },
     onWork: (listener) => notifier.onWork(listener),
+    watchAnnouncements: (onAnnounce) => notifier.watch(onAnnounce),
     async claimRun(job, slot, owner) {
       const r = await pool.query('INSERT INTO job_runs (job, slot, owner, started_at) VALUES ($1, $2, $3, $4) ON CONFLICT DO NOTHING',
         [job, slot, owner, Date.now()]);
