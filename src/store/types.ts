@@ -216,6 +216,11 @@ export interface Store {
    */
   watchAnnouncements?(onAnnounce: () => void): (() => void) | null;
   /**
+   * Shared stores: as watchAnnouncements, for rule publishes and destination changes alone, on
+   * a connection of its own that hears no work (the HTTP thread's rule revision read).
+   */
+  watchChanges?(onChange: () => void): (() => void) | null;
+  /**
    * Shared stores: claims one run of a scheduled job (`slot`: its scheduled minute) for
    * `owner`; false when another instance already claimed it, so each runs once per cluster.
    */

@@ -88,7 +88,7 @@ describe('process: an idle instance on PostgreSQL, woken by another on the same 
     // The listening connection killed, and no new connection let in: back on the second at once.
     await f.store.ping(); // the other's pool keeps an open connection for the event below
     await admin(`ALTER DATABASE "${db.name}" ALLOW_CONNECTIONS false`);
-    const listening = `SELECT pid FROM pg_stat_activity WHERE datname = $1 AND query = 'LISTEN ${WORK_CHANNEL}'`;
+    const listening = `SELECT pid FROM pg_stat_activity WHERE datname = $1 AND query LIKE 'LISTEN ${WORK_CHANNEL};%'`;
     const { rows } = await admin(listening, [db.name]);
     expect(rows, 'one listening connection').to.have.length(1);
     const lost = linesOf(s, WOKEN);

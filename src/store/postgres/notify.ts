@@ -3,9 +3,11 @@
 // instance wakes what that work needs at once instead of at its next poll: an intake commit
 // wakes each instance's fan-out only, not its every lane (with N instances, each commit
 // woke N × lanes claim queries). Rule publishes and destination changes notify
-// CHANGES_PAYLOAD: no work, only what an idle delivery thread's slowed polls would otherwise
-// see late, so those go to watch() alone (poll-tick.ts: the slowed tick is back on the second).
-// One dedicated connection per listener set, reconnected with backoff when the server
+// CHANGES_CHANNEL: no work, only what polls would otherwise see late, so those go to watch()
+// alone (an idle delivery thread's slowed tick back on the second, poll-tick.ts; the HTTP
+// thread's rule revision read, announced-poll.ts) — a notifier listening to that channel
+// alone hears no intake commit.
+// One dedicated connection per notifier, reconnected with backoff when the server
 // drops it; polling stays the fallback, so a lost notification only delays work, and a
 // watcher hears of the loss at once (its polls go back to their one-second tick).
 import pg from 'pg';
@@ -16,11 +18,11 @@ export const WORK_CHANNEL = 'tracklane_work';
 /** The payload an intake commit notifies with; anything else (a delivery change) is 'deliveries'. */
 export const EVENTS_PAYLOAD = 'events';
 
-/** The payload of a rule publish or destination change (see the top). */
-export const CHANGES_PAYLOAD = 'changes';
+/** The channel of rule publishes and destination changes (see the top). */
+export const CHANGES_CHANNEL = 'tracklane_changes';
 
 /** The statement that announces a rule publish or destination change (at COMMIT when run in a transaction). */
-export const NOTIFY_CHANGES = `NOTIFY ${WORK_CHANNEL}, '${CHANGES_PAYLOAD}'`;
+export const NOTIFY_CHANGES = `NOTIFY ${CHANGES_CHANNEL}`;
 
 export interface Notifier {
   /** Calls `listener` on each notification of WORK_CHANNEL, with its kind; returns the unsubscribe. */
@@ -34,7 +36,8 @@ export interface Notifier {
   close(): Promise<void>;
 }
 
-export function createNotifier(url: string, onError?: (err: Error) => void): Notifier {
+/** `channels`: what it listens to; onWork() hears only WORK_CHANNEL's notifications. */
+export function createNotifier(url: string, onError?: (err: Error) => void, channels: readonly string[] = [WORK_CHANNEL, CHANGES_CHANNEL]): Notifier {
   const listeners = new Set<(kind: WorkKind) => void>();
   const watchers = new Set<() => void>();
   let client: pg.Client | null = null;
@@ -47,8 +50,9 @@ export function createNotifier(url: string, onError?: (err: Error) => void): Not
     // TCP keepalive: a connection the network lost without a word ends too (no timer here).
     const c = new pg.Client({ connectionString: url, connectionTimeoutMillis: 2_000, keepAlive: true, keepAliveInitialDelayMillis: 10_000 });
     c.on('notification', (msg) => {
-      for (const w of watchers) w();
-      if (msg.payload === CHANGES_PAYLOAD) return;
+      // A copy: a watcher may watch again from its callback.
+      for (const w of [...watchers]) w();
+      if (msg.channel !== WORK_CHANNEL) return;
       const kind: WorkKind = msg.payload === EVENTS_PAYLOAD ? 'events' : 'deliveries';
       for (const l of listeners) l(kind);
     });
@@ -59,7 +63,7 @@ export function createNotifier(url: string, onError?: (err: Error) => void): Not
     c.on('end', () => drop(c));
     try {
       await c.connect();
-      await c.query(`LISTEN ${WORK_CHANNEL}`);
+      await c.query(channels.map((ch) => `LISTEN ${ch}`).join('; '));
       if (closed) {
         await c.end().catch(() => undefined);
         return;
@@ -80,8 +84,8 @@ export function createNotifier(url: string, onError?: (err: Error) => void): Not
   function drop(c: pg.Client): void {
     if (client !== c) return;
     client = null;
-    for (const w of watchers) w();
-    schedule();
+    schedule(); // first: a watcher that watches again from its callback does not connect at once
+    for (const w of [...watchers]) w();
   }
 
   function schedule(): void {
