@@ -45,13 +45,15 @@ export function createNotifier(url: string, onError?: (err: Error) => void, chan
   let closed = false;
   let retryMs = 250;
   let timer: NodeJS.Timeout | undefined;
+  /** watch() was called: keep (re)connecting with backoff, as for a listener. */
+  let watched = false;
 
   const connect = (): Promise<void> => (connecting ??= (async () => {
     // TCP keepalive: a connection the network lost without a word ends too (no timer here).
     const c = new pg.Client({ connectionString: url, connectionTimeoutMillis: 2_000, keepAlive: true, keepAliveInitialDelayMillis: 10_000 });
     c.on('notification', (msg) => {
-      // A copy: a watcher may watch again from its callback.
-      for (const w of [...watchers]) w();
+      // A copy: a watcher may watch again from its callback. None under load (the delivery thread watches only while idle).
+      if (watchers.size > 0) for (const w of [...watchers]) w();
       if (msg.channel !== WORK_CHANNEL) return;
       const kind: WorkKind = msg.payload === EVENTS_PAYLOAD ? 'events' : 'deliveries';
       for (const l of listeners) l(kind);
@@ -89,7 +91,7 @@ export function createNotifier(url: string, onError?: (err: Error) => void, chan
   }
 
   function schedule(): void {
-    if (closed || timer || listeners.size + watchers.size === 0) return;
+    if (closed || timer || (listeners.size === 0 && !watched)) return;
     timer = setTimeout(() => {
       timer = undefined;
       void connect();
@@ -105,6 +107,7 @@ export function createNotifier(url: string, onError?: (err: Error) => void, chan
       return () => listeners.delete(listener);
     },
     watch(onAnnounce) {
+      watched = true;
       if (!client) {
         if (!connecting && !timer && !closed) void connect();
         return null;
