@@ -3,14 +3,22 @@
 // The HTTP thread's read of the rule store's revision in PostgreSQL mode is one: a publish by
 // any instance is announced (NOTIFY on a connection that hears nothing else), so the thread
 // reads the revision when one comes instead of every second. Starting to hear, or losing the
-// announcer, runs `fn` too, so nothing committed while no one listened is missed.
+// announcer, runs `fn` too, so nothing committed while no one listened is missed; and while it
+// hears, `fn` still runs every HEARD_POLL_MS, for a connection the network lost without a
+// word (which TCP keepalive ends only after minutes).
 import { every, type Announcer } from './poll-tick.ts';
 
+/** While the announcer is heard, `fn` still runs this often. */
+export const HEARD_POLL_MS = 30_000;
+
 /** Runs `fn` as described at the top (without `announcer`: every `ms`). Returns the stop. */
-export function everyUnlessAnnounced(ms: number, announcer: Announcer | undefined, fn: () => void): () => void {
+export function everyUnlessAnnounced(ms: number, announcer: Announcer | undefined, fn: () => void, heardPollMs = HEARD_POLL_MS): () => void {
   if (announcer === undefined) return every(ms, fn);
+  const heardPolls = Math.max(1, Math.round(heardPollMs / ms));
   let stopWatch: (() => void) | null = null;
   let stopped = false;
+  /** Polls skipped in a row while heard. */
+  let skipped = 0;
   /** Watches unless it does already; whether the announcements are heard now. */
   const listen = (): boolean => (stopWatch ??= announcer(announced)) !== null;
   function announced(): void {
@@ -23,7 +31,9 @@ export function everyUnlessAnnounced(ms: number, announcer: Announcer | undefine
   }
   const stopPoll = every(ms, () => {
     const heard = stopWatch !== null;
-    if (!listen() || !heard) fn();
+    if (listen() && heard && ++skipped < heardPolls) return;
+    skipped = 0;
+    fn();
   });
   return () => {
     stopped = true;

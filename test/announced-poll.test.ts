@@ -19,7 +19,7 @@ describe('announced poll', function () {
       if (!hearing) return null;
       announce = fn;
       return () => (announce = undefined);
-    }, () => polls++);
+    }, () => polls++, 60 * TICK_MS);
     try {
       expect(await waitFor(() => polls >= 2, 5_000), 'polled while not heard').to.equal(true);
       hearing = true;
@@ -37,6 +37,23 @@ describe('announced poll', function () {
       announce!();
       const lostAt = polls;
       expect(await waitFor(() => polls >= lostAt + 2, 5_000), 'polls every tick again').to.equal(true);
+    } finally {
+      stop();
+      countTicks();
+    }
+  });
+
+  it('while heard, still polls every heardPollMs (a connection lost without a word)', async () => {
+    let polls = 0;
+    let ticks = 0;
+    const countTicks = every(TICK_MS, () => ticks++);
+    const stop = everyUnlessAnnounced(TICK_MS, () => () => undefined, () => polls++, 3 * TICK_MS);
+    try {
+      // Heard from the first tick: its poll, then one every third tick.
+      expect(await waitFor(() => polls >= 1, 5_000)).to.equal(true);
+      const [p0, t0] = [polls, ticks];
+      expect(await waitFor(() => ticks >= t0 + 6, 15_000)).to.equal(true);
+      expect(polls - p0, 'about two polls in six ticks').to.be.within(1, 3);
     } finally {
       stop();
       countTicks();
