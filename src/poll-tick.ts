@@ -9,11 +9,14 @@
 //
 // A thread that turns slowWhenIdle() on (the delivery thread) slows its tick to IDLE_TICK_MS
 // once nothing has happened for IDLE_AFTER_TICKS ticks (no busy() call: no commit announced,
-// nothing claimed or sent), and is back on the one-second tick at the next busy(), or at a
-// change to the file it is told announces work (`announcedBy`, watched only while slow:
-// inotify, no wake of its own). A poll's wait is still counted in seconds (a 5 s tick is five
-// ticks), so what waits a second waits up to IDLE_TICK_MS: what nothing announces may wait
-// that long (src/delivery/README.md, "Idle").
+// nothing claimed or sent), and is back on the one-second tick at the next busy(), or at what
+// it is told announces work while slow: a change to a file (`announcedBy`: SQLite's WAL,
+// inotify, no wake of its own) or an announcer (`announcer`: PostgreSQL's LISTEN). The tick
+// slows only while the announcements can be heard; an announcer that loses them (its
+// connection dropped) brings the second back at once, so nothing waits on a notification that
+// cannot come. A poll's wait is still counted in seconds (a 5 s tick is five ticks), so what
+// waits a second waits up to IDLE_TICK_MS: what nothing announces may wait that long
+// (src/delivery/README.md, "Idle").
 
 import { watch, type FSWatcher } from 'node:fs';
 
@@ -28,11 +31,24 @@ const waiting = new Set<{ fn: (ticks: number) => void }>();
 let timer: NodeJS.Timeout | undefined;
 /** The tick's period now: TICK_MS, or the slowed one while idle. */
 let period = TICK_MS;
+/**
+ * Watches what announces work while the tick is slow: `onAnnounce` at each announcement, and
+ * when announcements may have been missed (the watch failed or was lost), never from within the
+ * call itself. Returns the stop, or null when nothing can be heard now (the tick then stays at
+ * a second).
+ */
+export type Announcer = (onAnnounce: () => void) => (() => void) | null;
+
+interface SlowingLogger {
+  warn(obj: object, msg?: string): void;
+  debug?(obj: object, msg?: string): void;
+}
+
 /** Slowing when idle: off (null), or how, and what to do when the tick slows down or speeds up. */
-let slowing: { idleTickMs: number; idleAfterTicks: number; announcedBy?: string; logger?: { warn(obj: object, msg?: string): void } } | null = null;
-/** Watches `announcedBy` while the tick is slow. */
-let watcher: FSWatcher | undefined;
-/** The watch could not be set (logged once). */
+let slowing: { idleTickMs: number; idleAfterTicks: number; announcedBy?: string; announcer?: Announcer; logger?: SlowingLogger } | null = null;
+/** Stops watching the announcements (set while the tick is slow). */
+let stopWatch: (() => void) | undefined;
+/** The file watch could not be set (logged once). */
 let watchFailed = false;
 /** busy() was called since the last tick. */
 let active = false;
@@ -81,37 +97,61 @@ function noteQuiet(): void {
     return;
   }
   if (period !== TICK_MS || ++quietTicks < slowing!.idleAfterTicks) return;
-  if (!watchAnnouncements()) return;
+  if (!watchAnnouncements()) {
+    quietTicks = 0;
+    return;
+  }
   period = slowing!.idleTickMs;
+  slowing!.logger?.debug?.({ tick_ms: period }, 'idle: the polls tick slower until work is announced');
   restart();
 }
 
-/** While slow, a change to `announcedBy` is a busy(); false when it cannot be watched (the tick stays fast). */
+/** While slow, an announcement is a busy(); false when none can be heard (the tick stays fast). */
 function watchAnnouncements(): boolean {
-  const file = slowing!.announcedBy;
-  if (file === undefined) return true;
+  const { announcedBy, announcer } = slowing!;
+  const stops: (() => void)[] = [];
+  stopWatch = () => stops.forEach((s) => s());
+  if (announcedBy !== undefined) {
+    const w = watchFile(announcedBy);
+    if (w === null) return false;
+    stops.push(w);
+  }
+  if (announcer !== undefined) {
+    const w = announcer(() => busy());
+    if (w === null) {
+      stopWatch();
+      stopWatch = undefined;
+      return false;
+    }
+    stops.push(w);
+  }
+  return true;
+}
+
+/** Watches `file` for changes (each a busy()); null when it cannot be watched (logged once). */
+function watchFile(file: string): (() => void) | null {
   try {
-    watcher = watch(file, { persistent: false }, () => busy());
+    const watcher: FSWatcher = watch(file, { persistent: false }, () => busy());
     watcher.on('error', () => busy());
-    return true;
+    return () => watcher.close();
   } catch (err) {
     if (!watchFailed) slowing!.logger?.warn({ err, file }, 'cannot watch the file that announces work; the polls keep their one-second tick');
     watchFailed = true;
-    quietTicks = 0;
-    return false;
+    return null;
   }
 }
 
 /**
  * This thread's tick slows to `idleTickMs` (default IDLE_TICK_MS) after `idleAfterTicks`
- * (default IDLE_AFTER_TICKS) ticks in a row with no busy(). `announcedBy`: a file whose change
- * while slow is a busy() (work committed by another process); when it cannot be watched the
+ * (default IDLE_AFTER_TICKS) ticks in a row with no busy(). What announces work committed
+ * elsewhere while slow is a busy(): `announcedBy`, a file whose change announces it;
+ * `announcer`, a watch of announcements (see Announcer). While either cannot be heard the
  * tick does not slow.
  */
-export function slowWhenIdle(opts: { idleTickMs?: number; idleAfterTicks?: number; announcedBy?: string; logger?: { warn(obj: object, msg?: string): void } } = {}): void {
+export function slowWhenIdle(opts: { idleTickMs?: number; idleAfterTicks?: number; announcedBy?: string; announcer?: Announcer; logger?: SlowingLogger } = {}): void {
   const idleTickMs = opts.idleTickMs ?? IDLE_TICK_MS;
   if (idleTickMs <= 0 || idleTickMs % TICK_MS !== 0) throw new Error(`idleTickMs must be a whole number of ticks (${TICK_MS} ms): ${idleTickMs}`);
-  slowing = { idleTickMs, idleAfterTicks: opts.idleAfterTicks ?? IDLE_AFTER_TICKS, announcedBy: opts.announcedBy, logger: opts.logger };
+  slowing = { idleTickMs, idleAfterTicks: opts.idleAfterTicks ?? IDLE_AFTER_TICKS, announcedBy: opts.announcedBy, announcer: opts.announcer, logger: opts.logger };
   active = false;
   quietTicks = 0;
 }
@@ -125,8 +165,10 @@ export function busy(): void {
   if (period === TICK_MS) return;
   period = TICK_MS;
   quietTicks = 0;
-  watcher?.close();
-  watcher = undefined;
+  const stop = stopWatch;
+  stopWatch = undefined;
+  stop?.();
+  slowing?.logger?.debug?.({ tick_ms: period }, 'work announced: the polls tick every second again');
   restart();
 }
 

@@ -115,7 +115,8 @@ async function start(config: Config, opts: StartOptions, logger: Logger, started
   if (!opts.store) started.push(() => store.close());
   // The files overlaid by the live versions in the store (src/rules/README.md); its first read before serving.
   usePluginRules(config.rulesDir, config.pluginsDirs);
-  const rules = startRuleWatcher({ dir: config.rulesDir, logger, store: store.rules });
+  // PostgreSQL: the revision is read when a publish is announced, not every second (announced-poll.ts).
+  const rules = startRuleWatcher({ dir: config.rulesDir, logger, store: store.rules, announcer: store.watchChanges?.bind(store) });
   started.push(() => rules.close());
   await rules.ready;
   const shared = isPgStore(store) ? store : null;

@@ -96,4 +96,42 @@ describe('poll tick', function () {
       rmSync(dir, { recursive: true, force: true });
     }
   });
+
+  it('slows only while its announcer can be heard, and an announcement (or the announcer\'s loss) brings the one-second tick back and stops the watch', async () => {
+    let hearing = false;
+    let announce: (() => void) | undefined;
+    let watches = 0;
+    slowWhenIdle({
+      idleTickMs: 60 * TICK_MS, idleAfterTicks: 1,
+      announcer: (fn) => {
+        if (!hearing) return null;
+        watches++;
+        announce = fn;
+        return () => (announce = undefined);
+      },
+    });
+    let runs = 0;
+    const stop = every(TICK_MS, () => runs++);
+    try {
+      expect(await waitFor(() => runs >= 3, 10_000)).to.equal(true);
+      expect(tickPeriod(), 'not slowed while nothing can be heard').to.equal(TICK_MS);
+      hearing = true;
+      expect(await waitFor(() => tickPeriod() === 60 * TICK_MS, 10_000), 'slowed once it can').to.equal(true);
+      expect(watches).to.equal(1);
+      announce!();
+      expect(tickPeriod(), 'back on the second').to.equal(TICK_MS);
+      expect(announce, 'the watch stopped').to.equal(undefined);
+      // Slowed again, then the announcer reports its loss the same way: fast again.
+      expect(await waitFor(() => tickPeriod() === 60 * TICK_MS, 10_000), 'slowed again').to.equal(true);
+      hearing = false;
+      announce!();
+      expect(tickPeriod()).to.equal(TICK_MS);
+      const at = runs;
+      expect(await waitFor(() => runs >= at + 3, 10_000)).to.equal(true);
+      expect(tickPeriod(), 'stays fast while it cannot be heard').to.equal(TICK_MS);
+    } finally {
+      stop();
+      stopSlowing();
+    }
+  });
 });

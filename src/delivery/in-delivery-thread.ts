@@ -60,12 +60,15 @@ export function runInDeliveryThread(): void {
       if (stopping) return;
       delivery = await startDelivery({ config, store, plugins, rules, pool, logger, metrics });
       post({ t: 'owner', owner: delivery.dispatcher.owner });
-      // Idle in SQLite mode, this thread's polls tick every IDLE_TICK_MS (poll-tick.ts): any
-      // process's commit writes the WAL file and brings the second back (a CLI's replay or
-      // queued event, the HTTP thread's destination changes and rule publishes). On
-      // PostgreSQL, destination changes and rule publishes elsewhere are not announced: the
-      // tick stays at a second. README.md, "Idle".
-      if (store.kind === 'sqlite') slowWhenIdle({ announcedBy: `${sqliteFile(config)}-wal`, logger });
+      // Idle, this thread's polls tick every IDLE_TICK_MS (poll-tick.ts) and what any process
+      // commits brings the second back (a CLI's replay or queued event, the HTTP thread's
+      // destination changes and rule publishes): in SQLite mode its write to the WAL file, on
+      // PostgreSQL its NOTIFY, heard only while the listening connection is up (else the
+      // tick stays at a second). README.md, "Idle".
+      const announced = store.kind === 'sqlite'
+        ? { announcedBy: `${sqliteFile(config)}-wal` }
+        : store.watchAnnouncements && { announcer: store.watchAnnouncements.bind(store) };
+      if (announced) slowWhenIdle({ ...announced, ...idleTickFromEnv(), logger });
     };
     await startWhenRulesValid(rules, begin, logger);
     return { rules, store, pool };
@@ -101,3 +104,18 @@ export function runInDeliveryThread(): void {
   });
 }
 
+/**
+ * TRACKLANE_IDLE_TICK: a JSON object `{"idleTickMs":…,"idleAfterTicks":…}` for the delivery
+ * thread's slowed tick (poll-tick.ts), for tests that watch an idle process be woken; unset
+ * in production.
+ */
+function idleTickFromEnv(): { idleTickMs?: number; idleAfterTicks?: number } {
+  const raw = process.env.TRACKLANE_IDLE_TICK;
+  if (!raw) return {};
+  try {
+    const { idleTickMs, idleAfterTicks } = JSON.parse(raw) as { idleTickMs?: number; idleAfterTicks?: number };
+    return { idleTickMs, idleAfterTicks };
+  } catch {
+    throw new Error(`TRACKLANE_IDLE_TICK must be a JSON object ({"idleTickMs":60000,"idleAfterTicks":2}), got ${raw}`);
+  }
+}

@@ -1,6 +1,7 @@
 // Hot reload of the rules: the files under RULES_DIR, overlaid by the live versions in the
 // store when there is one. Files: watched for changes by rule-file-watch.ts (fs.watch, and a
-// stat poll as the safety net). Store: its revision is polled (every second by default) and
+// stat poll as the safety net). Store: its revision is polled (every second by default, or
+// when a publish is announced while announcements are heard: announced-poll.ts) and
 // `refresh()` reads it at once. Every
 // change reloads the whole set; an invalid set is logged and refused, the last good one stays.
 // Until a whole set has loaded once there is no last good one: the good documents serve, and
@@ -13,7 +14,8 @@ import { fingerprintOf } from './rule-files.ts';
 import { createRuleSet, type RuleSet } from './rule-set.ts';
 import { describeHold } from './rule-holds.ts';
 import { overlayOf } from './stored-rules.ts';
-import { every } from '../poll-tick.ts';
+import type { Announcer } from '../poll-tick.ts';
+import { everyUnlessAnnounced } from '../announced-poll.ts';
 
 /** The pino subset used here. */
 export interface WatcherLogger {
@@ -33,6 +35,8 @@ export interface RuleWatcherOptions extends Omit<LoadRulesOptions, 'overlay'>, R
   store?: Pick<RuleVersionStore, 'live' | 'revision'>;
   /** Interval of the store's revision poll; default 1000 ms. 0 turns it off (refresh() still reads). */
   storePollMs?: number;
+  /** What announces rule publishes (the store's watchChanges): while it is heard, the revision is read at each announcement instead of every storePollMs. */
+  announcer?: Announcer;
 }
 
 export interface RuleWatcher {
@@ -187,21 +191,31 @@ export function startRuleWatcher(opts: RuleWatcherOptions): RuleWatcher {
 
   const storePollMs = opts.storePollMs ?? 1000;
   let polling = false;
+  /** Asked for while a read ran (an announcement): read again after it. */
+  let again = false;
+  const pollRevision = (): void => {
+    if (closed) return;
+    if (polling) {
+      again = true;
+      return;
+    }
+    polling = true;
+    // Through then(): a revision() that throws instead of rejecting is a failed read too.
+    Promise.resolve()
+      .then(() => store!.revision())
+      .then((rev) => {
+        storeReadable();
+        if (!closed && (rev !== revision || overlay === null)) return refresh();
+      }, storeFailed)
+      .finally(() => {
+        polling = false;
+        if (!again) return;
+        again = false;
+        pollRevision();
+      });
+  };
   // On the thread's poll tick (poll-tick.ts) at the default second.
-  const stopStorePoll = store && storePollMs > 0
-    ? every(storePollMs, () => {
-        if (polling || closed) return;
-        polling = true;
-        // Through then(): a revision() that throws instead of rejecting is a failed read too.
-        Promise.resolve()
-          .then(() => store.revision())
-          .then((rev) => {
-            storeReadable();
-            if (!closed && (rev !== revision || overlay === null)) return refresh();
-          }, storeFailed)
-          .finally(() => { polling = false; });
-      })
-    : undefined;
+  const stopStorePoll = store && storePollMs > 0 ? everyUnlessAnnounced(storePollMs, opts.announcer, pollRevision) : undefined;
 
   return {
     current: () => current,

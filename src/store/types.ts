@@ -209,6 +209,18 @@ export interface Store {
    */
   onWork?(listener: (kind: WorkKind) => void): () => void;
   /**
+   * Shared stores: calls `onAnnounce` (later, never from within this call) on whatever any
+   * instance announces (work, rule publishes, destination changes) and when announcements may
+   * have been missed (the connection that hears them was lost); returns the stop, or null
+   * while they cannot be heard. What lets an idle delivery thread slow its polls (poll-tick.ts).
+   */
+  watchAnnouncements?(onAnnounce: () => void): (() => void) | null;
+  /**
+   * Shared stores: as watchAnnouncements, for rule publishes and destination changes alone, on
+   * a connection of its own that hears no work (the HTTP thread's rule revision read).
+   */
+  watchChanges?(onChange: () => void): (() => void) | null;
+  /**
    * Shared stores: claims one run of a scheduled job (`slot`: its scheduled minute) for
    * `owner`; false when another instance already claimed it, so each runs once per cluster.
    */

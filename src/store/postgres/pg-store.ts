@@ -19,7 +19,7 @@ import { migrate } from './migrations.ts';
 import { pgDestinationStore } from './destination-store.ts';
 import { pgDeliveryStore } from './delivery-store.ts';
 import { pgRuleVersionStore } from './rule-version-store.ts';
-import { createNotifier, EVENTS_PAYLOAD, WORK_CHANNEL } from './notify.ts';
+import { CHANGES_CHANNEL, createNotifier, EVENTS_PAYLOAD, WORK_CHANNEL } from './notify.ts';
 import { eventFilterSql } from '../event-filter.ts';
 import { pinMap } from '../pin-map.ts';
 
@@ -159,6 +159,7 @@ export async function openPostgresStore(opts: PgStoreOptions): Promise<PgStore> 
     throw err;
   }
   const notifier = createNotifier(opts.url, opts.onError);
+  const changes = createNotifier(opts.url, opts.onError, [CHANGES_CHANNEL]);
   const one = async <R extends pg.QueryResultRow>(sql: string, args: unknown[]): Promise<R | undefined> => (await pool.query<R>(sql, args)).rows[0];
 
   const accounts: AccountStore = {
@@ -268,6 +269,8 @@ export async function openPostgresStore(opts: PgStoreOptions): Promise<PgStore> 
       }, { limits: PG_INTAKE_LIMITS });
     },
     onWork: (listener) => notifier.onWork(listener),
+    watchAnnouncements: (onAnnounce) => notifier.watch(onAnnounce),
+    watchChanges: (onChange) => changes.watch(onChange),
     async claimRun(job, slot, owner) {
       const r = await pool.query('INSERT INTO job_runs (job, slot, owner, started_at) VALUES ($1, $2, $3, $4) ON CONFLICT DO NOTHING',
         [job, slot, owner, Date.now()]);
@@ -277,6 +280,7 @@ export async function openPostgresStore(opts: PgStoreOptions): Promise<PgStore> 
       if (closed) return;
       closed = true;
       await notifier.close();
+      await changes.close();
       await pool.end();
     },
   };

@@ -1,7 +1,9 @@
 // PostgreSQL rule versions (the contract is RuleVersionStore in ../types.ts). Every write
 // takes one advisory lock first, so writes from all instances are serialised and change ids
 // follow commit order: a poller that saw revision N has seen every change up to N (with
-// concurrent writers a later id could commit first and an earlier one be missed).
+// concurrent writers a later id could commit first and an earlier one be missed). Every
+// write announces itself (NOTIFY_CHANGES, delivered at COMMIT): an idle instance's slowed
+// revision poll is back on its second.
 import type pg from 'pg';
 import {
   DEFAULT_HISTORY_LIMIT, SELECT_CHANGES, SELECT_LIVE, SELECT_REVISION, SELECT_VERSIONS, historyWhere, toRuleChange, toRuleVersion,
@@ -9,6 +11,7 @@ import {
 } from '../rule-rows.ts';
 import { StaleRuleRevisionError, type NewRuleVersion, type RuleVersion, type RuleVersionStore, type RuleWriteGuard } from '../types.ts';
 import { tx } from './connection.ts';
+import { NOTIFY_CHANGES } from './notify.ts';
 
 /** pg_advisory_xact_lock key of rule writes ('rule' as a number). */
 const RULE_WRITE_LOCK = 0x72756c65;
@@ -30,7 +33,9 @@ export function pgRuleVersionStore(pool: pg.Pool): RuleVersionStore {
       const now = (await c.query<{ r: number }>(SELECT_REVISION)).rows[0].r;
       if (now !== guard.ifRevision) throw new StaleRuleRevisionError(guard.ifRevision, now);
     }
-    return fn(c);
+    const out = await fn(c);
+    await c.query(NOTIFY_CHANGES);
+    return out;
   });
 
   const publishAll = async (vs: readonly NewRuleVersion[], now: number, guard?: RuleWriteGuard): Promise<RuleVersion[]> => {
