@@ -141,9 +141,11 @@ const MIGRATIONS: { version: number; sql: string }[] = [
     // payload-codec.ts), about a quarter of its JSON text; the payload column then holds ''.
     // Rows stored before keep their text (payload_packed NULL). A column without a default:
     // nothing is rewritten. IF NOT EXISTS: a database an earlier migration's test rewinds to
-    // its version still has the column.
+    // its version still has the column. STORAGE EXTERNAL: a large one goes to TOAST without
+    // pglz trying to compress what deflate already did.
     version: 14,
-    sql: `ALTER TABLE events ADD COLUMN IF NOT EXISTS payload_packed BYTEA;`,
+    sql: `ALTER TABLE events ADD COLUMN IF NOT EXISTS payload_packed BYTEA;
+      ALTER TABLE events ALTER COLUMN payload_packed SET STORAGE EXTERNAL;`,
   },
 ];
 
