@@ -7,10 +7,12 @@ import { DELIVERED_SEQ_SPAN, PAIRS_PER_ATTEMPT, derivedDeliveryId } from './deli
 import type {
   AttemptView, ClaimedDelivery, DeliveryStatus, DeliveryView, DestinationHealth, DestinationStats, QueueSnapshot, SentRequest, StoredItem,
 } from './delivery-contract.ts';
+import { payloadJson } from './payload-codec.ts';
 
 export interface ClaimRow {
   id: number; event_seq: number; script_id: string; destination_id: string; destination_type: string;
   event_id: string | null; attempts: number; received_at: number; part: number | null; item: string | null; payload: string | null;
+  payload_packed: Uint8Array | null;
   /** The event row's own id (the dedup key of an event without event.id). */
   event_uuid: string | null;
 }
@@ -129,7 +131,7 @@ export function toClaimed(rows: readonly ClaimRow[]): ClaimedDelivery[] {
     if (r.payload !== null) {
       event = events.get(r.event_seq);
       if (event === undefined) {
-        event = JSON.parse(r.payload) as NormalizedEvent;
+        event = JSON.parse(payloadJson({ payload: r.payload, payload_packed: r.payload_packed })) as NormalizedEvent;
         events.set(r.event_seq, event);
       }
       if (r.item !== null) item = { ...(JSON.parse(r.item) as StoredItem), event };

@@ -2,10 +2,13 @@
 // conversion for every reader (event listings, fan-out claims, trace).
 import type { EventRecord } from '../domain/records.ts';
 import type { EventSummary, ListedEvent } from './types.ts';
+import { payloadJson } from './payload-codec.ts';
 
 export interface EventRow {
   id: string; script_id: string; name: string | null; event_id: string | null; status: EventRecord['status'];
-  source: string; request_id: string; received_at: number; errors: string; warnings: string; payload: string;
+  source: string; request_id: string; received_at: number; errors: string; warnings: string;
+  /** The payload's JSON text, or '' when payload_packed holds it (payload-codec.ts). */
+  payload: string; payload_packed: Uint8Array | null;
 }
 
 /** With its position in the table (`SELECT *`). */
@@ -16,7 +19,7 @@ export interface SeqEventRow extends EventRow {
 export const toEventRecord = (r: EventRow): EventRecord => ({
   id: r.id, scriptId: r.script_id, name: r.name, eventId: r.event_id, status: r.status, source: r.source,
   requestId: r.request_id, receivedAt: r.received_at, errors: JSON.parse(r.errors), warnings: JSON.parse(r.warnings),
-  payload: JSON.parse(r.payload),
+  payload: JSON.parse(payloadJson(r)),
 });
 
 /** A listing's row: the record and the position a next page starts before. */

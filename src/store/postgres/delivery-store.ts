@@ -46,7 +46,7 @@ export function pgDeliveryStore(pool: pg.Pool): DeliveryStore {
         due AS (SELECT id FROM retries UNION ALL SELECT id FROM firsts),
         leased AS (UPDATE deliveries d SET lease_owner = $4, lease_until = $5, next_attempt_at = $5 FROM due WHERE d.id = due.id
           RETURNING d.id, d.event_seq, d.script_id, d.destination_id, d.destination_type, d.event_id, d.attempts, d.received_at, d.part)
-        SELECT l.*, i.item, e.payload, e.id AS event_uuid FROM leased l LEFT JOIN events e ON e.seq = l.event_seq
+        SELECT l.*, i.item, e.payload, e.payload_packed, e.id AS event_uuid FROM leased l LEFT JOIN events e ON e.seq = l.event_seq
           LEFT JOIN delivery_items i ON i.delivery_id = l.id ORDER BY l.attempts = 0, l.id`,
       values: [destinationId, now, limit, claimId, leaseUntil, opts.retriesOnly === true] })).rows, { relaxed: true, generic: true });
       return toClaimed(rows);

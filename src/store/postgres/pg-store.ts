@@ -12,6 +12,7 @@ import { createPool, isTimeoutError, PG_INTAKE_LIMITS, tx } from './connection.t
 import { StoreBusyError } from '../store-busy.ts';
 import type { PgEventRow } from './rows.ts';
 import { eventSummaryColumns, toEventSummary, toListedEvent, type EventSummaryRow } from '../event-rows.ts';
+import { packPayload, type StoredPayload } from '../payload-codec.ts';
 
 /** An event listing's columns, the issues counted by PostgreSQL (the columns hold JSON text). */
 const PG_SUMMARY = eventSummaryColumns({ length: (c) => `json_array_length(${c}::json)`, firstCode: (c) => `(${c}::json -> 0 ->> 'code')` });
@@ -71,7 +72,7 @@ const dedupKey = (r: PreparedRow): string | null =>
  * later one is a duplicate of it; a claim succeeds when the key is new or its first sighting
  * is older than the window (then it is renewed).
  */
-async function appendRows(c: pg.PoolClient, rows: readonly PreparedRow[], windowMs: number): Promise<EventStatus[]> {
+async function appendRows(c: pg.PoolClient, rows: readonly PreparedRow[], payloads: readonly StoredPayload[], windowMs: number): Promise<EventStatus[]> {
   const claimers = new Map<string, number>();
   rows.forEach((r, i) => {
     const k = dedupKey(r);
@@ -99,18 +100,19 @@ async function appendRows(c: pg.PoolClient, rows: readonly PreparedRow[], window
   });
   // The rows travel as one JSON document: V8's JSON.stringify is far cheaper than
   // node-postgres escaping kilobyte payload strings element by element into array literals.
+  // The packed payload (payload-codec.ts) travels in it as base64.
   const doc = JSON.stringify(rows.map((r, i) => ({
-    id: r.id, script_id: r.scriptId, name: r.name, event_id: r.eventId, status: statuses[i], source: r.source,
-    request_id: r.requestId, received_at: r.receivedAt, errors: r.errors, warnings: r.warnings, payload: r.payload,
+    id: r.id, script_id: r.scriptId, name: r.name, event_id: r.eventId, status: statuses[i], source: r.source, request_id: r.requestId,
+    received_at: r.receivedAt, errors: r.errors, warnings: r.warnings, payload: payloads[i].payload, packed: payloads[i].packed?.toString('base64') ?? null,
   })));
   const seen = rows.flatMap((r, i) => (statuses[i] === 'accepted' ? r.productIds.map((p) => ({ script_id: r.scriptId, product_id: p })) : []));
   await c.query({
     name: 'tl_append_events',
     text: `WITH ins AS (
-       INSERT INTO events (id, script_id, name, event_id, status, source, request_id, received_at, errors, warnings, payload)
-       SELECT id, script_id, name, event_id, status, source, request_id, received_at, errors, warnings, payload
+       INSERT INTO events (id, script_id, name, event_id, status, source, request_id, received_at, errors, warnings, payload, payload_packed)
+       SELECT id, script_id, name, event_id, status, source, request_id, received_at, errors, warnings, payload, decode(packed, 'base64')
        FROM json_to_recordset($1::json) AS x(id text, script_id text, name text, event_id text, status text, source text,
-         request_id text, received_at bigint, errors text, warnings text, payload text)
+         request_id text, received_at bigint, errors text, warnings text, payload text, packed text)
        RETURNING seq, status),
      queued AS (INSERT INTO dispatch_queue (event_seq) SELECT seq FROM ins WHERE status = 'accepted' RETURNING 1),
      seen AS (INSERT INTO seen_products (script_id, product_id) SELECT script_id, product_id FROM json_to_recordset($2::json) AS s(script_id text, product_id text)
@@ -220,8 +222,10 @@ export async function openPostgresStore(opts: PgStoreOptions): Promise<PgStore> 
     async append(rows) {
       if (rows.length === 0) return [];
       const prepared = rows.map(prepareRow);
+      // Packed before the transaction: its locks are not held while deflate runs.
+      const payloads = prepared.map((r) => packPayload(r.payload));
       // Bounded waits: a lock held elsewhere fails the commit (503 + Retry-After), it never holds intake.
-      return tx(pool, (c) => appendRows(c, prepared, windowMs), { limits: PG_INTAKE_LIMITS });
+      return tx(pool, (c) => appendRows(c, prepared, payloads, windowMs), { limits: PG_INTAKE_LIMITS });
     },
     async isDuplicate(scriptId, name, eventId, now, environment = 'prod') {
       const r = await one<{ first_seen_at: number }>(

@@ -1,11 +1,13 @@
 // The event append transaction, shared by both write paths: the store's own connection
 // (in-process) and the writer thread (writer-thread.ts). Rows are first turned into
 // PreparedRow on the calling thread: plain strings and numbers, cheap to post to a thread,
-// with the JSON columns already serialised.
+// with the JSON columns already serialised. The payload is packed (payload-codec.ts) here, on
+// the writer thread when there is one, before the transaction takes the write lock.
 // Loaded in the writer thread through tsx's require hook: no top-level await.
 import type Database from 'better-sqlite3';
 import type { DedupEnvironment, EventStatus } from '../types.ts';
 import { DEFAULT_DEDUP_WINDOW_MS, type PreparedRow } from '../prepare-row.ts';
+import { packPayload, type StoredPayload } from '../payload-codec.ts';
 import { processWriteGate } from './write-gate.ts';
 
 /**
@@ -17,8 +19,8 @@ import { processWriteGate } from './write-gate.ts';
  * process's write gate as urgent: acknowledgements wait on it.
  */
 export function createAppender(db: Database.Database, dedupWindowMs = DEFAULT_DEDUP_WINDOW_MS): (rows: readonly PreparedRow[]) => EventStatus[] {
-  const insertEvent = db.prepare(`INSERT INTO events (id, script_id, name, event_id, status, source, request_id, received_at, errors, warnings, payload)
-    VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`);
+  const insertEvent = db.prepare(`INSERT INTO events (id, script_id, name, event_id, status, source, request_id, received_at, errors, warnings,
+    payload, payload_packed) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`);
   // An accepted event is owed to its destinations: it enters the dispatch queue in the same
   // transaction, so an acknowledged event is always either queued or fanned out.
   const enqueue = db.prepare('INSERT INTO dispatch_queue (event_seq) VALUES (?)');
@@ -35,12 +37,14 @@ export function createAppender(db: Database.Database, dedupWindowMs = DEFAULT_DE
     putDedup.run(r.scriptId, r.environment, r.name, r.eventId, r.receivedAt);
     return 'accepted';
   };
-  const appendTx = db.transaction((rows: readonly PreparedRow[]) => {
+  const appendTx = db.transaction((rows: readonly PreparedRow[], payloads: readonly StoredPayload[]) => {
     const statuses: EventStatus[] = [];
-    for (const r of rows) {
+    for (let i = 0; i < rows.length; i++) {
+      const r = rows[i];
       const status = dedupStatus(r);
       statuses.push(status);
-      const { lastInsertRowid } = insertEvent.run(r.id, r.scriptId, r.name, r.eventId, status, r.source, r.requestId, r.receivedAt, r.errors, r.warnings, r.payload);
+      const { lastInsertRowid } = insertEvent.run(r.id, r.scriptId, r.name, r.eventId, status, r.source, r.requestId, r.receivedAt, r.errors, r.warnings,
+        payloads[i].payload, payloads[i].packed);
       if (status !== 'accepted') continue;
       enqueue.run(lastInsertRowid);
       for (const id of r.productIds) insertSeen.run(r.scriptId, id);
@@ -49,5 +53,9 @@ export function createAppender(db: Database.Database, dedupWindowMs = DEFAULT_DE
   });
   const gate = processWriteGate();
   const urgent = { urgent: true, waitMs: Number(db.pragma('busy_timeout', { simple: true })) };
-  return (rows) => (rows.length > 0 ? gate.run(() => appendTx.immediate(rows), urgent) : []);
+  return (rows) => {
+    if (rows.length === 0) return [];
+    const payloads = rows.map((r) => packPayload(r.payload));
+    return gate.run(() => appendTx.immediate(rows, payloads), urgent);
+  };
 }

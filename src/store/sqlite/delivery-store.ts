@@ -23,7 +23,7 @@ interface DestinationRow {
 
 /** A destination's due pending deliveries that match `which` (literal, so a partial index applies), oldest due first, with item and event. */
 const dueSql = (which: string) => `SELECT d.id, d.event_seq, d.script_id, d.destination_id,
-    d.destination_type, d.event_id, d.attempts, d.received_at, d.part, i.item, e.payload, e.id AS event_uuid
+    d.destination_type, d.event_id, d.attempts, d.received_at, d.part, i.item, e.payload, e.payload_packed, e.id AS event_uuid
   FROM deliveries d LEFT JOIN events e ON e.seq = d.event_seq LEFT JOIN delivery_items i ON i.delivery_id = d.id
   WHERE d.destination_id = ? AND d.status = 'pending' AND ${which} AND d.next_attempt_at <= ?
   ORDER BY d.next_attempt_at LIMIT ?`;
