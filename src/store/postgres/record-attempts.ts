@@ -24,7 +24,8 @@ import { listedPair } from './delivered-pairs.ts';
  * statement's snapshot shows it) gets none: its attempt lists it (`delivered`, with the first
  * and last seq listed and the account), unless another attempt to its destination lists it
  * already (`fresh` false: its event was fanned out again meanwhile and sent again; the record is
- * fenced as by a row another claim holds). That look-up is a short range of
+ * fenced as by a row another claim holds). Whatever its verdict, a handed-off delivery another
+ * attempt lists gets no row either (`ins`): the listed pair is its state, as a row would be. That look-up is a short range of
  * delivery_attempts_delivered_seq: the destination's attempts listing seqs from this one on. A batch without stored rows (the usual: every delivery
  * handed off) or without handed-off ones leaves their parts out: the executor starts every part
  * of a statement, empty or not.
@@ -59,7 +60,7 @@ const UNSTORED = `ins AS (INSERT INTO deliveries (event_seq, script_id, destinat
       attempts, next_attempt_at, last_status_code, last_error, created_at, updated_at, delivered_at, attempt_id)
     SELECT v.s, v.a, v.d, v.t, v.e, v.p, v.rc, v.st, v.n, v.nx, rx.sc, CASE WHEN v.st = 'delivered' THEN NULL ELSE v.err END, rx.at, rx.at,
       CASE WHEN v.st = 'delivered' THEN rx.at END, x.id
-    FROM ui v JOIN recs rx ON rx.o = v.r LEFT JOIN x ON x.o = v.r WHERE v.o NOT IN (SELECT o FROM nr)
+    FROM ui v JOIN recs rx ON rx.o = v.r LEFT JOIN x ON x.o = v.r WHERE v.o NOT IN (SELECT o FROM nr) AND NOT ${listedPair('v.d', 'v.s', 'v.p')}
     ON CONFLICT (event_seq, destination_id, part) DO UPDATE SET status = excluded.status, attempts = excluded.attempts,
       next_attempt_at = excluded.next_attempt_at, last_status_code = coalesce(excluded.last_status_code, deliveries.last_status_code),
       last_error = excluded.last_error, updated_at = excluded.updated_at, delivered_at = coalesce(excluded.delivered_at, deliveries.delivered_at),
