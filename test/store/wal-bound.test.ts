@@ -4,6 +4,7 @@
 // /metrics reports the file's size.
 import { expect } from 'chai';
 import Database from 'better-sqlite3';
+import { randomBytes } from 'node:crypto';
 import { rmSync, statSync } from 'node:fs';
 import { join } from 'node:path';
 import { INTAKE_PATHS } from '../../src/http/intake-routes.ts';
@@ -16,7 +17,8 @@ const LIMIT = 256 * 1024;
 
 const row = (i: number): EventRecord => ({
   id: `id-${i}`, scriptId: 'ABCD1234', name: 'lead_created', eventId: `L-${i}`, status: 'accepted', source: 'event',
-  requestId: `r${i}`, receivedAt: 1_700_000_000_000 + i, errors: [], warnings: [], payload: { i, pad: 'x'.repeat(2_000) },
+  requestId: `r${i}`, receivedAt: 1_700_000_000_000 + i, errors: [], warnings: [], // Random padding: payloads are stored deflated, and a repeated character would shrink to nothing.
+  payload: { i, pad: randomBytes(1_500).toString('base64') },
 });
 
 const walSize = (file: string): number => {
