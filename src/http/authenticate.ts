@@ -35,17 +35,13 @@ export function authenticate(opts: AuthenticateOptions) {
     // A blocked address may still use an account the server has just seen and that has not
     // failed from there lately: that costs no lookup, and keeps a good client behind a busy
     // address going while a sprayer (of script ids or of tokens for a real one) waits.
-    const realAccount = (): string | undefined => {
-      const id = ctx.query.id;
-      return typeof id === 'string' && opts.authenticator.isCachedAccount(id) ? id : undefined;
-    };
-    refuseIfBlocked(opts.failures, ctx.ip, realAccount());
+    refuseIfBlocked(opts.failures, ctx.ip, realAccount(ctx, opts.authenticator));
     let account: Account;
     try {
       account = await credentialsOf(ctx, opts.authenticator);
     } catch (err) {
       // A wrong token for a real account counts against the pair as well as the address.
-      if (err instanceof AppError && err.status === 401) opts.failures?.fail(ctx.ip, realAccount());
+      if (err instanceof AppError && err.status === 401) opts.failures?.fail(ctx.ip, realAccount(ctx, opts.authenticator));
       // The store could not answer (a database that is down or restarting): retry later, not a 500.
       if (!(err instanceof AppError)) throw unavailable(err, 'check credentials');
       throw err;
@@ -55,6 +51,12 @@ export function authenticate(opts: AuthenticateOptions) {
     if (refusal) throw refusal;
     await next();
   };
+}
+
+/** The request's script id when it names an account the server has just seen (no lookup), else undefined. */
+function realAccount(ctx: AppContext, authenticator: Authenticator): string | undefined {
+  const id = ctx.query.id;
+  return typeof id === 'string' && authenticator.isCachedAccount(id) ? id : undefined;
 }
 
 async function credentialsOf(ctx: AppContext, authenticator: Authenticator): Promise<Account> {
