@@ -121,6 +121,9 @@ export async function previewEvent(deps: PreviewDeps, input: PreviewInput): Prom
   return (await planPreview(deps, input)).preview;
 }
 
+/** A destination's settings with its secrets as `****` (one function for every preview, not a closure per call). */
+const maskedSettingsOf = (d: DestinationRecord, plugin: Parameters<typeof maskedSettings>[0]) => maskedSettings(plugin, d.settings);
+
 /** The preview, and with `input.validate` each destination's platform check. */
 export async function planPreview(deps: PreviewDeps, input: PreviewInput): Promise<PlannedPreview> {
   if (deps.offThread !== undefined && input.destinations.length > 0) {
@@ -134,7 +137,7 @@ export async function planPreview(deps: PreviewDeps, input: PreviewInput): Promi
       now: input.now,
       build: true,
       // Secrets never enter the preview: it is built with `****` in their place.
-      settingsFor: (d, plugin) => maskedSettings(plugin, d.settings),
+      settingsFor: maskedSettingsOf,
       ...(deps.overflow === undefined ? {} : { inlineSteps: INLINE_PLAN_STEPS }),
     });
   } catch (err) {
