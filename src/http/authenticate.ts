@@ -10,6 +10,7 @@ import type { Authenticator } from '../accounts/authenticator.ts';
 import type { Account } from '../accounts/types.ts';
 import type { AppContext } from './types.ts';
 import type { AuthFailureLimiter } from './auth-failure-limit.ts';
+import { queryId } from './query-id.ts';
 
 export const TOKEN_HEADER = 'x-service-access-token';
 const MAX_TOKEN_LENGTH = 512;
@@ -55,12 +56,12 @@ export function authenticate(opts: AuthenticateOptions) {
 
 /** The request's script id when it names an account the server has just seen (no lookup), else undefined. */
 function realAccount(ctx: AppContext, authenticator: Authenticator): string | undefined {
-  const id = ctx.query.id;
+  const id = queryId(ctx);
   return typeof id === 'string' && authenticator.isCachedAccount(id) ? id : undefined;
 }
 
 async function credentialsOf(ctx: AppContext, authenticator: Authenticator): Promise<Account> {
-  const id = ctx.query.id;
+  const id = queryId(ctx);
   if (typeof id !== 'string' || !SCRIPT_ID_RE.test(id)) {
     throw new AppError('AUTH_MISSING', 401, 'The query parameter id must be given once, as the 8-character script id');
   }
