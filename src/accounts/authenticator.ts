@@ -6,17 +6,18 @@
 // evicts other unknown ids, never a real account's entry.
 import type { Account } from './types.ts';
 import type { Store } from '../store/types.ts';
-import { tokenMatches } from './credentials.ts';
+import { digestMatches, storedDigests } from './credentials.ts';
 
 interface Entry {
   account: Account | null;
-  hashes: string[];
+  /** The active tokens' SHA-256 digests, decoded once for the entry's life. */
+  digests: Buffer[];
   /** Earliest expiry among the tokens; the entry is stale past it. */
   validUntil: number;
 }
 
 /** Hash compared against when the script id is unknown, so both paths do equal work. */
-const DUMMY_HASH = '0'.repeat(64);
+const DUMMY_DIGESTS = storedDigests(['0'.repeat(64)]);
 const MAX_ENTRIES = 10_000;
 const MAX_UNKNOWN_ENTRIES = 1_000;
 
@@ -66,10 +67,10 @@ export function createAuthenticator(store: Store, opts: { ttlMs?: number; now?: 
     // Both reads run whether or not the account exists (equal work for unknown ids), within
     // intake's lock limits: a locked accounts table fails the check (503), it never holds it.
     const { account, tokens } = await store.accounts.credentials(scriptId, t);
-    if (!account) return { account: null, hashes: [DUMMY_HASH], validUntil: t + ttl };
+    if (!account) return { account: null, digests: DUMMY_DIGESTS, validUntil: t + ttl };
     let validUntil = t + ttl;
     for (const tok of tokens) if (tok.expiresAt !== null && tok.expiresAt < validUntil) validUntil = tok.expiresAt;
-    return { account, hashes: tokens.map((x) => x.hash), validUntil };
+    return { account, digests: storedDigests(tokens.map((x) => x.hash)), validUntil };
   }
 
   async function entry(scriptId: string): Promise<Entry> {
@@ -94,7 +95,7 @@ export function createAuthenticator(store: Store, opts: { ttlMs?: number; now?: 
   return {
     async authenticate(scriptId, token) {
       const e = await entry(scriptId);
-      const ok = tokenMatches(token, e.hashes);
+      const ok = digestMatches(token, e.digests);
       return ok && e.account ? e.account : null;
     },
     isCachedAccount(scriptId) {

@@ -1,6 +1,6 @@
 // Script ids and access tokens. Tokens carry a recognisable prefix so secret
 // scanners find leaked ones, hold 192 random bits, and are stored only as SHA-256.
-import { createHash, randomBytes, randomInt, timingSafeEqual } from 'node:crypto';
+import { createHash, hash, randomBytes, randomInt, timingSafeEqual } from 'node:crypto';
 
 export const TOKEN_PREFIX = 'tlk_';
 const ID_ALPHABET = 'ABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789';
@@ -32,11 +32,20 @@ export function tokenDisplayPrefix(token: string): string {
  * 32-byte digests, so odd lengths never throw. Checks every candidate (no early exit).
  */
 export function tokenMatches(presented: string, storedHashes: readonly string[]): boolean {
-  const digest = createHash('sha256').update(presented, 'utf8').digest();
+  return digestMatches(presented, storedDigests(storedHashes));
+}
+
+/** Stored hex hashes as the bytes digestMatches compares: decoded once for a cached list, not per request. */
+export function storedDigests(storedHashes: readonly string[]): Buffer[] {
+  return storedHashes.map((h) => Buffer.from(h, 'hex'));
+}
+
+/** tokenMatches against hashes already decoded (storedDigests), in the same constant time. */
+export function digestMatches(presented: string, stored: readonly Buffer[]): boolean {
+  const digest = hash('sha256', presented, 'buffer');
   let ok = false;
-  for (const h of storedHashes) {
-    const stored = Buffer.from(h, 'hex');
-    if (stored.length === digest.length && timingSafeEqual(stored, digest)) ok = true;
+  for (const s of stored) {
+    if (s.length === digest.length && timingSafeEqual(s, digest)) ok = true;
   }
   return ok;
 }

@@ -10,6 +10,7 @@ import type { Authenticator } from '../accounts/authenticator.ts';
 import type { Account } from '../accounts/types.ts';
 import type { AppContext } from './types.ts';
 import type { AuthFailureLimiter } from './auth-failure-limit.ts';
+import { queryId } from './query-id.ts';
 
 export const TOKEN_HEADER = 'x-service-access-token';
 const MAX_TOKEN_LENGTH = 512;
@@ -35,17 +36,13 @@ export function authenticate(opts: AuthenticateOptions) {
     // A blocked address may still use an account the server has just seen and that has not
     // failed from there lately: that costs no lookup, and keeps a good client behind a busy
     // address going while a sprayer (of script ids or of tokens for a real one) waits.
-    const realAccount = (): string | undefined => {
-      const id = ctx.query.id;
-      return typeof id === 'string' && opts.authenticator.isCachedAccount(id) ? id : undefined;
-    };
-    refuseIfBlocked(opts.failures, ctx.ip, realAccount());
+    refuseIfBlocked(opts.failures, ctx.ip, realAccount(ctx, opts.authenticator));
     let account: Account;
     try {
       account = await credentialsOf(ctx, opts.authenticator);
     } catch (err) {
       // A wrong token for a real account counts against the pair as well as the address.
-      if (err instanceof AppError && err.status === 401) opts.failures?.fail(ctx.ip, realAccount());
+      if (err instanceof AppError && err.status === 401) opts.failures?.fail(ctx.ip, realAccount(ctx, opts.authenticator));
       // The store could not answer (a database that is down or restarting): retry later, not a 500.
       if (!(err instanceof AppError)) throw unavailable(err, 'check credentials');
       throw err;
@@ -57,8 +54,14 @@ export function authenticate(opts: AuthenticateOptions) {
   };
 }
 
+/** The request's script id when it names an account the server has just seen (no lookup), else undefined. */
+function realAccount(ctx: AppContext, authenticator: Authenticator): string | undefined {
+  const id = queryId(ctx);
+  return typeof id === 'string' && authenticator.isCachedAccount(id) ? id : undefined;
+}
+
 async function credentialsOf(ctx: AppContext, authenticator: Authenticator): Promise<Account> {
-  const id = ctx.query.id;
+  const id = queryId(ctx);
   if (typeof id !== 'string' || !SCRIPT_ID_RE.test(id)) {
     throw new AppError('AUTH_MISSING', 401, 'The query parameter id must be given once, as the 8-character script id');
   }

@@ -40,6 +40,12 @@ export function boundTestResponseText(body: TestBody, maxBytes = TEST_RESPONSE_M
 const SLOT = `\u0000raw:${randomBytes(12).toString('hex')}:`;
 const QUOTED_SLOTS = new RegExp(`${JSON.stringify(SLOT).slice(0, -1).replace(/\\/g, '\\\\')}(\\d+)"`, 'g');
 
+/** The marker of a raw text, kept in `raws` (module functions, not closures made per answer). */
+const slot = (raws: string[], text: string): string => `${SLOT}${raws.push(text) - 1}`;
+/** A preview request whose parsed body is to be written as its raw text: its body a slot. */
+const swap = (raws: string[], r: RequestLike): RequestLike =>
+  typeof r.raw_body !== 'string' || r.body === null || typeof r.body !== 'object' ? r : { ...r, body: slot(raws, r.raw_body) };
+
 /**
  * `body` serialised with JSON values whose text is at hand written as that text, instead of
  * serialising their parsed copies again (parsing and re-serialising them was about a tenth of
@@ -51,12 +57,11 @@ const QUOTED_SLOTS = new RegExp(`${JSON.stringify(SLOT).slice(0, -1).replace(/\\
  */
 function withRawTexts(body: TestBody, receivedText?: string): string | null {
   const raws: string[] = [];
-  const slot = (text: string): string => `${SLOT}${raws.push(text) - 1}`;
-  const swap = (r: RequestLike): RequestLike =>
-    typeof r.raw_body !== 'string' || r.body === null || typeof r.body !== 'object' ? r : { ...r, body: slot(r.raw_body) };
   const copy: TestBody = { ...body };
-  if (receivedText !== undefined && body.data_received !== null && typeof body.data_received === 'object') copy.data_received = slot(receivedText.trim());
-  if (body.preview !== undefined) copy.preview = body.preview.map((p) => (p.requests === undefined ? p : { ...p, requests: p.requests.map(swap) }));
+  if (receivedText !== undefined && body.data_received !== null && typeof body.data_received === 'object') copy.data_received = slot(raws, receivedText.trim());
+  if (body.preview !== undefined) {
+    copy.preview = body.preview.map((p) => (p.requests === undefined ? p : { ...p, requests: p.requests.map((r) => swap(raws, r)) }));
+  }
   if (raws.length === 0) return null;
   let seen = 0;
   const text = JSON.stringify(copy).replace(QUOTED_SLOTS, (_, i: string) => {

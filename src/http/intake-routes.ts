@@ -33,6 +33,11 @@ export const INTAKE_PATHS = {
   standard: '/service/standard/event',
 } as const;
 
+/** What Koa's `ctx.type = 'application/json'` sets, without its look-up. */
+const JSON_TYPE = 'application/json; charset=utf-8';
+/** Endpoint 1's acknowledgement, serialised once. */
+const EVENT_RECEIVED = JSON.stringify(ack('Event received', 0));
+
 export interface IntakeDeps {
   authenticator: Authenticator;
   writer: EventWriter;
@@ -99,7 +104,9 @@ export function intakeRouter(deps: IntakeDeps): Router<AppState> {
   postOnly(router, INTAKE_PATHS.event, 'event', ...chain('event', true), async function acceptEvent(ctx: AppContext, _next: Next) {
     const result = evaluate(ctx, deps.metrics);
     await store(deps, ctx, 'event', result);
-    ctx.body = ack('Event received', 0);
+    // The same answer every time: its text made once, with the type an object body would get.
+    ctx.set('Content-Type', JSON_TYPE);
+    ctx.body = EVENT_RECEIVED;
   });
 
   // 2: synchronous feedback, nothing stored, nothing sent: validation, the funnel check,
@@ -128,9 +135,8 @@ export function intakeRouter(deps: IntakeDeps): Router<AppState> {
     }
     const failed = result.errors.length > 0;
     const level: Level = failed ? 2 : warnings.length > 0 ? 1 : 0;
-    // Serialised here once: the size bound and the response share the text. The header is
-    // what `ctx.type = 'application/json'` sets, without its look-up.
-    ctx.set('Content-Type', 'application/json; charset=utf-8');
+    // Serialised here once: the size bound and the response share the text.
+    ctx.set('Content-Type', JSON_TYPE);
     ctx.body = boundTestResponseText(ack(failed ? 'Event processing failed: see errors' : 'Event received and processed', level, {
       errors: result.errors.map(issueString),
       warnings,

@@ -53,45 +53,75 @@ export interface ReadJsonBodyOptions {
 
 const DIGITS = /^\d+$/;
 
+/** One plain body being read: what readPlain's listeners share, kept on the request they listen to. */
+interface PlainRead {
+  length: number;
+  limit: number;
+  chunks: Buffer[];
+  received: number;
+  complete: boolean;
+  resolve: (text: string) => void;
+  reject: (err: ReaderError) => void;
+}
+
+/** Where a request being read by readPlain keeps its PlainRead (its listeners run with the request as `this`). */
+const PLAIN_READ = Symbol('plain read');
+type ReadingRequest = IncomingMessage & { [PLAIN_READ]?: PlainRead };
+
 /**
  * The body of a plain request (identity coding, its length declared) as UTF-8 text, as the
  * parser underneath reads it, without its layers (co-body, inflation, iconv-lite's decoder:
  * a tenth of endpoint 1's HTTP thread): refused the same way, with errors of the same status
  * and type (413 over `limit`, 400 when the bytes do not match the length or the client
- * aborts), a leading byte-order mark dropped, the stream halted on a refusal.
+ * aborts), a leading byte-order mark dropped, the stream halted on a refusal. The listeners
+ * are module functions that find the read on the request: no closures made per request.
  */
 function readPlain(req: IncomingMessage, length: number, limit: number): Promise<string> {
   if (length > limit) return Promise.reject(readerError('request entity too large', 413, 'entity.too.large'));
   return new Promise((resolve, reject) => {
-    const chunks: Buffer[] = [];
-    let received = 0;
-    let complete = false;
-    const cleanup = () => req.off('aborted', onAborted).off('data', onData).off('end', onEnd).off('error', onEnd).off('close', cleanup);
-    const finish = (err: ReaderError | null, text?: string) => {
-      if (complete) return;
-      complete = true;
-      cleanup();
-      if (err === null) return resolve(text!);
-      req.unpipe();
-      req.pause();
-      reject(err);
-    };
-    const onAborted = () => finish(readerError('request aborted', 400, 'request.aborted'));
-    const onData = (chunk: Buffer) => {
-      if (complete) return;
-      received += chunk.length;
-      if (received > limit) finish(readerError('request entity too large', 413, 'entity.too.large'));
-      else chunks.push(chunk);
-    };
-    const onEnd = (err?: ReaderError) => {
-      if (complete) return;
-      if (err) return finish(err);
-      if (received !== length) return finish(readerError('request size did not match content length', 400, 'request.size.invalid'));
-      const text = (chunks.length === 1 ? chunks[0] : Buffer.concat(chunks, received)).toString('utf8');
-      finish(null, text.charCodeAt(0) === 0xfeff ? text.slice(1) : text);
-    };
-    req.on('aborted', onAborted).on('close', cleanup).on('data', onData).on('end', onEnd).on('error', onEnd);
+    (req as ReadingRequest)[PLAIN_READ] = { length, limit, chunks: [], received: 0, complete: false, resolve, reject };
+    req.on('aborted', onPlainAborted).on('close', cleanupPlain).on('data', onPlainData).on('end', onPlainEnd).on('error', onPlainEnd);
   });
+}
+
+/** Removes readPlain's listeners from `req`. */
+function cleanupPlain(this: IncomingMessage): void {
+  this.off('aborted', onPlainAborted).off('data', onPlainData).off('end', onPlainEnd).off('error', onPlainEnd).off('close', cleanupPlain);
+}
+
+/** Settles `req`'s read once: its text, or a refusal that halts the stream. */
+function finishPlain(req: ReadingRequest, read: PlainRead, err: ReaderError | null, text?: string): void {
+  if (read.complete) return;
+  read.complete = true;
+  req[PLAIN_READ] = undefined;
+  cleanupPlain.call(req);
+  if (err === null) return read.resolve(text!);
+  req.unpipe();
+  req.pause();
+  read.reject(err);
+}
+
+function onPlainAborted(this: ReadingRequest): void {
+  const read = this[PLAIN_READ];
+  if (read !== undefined) finishPlain(this, read, readerError('request aborted', 400, 'request.aborted'));
+}
+
+function onPlainData(this: ReadingRequest, chunk: Buffer): void {
+  const read = this[PLAIN_READ];
+  if (read === undefined || read.complete) return;
+  read.received += chunk.length;
+  if (read.received > read.limit) finishPlain(this, read, readerError('request entity too large', 413, 'entity.too.large'));
+  else read.chunks.push(chunk);
+}
+
+function onPlainEnd(this: ReadingRequest, err?: ReaderError): void {
+  const read = this[PLAIN_READ];
+  if (read === undefined || read.complete) return;
+  if (err) return finishPlain(this, read, err);
+  if (read.received !== read.length) return finishPlain(this, read, readerError('request size did not match content length', 400, 'request.size.invalid'));
+  const { chunks } = read;
+  const text = (chunks.length === 1 ? chunks[0] : Buffer.concat(chunks, read.received)).toString('utf8');
+  finishPlain(this, read, null, text.charCodeAt(0) === 0xfeff ? text.slice(1) : text);
 }
 
 /** An error as the parser underneath raises it: translate() reads its status and type. */

@@ -167,23 +167,19 @@ export function mapEventForDestination(input: MapEventInput): MapResult {
   // A skip after the rules ran is explained by its warnings (a missing client id, a failed
   // "when"), so they are made even for a caller that collects none: fan-out keeps them with
   // the skipped delivery.
-  const skipWarnings = (): string[] => distinct(wantWarnings ? warnings : [
-    ...attributionWarnings(type, plugin, attribution.warnings),
-    ...(hashed === undefined ? [] : identifierWarnings(type, hashed.warnings)),
-    ...applied.warnings.map((w) => `${type}: ${w}`),
-  ]);
+  const uncollected = wantWarnings ? null : { attribution: attribution.warnings, hashed, rules: applied.warnings };
   if (applied.overBudget.length > 0) {
     return skipped(type, 'rule_budget_exceeded',
-      `rule ${applied.overBudget.join(', ')} was stopped: this destination's rules ran out of the evaluation step budget they share for one event; nothing sent`, skipWarnings());
+      `rule ${applied.overBudget.join(', ')} was stopped: this destination's rules ran out of the evaluation step budget they share for one event; nothing sent`, skipWarningsOf(type, plugin, warnings, uncollected));
   }
   if (applied.events.length === 0) {
     if (applied.considered.length === 0) {
-      return skipped(type, 'no_matching_rule', `no rule is written for ${event.event.name}; nothing sent`, skipWarnings());
+      return skipped(type, 'no_matching_rule', `no rule is written for ${event.event.name}; nothing sent`, skipWarningsOf(type, plugin, warnings, uncollected));
     }
     const ids = applied.considered.join(', ');
     return skipped(type, 'condition_not_met',
       `${applied.considered.length === 1 ? 'rule' : 'rules'} ${ids} ${applied.considered.length === 1 ? 'is' : 'are'} written for ${event.event.name}, ` +
-      'but produced no native event (its "when" condition was false, or it failed: see warnings); nothing sent', skipWarnings());
+      'but produced no native event (its "when" condition was false, or it failed: see warnings); nothing sent', skipWarningsOf(type, plugin, warnings, uncollected));
   }
 
   for (const native of applied.events) {
@@ -206,7 +202,7 @@ export function mapEventForDestination(input: MapEventInput): MapResult {
     receivedAt: input.receivedAt,
   }));
   const unmatchable = unmatchableReason(plugin, settings, items);
-  if (unmatchable !== null) return skipped(type, 'unmatchable', `${unmatchable}; nothing sent`, skipWarnings());
+  if (unmatchable !== null) return skipped(type, 'unmatchable', `${unmatchable}; nothing sent`, skipWarningsOf(type, plugin, warnings, uncollected));
   if (input.build === false) return { status: 'ready', requests: [], items, warnings: distinct(warnings) };
   const requests: OutboundRequest[] = [];
   for (const part of batchesFor(plugin, items)) {
@@ -226,6 +222,21 @@ function skipped(type: string, reason: SkipReason, message: string, warnings: st
 }
 
 /** The warnings without repeats, in order (the list itself when empty: fan-out collects none). */
+/**
+ * The warnings a skip after the rules carries: those collected, or (for a caller that collects
+ * none, `made` given) the attribution's, the identifiers' and the rules' made now.
+ */
+function skipWarningsOf(
+  type: string, plugin: DestinationPlugin, collected: string[],
+  made: { attribution: Parameters<typeof attributionWarnings>[2]; hashed: HashedIdentifiers | undefined; rules: string[] } | null,
+): string[] {
+  return distinct(made === null ? collected : [
+    ...attributionWarnings(type, plugin, made.attribution),
+    ...(made.hashed === undefined ? [] : identifierWarnings(type, made.hashed.warnings)),
+    ...made.rules.map((w) => `${type}: ${w}`),
+  ]);
+}
+
 function distinct(warnings: string[]): string[] {
   return warnings.length < 2 ? warnings : [...new Set(warnings)];
 }

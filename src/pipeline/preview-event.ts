@@ -121,6 +121,23 @@ export async function previewEvent(deps: PreviewDeps, input: PreviewInput): Prom
   return (await planPreview(deps, input)).preview;
 }
 
+/** Masked settings per stored settings object, for the plugin's list of secrets they were masked with. */
+const maskedOf = new WeakMap<object, { secret: readonly string[]; value: Record<string, unknown> }>();
+
+/**
+ * A destination's settings with its secrets as `****`: made once per settings object (the
+ * destination cache hands out the same record while it holds it; settings are only read),
+ * so every preview of it shares one masked copy, and the rules' public part of it
+ * (publicSettings, cached per settings object) is made once too.
+ */
+function maskedSettingsOf(d: DestinationRecord, plugin: Parameters<typeof maskedSettings>[0]): Record<string, unknown> {
+  const hit = maskedOf.get(d.settings);
+  if (hit !== undefined && hit.secret === plugin.secretSettings) return hit.value;
+  const value = maskedSettings(plugin, d.settings);
+  maskedOf.set(d.settings, { secret: plugin.secretSettings, value });
+  return value;
+}
+
 /** The preview, and with `input.validate` each destination's platform check. */
 export async function planPreview(deps: PreviewDeps, input: PreviewInput): Promise<PlannedPreview> {
   if (deps.offThread !== undefined && input.destinations.length > 0) {
@@ -134,7 +151,7 @@ export async function planPreview(deps: PreviewDeps, input: PreviewInput): Promi
       now: input.now,
       build: true,
       // Secrets never enter the preview: it is built with `****` in their place.
-      settingsFor: (d, plugin) => maskedSettings(plugin, d.settings),
+      settingsFor: maskedSettingsOf,
       ...(deps.overflow === undefined ? {} : { inlineSteps: INLINE_PLAN_STEPS }),
     });
   } catch (err) {

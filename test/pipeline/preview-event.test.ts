@@ -44,3 +44,26 @@ describe('previewEvent and native schemas', () => {
     expect(out[0].message).to.equal('strict: rule strict.lead produced a native event the strict schema refuses (/event_name: must be equal to one of the allowed values: ["lead","signup"]); nothing sent');
   });
 });
+
+describe('previewEvent and masked settings', () => {
+  it('masks each settings object as it is, and a new settings object (an edited destination) anew', async () => {
+    const secret: LoadedPlugin = plugin('secret');
+    secret.plugin = {
+      ...secret.plugin, secretSettings: ['api_secret'],
+      buildRequests: ({ settings, items }) => [{ method: 'POST', url: `https://api.test/events?k=${String(settings.api_secret)}&p=${String(settings.pixel)}`, headers: {}, body: '{}', eventIds: items.map((i) => i.eventId) }],
+    };
+    const plugins: PluginRegistry = new Map([['secret', secret]]);
+    const rules = createRuleSet('', [{ file: 'secret.json', destination: 'secret', scriptId: null, disabled: [], rules: [{ id: 'secret.lead', event: 'lead_created', output: { event_name: 'Lead' } }] }]);
+    const preview = async (settings: Record<string, unknown>) => (await previewEvent({ plugins, rules: () => rules, pool: null }, {
+      account: { scriptId: 'AB12CD34', country: 'RO', host: null },
+      destinations: [{ id: 'd-secret', type: 'secret', name: 'secret', enabled: true, settings } as unknown as DestinationRecord],
+      event, eventId: 'L-1', receivedAt: NOW, now: NOW,
+    }))[0].requests[0].url;
+    const stored = { api_secret: 's3cr3t', pixel: 'P1' };
+    expect(await preview(stored)).to.equal('https://api.test/events?k=****&p=P1');
+    expect(await preview(stored)).to.equal('https://api.test/events?k=****&p=P1');
+    expect(stored).to.deep.equal({ api_secret: 's3cr3t', pixel: 'P1' });
+    expect(await preview({ api_secret: 'other', pixel: 'P2' })).to.equal('https://api.test/events?k=****&p=P2');
+    expect(await preview({ api_secret: '', pixel: 'P3' })).to.equal('https://api.test/events?k=&p=P3');
+  });
+});
