@@ -27,7 +27,7 @@ const SHAPE = '{"event":{"name":"","id":"","value":0,"currency":"EUR","propertie
   '"parent_name":"","tax_included":true,"type":"simple","stock_status":true}],' +
   '"shipping":[{"name":"","value":0,"tax_percent":19}],"payments":[{"name":"","value":0,"type":"card"}],"coupons":[],' +
   '"consent":{"analytics":true,"personalization":true,"marketing":true},' +
-  '"cookies":[{"name":"_ga","value":"GA1.1."},{"name":"_fbp","value":"fb.1."}],' +
+  '"cookies":[{"name":"","value":""}],' +
   '"user":{"id":"","email":"","phone":"+","first_name":"","last_name":"","country":"","city":""}}';
 
 /** Format 1's dictionary, as deflate and inflate take it. */

@@ -17,7 +17,7 @@ import { execFile, execFileSync, spawn, type ChildProcess } from 'node:child_pro
 import { once } from 'node:events';
 import { chmodSync, existsSync, mkdirSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
-import { join } from 'node:path';
+import { dirname, join } from 'node:path';
 import { copyProject } from '../helpers/project-copy.ts';
 import { freePort } from '../helpers/free-port.ts';
 import { ROOT } from '../helpers/spawn-server.ts';
@@ -44,6 +44,8 @@ describe('process: the README systemd install steps, pasted in a scratch root', 
   let root: string;
   let server: ChildProcess | undefined;
   let userAdded = false;
+  /** Folders given search permission for the service user, with their modes before. */
+  const opened: { dir: string; mode: number }[] = [];
 
   before(function () {
     const missing = ['runuser', 'setpriv', 'useradd', 'userdel', 'bash'].filter((c) => !has(c));
@@ -52,9 +54,17 @@ describe('process: the README systemd install steps, pasted in a scratch root', 
       this.skip();
     }
     root = tempDir('tl-deploy-root-');
-    // The service user must reach its folders under the run's temp folder (0700, root's).
-    const temp = statSync(tmpdir()).mode;
-    if ((temp & 0o001) === 0) chmodSync(tmpdir(), (temp & 0o7777) | 0o011);
+    // The service user must reach its folders under the run's temp folder (0700, root's), and
+    // through every folder above it: a system temp folder may be 0700 too. Search (x) only,
+    // given back in after().
+    for (let dir = tmpdir(); ; dir = dirname(dir)) {
+      const mode = statSync(dir).mode & 0o7777;
+      if ((mode & 0o001) === 0) {
+        chmodSync(dir, mode | 0o011);
+        opened.push({ dir, mode });
+      }
+      if (dirname(dir) === dir) break;
+    }
     chmodSync(root, 0o755);
   });
   after(async () => {
@@ -64,6 +74,7 @@ describe('process: the README systemd install steps, pasted in a scratch root', 
     }
     if (userAdded) execFileSync('userdel', [user], { stdio: 'ignore' });
     if (root) rmSync(root, { recursive: true, force: true });
+    for (const { dir, mode } of opened.reverse()) chmodSync(dir, mode);
   });
 
   it('install as root; the service user starts the server with its settings and writes only its data', async () => {

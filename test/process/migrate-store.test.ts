@@ -96,7 +96,7 @@ describe('process: migrate-store from a SQLite server to a PostgreSQL server', f
     db = await createTestDatabase();
     const moved = await sqliteCli.json<{ tables: Record<string, number>; target: string }>('migrate-store', '--to', db.url);
     expect(moved.target).to.equal(db.url);
-    expect(moved.tables).to.include({ accounts: 1, access_tokens: 1, destinations: 2, events: 5, dedup_keys: 5, deliveries: 10, rule_versions: 1, rule_live: 1 });
+    expect(moved.tables).to.include({ accounts: 1, access_tokens: 1, destinations: 2, events: 5, dedup_keys: 5, deliveries: 5, delivery_attempts: 10, rule_versions: 1, rule_live: 1 });
     expectFailure(await sqliteCli.run('migrate-store', '--to', db.url), 1, /^tracklane: the target already holds tracklane data \(rows: accounts 1, .*\); nothing was copied\. --force replaces it\n$/);
 
     const pgCli = tempCli({ databaseUrl: db.url, env });
