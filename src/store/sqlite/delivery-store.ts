@@ -28,6 +28,9 @@ const dueSql = (which: string) => `SELECT d.id, d.event_seq, d.script_id, d.dest
   WHERE d.destination_id = ? AND d.status = 'pending' AND ${which} AND d.next_attempt_at <= ?
   ORDER BY d.next_attempt_at LIMIT ?`;
 
+/** The listing columns of an attempt that lists nothing. */
+const NOTHING_LISTED = { scriptId: null, delivered: null, firstSeq: null, lastSeq: null } as const;
+
 export function sqliteDeliveryStore(db: Database.Database): DeliveryStore {
   const relaxed = relaxedCommit(db);
   const q = {
@@ -120,7 +123,7 @@ export function sqliteDeliveryStore(db: Database.Database): DeliveryStore {
    */
   function deliveredWithoutRow(rec: AttemptRecord, listed: Set<DeliveryUpdate>, taken: Set<DeliveryUpdate>) {
     const handedOff = rec.updates.filter((u) => u.row !== undefined);
-    if (handedOff.length === 0) return { scriptId: null, delivered: null, firstSeq: null, lastSeq: null };
+    if (handedOff.length === 0) return NOTHING_LISTED;
     const seqs = handedOff.map((u) => u.row!.eventSeq);
     const others = q.listedBy.all({ destination: rec.destinationId, min: Math.min(...seqs), max: Math.max(...seqs) });
     if (others.length > 0) {
@@ -129,7 +132,7 @@ export function sqliteDeliveryStore(db: Database.Database): DeliveryStore {
     }
     const candidates = handedOff.filter((u) => !taken.has(u) && u.status === 'delivered' && u.attempts === 1
       && q.hasRow.get(u.row!.eventSeq, u.row!.destinationId, u.row!.part) === undefined);
-    if (candidates.length === 0) return { scriptId: null, delivered: null, firstSeq: null, lastSeq: null };
+    if (candidates.length === 0) return NOTHING_LISTED;
     const kept = keepDelivered(candidates.map((u): DeliveredPair => [u.row!.eventSeq, u.row!.part]));
     candidates.forEach((u, i) => { if (kept.keep[i]) listed.add(u); });
     return { scriptId: candidates[0].row!.scriptId, delivered: JSON.stringify(kept.delivered), firstSeq: kept.firstSeq, lastSeq: kept.lastSeq };
