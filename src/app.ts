@@ -47,9 +47,9 @@ export interface AppDeps {
   metrics: Metrics;
   preview: PreviewDeps;
   destinations: DestinationCache;
-  /** Custom endpoints (endpoint 4): loaded folders and the custom-record store; not mounted when absent. */
   /** Problems that leave the service ready but not whole (reported by /readyz). */
   degraded?: () => string[];
+  /** Custom endpoints (endpoint 4): loaded folders and the custom-record store; not mounted when absent. */
   customers?: { registry: CustomerRegistry; records: CustomRecordStore; handlers?: HandlerPool };
   /** Per-account intake buckets; default in memory (a shared store passes its own). */
   limiter?: TokenBucketLimiter;

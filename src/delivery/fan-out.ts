@@ -102,11 +102,20 @@ export async function fanOutOnce(deps: FanOutDeps): Promise<FanOutCommit & { cla
   // Mapping is CPU work: yield every few ms so the thread's other work is not held up.
   const plans = await planEvents({ plugins: deps.plugins, rules, pool: deps.pool }, subjects.filter((_, i) => !isPoison(claimed[i])),
     { now: deps.clock(), build: false, warnings: false, sliceMs: SLICE_MS });
+  // Each lane is asked for its offer once a pass; its room is counted down here, per destination
+  // (the offer a lane returned is left as it was).
   const offers = new Map<string, HandoffOffer | null>();
-  const offerFor = (destinationId: string): HandoffOffer | null => {
-    if (!offers.has(destinationId)) offers.set(destinationId, deps.offer?.(destinationId) ?? null);
-    const o = offers.get(destinationId)!;
-    return o !== null && o.room > 0 ? o : null;
+  const roomLeft = new Map<string, number>();
+  const takesOneMore = (destinationId: string): boolean => {
+    if (!offers.has(destinationId)) {
+      const o = deps.offer?.(destinationId) ?? null;
+      offers.set(destinationId, o);
+      roomLeft.set(destinationId, o?.room ?? 0);
+    }
+    const left = roomLeft.get(destinationId)!;
+    if (left <= 0) return false;
+    roomLeft.set(destinationId, left - 1);
+    return true;
   };
   const hold = deps.hold ?? { claimId: `${deps.claimId}.held`, ms: HOLD_MS };
   const holdUntil = deps.clock() + hold.ms;
@@ -114,7 +123,7 @@ export async function fanOutOnce(deps: FanOutDeps): Promise<FanOutCommit & { cla
   let planned = 0;
   const rows = claimed.map((e, i) => isPoison(e)
     ? mappingFailedRows(subjects[i].destinations, e.stored, e.interrupted!).map((row) => ({ row }))
-    : rowsOf(plans[planned++], e.stored, offerFor));
+    : rowsOf(plans[planned++], e.stored, takesOneMore));
   const poison = claimed.flatMap((event, i): PoisonEvent[] => (isPoison(event) ? [{ event, rows: rows[i].map((r) => r.row) }] : []));
   const results: FanOutResult[] = claimed.map(({ seq, event: rec }, i) => ({
     seq, scriptId: rec.scriptId, eventId: rec.eventId, receivedAt: rec.receivedAt,
@@ -174,16 +183,14 @@ function handoffsOf(
  * The rows of one event's plans, but those an earlier fan-out stored: each ready item as a
  * pending row (handed off while its lane has room), or one skipped/failed row saying why.
  */
-function rowsOf(plans: readonly DestinationPlan[], stored: ReadonlySet<string> | undefined, offerFor: (destinationId: string) => HandoffOffer | null): PlannedRow[] {
+function rowsOf(plans: readonly DestinationPlan[], stored: ReadonlySet<string> | undefined, takesOneMore: (destinationId: string) => boolean): PlannedRow[] {
   const out: PlannedRow[] = [];
   for (const p of plans) {
     const base = { destinationId: p.destination.id, destinationType: p.destination.type };
     if (p.status === 'ready') {
       p.items.forEach(({ event: _event, ...rest }, part) => {
         if (stored?.has(partKey(base.destinationId, part))) return;
-        const offer = offerFor(base.destinationId);
-        if (offer === null) return void out.push({ row: { ...base, part, status: 'pending', item: rest } });
-        offer.room--;
+        if (!takesOneMore(base.destinationId)) return void out.push({ row: { ...base, part, status: 'pending', item: rest } });
         out.push({ row: { ...base, part, status: 'pending', item: rest, handoff: true }, item: p.items[part] });
       });
       continue;

@@ -5,7 +5,7 @@ import { claimLimit, concurrencyOf, isActive, isRunning, maxEvents, queuedDelive
 import type { LaneUnits } from './lane-units.ts';
 import type { ClaimedDelivery } from './types.ts';
 
-/** At most this many deliveries wait in a lane's memory after a handoff (a slow destination takes less). */
+/** The handoff cap's floor when the dispatcher sets none (the cap itself: `handoffCap` below). */
 export const HANDOFF_CAP = 400;
 
 export interface LaneHandoffs {
@@ -17,6 +17,12 @@ export interface LaneHandoffs {
 }
 
 export function createLaneHandoffs(deps: LaneDeps, s: LaneState, units: LaneUnits, pump: () => void): LaneHandoffs {
+  /**
+   * The handoff cap (its one definition; other comments refer here): the deliveries a lane
+   * holds in memory from handoffs at most = max(two claims' worth, i.e. 2 × max(batch.maxEvents,
+   * 4 × concurrency); the `handoffCap` option, default HANDOFF_CAP 400). With concurrency 8:
+   * 400 for GA4 or a one-event-per-request lane, 2 000 for Meta or TikTok (maxEvents 1 000).
+   */
   const handoffCap = () => Math.max(2 * claimLimit(s, concurrencyOf(s, deps.concurrency)), deps.handoffCap ?? HANDOFF_CAP);
   /** Handed-off deliveries this lane takes now: its cap less what it queues, sends and holds. */
   const room = () => handoffCap() - queuedDeliveries(s) - s.inflight * maxEvents(s) - (s.hold?.deliveries.length ?? 0);

@@ -43,7 +43,7 @@ export interface LaneDeps {
   pauseAfterMs: number;
   /** Longest sleep while idle, so work queued by another process (a replay) is noticed. */
   idlePollMs: number;
-  /** Handed-off deliveries a lane holds in memory at most (at least two claims' worth); default HANDOFF_CAP. */
+  /** The floor of the lane's handoff cap (lane-handoffs.ts `handoffCap`); default HANDOFF_CAP. */
   handoffCap?: number;
   /** Aborted when shutdown runs out of grace. */
   abort: AbortSignal;

@@ -81,8 +81,8 @@ function evaluate(ctx: AppContext, metrics: Metrics): ValidationResult {
   return validateFor(ctx.state.account!, ctx.state.body, metrics);
 }
 
-/** Endpoints 1 and 3: the shared accept path with a list of one. */
-async function store(deps: IntakeDeps, ctx: AppContext, source: string, result: ValidationResult): Promise<EventStatus> {
+/** Endpoints 1 and 3: one event through the shared accept path (acceptEvents), its stored status back. */
+async function acceptOne(deps: IntakeDeps, ctx: AppContext, source: string, result: ValidationResult): Promise<EventStatus> {
   const { account, requestId, log, body } = ctx.state;
   const [one] = await acceptEvents(deps, { account: account!, requestId, source, log }, [{ body, result }]);
   return one.status;
@@ -103,7 +103,7 @@ export function intakeRouter(deps: IntakeDeps): Router<AppState> {
   // 1: acknowledge after commit, valid or not; invalid events are kept as `rejected`.
   postOnly(router, INTAKE_PATHS.event, 'event', ...chain('event', true), async function acceptEvent(ctx: AppContext, _next: Next) {
     const result = evaluate(ctx, deps.metrics);
-    await store(deps, ctx, 'event', result);
+    await acceptOne(deps, ctx, 'event', result);
     // The same answer every time: its text made once, with the type an object body would get.
     ctx.set('Content-Type', JSON_TYPE);
     ctx.body = EVENT_RECEIVED;
@@ -159,7 +159,7 @@ export function intakeRouter(deps: IntakeDeps): Router<AppState> {
       };
       return;
     }
-    const status = await store(deps, ctx, 'standard', result);
+    const status = await acceptOne(deps, ctx, 'standard', result);
     ctx.body = {
       status: 'success',
       message: status === 'duplicate' ? 'Duplicate event: already received, not forwarded again' : 'Event accepted',

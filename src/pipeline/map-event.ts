@@ -1,6 +1,8 @@
-// One event → the requests for one destination, or the reason it gets nothing. Pure and
-// shared by `rules preview` and the delivery dispatcher: gating (enabled, environment,
-// allow-list, consent), attribution, identifiers, rules, then the plugin's requests.
+// One event → the items (and, unless `build: false`, the requests) for one destination, or the
+// reason it gets nothing. Pure and shared by previews (endpoint 2, `rules preview`) and the
+// delivery fan-out: gating (enabled, environment, allow-list, consent), attribution,
+// identifiers, rules, then the plugin's requests. The fan-out passes `build: false` (items
+// only): the lane builds the requests later (src/delivery/lane-units.ts → build-requests-for.ts).
 import { batchesFor } from '../destinations/chunk.ts';
 import { messageId } from '../destinations/message-id.ts';
 import { nativeProblems, NativeSchemaError } from '../destinations/native-schema.ts';
@@ -105,6 +107,7 @@ const CONSENT_KEYS: readonly (keyof Consent)[] = ['analytics', 'marketing', 'per
  * const r = mapEventForDestination({ plugin, destination, event, eventId, receivedAt, account,
  *                                    rules: ruleSet.rulesFor(account.scriptId, destination.type), now: Date.now() });
  * if (r.status === 'ready') for (const req of r.requests) await send(req);
+ * // With `build: false` (delivery's fan-out), `requests` is [] and only `items` are made.
  */
 export function mapEventForDestination(input: MapEventInput): MapResult {
   const { plugin, destination, event, account, now } = input;
@@ -221,7 +224,6 @@ function skipped(type: string, reason: SkipReason, message: string, warnings: st
   return { status: 'skipped', reason, message: `${type}: ${message}`, warnings };
 }
 
-/** The warnings without repeats, in order (the list itself when empty: fan-out collects none). */
 /**
  * The warnings a skip after the rules carries: those collected, or (for a caller that collects
  * none, `made` given) the attribution's, the identifiers' and the rules' made now.
@@ -237,6 +239,7 @@ function skipWarningsOf(
   ]);
 }
 
+/** The warnings without repeats, in order (the list itself when empty: fan-out collects none). */
 function distinct(warnings: string[]): string[] {
   return warnings.length < 2 ? warnings : [...new Set(warnings)];
 }
