@@ -28,7 +28,8 @@ import type { CustomerRegistry } from './customers/types.ts';
 import type { CustomRecordStore } from './store/custom-record-contract.ts';
 import type { HandlerPool } from './customers/handler-pool.ts';
 import type { RateLimiter } from './customers/rate-limiter.ts';
-import { createIntakeFeed, tapWriter, type IntakeFeed } from './intake/intake-feed.ts';
+import { createIntakeFeed, type IntakeFeed } from './intake/intake-feed.ts';
+import { createIntakeWriter } from './intake/intake-writer.ts';
 import { gatedRoutes, markAdminArea, requireAdmin } from './admin/admin-auth.ts';
 import { adminRouter } from './admin/admin-routes.ts';
 import { createEventStreams, type EventStreams } from './admin/event-stream.ts';
@@ -39,11 +40,16 @@ import { manageRouter } from './admin/manage-routes.ts';
 import { createPlatformChecker, type PlatformChecker } from './delivery/platform-check.ts';
 
 export interface AppDeps {
-  config: Pick<Config, 'maxBodyBytes' | 'rateLimitDefault'> & Partial<Pick<Config, 'metricsToken' | 'trustProxy' | 'authFailuresPerMinute' | 'intakeBytesPerSecond' | 'handlerTimeoutMs' | 'maxBatchEvents' | 'maxBatchBytes' | 'adminTokens' | 'adminStreamsMax' | 'adminStreamsPerAddress' | 'maxReplay' | 'allowPrivateDestinations'>>;
+  config: Pick<Config, 'maxBodyBytes' | 'rateLimitDefault'> & Partial<Pick<Config, 'metricsToken' | 'trustProxy' | 'authFailuresPerMinute' | 'intakeBytesPerSecond' | 'handlerTimeoutMs' | 'maxBatchEvents' | 'maxBatchBytes' | 'adminTokens' | 'adminStreamsMax' | 'adminStreamsPerAddress' | 'maxReplay' | 'allowPrivateDestinations' | 'intakeMaxPending'>>;
   store: Store;
   logger: Logger;
   authenticator: Authenticator;
-  writer: EventWriter;
+  /**
+   * Delivery's wake after each intake commit that stored an accepted event (the event writer
+   * calls it: src/intake/intake-writer.ts); the server passes src/delivery/commit-wake.ts
+   * `committed`. Absent (tests without delivery): nothing is woken.
+   */
+  wakeDelivery?: () => void;
   metrics: Metrics;
   preview: PreviewDeps;
   destinations: DestinationCache;
@@ -69,6 +75,8 @@ export interface App {
   startDraining(): void;
   /** Every event stored through this app, after its commit (the admin API's live stream reads it). */
   feed: IntakeFeed;
+  /** The event writer every intake route stores through (src/intake/intake-writer.ts); the server drains it when closing. */
+  writer: EventWriter;
   /** The admin API's live streams (how many are open). */
   streams: Pick<EventStreams, 'count'>;
 }
@@ -101,9 +109,12 @@ export function createApp(deps: AppDeps): App {
   const adminTokens = deps.config.adminTokens ?? [];
   const adminOn = adminTokens.length > 0;
   koa.use(markAdminArea(adminOn));
-  // Every commit is announced on the feed (free while nobody listens).
+  // The event writer, the one way intake stores events: commit, wake delivery, publish on the
+  // live feed (src/intake/intake-writer.ts; the feed is free while nobody listens).
   const feed = createIntakeFeed();
-  const writer = tapWriter(deps.writer, feed);
+  const writer = createIntakeWriter(deps.store, {
+    feed, wakeDelivery: deps.wakeDelivery, onBatch: (n) => deps.metrics.commitBatch.observe(n), maxPending: deps.config.intakeMaxPending,
+  });
   const streams = createEventStreams(feed, { max: deps.config.adminStreamsMax ?? 20, perAddress: deps.config.adminStreamsPerAddress ?? 5 });
   // What the standard and the custom intake share.
   const shared = {
@@ -179,6 +190,7 @@ export function createApp(deps: AppDeps): App {
   return {
     koa,
     feed,
+    writer,
     streams,
     startDraining() {
       draining = true;

@@ -1,5 +1,5 @@
-// Wires the runtime from a Config: store, logger, authenticator, writer, app, and an
-// HTTP server with tight timeouts. Used by the process entry and by tests (port 0).
+// Wires the runtime from a Config: store, logger, authenticator, app (with its event writer),
+// delivery, and an HTTP server with tight timeouts. Used by the process entry and by tests (port 0).
 import { createServer, type Server } from 'node:http';
 import { limitConnections } from './http/connection-limits.ts';
 import type { AddressInfo } from 'node:net';
@@ -8,7 +8,7 @@ import { createLogger, type Logger } from './logger.ts';
 import { openStore } from './store/open-store.ts';
 import type { Store } from './store/types.ts';
 import { createAuthenticator } from './accounts/authenticator.ts';
-import { createEventWriter, type EventWriter } from './store/event-writer.ts';
+import type { EventWriter } from './store/event-writer.ts';
 import { createMetrics } from './http/metrics.ts';
 import { metricsExposureWarning } from './http/metrics-exposure.ts';
 import { createApp, type App } from './app.ts';
@@ -45,6 +45,7 @@ export interface Running {
   server: Server;
   app: App;
   store: Store;
+  /** The app's event writer (src/intake/intake-writer.ts). */
   writer: EventWriter;
   logger: Logger;
   plugins: PluginRegistry;
@@ -67,9 +68,6 @@ export interface Running {
   /** Stops accepting, finishes in-flight requests and commits, closes the store. */
   close(graceMs?: number): Promise<void>;
 }
-
-/** Intake transactions in flight at once on PostgreSQL (each holds one pool connection). */
-const PG_INTAKE_COMMITS = 4;
 
 export interface StartOptions {
   logger?: Logger;
@@ -121,15 +119,12 @@ async function start(config: Config, opts: StartOptions, logger: Logger, started
   await rules.ready;
   const shared = isPgStore(store) ? store : null;
   const metrics = createMetrics();
-  // Each intake commit that accepted events wakes the fan-out (commit-wake.ts), so they go out without waiting for a poll.
+  // Each intake commit that accepted events wakes the fan-out (commit-wake.ts), so they go out
+  // without waiting for a poll: the event writer (createApp) calls `committed`; delivery is
+  // attached as its target below, once it runs.
   const deliveryWake = createCommitWake();
   // With the delivery thread, its metrics are appended to the main registry's on each scrape.
   let deliveryMetricsText: (() => Promise<string>) | null = null;
-  // PostgreSQL commits several intake transactions at once (SQLite has one writer).
-  const writer = createEventWriter(store.events, {
-    onBatch: (n) => metrics.commitBatch.observe(n), onCommitted: deliveryWake.committed, concurrency: store.kind === 'postgres' ? PG_INTAKE_COMMITS : 1,
-    maxPending: config.intakeMaxPending,
-  });
   const authenticator = createAuthenticator(store);
   const pool = createServerHashPool(serverPoolThreads(config.workers).http, logger);
   started.push(() => pool.close());
@@ -156,7 +151,7 @@ async function start(config: Config, opts: StartOptions, logger: Logger, started
     store,
     logger,
     authenticator,
-    writer,
+    wakeDelivery: deliveryWake.committed,
     metrics,
     preview: { plugins, rules: () => rules.current(), pool, ...(previewPool ? { offThread: previewPool } : { overflow }) },
     destinations: createDestinationCache(store.destinations),
@@ -236,7 +231,7 @@ async function start(config: Config, opts: StartOptions, logger: Logger, started
       const timer = setTimeout(() => server.closeAllConnections(), graceMs);
       await closed;
       clearTimeout(timer);
-      await writer.drain();
+      await app.writer.drain();
       await customRecords.drain();
       endpointWatcher.close();
       await customRecords.close();
@@ -252,7 +247,7 @@ async function start(config: Config, opts: StartOptions, logger: Logger, started
   }
 
   return {
-    url, server, app, store, writer, logger, plugins, rules, pool, customers: customers.registry, endpoints: endpointWatcher, close,
+    url, server, app, store, writer: app.writer, logger, plugins, rules, pool, customers: customers.registry, endpoints: endpointWatcher, close,
     get delivery() {
       return delivery;
     },

@@ -1,13 +1,13 @@
 // From "an intake commit stored accepted events" to "the fan-out runs", in one place. The
-// event writer calls committed() after each commit that accepted something
-// (src/store/event-writer.ts, `onCommitted`); delivery, once it runs, is attached as the
-// target: the delivery thread's host (delivery-thread-host.ts wake(): one message per
+// event writer calls committed() after each commit that accepted something (its
+// `wakeDelivery`, src/intake/intake-writer.ts); delivery, once it runs, is attached as the
+// target by src/server.ts: the delivery thread's host (delivery-thread-host.ts wake(): one message per
 // event-loop turn → in-delivery-thread.ts → dispatcher.wake()), or a dispatcher in this thread
 // (dispatcher.wake()). dispatcher.wake() ends the fan-out loop's wait between passes, or, when
 // it comes during a pass, makes the loop pass again at once (fan-out-loop.ts wakeFanOut), so the
 // events are claimed at once instead of at the next look (50 ms to 1 s, on the thread's poll
 // tick once it waits a second: poll-tick.ts). Before delivery starts, or while it is
-// stopped, a commit wakes nothing: the events wait in the dispatch queue for its first pass.
+// stopped, a commit wakes nothing: the events wait in the store for its first pass.
 export interface CommitWake {
   /** An intake commit stored accepted events. */
   committed(): void;

@@ -8,7 +8,7 @@ import type { AppContext } from './types.ts';
 export interface IntakeGuardOptions {
   route: string;
   maxBodyBytes: number;
-  /** The intake writer of a route that stores: full, the request is refused 503 before any work is spent on it. */
+  /** The event writer (src/intake/intake-writer.ts), for a route that stores: full, the request is refused 503 before any work is spent on it. */
   writer?: { full(): boolean };
 }
 

@@ -40,6 +40,7 @@ const EVENT_RECEIVED = JSON.stringify(ack('Event received', 0));
 
 export interface IntakeDeps {
   authenticator: Authenticator;
+  /** The event writer (src/intake/intake-writer.ts): commit, wake delivery, publish on the live feed. */
   writer: EventWriter;
   metrics: Metrics;
   maxBodyBytes: number;

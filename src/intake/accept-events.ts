@@ -87,6 +87,7 @@ export function eventRow(input: AcceptInput, body: unknown, result: ValidationRe
 }
 
 export interface AcceptDeps {
+  /** The event writer (src/intake/intake-writer.ts): commit, wake delivery, publish on the live feed. */
   writer: Pick<EventWriter, 'writeMany'>;
   metrics: IntakeCounters;
 }

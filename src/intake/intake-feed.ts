@@ -1,8 +1,7 @@
 // The live feed of intake: every event row a request stored (accepted, rejected or
-// duplicate), announced after its commit to whoever listens (the admin API's event stream).
-// Costs nothing while nobody listens. In-process: each instance announces what it stored.
+// duplicate), announced after its commit to whoever listens (the admin API's event stream);
+// the event writer publishes (src/intake/intake-writer.ts). Costs nothing while nobody listens. In-process: each instance announces what it stored.
 import type { EventRecord, EventStatus } from '../domain/records.ts';
-import type { EventWriter } from '../store/event-writer.ts';
 
 /** What a listener receives for one stored event (no payload: fetch it by id). */
 export interface IntakeMessage {
@@ -49,23 +48,6 @@ export function createIntakeFeed(now: () => number = Date.now): IntakeFeed {
     subscribe(listener) {
       listeners.add(listener);
       return () => listeners.delete(listener);
-    },
-  };
-}
-
-/** The writer with every committed call announced on `feed`. */
-export function tapWriter(writer: EventWriter, feed: IntakeFeed): EventWriter {
-  return {
-    ...writer,
-    async write(row) {
-      const status = await writer.write(row);
-      feed.publish([row], [status]);
-      return status;
-    },
-    async writeMany(rows) {
-      const statuses = await writer.writeMany(rows);
-      feed.publish(rows, statuses);
-      return statuses;
     },
   };
 }

@@ -1,10 +1,13 @@
-// Intake's group commit: requests that arrive in the same event-loop turn share one
-// transaction, and each is acknowledged only after that transaction commits. With the
-// store's writer thread (SqliteOptions.writerThread) the event loop keeps serving requests
-// during that commit, so the next batch gathers while the current one is in insert + fsync.
+// Intake's group commit, the commit step of the event writer (src/intake/intake-writer.ts builds
+// the one the routes use on top of it): requests that arrive in the same event-loop turn share
+// one transaction, and each is acknowledged only after that transaction commits. On SQLite the
+// commit runs on the store's commit thread (src/store/sqlite/writer-thread.ts; on unless
+// TRACKLANE_WRITER_THREAD=0), so the event loop keeps serving requests during that commit and
+// the next batch gathers while the current one is in insert + fsync.
 import { createGroupCommit } from './group-commit.ts';
 import type { EventRecord, EventStatus, EventStore } from './types.ts';
 
+/** What intake stores events through (the routes get the one createIntakeWriter builds). */
 export interface EventWriter {
   /** Resolves with the stored status once `row` is durably committed; rejects when the commit failed. */
   write(row: EventRecord): Promise<EventStatus>;
@@ -25,7 +28,7 @@ export function createEventWriter(
     maxBatch?: number;
     /** After each commit, with the number of rows it held (metrics). */
     onBatch?: (n: number) => void;
-    /** After each commit that stored an accepted event (now in the dispatch queue): delivery's wake-up (src/delivery/commit-wake.ts). */
+    /** After each commit that stored an accepted event: delivery's wake-up (the event writer's `wakeDelivery`, src/intake/intake-writer.ts). */
     onCommitted?: () => void;
     maxPending?: number;
     concurrency?: number;

@@ -4,7 +4,7 @@
 // leading format byte; a payload too short to gain, or stored before the packed form
 // existed, stays in the payload column as JSON text with payload_packed NULL.
 // Both stores, and every reader of an event row, go through here (event-rows.ts).
-// Loaded in the writer thread: no top-level await.
+// Loaded in the SQLite commit thread (sqlite/writer-thread.ts): no top-level await.
 import { deflateRawSync, inflateRawSync, type ZlibOptions } from 'node:zlib';
 import { PAYLOAD_DICTIONARY_1 } from './payload-dictionary.ts';
 

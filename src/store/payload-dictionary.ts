@@ -4,7 +4,7 @@
 // instead of spelling them out in every row. Fragments near the end are the cheapest to refer
 // to, so the most common come last. Every row of format 1 was compressed against exactly these
 // bytes: never edit them (a test pins their hash); a better dictionary is a new format.
-// Loaded in the writer thread: no top-level await.
+// Loaded in the SQLite commit thread (sqlite/writer-thread.ts): no top-level await.
 
 /** Members an event rarely has: referred to by name only. */
 const RARE_MEMBERS = [

@@ -1,6 +1,7 @@
 // An EventRecord as both stores' append transactions consume it: plain strings and numbers
-// (cheap to post to the SQLite writer thread), the JSON columns already serialised, the dedup
-// key space and the funnel products worked out. Loaded in the writer thread: no top-level await.
+// (cheap to post to the SQLite commit thread, sqlite/writer-thread.ts), the JSON columns already
+// serialised, the dedup key space and the funnel products worked out. Loaded in the commit
+// thread: no top-level await.
 import { FUNNEL_SOURCE_EVENTS, type DedupEnvironment, type EventRecord, type EventStatus } from './types.ts';
 
 /** An EventRecord as the append transaction consumes it. */

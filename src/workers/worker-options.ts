@@ -1,4 +1,4 @@
-// Options for tracklane's own worker threads (delivery, event writer, hashing, custom
+// Options for tracklane's own worker threads (delivery, SQLite intake commits, hashing, custom
 // endpoint handlers): their V8 heap settings and the node flags they inherit.
 //
 // V8 lets each thread's young generation grow to 48 MB (two 16 MB semi-spaces and a

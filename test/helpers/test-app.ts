@@ -19,7 +19,6 @@ import { openSqliteStore } from '../../src/store/sqlite/sqlite-store.ts';
 import { SERVER_BUSY_TIMEOUTS } from '../../src/store/sqlite/connection.ts';
 import { sqliteFile } from '../../src/store/open-store.ts';
 import { openCustomRecordStore } from '../../src/store/sqlite/custom-records.ts';
-import { createEventWriter } from '../../src/store/event-writer.ts';
 import { createAuthenticator } from '../../src/accounts/authenticator.ts';
 import { createAccountService } from '../../src/accounts/account-service.ts';
 import { createMetrics } from '../../src/http/metrics.ts';
@@ -110,7 +109,6 @@ export async function startTestApp(env: Record<string, string> = {}, opts: TestA
   const rules = opts.watchRules ? startRuleWatcher({ dir: config.rulesDir, logger, store: store.rules }) : loadedOnce(config);
   await rules.ready;
   const metrics = createMetrics();
-  const writer = createEventWriter(store.events, { onBatch: (n) => metrics.commitBatch.observe(n), concurrency: 1 });
   const records = openCustomRecordStore(sqliteFile(config), { busyTimeoutMs: SERVER_BUSY_TIMEOUTS.mainMs });
   const authenticator = createAuthenticator(store);
   const app = createApp({
@@ -118,7 +116,6 @@ export async function startTestApp(env: Record<string, string> = {}, opts: TestA
     store,
     logger,
     authenticator,
-    writer,
     metrics,
     preview: { plugins, rules: () => rules.current(), pool: null },
     destinations: createDestinationCache(store.destinations),
@@ -138,7 +135,7 @@ export async function startTestApp(env: Record<string, string> = {}, opts: TestA
     config,
     dataDir,
     accounts,
-    running: { url, app, store, writer, logger, plugins, rules, customers },
+    running: { url, app, store, writer: app.writer, logger, plugins, rules, customers },
     account: accountMaker(accounts),
     post: poster(url),
     async close() {
@@ -146,7 +143,7 @@ export async function startTestApp(env: Record<string, string> = {}, opts: TestA
       const closed = new Promise<void>((done) => server.close(() => done()));
       server.closeAllConnections();
       await closed;
-      await writer.drain();
+      await app.writer.drain();
       await records.drain();
       await records.close();
       if (opts.watchRules) rules.close();
