@@ -126,6 +126,7 @@ export function startDeliveryThread(opts: { config: Config; logger: Logger; onDi
     crash() {
       post({ t: 'crash' });
     },
+    // The message carries no event: the fan-out reads accepted events from the store (src/store/*/dispatch-queue.ts).
     wake() {
       if (wakePosted || stopping) return;
       wakePosted = true;

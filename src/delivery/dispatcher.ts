@@ -209,6 +209,8 @@ export function createDispatcher(opts: DispatcherOptions): Dispatcher {
       await settler.drain();
       await store.deliveries.releaseOwner(owner, clock());
     },
+    // An intake commit's wake (delivery-thread-host.ts → in-delivery-thread.ts): the next pass finds the
+    // events itself, since the fan-out reads accepted events from the store (src/store/*/dispatch-queue.ts).
     wake() {
       busy();
       if (!st.fanOut.backingOff) wakeFanOut(st.fanOut);

@@ -95,7 +95,8 @@ export function createFanOutLoop(deps: FanOutLoopDeps, st: FanOutState): FanOutL
   const passDeps = {
     store, plugins: deps.plugins, pool: deps.pool, clock, leaseMs: deps.leaseMs, batchSize: deps.batchSize,
     hold: { claimId: `${holdOwner}#0`, ms: HOLD_MS },
-    // A running lane takes its new deliveries straight from the fan-out, in memory: no row, no claim query.
+    // A running lane takes its new deliveries straight from the fan-out, in memory: no row, no claim query
+    // (null while it does not take handoffs, lane-state.ts takesHandoffs: then they are stored and it claims them).
     offer: (destinationId: string) => lanes.get(destinationId)?.offer() ?? null,
     unstoredId: () => --st.lastUnstoredId,
   };
@@ -123,6 +124,7 @@ export function createFanOutLoop(deps: FanOutLoopDeps, st: FanOutState): FanOutL
     // A lane gone meanwhile (removed) stores what it was handed: pending, for its expiry.
     for (const [id, h] of r.handoffs) {
       const lane = lanes.get(id);
+      // take queues the requests and sends them, or, for a batching destination, holds the deliveries lingerMs on a timer first (lane-handoffs.ts).
       if (lane) lane.take(h.claimId, h.leaseUntil, h.deliveries);
       else void settler.store(h.deliveries.map((d) => d.unstored), clock())
         .catch((err) => logger.error({ err, destination_id: id }, 'storing deliveries for a removed destination failed'));

@@ -102,8 +102,10 @@ export async function fanOutOnce(deps: FanOutDeps): Promise<FanOutCommit & { cla
   // Mapping is CPU work: yield every few ms so the thread's other work is not held up.
   const plans = await planEvents({ plugins: deps.plugins, rules, pool: deps.pool }, subjects.filter((_, i) => !isPoison(claimed[i])),
     { now: deps.clock(), build: false, warnings: false, sliceMs: SLICE_MS });
-  // Each lane is asked for its offer once a pass; its room is counted down here, per destination
-  // (the offer a lane returned is left as it was).
+  // Which way a delivery enters its lane: handed off in memory while the lane offers room (it
+  // takesHandoffs: nothing stored is due for it), else stored pending and claimed by the lane
+  // later (lane-claims.ts). Each lane is asked once a pass; its room is counted down here, per
+  // destination (the offer a lane returned is left as it was).
   const offers = new Map<string, HandoffOffer | null>();
   const roomLeft = new Map<string, number>();
   const takesOneMore = (destinationId: string): boolean => {

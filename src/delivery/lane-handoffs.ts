@@ -67,6 +67,7 @@ export function createLaneHandoffs(deps: LaneDeps, s: LaneState, units: LaneUnit
         void units.release([{ claimId, deliveries }]);
         return;
       }
+      // Not batching: built and queued now. Batching: held, flushHold on a timer after lingerMs (or once full).
       if (!lingers()) {
         s.queue.push(...units.build(deliveries, claimId, leaseUntil));
         pump();

@@ -39,7 +39,8 @@ export interface Lane {
   saturated(need: number, nowMs: number, patienceMs: number): boolean;
   /**
    * Deliveries the fan-out handed off under this lane's offered claim: not stored (no rows until
-   * their attempt records write them; fan-out.ts), queued for sending.
+   * their attempt records write them; fan-out.ts), queued for sending; a batching destination's
+   * (lingerMs > 0, batch.maxEvents > 1) are held lingerMs on a timer first, so a request fills.
    */
   take(claimId: string, leaseUntil: number, deliveries: ClaimedDelivery[]): void;
   start(): void;
@@ -110,6 +111,7 @@ export function createLane(deps: LaneDeps, initial: ActiveDestination, initialPl
     notify: claims.notify,
     offer: handoffs.offer,
     saturated: handoffs.saturated,
+    // Queued and sent now, or (a batching destination) held lingerMs on a timer first: lane-handoffs.ts take.
     take(claimId, leaseUntil, deliveries) {
       handoffs.take(claimId, leaseUntil, deliveries);
       inFlight.took();

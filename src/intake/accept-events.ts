@@ -110,6 +110,7 @@ export async function acceptEvents(deps: AcceptDeps, input: AcceptInput, items: 
   const rows = items.map((it, i) => eventRow(input, it.body, results[i], receivedAt, !it.refused));
   let statuses: EventStatus[];
   try {
+    // Delivery picks an accepted event up from the store, not from here: the fan-out reads accepted events from the store (src/store/*/dispatch-queue.ts).
     statuses = await deps.writer.writeMany(rows);
   } catch (err) {
     input.log.error({ err, events: rows.length }, 'event commit failed');
