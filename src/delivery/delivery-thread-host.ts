@@ -22,7 +22,8 @@ import type { DeliveryThreadData, FromDeliveryThread, ToDeliveryThread } from '.
 import { workerResourceLimits } from '../workers/worker-options.ts';
 
 // From the build (dist/) the compiled ES module starts the thread; among the sources, the .cjs
-// entry that registers tsx's require hook first.
+// entry that registers tsx's require hook first. Both only call in-delivery-thread.ts
+// runInDeliveryThread: the thread's code is there.
 const ENTRY = runsCompiled(import.meta.url) ? siblingModule(import.meta.url, 'in-delivery-thread-main') : fileURLToPath(new URL('./in-delivery-thread.cjs', import.meta.url));
 const RESTART_DELAY_MS = 1_000;
 /** A scrape waits this long for the thread's metrics (a busy thread answers between tasks), then goes without them. */

@@ -1,9 +1,10 @@
 // Intake's group commit, the commit step of the event writer (src/intake/intake-writer.ts builds
 // the one the routes use on top of it): requests that arrive in the same event-loop turn share
 // one transaction, and each is acknowledged only after that transaction commits. On SQLite the
-// commit runs on the store's commit thread (src/store/sqlite/writer-thread.ts; on unless
-// TRACKLANE_WRITER_THREAD=0), so the event loop keeps serving requests during that commit and
-// the next batch gathers while the current one is in insert + fsync.
+// commit runs on the store's commit thread (src/store/sqlite/writer-thread.ts, its code in
+// writer-worker.ts; on unless TRACKLANE_WRITER_THREAD=0), so the event loop keeps serving
+// requests during that commit and the next batch gathers while the current one is in insert +
+// fsync.
 import { createGroupCommit } from './group-commit.ts';
 import type { EventRecord, EventStatus, EventStore } from './types.ts';
 
