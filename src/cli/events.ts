@@ -96,7 +96,7 @@ async function show(args: string[], ctx: CliContext): Promise<void> {
   if (values.account !== undefined) await createAccountService(store).get(values.account);
   let events = await store.events.list({ scriptId: values.account, eventId, limit: 100 });
   if (events.length === 0) {
-    events = (await store.events.list({ scriptId: values.account, limit: 10_000 })).filter((e) => e.id === eventId);
+    events = await store.events.list({ scriptId: values.account, id: eventId, limit: 100 });
   }
   if (events.length === 0) {
     throw new CliError(`no event with id "${eventId}"${values.account ? ` for account ${values.account}` : ''} (events older than RETENTION_DAYS are purged)`);

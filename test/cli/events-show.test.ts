@@ -79,4 +79,20 @@ describe('cli: events show', function () {
     expect(none.code).to.equal(1);
     expect(none.stderr).to.contain('no event with id "NOPE-1"');
   });
+
+  it('by tracklane\'s own row id: found however many events came after it (looked up by id, not among the newest 10,000)', async () => {
+    const c = await f.account();
+    const rowId = await f.ingest(c, checkout('ORD-BY-ROW'));
+    await f.store.events.append(Array.from({ length: 10_001 }, (_, i) => ({
+      id: `later-${i}`, scriptId: c, name: null, eventId: null, status: 'rejected' as const, source: 'event', requestId: `r-${i}`,
+      receivedAt: f.clock(), errors: [], warnings: [], payload: null,
+    })));
+    for (const account of [[], ['--account', c]]) {
+      const r = await cli('events', 'show', rowId, ...account, '--json');
+      expect(r.code, r.stderr).to.equal(0);
+      const shown = JSON.parse(r.stdout);
+      expect(shown).to.include({ event_id: 'ORD-BY-ROW', script_id: c });
+      expect(shown.events.map((e: any) => e.id)).to.deep.equal([rowId]);
+    }
+  });
 });

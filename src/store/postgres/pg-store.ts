@@ -13,6 +13,7 @@ import { StoreBusyError } from '../store-busy.ts';
 import type { PgEventRow } from './rows.ts';
 import { eventSummaryColumns, toEventSummary, toListedEvent, type EventSummaryRow } from '../event-rows.ts';
 import { packPayload, type StoredPayload } from '../payload-codec.ts';
+import { byteaArrayParam } from './bytea-array.ts';
 
 /** An event listing's columns, the issues counted by PostgreSQL (the columns hold JSON text). */
 const PG_SUMMARY = eventSummaryColumns({ length: (c) => `json_array_length(${c}::json)`, firstCode: (c) => `(${c}::json -> 0 ->> 'code')` });
@@ -100,26 +101,28 @@ async function appendRows(c: pg.PoolClient, rows: readonly PreparedRow[], payloa
   });
   // The rows travel as one JSON document: V8's JSON.stringify is far cheaper than
   // node-postgres escaping kilobyte payload strings element by element into array literals.
-  // The packed payload (payload-codec.ts) travels in it as base64.
+  // The packed payloads (payload-codec.ts) travel beside it, as they are: one binary bytea[]
+  // parameter (bytea-array.ts), its elements in the rows' order.
   const doc = JSON.stringify(rows.map((r, i) => ({
     id: r.id, script_id: r.scriptId, name: r.name, event_id: r.eventId, status: statuses[i], source: r.source, request_id: r.requestId,
-    received_at: r.receivedAt, errors: r.errors, warnings: r.warnings, payload: payloads[i].payload, packed: payloads[i].packed?.toString('base64') ?? null,
+    received_at: r.receivedAt, errors: r.errors, warnings: r.warnings, payload: payloads[i].payload,
   })));
   const seen = rows.flatMap((r, i) => (statuses[i] === 'accepted' ? r.productIds.map((p) => ({ script_id: r.scriptId, product_id: p })) : []));
   await c.query({
     name: 'tl_append_events',
     text: `WITH ins AS (
        INSERT INTO events (id, script_id, name, event_id, status, source, request_id, received_at, errors, warnings, payload, payload_packed)
-       SELECT id, script_id, name, event_id, status, source, request_id, received_at, errors, warnings, payload, decode(packed, 'base64')
-       FROM json_to_recordset($1::json) AS x(id text, script_id text, name text, event_id text, status text, source text,
-         request_id text, received_at bigint, errors text, warnings text, payload text, packed text)
+       SELECT id, script_id, name, event_id, status, source, request_id, received_at, errors, warnings, payload, packed
+       FROM ROWS FROM (json_to_recordset($1::json) AS (id text, script_id text, name text, event_id text, status text, source text,
+         request_id text, received_at bigint, errors text, warnings text, payload text), unnest($3::bytea[])) AS x(id, script_id, name,
+         event_id, status, source, request_id, received_at, errors, warnings, payload, packed)
        RETURNING seq, status),
      queued AS (INSERT INTO dispatch_queue (event_seq) SELECT seq FROM ins WHERE status = 'accepted' RETURNING 1),
      seen AS (INSERT INTO seen_products (script_id, product_id) SELECT script_id, product_id FROM json_to_recordset($2::json) AS s(script_id text, product_id text)
        ON CONFLICT DO NOTHING RETURNING 1)
      -- NOTIFY is delivered at COMMIT: every instance's dispatcher wakes for the new work.
      SELECT (SELECT count(*) FROM seen) AS seen, CASE WHEN EXISTS (SELECT 1 FROM queued) THEN pg_notify('${WORK_CHANNEL}', '${EVENTS_PAYLOAD}') END AS notified`,
-    values: [doc, JSON.stringify(seen)],
+    values: [doc, JSON.stringify(seen), byteaArrayParam(payloads.map((p) => p.packed))],
   });
   return statuses;
 }
