@@ -339,5 +339,14 @@ export function everyUnlessHeard(ms: number, fn: () => void): () => void {
   return stop;
 }
 
+/**
+ * For a poll on a timer of its own (not the tick): whether the announcements stand in for a
+ * read now, its last having begun at `mark` (heardMark() then) `readAt` (Date.now() then):
+ * the same watch still on, and less than heardPollMs since (the safety read).
+ */
+export function heardSince(mark: number | null, readAt: number, now = Date.now()): boolean {
+  return mark !== null && mark === heard && now - readAt < slowing!.heardPollMs!;
+}
+
 /** Whether the tick's timer runs now (tests). */
 export const tickRunning = (): boolean => timer !== undefined;
