@@ -5,15 +5,17 @@
 // reads the revision when one comes instead of every second. Starting to hear, or losing the
 // announcer, runs `fn` too, so nothing committed while no one listened is missed; and while it
 // hears, `fn` still runs every HEARD_POLL_MS, for a connection the network lost without a
-// word (which TCP keepalive ends only after minutes).
-import { every, type Announcer } from './poll-tick.ts';
+// word (which TCP keepalive ends only after minutes). Without an announcer of its own, `fn`
+// runs every `ms` but for the quiet ticks of a thread whose slowed tick stands for the
+// announcements (poll-tick.ts everyUnlessHeard: the delivery thread on PostgreSQL).
+import { every, everyUnlessHeard, type Announcer } from './poll-tick.ts';
 
 /** While the announcer is heard, `fn` still runs this often. */
 export const HEARD_POLL_MS = 30_000;
 
-/** Runs `fn` as described at the top (without `announcer`: every `ms`). Returns the stop. */
+/** Runs `fn` as described at the top (without `announcer`: everyUnlessHeard). Returns the stop. */
 export function everyUnlessAnnounced(ms: number, announcer: Announcer | undefined, fn: () => void, heardPollMs = HEARD_POLL_MS): () => void {
-  if (announcer === undefined) return every(ms, fn);
+  if (announcer === undefined) return everyUnlessHeard(ms, fn);
   const heardPolls = Math.max(1, Math.round(heardPollMs / ms));
   let stopWatch: (() => void) | null = null;
   let stopped = false;

@@ -85,6 +85,18 @@ export interface Config {
   deliveryMemoryMb: number;
   /** The delivery thread is restarted when its event loop has not answered for this long (DELIVERY_WATCHDOG_MS). */
   deliveryWatchdogMs: number;
+  /**
+   * Tests only (TRACKLANE_IDLE_TICK): the delivery thread's slowed tick (src/poll-tick.ts
+   * slowWhenIdle), so a test can watch an idle process be woken; empty (the defaults) when unset.
+   */
+  idleTick: IdleTick;
+}
+
+/** TRACKLANE_IDLE_TICK's fields: each unset one keeps its default (src/poll-tick.ts slowWhenIdle). */
+export interface IdleTick {
+  idleTickMs?: number;
+  idleAfterTicks?: number;
+  heardPollMs?: number;
 }
 
 export class ConfigError extends Error {
@@ -226,7 +238,35 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env, cwd = process.c
     deliveryWatchdogMs: int(env, 'DELIVERY_WATCHDOG_MS', 30_000, 1_000, 600_000),
     maxConnections: int(env, 'MAX_CONNECTIONS', 10_000, 1, 10_000_000),
     headersTimeoutMs: int(env, 'HEADERS_TIMEOUT_MS', 10_000, 1_000, 120_000),
+    idleTick: idleTickOf(str(env, 'TRACKLANE_IDLE_TICK')),
   };
+}
+
+const IDLE_TICK_EXAMPLE = '{"idleTickMs":60000,"idleAfterTicks":2}';
+
+/** TRACKLANE_IDLE_TICK: a JSON object of IdleTick's fields, each a positive whole number (idleTickMs a multiple of 1000). */
+function idleTickOf(raw: string | null): IdleTick {
+  if (raw === null) return {};
+  let parsed: unknown;
+  try {
+    parsed = JSON.parse(raw);
+  } catch {
+    parsed = undefined;
+  }
+  if (typeof parsed !== 'object' || parsed === null || Array.isArray(parsed)) {
+    throw new ConfigError(`TRACKLANE_IDLE_TICK must be a JSON object (${IDLE_TICK_EXAMPLE}), got ${raw}`);
+  }
+  const out: IdleTick = {};
+  for (const [key, value] of Object.entries(parsed)) {
+    if (key !== 'idleTickMs' && key !== 'idleAfterTicks' && key !== 'heardPollMs') {
+      throw new ConfigError(`TRACKLANE_IDLE_TICK: unknown field "${key}" (idleTickMs, idleAfterTicks, heardPollMs)`);
+    }
+    if (!Number.isSafeInteger(value) || (value as number) < 1 || (key === 'idleTickMs' && (value as number) % 1000 !== 0)) {
+      throw new ConfigError(`TRACKLANE_IDLE_TICK: ${key} must be a positive whole number${key === 'idleTickMs' ? ' of seconds in ms' : ''}, got ${JSON.stringify(value)}`);
+    }
+    out[key] = value as number;
+  }
+  return out;
 }
 
 const ADMIN_NAME = /^[A-Za-z0-9][A-Za-z0-9._@-]{0,63}$/;

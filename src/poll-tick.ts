@@ -17,6 +17,15 @@
 // cannot come. A poll's wait is still counted in seconds (a 5 s tick is five ticks), so what
 // waits a second waits up to IDLE_TICK_MS: what nothing announces may wait that long
 // (src/delivery/README.md, "Idle").
+//
+// Where every poll's work is announced (PostgreSQL: slowWhenIdle with `heardPollMs`), a slowed
+// tick is quiet: the polls that announcements stand in for (afterUnlessHeard, everyUnlessHeard:
+// the delivery thread's idle looks at the store) do not run on it, unless what they know comes
+// due then (a stored retry's time), or it is the safety read, every `heardPollMs`, for what
+// nothing announces (another instance's lease that ran out). A slowed tick fires only while
+// nothing was announced since it slowed (an announcement, or the loss of the watch, puts the
+// tick back on the second), so a poll whose last read began under the watch on now has nothing
+// to read until then.
 
 import { watch, type FSWatcher } from 'node:fs';
 
@@ -27,7 +36,7 @@ export const IDLE_TICK_MS = 5_000;
 /** Ticks in a row with no busy() before the tick slows (slowWhenIdle). */
 export const IDLE_AFTER_TICKS = 30;
 
-const waiting = new Set<{ fn: (ticks: number) => void }>();
+const waiting = new Set<{ fn: (ticks: number, quiet: boolean) => void }>();
 let timer: NodeJS.Timeout | undefined;
 /** The tick's period now: TICK_MS, or the slowed one while idle. */
 let period = TICK_MS;
@@ -45,7 +54,7 @@ interface SlowingLogger {
 }
 
 /** Slowing when idle: off (null), or how, and what to do when the tick slows down or speeds up. */
-let slowing: { idleTickMs: number; idleAfterTicks: number; announcedBy?: string; announcer?: Announcer; logger?: SlowingLogger } | null = null;
+let slowing: { idleTickMs: number; idleAfterTicks: number; announcedBy?: string; announcer?: Announcer; heardPollMs?: number; logger?: SlowingLogger } | null = null;
 /** Stops watching the announcements (set while the tick is slow). */
 let stopWatch: (() => void) | undefined;
 /** The file watch could not be set (logged once). */
@@ -54,6 +63,15 @@ let watchFailed = false;
 let active = false;
 /** Ticks in a row without busy(). */
 let quietTicks = 0;
+/**
+ * The watch that makes slowed ticks quiet (slowWhenIdle with `heardPollMs`): a number of its
+ * own while it is on (the tick slowed, nothing announced since), else null. See heardMark().
+ */
+let heard: number | null = null;
+/** Watches so far (each one's number). */
+let watches = 0;
+/** Slowed ticks since the tick slowed (every heardPollMs' worth, one is the safety read). */
+let slowedTicks = 0;
 
 function start(): void {
   timer = setInterval(fire, period);
@@ -69,12 +87,13 @@ function restart(): void {
 function fire(): void {
   // A slowed tick counts as the seconds it stands for.
   const ticks = period / TICK_MS;
+  const quiet = quietTick();
   if (slowing !== null) noteQuiet();
   const due = [...waiting];
   waiting.clear();
   for (const w of due) {
     try {
-      w.fn(ticks);
+      w.fn(ticks, quiet);
     } catch (err) {
       // Thrown as a timer's callback would throw it, after the others ran.
       queueMicrotask(() => {
@@ -87,6 +106,13 @@ function fire(): void {
     clearInterval(timer);
     timer = undefined;
   }
+}
+
+/** Whether this tick is quiet (see the top): slowed, heard, and not the safety read's. */
+function quietTick(): boolean {
+  if (heard === null || period === TICK_MS) return false;
+  const safetyEvery = Math.max(1, Math.round(slowing!.heardPollMs! / period));
+  return ++slowedTicks % safetyEvery !== 0;
 }
 
 /** Counts a tick without busy(); slows the tick once there have been enough in a row. */
@@ -102,6 +128,8 @@ function noteQuiet(): void {
     return;
   }
   period = slowing!.idleTickMs;
+  if (slowing!.heardPollMs !== undefined) heard = ++watches;
+  slowedTicks = 0;
   slowing!.logger?.debug?.({ tick_ms: period }, 'idle: the polls tick slower until work is announced');
   restart();
 }
@@ -146,12 +174,15 @@ function watchFile(file: string): (() => void) | null {
  * (default IDLE_AFTER_TICKS) ticks in a row with no busy(). What announces work committed
  * elsewhere while slow is a busy(): `announcedBy`, a file whose change announces it;
  * `announcer`, a watch of announcements (see Announcer). While either cannot be heard the
- * tick does not slow.
+ * tick does not slow. `heardPollMs`: the announcements stand in for the idle polls (see the
+ * top), and those read on a slowed tick only this often (the safety read); unset: every
+ * slowed tick is a tick like any other.
  */
-export function slowWhenIdle(opts: { idleTickMs?: number; idleAfterTicks?: number; announcedBy?: string; announcer?: Announcer; logger?: SlowingLogger } = {}): void {
+export function slowWhenIdle(opts: { idleTickMs?: number; idleAfterTicks?: number; announcedBy?: string; announcer?: Announcer; heardPollMs?: number; logger?: SlowingLogger } = {}): void {
   const idleTickMs = opts.idleTickMs ?? IDLE_TICK_MS;
   if (idleTickMs <= 0 || idleTickMs % TICK_MS !== 0) throw new Error(`idleTickMs must be a whole number of ticks (${TICK_MS} ms): ${idleTickMs}`);
-  slowing = { idleTickMs, idleAfterTicks: opts.idleAfterTicks ?? IDLE_AFTER_TICKS, announcedBy: opts.announcedBy, announcer: opts.announcer, logger: opts.logger };
+  if (opts.heardPollMs !== undefined && !(opts.heardPollMs > 0)) throw new Error(`heardPollMs must be positive: ${opts.heardPollMs}`);
+  slowing = { idleTickMs, idleAfterTicks: opts.idleAfterTicks ?? IDLE_AFTER_TICKS, announcedBy: opts.announcedBy, announcer: opts.announcer, heardPollMs: opts.heardPollMs, logger: opts.logger };
   active = false;
   quietTicks = 0;
 }
@@ -164,6 +195,7 @@ export function busy(): void {
   active = true;
   if (period === TICK_MS) return;
   period = TICK_MS;
+  heard = null;
   quietTicks = 0;
   const stop = stopWatch;
   stopWatch = undefined;
@@ -181,8 +213,12 @@ export function stopSlowing(): void {
   slowing = null;
 }
 
-/** Calls `fn` once, at this thread's next tick: at most TICK_MS from now (the slowed tick's period while idle). Returns the cancel. */
-export function atNextTick(fn: (ticks: number) => void): () => void {
+/**
+ * Calls `fn` once, at this thread's next tick: at most TICK_MS from now (the slowed tick's
+ * period while idle), with the ticks it stands for and whether it is quiet (see the top).
+ * Returns the cancel.
+ */
+export function atNextTick(fn: (ticks: number, quiet: boolean) => void): () => void {
   const w = { fn };
   waiting.add(w);
   if (timer === undefined) start();
@@ -228,10 +264,11 @@ export function after(ms: number, fn: () => void): () => void {
 
 /**
  * Calls `fn` every `ms`: on every (ms / TICK_MS)th tick when `ms` is a whole number of ticks
- * (while the tick is slowed, on each slowed tick that reaches it), else on an interval timer of
- * its own. Returns the stop.
+ * (while the tick is slowed, on each slowed tick that reaches it, but for a quiet one on which
+ * `skipQuiet` says no: see everyUnlessHeard), else on an interval timer of its own. Returns
+ * the stop.
  */
-export function every(ms: number, fn: () => void): () => void {
+export function every(ms: number, fn: () => void, skipQuiet?: () => boolean): () => void {
   if (ms % TICK_MS !== 0) {
     const t = setInterval(fn, ms);
     t.unref();
@@ -241,11 +278,11 @@ export function every(ms: number, fn: () => void): () => void {
   let count = 0;
   let stopped = false;
   let cancel = (): void => undefined;
-  const onTick = (elapsed: number) => {
+  const onTick = (elapsed: number, quiet: boolean) => {
     if (stopped) return;
     cancel = atNextTick(onTick); // first: an `fn` that throws does not end the polling
     count += elapsed;
-    if (count < ticks) return;
+    if (count < ticks || (quiet && skipQuiet?.())) return;
     count = 0;
     fn();
   };
@@ -254,6 +291,61 @@ export function every(ms: number, fn: () => void): () => void {
     stopped = true;
     cancel();
   };
+}
+
+/**
+ * What a poll that announcements stand in for notes as it begins to read: the watch on now
+ * (null: none, or slowWhenIdle without `heardPollMs`). Given to afterUnlessHeard(), it says
+ * whether the poll may skip the quiet ticks: only while that same watch is on, so nothing
+ * committed after the read began went unannounced.
+ */
+export const heardMark = (): number | null => heard;
+
+/**
+ * after(ms, fn) for a poll that announcements stand in for, whose last read began at `mark`
+ * (heardMark()): past `ms`, quiet ticks do not call it while the watch of `mark` is on; the
+ * first tick that is not quiet does (an announcement, the watch's loss or the safety read), or
+ * the first at least `dueInMs` from now (null: nothing known to come due), whichever comes
+ * first. A `mark` of null, or an `ms` that is not a whole number of ticks: after(ms, fn).
+ */
+export function afterUnlessHeard(ms: number, mark: number | null, fn: () => void, dueInMs: number | null = null): () => void {
+  if (mark === null || ms <= 0 || ms % TICK_MS !== 0) return after(ms, fn);
+  let left = ms;
+  let waited = 0;
+  let cancel = (): void => undefined;
+  const onTick = (ticks: number, quiet: boolean) => {
+    left -= ticks * TICK_MS;
+    waited += ticks * TICK_MS;
+    const standsIn = quiet && mark === heard && (dueInMs === null || waited < dueInMs);
+    if (left > 0 || standsIn) cancel = atNextTick(onTick);
+    else fn();
+  };
+  cancel = atNextTick(onTick);
+  return () => cancel();
+}
+
+/**
+ * every(ms, fn) for a poll that announcements stand in for (its read beginning when `fn` is
+ * called): a quiet tick does not call it while the watch on at its last call is still on
+ * (see afterUnlessHeard). An `ms` that is not a whole number of ticks: every(ms, fn).
+ */
+export function everyUnlessHeard(ms: number, fn: () => void): () => void {
+  if (ms % TICK_MS !== 0) return every(ms, fn);
+  let mark: number | null = null;
+  const stop = every(ms, () => {
+    mark = heardMark();
+    fn();
+  }, () => mark !== null && mark === heard);
+  return stop;
+}
+
+/**
+ * For a poll on a timer of its own (not the tick): whether the announcements stand in for a
+ * read now, its last having begun at `mark` (heardMark() then) `readAt` (Date.now() then):
+ * the same watch still on, and less than heardPollMs since (the safety read).
+ */
+export function heardSince(mark: number | null, readAt: number, now = Date.now()): boolean {
+  return mark !== null && mark === heard && now - readAt < slowing!.heardPollMs!;
 }
 
 /** Whether the tick's timer runs now (tests). */

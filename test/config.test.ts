@@ -15,6 +15,12 @@ describe('config', () => {
     expect(c.workers).to.be.greaterThan(0);
     expect(c.intakeMaxPending).to.equal(20_000);
     expect(loadConfig({ INTAKE_MAX_PENDING: '64' }).intakeMaxPending).to.equal(64);
+    expect(c.idleTick, 'TRACKLANE_IDLE_TICK unset: the slowed tick\'s defaults').to.deep.equal({});
+  });
+
+  it('reads TRACKLANE_IDLE_TICK (tests only): the delivery thread\'s slowed tick', () => {
+    expect(loadConfig({ TRACKLANE_IDLE_TICK: '{"idleTickMs":60000,"idleAfterTicks":2}' }).idleTick).to.deep.equal({ idleTickMs: 60_000, idleAfterTicks: 2 });
+    expect(loadConfig({ TRACKLANE_IDLE_TICK: '{"heardPollMs":600000}' }).idleTick).to.deep.equal({ heardPollMs: 600_000 });
   });
 
   const bad: [Record<string, string>, RegExp][] = [
@@ -28,6 +34,9 @@ describe('config', () => {
     [{ WORKERS: '0' }, /^WORKERS/],
     [{ INTAKE_MAX_PENDING: '0' }, /^INTAKE_MAX_PENDING/],
     [{ PUBLIC_BASE_URL: 'ftp://x' }, /^PUBLIC_BASE_URL/],
+    [{ TRACKLANE_IDLE_TICK: 'set-by-the-operator' }, /^TRACKLANE_IDLE_TICK must be a JSON object/],
+    [{ TRACKLANE_IDLE_TICK: '{"idleTickMs":1500}' }, /^TRACKLANE_IDLE_TICK: idleTickMs/],
+    [{ TRACKLANE_IDLE_TICK: '{"idleTickMS":5000}' }, /^TRACKLANE_IDLE_TICK: unknown field "idleTickMS"/],
   ];
   for (const [env, re] of bad) {
     it(`refuses ${JSON.stringify(env)} with a one-line reason`, () => {

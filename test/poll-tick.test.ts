@@ -6,7 +6,7 @@ import { expect } from 'chai';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { after, atNextTick, busy, every, slowWhenIdle, stopSlowing, tickPeriod, tickRunning, TICK_MS } from '../src/poll-tick.ts';
+import { after, afterUnlessHeard, atNextTick, busy, every, everyUnlessHeard, heardMark, slowWhenIdle, stopSlowing, tickPeriod, tickRunning, TICK_MS } from '../src/poll-tick.ts';
 import { waitFor } from './helpers/test-server.ts';
 
 describe('poll tick', function () {
@@ -131,6 +131,55 @@ describe('poll tick', function () {
       expect(tickPeriod(), 'stays fast while it cannot be heard').to.equal(TICK_MS);
     } finally {
       stop();
+      stopSlowing();
+    }
+  });
+
+  it('with heardPollMs, its slowed ticks are quiet: a poll whose last read began under the watch waits for an announcement, a due time it knows, or the safety read', async () => {
+    let announce: (() => void) | undefined;
+    const announcer = (fn: () => void) => {
+      announce = fn;
+      return () => (announce = undefined);
+    };
+    // No safety read within this part: only an announcement or a due time ends a wait.
+    slowWhenIdle({ idleTickMs: 2 * TICK_MS, idleAfterTicks: 1, heardPollMs: 3_600_000, announcer });
+    const log: string[] = [];
+    // Each tick's own entry first (it re-arms before the others run), then what ran on it.
+    const record = () => atNextTick((_ticks, quiet) => {
+      log.push(quiet ? 'quiet' : 'tick');
+      record();
+    });
+    const stopRecord = record();
+    let polls = 0;
+    const stopPoll = everyUnlessHeard(TICK_MS, () => log.push(`poll${++polls}`));
+    const nextTick = () => new Promise<void>((r) => atNextTick(() => r()));
+    try {
+      expect(await waitFor(() => tickPeriod() === 2 * TICK_MS, 10_000), 'slowed').to.equal(true);
+      await nextTick(); // the poll read once more, under the watch on now
+      const mark = heardMark();
+      expect(mark, 'a watch is on').to.be.a('number');
+      log.length = 0;
+      afterUnlessHeard(TICK_MS, mark, () => log.push('heard'));
+      afterUnlessHeard(TICK_MS, mark, () => log.push('due'), 4 * TICK_MS);
+      afterUnlessHeard(TICK_MS, null, () => log.push('unmarked'));
+      await nextTick();
+      await nextTick();
+      expect(log, 'two quiet ticks: the unmarked wait on the first, the due one on the second (4 s)').to.deep.equal(['quiet', 'unmarked', 'quiet', 'due']);
+      announce!();
+      await nextTick();
+      expect(log.slice(4), 'the announcement: a tick like any other').to.deep.equal(['tick', `poll${polls}`, 'heard']);
+
+      // The safety read: every heardPollMs' worth of slowed ticks, one is not quiet.
+      slowWhenIdle({ idleTickMs: 2 * TICK_MS, idleAfterTicks: 1, heardPollMs: 4 * TICK_MS, announcer });
+      expect(await waitFor(() => tickPeriod() === 2 * TICK_MS, 10_000), 'slowed again').to.equal(true);
+      log.length = 0;
+      for (let i = 0; i < 4; i++) await nextTick();
+      const ticks = log.filter((e) => e === 'quiet' || e === 'tick');
+      expect(ticks.filter((e) => e === 'tick'), `every second slowed tick reads: ${log.join(' ')}`).to.have.length(2);
+      expect(log.filter((e) => e.startsWith('poll')), 'the poll on those alone').to.have.length(2);
+    } finally {
+      stopPoll();
+      stopRecord();
       stopSlowing();
     }
   });

@@ -14,7 +14,7 @@ import type { HttpSender } from './http-sender.ts';
 import { createLane, type Lane, type LaneDeps } from './lane.ts';
 import { isDeadLocalOwner, newOwnerId, ownerOf } from './owner-id.ts';
 import { createRetryPolicy, type RetryPolicy } from './retry-policy.ts';
-import { after, busy } from '../poll-tick.ts';
+import { afterUnlessHeard, busy, heardMark } from '../poll-tick.ts';
 
 export interface DispatcherOptions extends DeliveryParts {
   sender: HttpSender;
@@ -49,8 +49,11 @@ export interface DispatcherOptions extends DeliveryParts {
   pollMs?: number;
   /** The longest wait between the idle fan-out's passes; default 1 s. */
   pollMaxMs?: number;
-  /** Tests: how the fan-out waits between passes (raced with wake()); default a timer. */
-  sleep?: (ms: number) => Promise<void>;
+  /**
+   * Tests: how the fan-out waits between passes (raced with wake()), `mark` the announcement
+   * watch its last pass read under (poll-tick.ts heardMark()); default a timer.
+   */
+  sleep?: (ms: number, mark: number | null) => Promise<void>;
   /** How often destinations are re-read and idle lanes look for work; default 1 s. */
   refreshMs?: number;
 }
@@ -68,8 +71,11 @@ export interface Dispatcher {
   wakeAll(): void;
 }
 
-/** A second's wait is the thread's poll tick (poll-tick.ts): an idle thread wakes once for all its polls. */
-const timerSleep = (ms: number) => new Promise<void>((r) => after(ms, r));
+/**
+ * A second's wait is the thread's poll tick (poll-tick.ts): an idle thread wakes once for all
+ * its polls; and on a quiet tick, what announcements stand in for does not look (afterUnlessHeard).
+ */
+const timerSleep = (ms: number, mark: number | null) => new Promise<void>((r) => afterUnlessHeard(ms, mark, r));
 
 /** The dispatcher's state, in one object. */
 export interface DispatcherState {
@@ -159,10 +165,15 @@ export function createDispatcher(opts: DispatcherOptions): Dispatcher {
     }
   }
 
-  /** Re-reads the destinations every refreshMs: on the thread's poll tick (poll-tick.ts) at the default second. */
-  function refreshLater(): void {
-    st.cancelRefresh = after(refreshMs, () => {
-      refresh().catch((err) => logger.error({ err }, 'reading destinations failed')).finally(() => st.running && refreshLater());
+  /**
+   * Re-reads the destinations every refreshMs: on the thread's poll tick (poll-tick.ts) at the
+   * default second, but for its quiet ticks (every change is announced; `mark`: the watch the
+   * last read began under).
+   */
+  function refreshLater(mark: number | null): void {
+    st.cancelRefresh = afterUnlessHeard(refreshMs, mark, () => {
+      const next = heardMark();
+      refresh().catch((err) => logger.error({ err }, 'reading destinations failed')).finally(() => st.running && refreshLater(next));
     });
   }
 
@@ -192,11 +203,12 @@ export function createDispatcher(opts: DispatcherOptions): Dispatcher {
     async start() {
       if (st.running) return;
       await recoverDeadOwners();
+      const mark = heardMark();
       await refresh();
       st.running = true;
       for (const lane of st.lanes.values()) lane.start();
       st.fanOut.loop = fanOut.run();
-      refreshLater();
+      refreshLater(mark);
     },
     async stop(graceMs = 5_000) {
       st.running = false;

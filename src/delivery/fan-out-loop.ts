@@ -9,7 +9,7 @@ import type { EventSettler } from './event-settler.ts';
 import { fanOutOnce, HOLD_MS } from './fan-out.ts';
 import type { Lane } from './lane.ts';
 import { storeErrorBackoffMs } from './retry-policy.ts';
-import { busy } from '../poll-tick.ts';
+import { busy, heardMark } from '../poll-tick.ts';
 
 /**
  * The fan-out waits (polling every PACE_POLL_MS) while a running lane has no room for a whole
@@ -61,7 +61,8 @@ export interface FanOutLoopDeps extends DeliveryParts {
   pollMs: number;
   pollMaxMs: number;
   pacePatienceMs: number;
-  sleep: (ms: number) => Promise<void>;
+  /** Waits `ms`; `mark`: the announcement watch the last pass read under (poll-tick.ts heardMark()). */
+  sleep: (ms: number, mark: number | null) => Promise<void>;
   settler: Pick<EventSettler, 'expect' | 'store'>;
   /** The dispatcher's lanes, by destination id. */
   lanes: ReadonlyMap<string, Lane>;
@@ -139,9 +140,9 @@ export function createFanOutLoop(deps: FanOutLoopDeps, st: FanOutState): FanOutL
     return r.claimed;
   }
 
-  /** Waits `ms`, or until woken (st.wake). */
-  async function wait(ms: number): Promise<void> {
-    await Promise.race([deps.sleep(ms), new Promise<void>((r) => (st.wake = r))]);
+  /** Waits `ms`, or until woken (st.wake); `mark`: as sleep's. */
+  async function wait(ms: number, mark: number | null = null): Promise<void> {
+    await Promise.race([deps.sleep(ms, mark), new Promise<void>((r) => (st.wake = r))]);
     st.wake = undefined;
   }
 
@@ -150,10 +151,12 @@ export function createFanOutLoop(deps: FanOutLoopDeps, st: FanOutState): FanOutL
     let emptyPasses = 0;
     while (deps.running()) {
       let claimed = 0;
+      let mark: number | null = null;
       try {
         await keepPace();
         if (!deps.running()) return;
         st.wokenDuringPass = false;
+        mark = heardMark();
         claimed = await pass();
         failures = 0;
       } catch (err) {
@@ -167,7 +170,7 @@ export function createFanOutLoop(deps: FanOutLoopDeps, st: FanOutState): FanOutL
       }
       if (!deps.running()) return;
       emptyPasses = claimed === 0 ? emptyPasses + 1 : 0;
-      if (claimed < deps.batchSize && !st.wokenDuringPass) await wait(fanOutWaitMs(emptyPasses, deps.pollMs, deps.pollMaxMs));
+      if (claimed < deps.batchSize && !st.wokenDuringPass) await wait(fanOutWaitMs(emptyPasses, deps.pollMs, deps.pollMaxMs), mark);
       else await new Promise((r) => setImmediate(r)); // let intake requests in between batches
     }
   }

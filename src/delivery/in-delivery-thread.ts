@@ -10,6 +10,7 @@ import type { Config } from '../config.ts';
 import { createLogger } from '../logger.ts';
 import { openStore, sqliteFile } from '../store/open-store.ts';
 import { slowWhenIdle } from '../poll-tick.ts';
+import { HEARD_POLL_MS } from '../announced-poll.ts';
 import { loadPlugins } from '../destinations/load-plugins.ts';
 import { usePluginRules } from '../rules/plugin-rules.ts';
 import { startRuleWatcher } from '../rules/rule-watcher.ts';
@@ -64,11 +65,14 @@ export function runInDeliveryThread(): void {
       // commits brings the second back (a CLI's replay or queued event, the HTTP thread's
       // destination changes and rule publishes): in SQLite mode its write to the WAL file, on
       // PostgreSQL its NOTIFY, heard only while the listening connection is up (else the
-      // tick stays at a second). README.md, "Idle".
+      // tick stays at a second). On PostgreSQL the slowed ticks are quiet besides: the idle
+      // looks at the store (the fan-out's, the lanes', the destinations' and the rule
+      // revision's re-reads) wait for an announcement, a due time they know, or the safety
+      // read every HEARD_POLL_MS. src/delivery/README.md, "Idle".
       const announced = store.kind === 'sqlite'
         ? { announcedBy: `${sqliteFile(config)}-wal` }
-        : store.watchAnnouncements && { announcer: store.watchAnnouncements.bind(store) };
-      if (announced) slowWhenIdle({ ...announced, ...idleTickFromEnv(), logger });
+        : store.watchAnnouncements && { announcer: store.watchAnnouncements.bind(store), heardPollMs: HEARD_POLL_MS };
+      if (announced) slowWhenIdle({ ...announced, ...config.idleTick, logger });
     };
     await startWhenRulesValid(rules, begin, logger);
     return { rules, store, pool };
@@ -102,20 +106,4 @@ export function runInDeliveryThread(): void {
       })();
     }
   });
-}
-
-/**
- * TRACKLANE_IDLE_TICK: a JSON object `{"idleTickMs":…,"idleAfterTicks":…}` for the delivery
- * thread's slowed tick (poll-tick.ts), for tests that watch an idle process be woken; unset
- * in production.
- */
-function idleTickFromEnv(): { idleTickMs?: number; idleAfterTicks?: number } {
-  const raw = process.env.TRACKLANE_IDLE_TICK;
-  if (!raw) return {};
-  try {
-    const { idleTickMs, idleAfterTicks } = JSON.parse(raw) as { idleTickMs?: number; idleAfterTicks?: number };
-    return { idleTickMs, idleAfterTicks };
-  } catch {
-    throw new Error(`TRACKLANE_IDLE_TICK must be a JSON object ({"idleTickMs":60000,"idleAfterTicks":2}), got ${raw}`);
-  }
 }

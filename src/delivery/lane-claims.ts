@@ -19,7 +19,7 @@ import type { LaneUnits } from './lane-units.ts';
 import type { LaneWake } from './lane-wake.ts';
 import type { DeliveryUpdate } from './types.ts';
 import { storeErrorBackoffMs } from './retry-policy.ts';
-import { busy } from '../poll-tick.ts';
+import { busy, heardMark } from '../poll-tick.ts';
 
 /** After a retries claim failed (a store error), the next try: the retries stay due in the store meanwhile. */
 const RETRY_AFTER_ERROR_MS = 1_000;
@@ -82,12 +82,18 @@ export function createLaneClaims(
     wake.lookIn(retryInMs);
   }
 
-  /** Plans the next look: when the store's next delivery is due, at most idlePollMs away (then on the poll tick). */
-  async function scheduleWake(): Promise<void> {
+  /**
+   * Plans the next look: when the store's next delivery is due, at most idlePollMs away (then
+   * on the poll tick, but for its quiet ticks until that delivery is due: lane-wake.ts).
+   * `read`: the store's next due time as just read, under the announcement watch `mark`.
+   */
+  async function scheduleWake(read?: { next: number | null; mark: number | null }): Promise<void> {
     wake.cancelLook();
     if (!isRunning(s) || !isActive(s)) return;
-    const next = await deps.store.nextDue(s.dest.id);
-    wake.lookIn(next === null ? deps.idlePollMs : Math.min(deps.idlePollMs, Math.max(0, next - deps.clock())));
+    const mark = read ? read.mark : heardMark();
+    const next = read ? read.next : await deps.store.nextDue(s.dest.id);
+    const now = deps.clock();
+    wake.lookIn(next === null ? deps.idlePollMs : Math.min(deps.idlePollMs, Math.max(0, next - now)), { mark, dueAt: next });
   }
 
   /** Claims (and stops taking handoffs) only when something is due now; else looks again later. */
@@ -98,11 +104,12 @@ export function createLaneClaims(
       return;
     }
     try {
+      const mark = heardMark();
       const next = await deps.store.nextDue(s.dest.id);
       if (next !== null && next <= deps.clock()) {
         s.claims.wanted = true;
         pump();
-      } else await scheduleWake();
+      } else await scheduleWake({ next, mark });
     } catch (err) {
       deps.logger.error({ ...log, err }, 'reading the next due delivery failed');
       s.claims.wanted = true;

@@ -100,8 +100,11 @@ export interface LaneState {
   };
   /** The lane's one wake (lane-wake.ts): for the first retry due or the next look at the store, whichever comes first. */
   wake: {
-    /** The next look at the store for due work while no claim is wanted (or the next try after a failed claim); null: none planned. */
-    look: { at: number; onTick: boolean } | null;
+    /**
+     * The next look at the store for due work while no claim is wanted (or the next try after a
+     * failed claim); null: none planned. `mark`, `dueAt`: what the last look read (lane-wake.ts LookRead).
+     */
+    look: { at: number; onTick: boolean; mark: number | null; dueAt: number | null } | null;
     /** When the timer fires (null: not set), whether it is the look's, and its cancel. */
     at: number | null;
     forLook: boolean;

@@ -5,16 +5,25 @@
 // from both and keeps one timer for it: the thread's poll tick when the look comes first and
 // is a whole number of ticks away (poll-tick.ts: an idle lane wakes with the thread's other
 // polls), else a timer of its own. When it fires, whatever has come due runs: the due
-// retries are claimed ahead of the queue, and the look reads the store.
+// retries are claimed ahead of the queue, and the look reads the store. A look on the tick
+// that read under an announcement watch (poll-tick.ts heardMark) lets the quiet ticks go by
+// until the store's next due time it read (afterUnlessHeard): what is stored for the lane
+// meanwhile is announced, and wakes it (notify).
 import { isRunning, type LaneState, type LaneDeps } from './lane-state.ts';
-import { after, TICK_MS } from '../poll-tick.ts';
+import { afterUnlessHeard, TICK_MS } from '../poll-tick.ts';
 
 /** Retries coming due within this long of each other are claimed together: each at most this late. */
 export const RETRY_CLAIM_GAP_MS = 50;
 
+/** What a look at the store read: the announcement watch it read under, and the store's next due time then (null: none). */
+export interface LookRead {
+  mark: number | null;
+  dueAt: number | null;
+}
+
 export interface LaneWake {
-  /** Look at the store for due work in `ms` (instead of any look planned). */
-  lookIn(ms: number): void;
+  /** Look at the store for due work in `ms` (instead of any look planned); `read`: what the last look read. */
+  lookIn(ms: number, read?: LookRead): void;
   /** No look planned: a claim is wanted now, or the lane stops sending. */
   cancelLook(): void;
   /** A recorded retry comes due at `at`: the lane claims its due retries then. */
@@ -50,9 +59,12 @@ export function createLaneWake(deps: Pick<LaneDeps, 'clock'>, s: LaneState, on: 
     disarm();
     w.at = at;
     w.forLook = forLook;
-    // The idle look, a whole number of ticks away, waits for the tick; else a timer of its own.
-    const ms = forLook && look.onTick ? Math.max(1, Math.ceil((at - now) / TICK_MS)) * TICK_MS : Math.max(0, at - now);
-    w.cancel = after(ms, fire);
+    // The idle look, a whole number of ticks away, waits for the tick (but for its quiet ones
+    // until the due time it read); else a timer of its own.
+    const onTick = forLook && look.onTick;
+    const ms = onTick ? Math.max(1, Math.ceil((at - now) / TICK_MS)) * TICK_MS : Math.max(0, at - now);
+    const dueInMs = onTick && look.dueAt !== null ? Math.max(0, look.dueAt - now) : null;
+    w.cancel = afterUnlessHeard(ms, onTick ? look.mark : null, fire, dueInMs);
   }
 
   function fire(): void {
@@ -74,8 +86,8 @@ export function createLaneWake(deps: Pick<LaneDeps, 'clock'>, s: LaneState, on: 
   }
 
   return {
-    lookIn(ms) {
-      w.look = { at: deps.clock() + ms, onTick: ms > 0 && ms % TICK_MS === 0 };
+    lookIn(ms, read) {
+      w.look = { at: deps.clock() + ms, onTick: ms > 0 && ms % TICK_MS === 0, mark: read?.mark ?? null, dueAt: read?.dueAt ?? null };
       arm();
     },
     cancelLook() {

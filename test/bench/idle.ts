@@ -11,6 +11,8 @@
 // wakes: the epoll waits that blocked (a timeout other than 0), by thread, under ptrace (so
 // after the CPU window, not during it). In PostgreSQL mode it also reads the CPU of the
 // database's backends over the CPU window (what the instance's idle queries cost PostgreSQL).
+// `--stores postgres` (or `sqlite`; default both) runs only those modes, `--no-floor` leaves out
+// the bare Koa run: for alternating runs of one mode against another tree.
 import { execFileSync, spawn, spawnSync, type ChildProcess } from 'node:child_process';
 import { mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { loadavg, tmpdir } from 'node:os';
@@ -160,8 +162,10 @@ async function main(): Promise<void> {
   const build = coreBuild(process.cwd());
   const code = build.fresh ? 'the build in dist/' : `the TypeScript sources through tsx (${build.why}; \`npm run build\` first to run what npm start runs after install)`;
   const pg = await postgresAvailable();
-  const results: Result[] = [await bareKoa()];
-  for (const store of pg ? (['sqlite', 'postgres'] as const) : (['sqlite'] as const)) {
+  const storesAt = process.argv.indexOf('--stores');
+  const wanted = storesAt === -1 ? ['sqlite', 'postgres'] : (process.argv[storesAt + 1] ?? '').split(',');
+  const results: Result[] = process.argv.includes('--no-floor') ? [] : [await bareKoa()];
+  for (const store of (['sqlite', 'postgres'] as const).filter((s) => wanted.includes(s) && (s === 'sqlite' || pg))) {
     for (const withAccount of [false, true]) results.push(await tracklane(store, withAccount));
   }
   const cores = execFileSync('nproc').toString().trim();

@@ -87,6 +87,11 @@ export async function createTestDatabase(): Promise<TestDatabase> {
   };
 }
 
+/** Runs one statement on the test server's admin database, on a connection of its own. */
+export function adminQuery(sql: string, args: unknown[] = []): Promise<pg.QueryResult> {
+  return admin((c) => c.query(sql, args));
+}
+
 /** Whether a database of that name exists on the test server. */
 export async function databaseExists(name: string): Promise<boolean> {
   const { rowCount } = await admin((c) => c.query('SELECT 1 FROM pg_database WHERE datname = $1', [name]));
