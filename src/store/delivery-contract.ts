@@ -18,7 +18,7 @@ export interface DispatchEvent {
   /** An event fanned out in part while rules were held: the destination ids it still owes (absent: every destination). */
   heldFor?: readonly string[];
   /**
-   * What an earlier fan-out of this event settled (it stopped before the event left the queue: a crash,
+   * What an earlier fan-out of this event settled (it stopped before the event was settled: a crash,
    * a lost lease), as `destinationId#part`: its rows and pairs attempts delivered with none. Not mapped again.
    */
   stored?: ReadonlySet<string>;
@@ -50,7 +50,8 @@ export interface NewDelivery {
   /**
    * A pending delivery handed straight to a send lane: not stored now. Its row is written once,
    * by the attempt record, in the state the attempt leaves it (delivered: without its item),
-   * and the event stays in the dispatch queue, leased, until every handed-off delivery has
+   * and the event stays unsettled, leased to the claim (SQLite: open, the fan-out cursor
+   * waiting before it; PostgreSQL: in the dispatch queue), until every handed-off delivery has
    * its row (`finishEvents`); should the process stop first, the event is fanned out again
    * for the rows it lacks.
    */
@@ -65,9 +66,9 @@ export interface FanOutResult {
   receivedAt: number;
   deliveries: NewDelivery[];
   /**
-   * Destinations whose rules are held (rule-holds.ts): the event stays queued for them,
-   * leased to `claimId` until `leaseUntil`, instead of leaving the queue; `deliveries` are
-   * its other destinations' rows.
+   * Destinations whose rules are held (rule-holds.ts): the event waits in the dispatch queue
+   * for them, leased to `claimId` until `leaseUntil`, instead of being settled; `deliveries`
+   * are its other destinations' rows.
    */
   held?: { destinationIds: readonly string[]; claimId: string; leaseUntil: number };
 }
@@ -77,7 +78,7 @@ export interface FanOutCommit {
   events: number;
   /** New pending deliveries stored per destination id, to wake the send lanes (handoffs not counted). */
   pendingByDestination: Map<string, number>;
-  /** Events committed with deliveries handed off: they stay queued (leased to the claim) until those are recorded. */
+  /** Events committed with deliveries handed off: they stay unsettled (leased to the claim) until those are recorded. */
   handedOff: number[];
 }
 
@@ -218,19 +219,25 @@ export const EXPIRED_MESSAGE = 'expired: the destination stayed disabled or paus
 export interface DeliveryStore {
   /**
    * Leases up to `limit` accepted events awaiting fan-out (oldest first) to `claimId` until
-   * `now + leaseMs`, each with the rows it already has (`stored`). Events still leased to `claimId` itself are taken again: a process fans
+   * `now + leaseMs`, each with the rows it already has (`stored`). Awaiting fan-out: accepted
+   * after the store's fan-out cursor (SQLite, docs/fan-out-cursor.md: one lease over the
+   * cursor, taken per process owner, `ownerOf(claimId)`), or in the dispatch queue (held
+   * events, events replay queued again, those a claim that died was mapping; PostgreSQL: every
+   * one). Events still leased to `claimId` itself are taken again: a process fans
    * out one batch at a time, so its own earlier lease belongs to a batch whose completion
    * failed (a store error), and waiting for that lease to lapse would only delay it.
    * Each claim counts against the event until its fan-out completes (`interrupted`, reset when
-   * it stays queued; a retake by the same claim does not count). An event some fan-out left
-   * unfinished is claimed alone: the claim stops before it, or takes it and nothing else.
+   * it stays unsettled; a retake by the same claim does not count; from the cursor, the count
+   * is made when another claim takes over the events a gone holder was mapping). An event some
+   * fan-out left unfinished is claimed alone: the claim stops before it, or takes it and nothing else.
    */
   claimEvents(claimId: string, now: number, leaseMs: number, limit: number): Promise<DispatchEvent[]>;
   /**
    * For each event still leased to `claimId`, in one transaction with its rows: inserts its
-   * deliveries but the handed-off ones (a row it already has is left) and removes it from the
-   * dispatch queue, unless it handed deliveries off (it stays leased until `finishEvents`) or
-   * is held. An event whose lease was lost is left to its new holder.
+   * deliveries but the handed-off ones (a row it already has is left) and settles it (the
+   * fan-out cursor may pass it; a queued one leaves the dispatch queue), unless it handed
+   * deliveries off (it stays leased until `finishEvents`) or is held (it waits in the queue).
+   * An event whose lease was lost is left to its new holder.
    */
   completeFanOut(claimId: string, now: number, results: readonly FanOutResult[]): Promise<FanOutCommit>;
   /**
@@ -253,11 +260,14 @@ export interface DeliveryStore {
    * Returns each row's new id, null where it was stored already.
    */
   storeHandoffs(rows: readonly UnstoredRow[], now: number, lease?: { claimId: string; leaseUntil: number }): Promise<(number | null)[]>;
-  /** Removes from the dispatch queue the events among `seqs` still leased to `claimId`: their handed-off deliveries all have rows. */
+  /** Settles the events among `seqs` still leased to `claimId` (the cursor may pass them; queued ones leave the queue): their handed-off deliveries all have rows. */
   finishEvents(claimId: string, seqs: readonly number[]): Promise<number>;
   /** Hands back the deliveries among `ids` that `claimId` still holds, due at `now`. */
   release(claimId: string, now: number, ids: readonly number[]): Promise<number>;
-  /** Hands back every lease (events and deliveries) of a process owner id. */
+  /**
+   * Hands back every lease (the fan-out cursor's, queued events and deliveries) of a process
+   * owner id; the events its fan-out was mapping then count as interrupted.
+   */
   releaseOwner(owner: string, now: number): Promise<number>;
   /** Claim ids currently holding a lease, expired or not. */
   leaseHolders(): Promise<string[]>;
@@ -280,9 +290,10 @@ export interface DeliveryStore {
   /** How many deliveries `replay(filter)` would re-queue (without its limit). */
   countReplayable(filter: ReplayFilter): Promise<number>;
   stats(scriptId?: string): Promise<DestinationStats[]>;
+  /** Events awaiting fan-out: queued ones, and accepted ones after the fan-out cursor (SQLite). */
   dispatchBacklog(): Promise<number>;
   queueSnapshot(): Promise<QueueSnapshot>;
-  /** Deletes events, finished deliveries and attempts older than `before`; pending work and its events stay. */
+  /** Deletes events, finished deliveries and attempts older than `before`; pending work, its events and events awaiting fan-out stay. */
   purge(before: number): Promise<PurgeResult>;
   /** Deletes dedup keys first seen before `before`. */
   purgeDedupKeys(before: number): Promise<number>;

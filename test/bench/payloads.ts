@@ -154,3 +154,10 @@ export async function benchSetup(name: string, types: readonly string[], withDes
   await store.close();
   return { dataDir, env, doubles, account };
 }
+
+/**
+ * What a SQLite store still has to deliver: events queued for fan-out, accepted events after
+ * the fan-out cursor (migration 22: no queue row each) and pending deliveries.
+ */
+export const SQLITE_OPEN_WORK_SQL = `SELECT (SELECT count(*) FROM dispatch_queue) + (SELECT count(*) FROM deliveries WHERE status = 'pending')
+  + (SELECT count(*) FROM events WHERE status = 'accepted' AND seq > (SELECT cursor_seq FROM fanout_cursors)) AS n`;

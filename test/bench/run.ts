@@ -21,7 +21,7 @@ import { join } from 'node:path';
 import { loadConfig } from '../../src/config.ts';
 import { openStore } from '../../src/store/open-store.ts';
 import type { DestinationDouble } from '../helpers/destination-double.ts';
-import { benchAccount, checkout, cpuSeconds, peakRssMb, SERVER_ARGS, startDoubles, stop, waitListening } from './payloads.ts';
+import { benchAccount, checkout, cpuSeconds, peakRssMb, SERVER_ARGS, SQLITE_OPEN_WORK_SQL, startDoubles, stop, waitListening } from './payloads.ts';
 import { BATCH_CONNECTIONS, CONNECTIONS, cpuUs, DRAIN_EVENTS, DURATION, E2E_EVENTS, lagsOf, load, nativeCount, nativeDelivered, percentile, TYPES, type Row } from './load.ts';
 import { checkpointedBytes, drainBacklog } from './drain.ts';
 import { sqliteFile } from '../../src/store/open-store.ts';
@@ -44,11 +44,11 @@ const BATCH_SIZES = [20, 100];
  */
 const E2E_RATE = Number(process.env.BENCH_E2E_RATE ?? 1_500);
 
-/** Waits until the server's store has nothing queued for fan-out and no pending delivery (every record written), at most 30 s. */
+/** Waits until the server's store has nothing left for fan-out (queued, or after its cursor) and no pending delivery (every record written), at most 30 s. */
 async function waitQuiet(file: string): Promise<void> {
   const db = new Database(file, { readonly: true });
   try {
-    const busy = db.prepare("SELECT (SELECT count(*) FROM dispatch_queue) + (SELECT count(*) FROM deliveries WHERE status = 'pending') AS n");
+    const busy = db.prepare(SQLITE_OPEN_WORK_SQL);
     for (const deadline = Date.now() + 30_000; Date.now() < deadline && (busy.get() as { n: number }).n > 0;) await new Promise((r) => setTimeout(r, 100));
   } finally {
     db.close();

@@ -16,7 +16,7 @@ import { sqliteFile } from '../../src/store/open-store.ts';
 import { createTestDatabase, PG_ADMIN_URL, postgresAvailable } from '../helpers/postgres.ts';
 import { cpuCaps, type CappedGroup } from './cpu-cap.ts';
 import { watchPostgresCpu } from './pg-cpu.ts';
-import { benchSetup, checkout, nativeEvents, startServer, stop } from './payloads.ts';
+import { benchSetup, checkout, nativeEvents, SQLITE_OPEN_WORK_SQL, startServer, stop } from './payloads.ts';
 
 const TYPES = ['ga4', 'meta-capi', 'tiktok', 'webhook'];
 const SECONDS = Number(process.env.BENCH_SECONDS ?? 5);
@@ -113,7 +113,7 @@ async function main(): Promise<void> {
       if (inDb !== null) return Number((await inDb.query<{ n: string }>(sql)).rows[0].n);
       const lite = new Database(file, { readonly: true });
       try {
-        return (lite.prepare(sql).get() as { n: number }).n;
+        return (lite.prepare(SQLITE_OPEN_WORK_SQL).get() as { n: number }).n;
       } finally {
         lite.close();
       }

@@ -12,6 +12,8 @@ import { processWriteGate } from './write-gate.ts';
 
 /**
  * The append of EventStore.append on `db`: one BEGIN IMMEDIATE transaction for all rows.
+ * An accepted event is owed to its destinations by being stored: the fan-out reads it from
+ * the events table after its cursor (fan-out-cursor.ts), so nothing else is written for it.
  * An accepted row with an event id either claims its (account, environment, name, event id) dedup key
  * or, when the key was first seen within `dedupWindowMs`, is stored as `duplicate`; accepted
  * FUNNEL_SOURCE_EVENTS record their product ids as seen. Returns each row's stored status;
@@ -21,9 +23,6 @@ import { processWriteGate } from './write-gate.ts';
 export function createAppender(db: Database.Database, dedupWindowMs = DEFAULT_DEDUP_WINDOW_MS): (rows: readonly PreparedRow[]) => EventStatus[] {
   const insertEvent = db.prepare(`INSERT INTO events (id, script_id, name, event_id, status, source, request_id, received_at, errors, warnings,
     payload, payload_packed) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`);
-  // An accepted event is owed to its destinations: it enters the dispatch queue in the same
-  // transaction, so an acknowledged event is always either queued or fanned out.
-  const enqueue = db.prepare('INSERT INTO dispatch_queue (event_seq) VALUES (?)');
   const insertSeen = db.prepare('INSERT OR IGNORE INTO seen_products (script_id, product_id) VALUES (?, ?)');
   const getDedup = db.prepare<[string, DedupEnvironment, string, string], { first_seen_at: number }>(
     'SELECT first_seen_at FROM dedup_keys WHERE script_id = ? AND environment = ? AND name = ? AND event_id = ?');
@@ -43,10 +42,9 @@ export function createAppender(db: Database.Database, dedupWindowMs = DEFAULT_DE
       const r = rows[i];
       const status = dedupStatus(r);
       statuses.push(status);
-      const { lastInsertRowid } = insertEvent.run(r.id, r.scriptId, r.name, r.eventId, status, r.source, r.requestId, r.receivedAt, r.errors, r.warnings,
+      insertEvent.run(r.id, r.scriptId, r.name, r.eventId, status, r.source, r.requestId, r.receivedAt, r.errors, r.warnings,
         payloads[i].payload, payloads[i].packed);
       if (status !== 'accepted') continue;
-      enqueue.run(lastInsertRowid);
       for (const id of r.productIds) insertSeen.run(r.scriptId, id);
     }
     return statuses;

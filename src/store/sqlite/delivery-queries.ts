@@ -50,7 +50,11 @@ export function sqliteDeliveryQueries(db: Database.Database): Queries {
       ELSE (SELECT json_group_array(value) FROM (SELECT value FROM json_each(dispatch_queue.held_for) UNION SELECT @destination)) END`);
   const dropRow = db.prepare('DELETE FROM deliveries WHERE id = ?');
   const dropItem = db.prepare('DELETE FROM delivery_items WHERE delivery_id = ?');
-  const backlog = (): number => (db.prepare('SELECT count(*) AS n FROM dispatch_queue').get() as { n: number }).n;
+  // The queue's exceptions, and the accepted events after the fan-out cursor (migration 22) it does not hold.
+  const backlogSql = db.prepare<[], { n: number }>(`SELECT (SELECT count(*) FROM dispatch_queue) + (SELECT count(*) FROM events e
+      WHERE e.seq > (SELECT cursor_seq FROM fanout_cursors WHERE part = 0) AND e.status = 'accepted'
+        AND NOT EXISTS (SELECT 1 FROM dispatch_queue q WHERE q.event_seq = e.seq)) AS n`);
+  const backlog = (): number => backlogSql.get()!.n;
   const derived = sqliteDeliveredQueries(db);
 
   /** Deletes in chunks until a chunk comes back short; returns the total. */
@@ -191,9 +195,15 @@ export function sqliteDeliveryQueries(db: Database.Database): Queries {
       chunked(db.prepare(`DELETE FROM delivery_items WHERE delivery_id IN (SELECT delivery_id FROM delivery_items
         WHERE delivery_id IN (${finished.replace('LIMIT ?', '')}) LIMIT ?)`), deliveryEdge, before);
       const deliveries = chunked(db.prepare(`DELETE FROM deliveries WHERE id IN (${finished})`), deliveryEdge, before);
+      // An event after the fan-out cursor is owed to its destinations, like a queued one. The
+      // newest event stays too: SQLite gives a new row the highest seq + 1, and a seq at or
+      // before the cursor would never be fanned out.
+      const { cursor, last } = db.prepare(`SELECT (SELECT cursor_seq FROM fanout_cursors WHERE part = 0) AS cursor,
+        (SELECT max(seq) FROM events) AS last`).get() as { cursor: number; last: number | null };
       const events = chunked(db.prepare(`DELETE FROM events WHERE seq IN (SELECT seq FROM events e WHERE seq < ?
         AND NOT EXISTS (SELECT 1 FROM deliveries d WHERE d.event_seq = e.seq)
-        AND NOT EXISTS (SELECT 1 FROM dispatch_queue q WHERE q.event_seq = e.seq) AND NOT ${LISTED_EVENT} LIMIT ?)`), edge('events', 'received_at'));
+        AND NOT EXISTS (SELECT 1 FROM dispatch_queue q WHERE q.event_seq = e.seq) AND NOT ${LISTED_EVENT} LIMIT ?)`),
+      Math.min(edge('events', 'received_at'), cursor + 1, last ?? 0));
       return { events, deliveries: deliveries + listed, attempts };
     },
 

@@ -1,5 +1,5 @@
 // SQLite deliveries: claims with leases fenced by claim id, attempt records and destination
-// health (the dispatch queue's side, fan-out claims and commits: dispatch-queue.ts). A leased delivery's next_attempt_at is its lease end,
+// health (the fan-out's side, claims and commits: dispatch-queue.ts, fan-out-cursor.ts). A leased delivery's next_attempt_at is its lease end,
 // so work whose holder died is simply due again; writes use BEGIN IMMEDIATE.
 // Bookkeeping commits without the per-commit fsync (relaxed-commit.ts).
 import type Database from 'better-sqlite3';
@@ -13,6 +13,7 @@ import { sqliteDeliveryMaintenance } from './delivery-maintenance.ts';
 import { relaxedCommit } from './relaxed-commit.ts';
 import { mayList } from './delivered-queries.ts';
 import { PUT_ITEM_SQL, sqliteDispatchQueue } from './dispatch-queue.ts';
+import { sqliteFanOutCursor } from './fan-out-cursor.ts';
 
 export { FAN_OUT_ROWS_PER_COMMIT } from './dispatch-queue.ts';
 
@@ -33,6 +34,7 @@ const NOTHING_LISTED = { scriptId: null, delivered: null, firstSeq: null, lastSe
 
 export function sqliteDeliveryStore(db: Database.Database): DeliveryStore {
   const relaxed = relaxedCommit(db);
+  const cursor = sqliteFanOutCursor(db);
   const q = {
     // A delivery's item, kept while it may still be sent (delivery_items: migration 16).
     putItem: db.prepare(PUT_ITEM_SQL),
@@ -231,7 +233,9 @@ export function sqliteDeliveryStore(db: Database.Database): DeliveryStore {
     // Claim ids are `${owner}#…`: everything between `owner#` and `owner$` ('$' follows '#').
     const lo = `${owner}#`;
     const hi = `${owner}$`;
-    return q.releaseOwnerDeliveries.run(now, lo, hi).changes + q.releaseOwnerEvents.run(lo, hi).changes;
+    // The fan-out cursor's first: what it moves into the queue is released with the rest.
+    const fromCursor = cursor.release(owner);
+    return q.releaseOwnerDeliveries.run(now, lo, hi).changes + q.releaseOwnerEvents.run(lo, hi).changes + fromCursor;
   });
 
   const resumeTx = db.transaction((destinationId: string, now: number) => {
@@ -262,10 +266,12 @@ export function sqliteDeliveryStore(db: Database.Database): DeliveryStore {
       return releaseOwnerTx.immediate(owner, now);
     },
     async leaseHolders() {
-      return q.holders.all().map((r) => r.owner);
+      const holders = q.holders.all().map((r) => r.owner);
+      const fanOut = cursor.holder();
+      return fanOut === null || holders.includes(fanOut) ? holders : [...holders, fanOut];
     },
     async recoverExpiredLeases(now) {
-      return db.transaction(() => q.recoverDeliveries.run(now).changes + q.recoverEvents.run(now).changes).immediate();
+      return db.transaction(() => q.recoverDeliveries.run(now).changes + q.recoverEvents.run(now).changes + cursor.lapse(now)).immediate();
     },
     async activeDestinations(): Promise<ActiveDestination[]> {
       return q.active.all().map((r) => ({
@@ -277,7 +283,7 @@ export function sqliteDeliveryStore(db: Database.Database): DeliveryStore {
     async resume(destinationId, now) {
       return resumeTx.immediate(destinationId, now);
     },
-    ...sqliteDispatchQueue(db, relaxed),
+    ...sqliteDispatchQueue(db, relaxed, cursor),
     ...sqliteDeliveryQueries(db),
     ...sqliteDeliveryMaintenance(db),
   };

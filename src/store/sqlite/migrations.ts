@@ -23,9 +23,10 @@ import m018 from './migrations/018-retry-due-index.ts';
 import m019 from './migrations/019-attempt-in-row.ts';
 import m020 from './migrations/020-delivered-without-row.ts';
 import m021 from './migrations/021-packed-payload.ts';
+import m022 from './migrations/022-fan-out-cursor.ts';
 import m023 from './migrations/023-event-row-id-index.ts';
 
-export const MIGRATIONS: readonly string[] = [m001, m002, m003, m004, m005, m006, m007, m008, m009, m010, m011, m012, m013, m014, m015, m016, m017, m018, m019, m020, m021, m023];
+export const MIGRATIONS: readonly string[] = [m001, m002, m003, m004, m005, m006, m007, m008, m009, m010, m011, m012, m013, m014, m015, m016, m017, m018, m019, m020, m021, m022, m023];
 
 /** Brings the database to the latest schema version. */
 export function migrate(db: Database.Database): void {
