@@ -158,6 +158,37 @@ const MIGRATIONS: { version: number; sql: string }[] = [
     sql: `ALTER TABLE events ADD COLUMN IF NOT EXISTS payload_packed BYTEA;
       ALTER TABLE events ALTER COLUMN payload_packed SET STORAGE EXTERNAL;`,
   },
+  {
+    // Fan-out from the event log (docs/fan-out-cursor.md): intake stops writing a dispatch_queue
+    // row per accepted event; the fan-out reads events after a cursor per partition (events by
+    // seq modulo 8). A position is (fan_xid, seq): fan_xid is the id of the transaction that
+    // stored the event, as sequence values are not assigned in commit order. Events stored
+    // before have fan_xid NULL (the column is added without a default, so nothing is
+    // rewritten, then given one): they all have dispatch_queue rows already, which stay. The
+    // partition is an expression of the index rather than a stored column, which would rewrite
+    // the table. `seen`: the highest position a claim ever read (events after it have never been
+    // fanned out, so a claim looks up no rows for them). IF NOT EXISTS, as version 14: a
+    // database an earlier migration's test rewinds to its version still has them.
+    version: 15,
+    sql: `ALTER TABLE events ADD COLUMN IF NOT EXISTS fan_xid xid8;
+      ALTER TABLE events ALTER COLUMN fan_xid SET DEFAULT pg_current_xact_id();
+      CREATE INDEX IF NOT EXISTS events_fan_out ON events ((seq % 8), fan_xid, seq) WHERE status = 'accepted' AND fan_xid IS NOT NULL;
+      CREATE TABLE IF NOT EXISTS fanout_cursors (
+        part        SMALLINT PRIMARY KEY,
+        cursor_xid  xid8 NOT NULL,
+        cursor_seq  BIGINT NOT NULL,
+        mapped_xid  xid8 NOT NULL,
+        mapped_seq  BIGINT NOT NULL,
+        claimed_xid xid8 NOT NULL,
+        claimed_seq BIGINT NOT NULL,
+        seen_xid    xid8 NOT NULL,
+        seen_seq    BIGINT NOT NULL,
+        lease_owner TEXT,
+        lease_until BIGINT
+      );
+      INSERT INTO fanout_cursors SELECT p, '0', m, '0', m, '0', m, '0', m, NULL, NULL
+        FROM generate_series(0, 7) AS p, (SELECT coalesce(max(seq), 0) AS m FROM events) AS e ON CONFLICT (part) DO NOTHING;`,
+  },
 ];
 
 export const PG_SCHEMA_VERSION = MIGRATIONS[MIGRATIONS.length - 1].version;
