@@ -1,4 +1,4 @@
-// PostgreSQL's fan-out cursor (docs/fan-out-cursor.md), through the store API on a real
+// PostgreSQL's fan-out cursor (docs/fan-out-cursor-postgres.md), through the store API on a real
 // database: intake writes no dispatch_queue row; events are read after a per-partition cursor
 // of (transaction id, seq) positions, so an event committed after a later seq is still read;
 // the cursor moves only past settled events; partition leases are taken over after expiry

@@ -33,7 +33,7 @@ const SETTLED = `SELECT event_seq, destination_id, part FROM deliveries WHERE ev
 const handsOff = (r: FanOutResult): boolean => r.deliveries.some((d) => d.handoff === true);
 
 /** An event row as the claims read it, with its transaction id. */
-type ClaimRow = PgEventRow & { fx?: string; queued_held_for?: string | null };
+type ClaimRow = PgEventRow & { fx?: string; queued_held_for?: string | null; queued?: boolean };
 
 /** The fan-out's store side, with the cursor leases releaseOwner and recoverExpiredLeases hand back in their transaction. */
 export interface PgFanOut extends Pick<DeliveryStore, 'claimEvents' | 'completeFanOut' | 'finishEvents'> {
@@ -47,28 +47,35 @@ export interface PgFanOut extends Pick<DeliveryStore, 'claimEvents' | 'completeF
 
 /** Events of transactions at or after the horizon are not read yet: one still running may add events before them (fan-out-cursor.ts). */
 const BELOW_HORIZON = `e.fan_xid < ${HORIZON}`;
-const NOT_QUEUED = 'NOT EXISTS (SELECT 1 FROM dispatch_queue q WHERE q.event_seq = e.seq)';
 
 /**
  * What a claim may do, in one query outside a transaction (an idle fan-out's look): whether
  * dispatch_queue has due rows, and each partition it may take (free, expired, or its owner's:
- * $2; $3 the partitions this store object holds for it) with how many events it could read
- * after its position (up to $4) and the oldest of them.
+ * $2; $3 the partitions this store object holds for it) with the first event it could read
+ * after its position (its head; none: nothing to read). Only the head: counting further read
+ * every event of a backlog's partitions (not yet all-visible, so from the heap) on every claim.
  */
-const LOOK = `SELECT d.due, c.* FROM (SELECT EXISTS (SELECT 1 FROM dispatch_queue WHERE lease_until IS NULL OR lease_until <= $1 OR lease_owner = $5) AS due) d
-  LEFT JOIN LATERAL (SELECT ${CURSOR_COLUMNS}, h.n, h.head FROM fanout_cursors c
+const LOOK = `SELECT d.due, c.* FROM (SELECT EXISTS (SELECT 1 FROM dispatch_queue WHERE lease_until IS NULL OR lease_until <= $1 OR lease_owner = $4) AS due) d
+  LEFT JOIN LATERAL (SELECT ${CURSOR_COLUMNS}, h.head FROM fanout_cursors c
     CROSS JOIN LATERAL (SELECT c.lease_owner IS NOT DISTINCT FROM $2 AND c.part = ANY($3::int[]) AS mine) m
-    CROSS JOIN LATERAL (SELECT count(*)::int AS n, min(s.seq) AS head FROM (SELECT e.seq FROM events e
+    LEFT JOIN LATERAL (SELECT e.seq AS head FROM events e
       WHERE ${fanPart('e')} = c.part AND ${FAN_EVENTS('e')}
         AND (e.fan_xid, e.seq) > (CASE WHEN m.mine THEN c.claimed_xid ELSE c.cursor_xid END, CASE WHEN m.mine THEN c.claimed_seq ELSE c.cursor_seq END)
-        AND ${BELOW_HORIZON} AND ${NOT_QUEUED}
-      ORDER BY e.fan_xid, e.seq LIMIT $4) s) h
+        AND ${BELOW_HORIZON}
+      ORDER BY e.fan_xid, e.seq LIMIT 1) h ON true
     WHERE c.lease_owner IS NULL OR c.lease_until <= $1 OR c.lease_owner = $2) c ON true`;
 
-/** Up to q events of each partition p after (x, s), in key order. */
-const READ = `SELECT e.*, e.fan_xid::text AS fx FROM unnest($1::int[], $2::xid8[], $3::bigint[], $4::int[]) AS p(part, x, s, q)
+/**
+ * The events of partitions p (in the order given) after (x, s), in key order, $4 in all: the
+ * first partition's, then the next one's while room is left. Each partition's are a prefix of
+ * its events after its position (the nested loop emits each partition's ordered scan in turn).
+ * An event in dispatch_queue is read too (`queued`: the position passes it, it is not claimed
+ * from here): a NOT EXISTS in the scan made the planner read and sort a whole partition.
+ */
+const READ = `SELECT e.*, e.fan_xid::text AS fx, EXISTS (SELECT 1 FROM dispatch_queue q WHERE q.event_seq = e.seq) AS queued
+  FROM unnest($1::int[], $2::xid8[], $3::bigint[]) AS p(part, x, s)
   CROSS JOIN LATERAL (SELECT * FROM events e WHERE ${fanPart('e')} = p.part AND ${FAN_EVENTS('e')} AND (e.fan_xid, e.seq) > (p.x, p.s)
-    AND ${BELOW_HORIZON} AND ${NOT_QUEUED} ORDER BY e.fan_xid, e.seq LIMIT p.q) e`;
+    AND ${BELOW_HORIZON} ORDER BY e.fan_xid, e.seq LIMIT $4) e LIMIT $4`;
 
 const keyOf = (r: ClaimRow): Key => ({ x: BigInt(r.fx!), s: Number(r.seq) });
 
@@ -136,20 +143,15 @@ export function pgDispatchQueue(pool: pg.Pool): PgFanOut {
       // have lapsed): completed ones owe rows for handoffs, the others were being mapped (interrupted once).
       const lapsed = (p: number) => held.get(p)!.open.filter((e) => !e.settled && e.claimId !== claimId && e.leaseUntil <= now);
       const room = limit - retake.length;
-      const { rows: look } = await pool.query<CursorRow & { due: boolean; part: number | null; n: number; head: number | null }>(
-        { name: 'tl_fan_look', text: LOOK, values: [now, owner, mineParts, Math.max(room, 1), claimId] });
+      const { rows: look } = await pool.query<CursorRow & { due: boolean; part: number | null; head: number | null }>(
+        { name: 'tl_fan_look', text: LOOK, values: [now, owner, mineParts, claimId] });
       const due = look[0].due;
       const cands = new Map(look.filter((r) => r.part !== null).map((r) => [r.part, r]));
       // A partition held here whose lease another owner has taken: what it had open is that owner's now.
       for (const p of mineParts) if (cands.get(p)?.lease_owner !== owner) held.delete(p);
       const isMine = (r: CursorRow) => r.lease_owner === owner && held.get(r.part)?.owner === owner;
-      const chosen: number[] = [];
-      let planned = 0;
-      for (const r of [...cands.values()].filter((x) => x.n > 0).sort((a, b) => Number(a.head) - Number(b.head))) {
-        if (planned >= room) break;
-        chosen.push(r.part);
-        planned += r.n;
-      }
+      // The partitions with something to read, oldest head first: read in that order until the batch is full.
+      const chosen = room <= 0 ? [] : [...cands.values()].filter((x) => x.head !== null).sort((a, b) => Number(a.head) - Number(b.head)).map((r) => r.part);
       const lock = new Set(chosen);
       for (const p of mineParts) {
         const h = held.get(p);
@@ -226,20 +228,11 @@ export function pgDispatchQueue(pool: pg.Pool): PgFanOut {
         }
 
         // 2. The partitions, oldest head first, unless an interrupted event was taken.
-        let left = room - queueRows.length;
-        const reads: { part: number; from: Key; q: number }[] = [];
-        if (interrupted.size === 0) {
-          for (const p of chosen) {
-            const s = state.get(p);
-            const n = cands.get(p)!.n;
-            if (s === undefined || left <= 0) continue;
-            const q = Math.min(n, left);
-            reads.push({ part: p, from: s.pos.claimed, q });
-            left -= q;
-          }
-        }
-        const { rows: fresh } = reads.length === 0 ? { rows: [] as ClaimRow[] } : await c.query<ClaimRow>({ name: 'tl_fan_read', text: READ,
-          values: [reads.map((r) => r.part), reads.map((r) => r.from.x.toString()), reads.map((r) => r.from.s), reads.map((r) => r.q)] });
+        const left = room - queueRows.length;
+        const reads = interrupted.size > 0 || left <= 0 ? [] : chosen.filter((p) => state.has(p)).map((p) => ({ part: p, from: state.get(p)!.pos.claimed }));
+        const { rows: read } = reads.length === 0 ? { rows: [] as ClaimRow[] } : await c.query<ClaimRow>({ name: 'tl_fan_read', text: READ,
+          values: [reads.map((r) => r.part), reads.map((r) => r.from.x.toString()), reads.map((r) => r.from.s), left] });
+        const fresh = read.filter((r) => r.queued !== true);
         const { rows: again } = retaken.length === 0 ? { rows: [] as ClaimRow[] }
           : await c.query<ClaimRow>('SELECT e.*, e.fan_xid::text AS fx FROM events e WHERE e.seq = ANY($1::bigint[])', [retaken.map((e) => e.key.s)]);
 
@@ -252,14 +245,15 @@ export function pgDispatchQueue(pool: pg.Pool): PgFanOut {
         const after = new Map<number, HeldPart | null>();
         const leaseUntil = now + leaseMs;
         for (const [part, s] of state) {
-          const mine = fresh.filter((r) => Number(r.seq) % FAN_PARTS === part);
+          const passed = read.filter((r) => Number(r.seq) % FAN_PARTS === part).sort((a, b) => cmpKey(keyOf(a), keyOf(b)));
+          const mine = passed.filter((r) => r.queued !== true);
           const open = [...s.open.map((e) => (e.claimId === claimId && !e.completed ? { ...e, leaseUntil } : e)),
             ...mine.map((r): OpenEvent => ({ key: keyOf(r), part, claimId, leaseUntil, completed: false, settled: false }))];
-          const claimed = mine.length === 0 ? s.pos.claimed : keyOf(mine[mine.length - 1]);
+          const claimed = passed.length === 0 ? s.pos.claimed : keyOf(passed[passed.length - 1]);
           const pos = { ...s.pos, claimed, seen: maxKey(s.pos.seen, claimed) };
           if (open.length === 0) {
             const rest = { cursor: pos.claimed, mapped: pos.claimed, claimed: pos.claimed, seen: pos.seen };
-            if (s.changed || mine.length > 0) writes.push({ part, pos: rest, owner: null, leaseUntil: null });
+            if (s.changed || passed.length > 0) writes.push({ part, pos: rest, owner: null, leaseUntil: null });
             after.set(part, null);
           } else {
             writes.push({ part, pos, owner, leaseUntil });
@@ -279,7 +273,9 @@ export function pgDispatchQueue(pool: pg.Pool): PgFanOut {
           return e;
         });
         return { out: events, applied: after };
-      }, relaxed);
+        // Without bitmap scans: READ's planner otherwise read a backlog's whole partition (a bitmap scan and a
+        // sort, ~10 times the blocks) to return the first few hundred in key order, which the index holds in order.
+      }, { relaxed: true, first: 'SET LOCAL enable_bitmapscan = off' });
       for (const [part, h] of applied) {
         if (h === null) held.delete(part);
         else held.set(part, h);

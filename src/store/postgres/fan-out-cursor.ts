@@ -1,4 +1,4 @@
-// PostgreSQL's fan-out cursor (docs/fan-out-cursor.md): accepted events are read from the
+// PostgreSQL's fan-out cursor (docs/fan-out-cursor-postgres.md): accepted events are read from the
 // events table after a persisted position per partition, instead of from a dispatch_queue row
 // written per event at intake. Several instances share one database and sequence values are
 // not assigned in commit order, so a position is an (xid, seq) pair: events carry the id of

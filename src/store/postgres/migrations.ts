@@ -159,7 +159,7 @@ const MIGRATIONS: { version: number; sql: string }[] = [
       ALTER TABLE events ALTER COLUMN payload_packed SET STORAGE EXTERNAL;`,
   },
   {
-    // Fan-out from the event log (docs/fan-out-cursor.md): intake stops writing a dispatch_queue
+    // Fan-out from the event log (docs/fan-out-cursor-postgres.md): intake stops writing a dispatch_queue
     // row per accepted event; the fan-out reads events after a cursor per partition (events by
     // seq modulo 8). A position is (fan_xid, seq): fan_xid is the id of the transaction that
     // stored the event, as sequence values are not assigned in commit order. Events stored
