@@ -27,7 +27,7 @@ import { createTestDatabase } from '../helpers/postgres.ts';
 import { benchAccount, checkout, nativeEvents, startDoubles, startServer, stop } from './payloads.ts';
 
 /** The events after a partition's fan-out cursor (src/store/postgres/fan-out-cursor.ts), events `e` joined to fanout_cursors `c`. */
-const AFTER_CURSOR = "e.seq % 8 = c.part AND e.status = 'accepted' AND e.fan_xid IS NOT NULL AND (e.fan_xid, e.seq) > (c.cursor_xid, c.cursor_seq)";
+const AFTER_CURSOR = "(e.seq / 256) % 8 = c.part AND e.status = 'accepted' AND e.fan_xid IS NOT NULL AND (e.fan_xid, e.seq) > (c.cursor_xid, c.cursor_seq)";
 
 const TYPES = ['ga4', 'meta-capi', 'tiktok', 'webhook'] as const;
 const LOAD_SECONDS = Number(process.env.BENCH_SECONDS ?? 10);

@@ -112,7 +112,7 @@ async function main(): Promise<void> {
       const sql = "SELECT (SELECT count(*) FROM dispatch_queue) + (SELECT count(*) FROM deliveries WHERE status = 'pending') AS n";
       // PostgreSQL: the events after the fan-out's cursor too (fan-out-cursor.ts), as the store's backlog counts them.
       if (inDb !== null) return Number((await inDb.query<{ n: string }>(`${sql.replace(' AS n', '')} + (SELECT count(*) FROM fanout_cursors c
-        JOIN events e ON e.seq % 8 = c.part AND e.status = 'accepted' AND e.fan_xid IS NOT NULL AND (e.fan_xid, e.seq) > (c.cursor_xid, c.cursor_seq)) AS n`)).rows[0].n);
+        JOIN events e ON (e.seq / 256) % 8 = c.part AND e.status = 'accepted' AND e.fan_xid IS NOT NULL AND (e.fan_xid, e.seq) > (c.cursor_xid, c.cursor_seq)) AS n`)).rows[0].n);
       const lite = new Database(file, { readonly: true });
       try {
         return (lite.prepare(sql).get() as { n: number }).n;

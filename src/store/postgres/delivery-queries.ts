@@ -56,7 +56,8 @@ function replayable(f: ReplayFilter, args: unknown[]): string {
   return parts.join(' AND ');
 }
 
-export function pgDeliveryQueries(pool: pg.Pool): Queries {
+/** `backlog`: the dispatch backlog, from the fan-out (dispatch-queue.ts), which knows what its partitions hold open. */
+export function pgDeliveryQueries(pool: pg.Pool, backlog: () => Promise<number>): Queries {
   /** Deletes in chunks (each its own transaction) until a chunk comes back short. */
   async function chunked(sql: string, args: unknown[]): Promise<number> {
     let total = 0;
@@ -67,10 +68,6 @@ export function pgDeliveryQueries(pool: pg.Pool): Queries {
       if (n < PURGE_CHUNK) return total;
     }
   }
-  // The dispatch queue's rows and the accepted events after each partition's cursor (fan-out-cursor.ts) not queued already.
-  const backlog = async (): Promise<number> => (await pool.query<{ n: number }>(`SELECT (SELECT count(*) FROM dispatch_queue)::int
-      + (SELECT count(*) FROM fanout_cursors c JOIN events e ON ${fanPart('e')} = c.part AND ${FAN_EVENTS('e')}
-          AND (e.fan_xid, e.seq) > (c.cursor_xid, c.cursor_seq) AND NOT EXISTS (SELECT 1 FROM dispatch_queue q WHERE q.event_seq = e.seq))::int AS n`)).rows[0].n;
 
   return {
     async list(f) {

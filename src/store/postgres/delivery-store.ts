@@ -32,7 +32,7 @@ function unstoredColumns(rows: readonly UnstoredRow[]): unknown[][] {
 
 export function pgDeliveryStore(pool: pg.Pool): DeliveryStore {
   const fanOut = pgDispatchQueue(pool);
-  const { releaseCursors, recoverCursors, cursorHolders, ...fanOutMethods } = fanOut;
+  const { releaseCursors, recoverCursors, cursorHolders, backlog, ...fanOutMethods } = fanOut;
   return {
     async claimDeliveries(destinationId, claimId, now, leaseUntil, limit, opts = {}) {
       // In a relaxed transaction: a claim is bookkeeping, and an fsync per claim was the
@@ -157,6 +157,6 @@ export function pgDeliveryStore(pool: pg.Pool): DeliveryStore {
     },
 
     ...fanOutMethods,
-    ...pgDeliveryQueries(pool),
+    ...pgDeliveryQueries(pool, backlog),
   };
 }

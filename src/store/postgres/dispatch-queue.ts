@@ -1,8 +1,9 @@
-// PostgreSQL's dispatch queue, the fan-out's side of delivery: accepted events claimed with
-// FOR UPDATE SKIP LOCKED (with the rows an earlier, unfinished fan-out stored for them), a
-// fan-out's rows committed with each event leaving the queue (or staying, leased, for its
-// handoffs, or held), and events removed once their handed-off deliveries are all recorded
-// (a row, or listed by the attempt that delivered them).
+// PostgreSQL's fan-out side of delivery: accepted events read from the event log after each
+// partition's cursor (fan-out-cursor.ts, docs/fan-out-cursor-postgres.md), and the exceptions
+// dispatch_queue still holds (held, replayed, left unsettled by a stopped holder) claimed with
+// FOR UPDATE SKIP LOCKED, each with the rows an earlier, unfinished fan-out stored for it; a
+// fan-out's rows committed with its events settling (the cursor moving past them) or leaving
+// the queue, or staying open for their handoffs until those are recorded (finishEvents).
 // The lanes' side: delivery-store.ts. Commits are relaxed like the rest of the bookkeeping.
 import type pg from 'pg';
 import { partKey, type DeliveryStore, type DispatchEvent, type FanOutResult } from '../delivery-contract.ts';
@@ -11,7 +12,7 @@ import { tx } from './connection.ts';
 import { WORK_CHANNEL } from './notify.ts';
 import { toPgEvent, type PgEventRow } from './rows.ts';
 import {
-  CURSOR_COLUMNS, FAN_EVENTS, FAN_PARTS, HORIZON, cmpKey, cursorOwner, fanPart, handBack, maxKey, positionsOf, sameKey, settle, writeCursors,
+  CURSOR_COLUMNS, FAN_EVENTS, HORIZON, partOf, cmpKey, cursorOwner, fanPart, handBack, maxKey, positionsOf, sameKey, settle, writeCursors,
   type CursorRow, type CursorWrite, type HeldPart, type Key, type OpenEvent, type Positions, type Settled,
 } from './fan-out-cursor.ts';
 
@@ -43,6 +44,12 @@ export interface PgFanOut extends Pick<DeliveryStore, 'claimEvents' | 'completeF
   recoverCursors(c: pg.ClientBase, now: number): Promise<number>;
   /** Owners holding a partition's lease. */
   cursorHolders(): Promise<string[]>;
+  /**
+   * dispatch_queue's rows and the accepted events not fanned out yet or open: in the partitions
+   * this store object holds, those it holds open and those after its claims; in the others, those
+   * after the cursor (an event settled behind one still open counts there too).
+   */
+  backlog(): Promise<number>;
 }
 
 /** Events of transactions at or after the horizon are not read yet: one still running may add events before them (fan-out-cursor.ts). */
@@ -91,7 +98,7 @@ export function pgDispatchQueue(pool: pg.Pool): PgFanOut {
   };
   /** The open event `seq` of a partition held for `owner`, with its partition. */
   const openOf = (seq: number, owner: string): { part: HeldPart; e: OpenEvent } | undefined => {
-    const p = held.get(seq % FAN_PARTS);
+    const p = held.get(partOf(seq));
     if (p === undefined || p.owner !== owner) return undefined;
     const e = p.open.find((o) => o.key.s === seq && !o.settled);
     return e === undefined ? undefined : { part: p, e };
@@ -237,7 +244,7 @@ export function pgDispatchQueue(pool: pg.Pool): PgFanOut {
           : await c.query<ClaimRow>('SELECT e.*, e.fan_xid::text AS fx FROM events e WHERE e.seq = ANY($1::bigint[])', [retaken.map((e) => e.key.s)]);
 
         // What earlier fan-outs settled, for the events fanned out before: queued ones, retaken ones, and those a partition saw already.
-        const seen = (r: ClaimRow) => cmpKey(keyOf(r), state.get(Number(r.seq) % FAN_PARTS)!.pos.seen) <= 0;
+        const seen = (r: ClaimRow) => cmpKey(keyOf(r), state.get(partOf(Number(r.seq)))!.pos.seen) <= 0;
         const stored = await storedOf(c, [...queueRows, ...again, ...fresh.filter(seen)]);
 
         // The positions: each partition read from is leased to the owner; one left with nothing open is released.
@@ -245,7 +252,7 @@ export function pgDispatchQueue(pool: pg.Pool): PgFanOut {
         const after = new Map<number, HeldPart | null>();
         const leaseUntil = now + leaseMs;
         for (const [part, s] of state) {
-          const passed = read.filter((r) => Number(r.seq) % FAN_PARTS === part).sort((a, b) => cmpKey(keyOf(a), keyOf(b)));
+          const passed = read.filter((r) => partOf(Number(r.seq)) === part).sort((a, b) => cmpKey(keyOf(a), keyOf(b)));
           const mine = passed.filter((r) => r.queued !== true);
           const open = [...s.open.map((e) => (e.claimId === claimId && !e.completed ? { ...e, leaseUntil } : e)),
             ...mine.map((r): OpenEvent => ({ key: keyOf(r), part, claimId, leaseUntil, completed: false, settled: false }))];
@@ -307,7 +314,7 @@ export function pgDispatchQueue(pool: pg.Pool): PgFanOut {
         // Partitions first: their lease fences the events taken from them (held until COMMIT).
         const { plans, ours: oursParts } = fromCursor.size === 0 ? { plans: [] as Settled[], ours: new Set<number>() }
           : await settleOn(c, owner, fromCursor, now);
-        for (const r of cursorResults.values()) if (oursParts.has(r.seq % FAN_PARTS)) ours.add(r.seq);
+        for (const r of cursorResults.values()) if (oursParts.has(partOf(r.seq))) ours.add(r.seq);
         // dispatch_queue events neither held nor handing off leave it (fenced on the lease); those that handed
         // deliveries off stay, leased to the claim, until those have rows (finishEvents): their mapping is counted finished.
         const unqueue: number[] = [];
@@ -434,6 +441,18 @@ export function pgDispatchQueue(pool: pg.Pool): PgFanOut {
 
     async recoverCursors(c, now) {
       return handBack(c, 'c.lease_until <= $1', [now], true);
+    },
+
+    async backlog() {
+      const own = [...held].map(([p, h]) => ({ p, from: h.pos.claimed }));
+      const open = [...held.values()].reduce((n, h) => n + h.open.filter((e) => !e.settled).length, 0);
+      const { rows } = await pool.query<{ n: number }>(`SELECT (SELECT count(*) FROM dispatch_queue)::int
+        + (SELECT count(*) FROM fanout_cursors c LEFT JOIN unnest($1::int[], $2::xid8[], $3::bigint[]) AS o(part, x, s) ON o.part = c.part
+          JOIN events e ON ${fanPart('e')} = c.part AND ${FAN_EVENTS('e')}
+            AND (e.fan_xid, e.seq) > (coalesce(o.x, c.cursor_xid), coalesce(o.s, c.cursor_seq))
+            AND NOT EXISTS (SELECT 1 FROM dispatch_queue q WHERE q.event_seq = e.seq))::int AS n`,
+      [own.map((o) => o.p), own.map((o) => o.from.x.toString()), own.map((o) => o.from.s)]);
+      return rows[0].n + open;
     },
 
     async cursorHolders() {

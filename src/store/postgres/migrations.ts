@@ -160,8 +160,8 @@ const MIGRATIONS: { version: number; sql: string }[] = [
   },
   {
     // Fan-out from the event log (docs/fan-out-cursor-postgres.md): intake stops writing a dispatch_queue
-    // row per accepted event; the fan-out reads events after a cursor per partition (events by
-    // seq modulo 8). A position is (fan_xid, seq): fan_xid is the id of the transaction that
+    // row per accepted event; the fan-out reads events after a cursor per partition (runs of 256
+    // consecutive seqs, 8 partitions: fan-out-cursor.ts). A position is (fan_xid, seq): fan_xid is the id of the transaction that
     // stored the event, as sequence values are not assigned in commit order. Events stored
     // before have fan_xid NULL (the column is added without a default, so nothing is
     // rewritten, then given one): they all have dispatch_queue rows already, which stay. The
@@ -172,7 +172,7 @@ const MIGRATIONS: { version: number; sql: string }[] = [
     version: 15,
     sql: `ALTER TABLE events ADD COLUMN IF NOT EXISTS fan_xid xid8;
       ALTER TABLE events ALTER COLUMN fan_xid SET DEFAULT pg_current_xact_id();
-      CREATE INDEX IF NOT EXISTS events_fan_out ON events ((seq % 8), fan_xid, seq) WHERE status = 'accepted' AND fan_xid IS NOT NULL;
+      CREATE INDEX IF NOT EXISTS events_fan_out ON events (((seq / 256) % 8), fan_xid, seq) WHERE status = 'accepted' AND fan_xid IS NOT NULL;
       CREATE TABLE IF NOT EXISTS fanout_cursors (
         part        SMALLINT PRIMARY KEY,
         cursor_xid  xid8 NOT NULL,
