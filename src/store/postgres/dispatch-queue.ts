@@ -203,6 +203,8 @@ export function pgDispatchQueue(pool: pg.Pool): PgFanOut {
 
         // 1. Due dispatch_queue rows (held, replayed, interrupted): an event some claim left unfinished is claimed alone.
         const interrupted = new Map<number, number>();
+        /** The claim stopped before a suspect (an interrupted event): nothing after it, the suspect goes alone next. */
+        let stopped = false;
         let queueRows: ClaimRow[] = [];
         if (queued && room > 0) {
           const { rows: dueRows } = await c.query<{ event_seq: number; map_claims: number; lease_owner: string | null }>(
@@ -211,7 +213,10 @@ export function pgDispatchQueue(pool: pg.Pool): PgFanOut {
           const take: number[] = [];
           for (const d of dueRows) {
             const n = d.lease_owner === claimId ? Math.max(0, d.map_claims - 1) : d.map_claims;
-            if (n > 0 && take.length + retaken.length > 0) break;
+            if (n > 0 && take.length + retaken.length > 0) {
+              stopped = true;
+              break;
+            }
             take.push(d.event_seq);
             if (n > 0) {
               interrupted.set(d.event_seq, n);
@@ -236,7 +241,7 @@ export function pgDispatchQueue(pool: pg.Pool): PgFanOut {
 
         // 2. The partitions, oldest head first, unless an interrupted event was taken.
         const left = room - queueRows.length;
-        const reads = interrupted.size > 0 || left <= 0 ? [] : chosen.filter((p) => state.has(p)).map((p) => ({ part: p, from: state.get(p)!.pos.claimed }));
+        const reads = interrupted.size > 0 || stopped || left <= 0 ? [] : chosen.filter((p) => state.has(p)).map((p) => ({ part: p, from: state.get(p)!.pos.claimed }));
         const { rows: read } = reads.length === 0 ? { rows: [] as ClaimRow[] } : await c.query<ClaimRow>({ name: 'tl_fan_read', text: READ,
           values: [reads.map((r) => r.part), reads.map((r) => r.from.x.toString()), reads.map((r) => r.from.s), left] });
         const fresh = read.filter((r) => r.queued !== true);
