@@ -17,7 +17,17 @@ const TYPES = ['ga4', 'meta-capi', 'tiktok', 'webhook'];
 const DURATION = Number(process.env.BENCH_SECONDS ?? 10);
 const CONNECTIONS = Number(process.env.BENCH_CONNECTIONS ?? 50);
 
-interface Result { name: string; instances: number; accepted: number; rps: number; p50: number; p99: number; e2eSeconds: number; e2eEventsPerSecond: number }
+interface Result {
+  name: string; instances: number; accepted: number; rps: number; p50: number; p99: number; e2eSeconds: number; e2eEventsPerSecond: number;
+  /** Deliveries each instance's lanes settled (tracklane_deliveries_total): with handoffs, mostly what its own fan-out mapped. */
+  perInstance: number[];
+}
+
+/** The sum of an instance's tracklane_deliveries_total series. */
+async function deliveriesOf(port: number): Promise<number> {
+  const text = await (await fetch(`http://127.0.0.1:${port}/metrics`)).text();
+  return text.split('\n').filter((l) => l.startsWith('tracklane_deliveries_total{')).reduce((n, l) => n + Number(l.split(' ').pop()), 0);
+}
 
 async function measure(name: string, instances: number, pg: boolean): Promise<Result> {
   const dataDir = mkdtempSync(join(tmpdir(), 'tl-cluster-'));
@@ -47,6 +57,7 @@ async function measure(name: string, instances: number, pg: boolean): Promise<Re
     await new Promise((r) => setTimeout(r, 200));
   }
   const e2eSeconds = (performance.now() - started) / 1000;
+  const perInstance = await Promise.all(servers.map((s) => deliveriesOf(s.port).catch(() => NaN)));
   for (const s of servers) await stop(s.child);
   for (const d of doubles.values()) await d.close();
   await db?.drop();
@@ -54,7 +65,7 @@ async function measure(name: string, instances: number, pg: boolean): Promise<Re
   return {
     name, instances, accepted, rps: Math.round(runs.reduce((n, r) => n + r.requests.average, 0)),
     p50: Math.max(...runs.map((r) => r.latency.p50)), p99: Math.max(...runs.map((r) => r.latency.p99)),
-    e2eSeconds: Math.round(e2eSeconds * 10) / 10, e2eEventsPerSecond: Math.round(delivered / TYPES.length / e2eSeconds),
+    e2eSeconds: Math.round(e2eSeconds * 10) / 10, e2eEventsPerSecond: Math.round(delivered / TYPES.length / e2eSeconds), perInstance,
   };
 }
 
@@ -71,6 +82,7 @@ async function main(): Promise<void> {
   for (const r of results) {
     console.log(`| ${r.name} | ${r.rps} | ${(r.rps / base.rps).toFixed(2)} | ${r.p50} | ${r.p99} | ${r.accepted} | ${r.e2eSeconds} | ${r.e2eEventsPerSecond} | ${(r.e2eEventsPerSecond / base.e2eEventsPerSecond).toFixed(2)} |`);
   }
+  for (const r of results) if (r.instances > 1) console.log(`\n${r.name}: deliveries settled per instance (tracklane_deliveries_total): ${r.perInstance.join(', ')}`);
   const at = process.argv.indexOf('--json');
   if (at !== -1 && process.argv[at + 1]) writeFileSync(process.argv[at + 1], `${JSON.stringify({ duration_s: DURATION, connections: CONNECTIONS, results }, null, 2)}\n`);
 }

@@ -26,6 +26,9 @@ import type { DestinationDouble, RecordedRequest } from '../helpers/destination-
 import { createTestDatabase } from '../helpers/postgres.ts';
 import { benchAccount, checkout, nativeEvents, startDoubles, startServer, stop } from './payloads.ts';
 
+/** The events after a partition's fan-out cursor (src/store/postgres/fan-out-cursor.ts), events `e` joined to fanout_cursors `c`. */
+const AFTER_CURSOR = "(e.seq / 256) % 8 = c.part AND e.status = 'accepted' AND e.fan_xid IS NOT NULL AND (e.fan_xid, e.seq) > (c.cursor_xid, c.cursor_seq)";
+
 const TYPES = ['ga4', 'meta-capi', 'tiktok', 'webhook'] as const;
 const LOAD_SECONDS = Number(process.env.BENCH_SECONDS ?? 10);
 const CONNECTIONS = Number(process.env.BENCH_CONNECTIONS ?? 24);
@@ -131,7 +134,8 @@ async function crashRun(run: number): Promise<CrashRun> {
     for (let k = 0; k < 200 && held.length === 0; k++) {
       if (k > 0) await new Promise((r) => setTimeout(r, 5));
       ({ rows: held } = await sql.query<{ owner: string; n: number }>(`SELECT split_part(lease_owner, '#', 1) AS owner, count(*)::int AS n FROM (
-          SELECT lease_owner FROM dispatch_queue UNION ALL SELECT lease_owner FROM deliveries WHERE status = 'pending') l
+          SELECT lease_owner FROM dispatch_queue UNION ALL SELECT lease_owner FROM deliveries WHERE status = 'pending'
+          UNION ALL SELECT c.lease_owner FROM fanout_cursors c JOIN events e ON ${AFTER_CURSOR}) l
         WHERE lease_owner IS NOT NULL GROUP BY 1 ORDER BY 2 DESC`));
     }
     const busiest = held.map((h) => live.findIndex((s) => h.owner.startsWith(`${hostname()}/${s.child.pid}/`))).find((i) => i !== -1) ?? 1;
@@ -143,7 +147,8 @@ async function crashRun(run: number): Promise<CrashRun> {
     // What it held when it died (before the restart releases it).
     const like = `${hostname()}/${pid}/%`;
     const q = await sql.query<{ event_id: string; destination_type: string | null }>(`SELECT coalesce(e.event_id, e.id::text) AS event_id, NULL AS destination_type
-      FROM dispatch_queue q JOIN events e ON e.seq = q.event_seq WHERE q.lease_owner LIKE $1`, [like]);
+      FROM dispatch_queue q JOIN events e ON e.seq = q.event_seq WHERE q.lease_owner LIKE $1
+      UNION ALL SELECT coalesce(e.event_id, e.id::text), NULL FROM fanout_cursors c JOIN events e ON ${AFTER_CURSOR} WHERE c.lease_owner LIKE $1`, [like]);
     const d = await sql.query<{ event_id: string; destination_type: string }>(
       "SELECT event_id, destination_type FROM deliveries WHERE lease_owner LIKE $1 AND status = 'pending'", [like]);
     for (const r of q.rows) queuedAtKill.add(r.event_id);
@@ -187,7 +192,8 @@ async function crashRun(run: number): Promise<CrashRun> {
   }
   while (Date.now() < deadline) {
     const { rows: [w] } = await sql.query<{ n: number }>(
-      "SELECT (SELECT count(*) FROM dispatch_queue)::int + (SELECT count(*) FROM deliveries WHERE status = 'pending')::int AS n");
+      `SELECT (SELECT count(*) FROM dispatch_queue)::int + (SELECT count(*) FROM deliveries WHERE status = 'pending')::int
+        + (SELECT count(*) FROM fanout_cursors c JOIN events e ON ${AFTER_CURSOR})::int AS n`);
     if (w.n === 0) break;
     await new Promise((r) => setTimeout(r, 500));
   }

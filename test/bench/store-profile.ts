@@ -110,7 +110,9 @@ async function main(): Promise<void> {
     const file = sqliteFile(loadConfig(env));
     const open = async (): Promise<number> => {
       const sql = "SELECT (SELECT count(*) FROM dispatch_queue) + (SELECT count(*) FROM deliveries WHERE status = 'pending') AS n";
-      if (inDb !== null) return Number((await inDb.query<{ n: string }>(sql)).rows[0].n);
+      // PostgreSQL: the events after the fan-out's cursor too (fan-out-cursor.ts), as the store's backlog counts them.
+      if (inDb !== null) return Number((await inDb.query<{ n: string }>(`${sql.replace(' AS n', '')} + (SELECT count(*) FROM fanout_cursors c
+        JOIN events e ON (e.seq / 256) % 8 = c.part AND e.status = 'accepted' AND e.fan_xid IS NOT NULL AND (e.fan_xid, e.seq) > (c.cursor_xid, c.cursor_seq)) AS n`)).rows[0].n);
       const lite = new Database(file, { readonly: true });
       try {
         return (lite.prepare(SQLITE_OPEN_WORK_SQL).get() as { n: number }).n;

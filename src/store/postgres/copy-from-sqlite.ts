@@ -39,6 +39,13 @@ const BATCH_ROWS = 500;
 /** A lease taken by the stopped SQLite server means nothing on PostgreSQL: the work is free to claim at once. */
 const LEASE_COLUMNS = new Set(['lease_owner', 'lease_until']);
 
+/**
+ * Columns only the PostgreSQL side has, written NULL for the copied rows instead of their
+ * default: events.fan_xid marks an event the fan-out reads after its cursor (fan-out-cursor.ts);
+ * the copied events were fanned out in SQLite, or are in its dispatch_queue, which is copied.
+ */
+const NULL_ON_COPY: Record<string, string> = { events: 'fan_xid' };
+
 /** The longest wait for a lock held by someone else on the target (an instance running on it). */
 const LOCK_TIMEOUT = '10s';
 
@@ -142,9 +149,11 @@ async function existingRows(client: pg.Client, tables: readonly string[]): Promi
 }
 
 async function copyTable(db: Database.Database, client: pg.Client, table: string, types: Map<string, string>): Promise<number> {
-  const cols = sourceColumns(db, table);
+  const source = sourceColumns(db, table);
+  const extra = NULL_ON_COPY[table];
+  const cols = extra !== undefined && types.has(extra) && !source.includes(extra) ? [...source, extra] : source;
   const convert = cols.map((c): ((v: unknown) => unknown) => {
-    if (LEASE_COLUMNS.has(c)) return () => null;
+    if (LEASE_COLUMNS.has(c) || c === extra) return () => null;
     if (types.get(c) === 'boolean') return (v) => (v === null ? null : v !== 0);
     return (v) => v;
   });
@@ -153,7 +162,7 @@ async function copyTable(db: Database.Database, client: pg.Client, table: string
     const tuples = batch.map((row) => `(${row.map((v, i) => `$${values.push(convert[i](v))}`).join(', ')})`);
     await client.query(`INSERT INTO ${ident(table)} (${cols.map(ident).join(', ')}) VALUES ${tuples.join(', ')}`, values);
   };
-  const rows = db.prepare(`SELECT ${cols.map(ident).join(', ')} FROM ${ident(table)}`).raw();
+  const rows = db.prepare(`SELECT ${[...source.map(ident), ...cols.slice(source.length).map(() => 'NULL')].join(', ')} FROM ${ident(table)}`).raw();
   let batch: unknown[][] = [];
   let count = 0;
   for (const row of rows.iterate() as IterableIterator<unknown[]>) {

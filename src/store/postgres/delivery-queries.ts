@@ -17,6 +17,7 @@ import {
   countReplayablePairs, derivedAttempts, derivedCounts, listDerived, listedByAttempt, purgeAttemptChunk, replayPairs,
 } from './delivered-pairs.ts';
 import { WORK_CHANNEL } from './notify.ts';
+import { FAN_EVENTS, fanPart } from './fan-out-cursor.ts';
 
 type Queries = Pick<DeliveryStore,
   'list' | 'attempts' | 'replay' | 'countReplayable' | 'stats' | 'health' | 'dispatchBacklog' | 'queueSnapshot' | 'purge' | 'purgeDedupKeys' | 'retryNow' | 'expireStranded'>;
@@ -55,7 +56,8 @@ function replayable(f: ReplayFilter, args: unknown[]): string {
   return parts.join(' AND ');
 }
 
-export function pgDeliveryQueries(pool: pg.Pool): Queries {
+/** `backlog`: the dispatch backlog, from the fan-out (dispatch-queue.ts), which knows what its partitions hold open. */
+export function pgDeliveryQueries(pool: pg.Pool, backlog: () => Promise<number>): Queries {
   /** Deletes in chunks (each its own transaction) until a chunk comes back short. */
   async function chunked(sql: string, args: unknown[]): Promise<number> {
     let total = 0;
@@ -66,7 +68,6 @@ export function pgDeliveryQueries(pool: pg.Pool): Queries {
       if (n < PURGE_CHUNK) return total;
     }
   }
-  const backlog = async (): Promise<number> => (await pool.query<{ n: number }>('SELECT count(*)::int AS n FROM dispatch_queue')).rows[0].n;
 
   return {
     async list(f) {
@@ -185,7 +186,7 @@ export function pgDeliveryQueries(pool: pg.Pool): Queries {
     },
 
     async purge(before) {
-      // Pending deliveries, and the events they or the dispatch queue still need, stay.
+      // Pending deliveries, and the events they, the dispatch queue or the fan-out (after its cursor) still need, stay.
       const { rows: old } = await pool.query<{ id: number | null }>('SELECT max(id) AS id FROM delivery_attempts WHERE attempted_at < $1', [before]);
       const attemptEdge = (old[0].id ?? 0) + 1;
       // With the attempts, the deliveries they list as delivered without a row.
@@ -207,7 +208,9 @@ export function pgDeliveryQueries(pool: pg.Pool): Queries {
         SELECT id FROM gone`, [before]);
       const events = await chunked(`DELETE FROM events WHERE seq IN (SELECT seq FROM events e WHERE received_at < $1
         AND NOT EXISTS (SELECT 1 FROM deliveries d WHERE d.event_seq = e.seq)
-        AND NOT EXISTS (SELECT 1 FROM dispatch_queue q WHERE q.event_seq = e.seq) AND NOT ${listedByAttempt} LIMIT $2)`, [before]);
+        AND NOT EXISTS (SELECT 1 FROM dispatch_queue q WHERE q.event_seq = e.seq) AND NOT ${listedByAttempt}
+        AND NOT (${FAN_EVENTS('e')} AND (e.fan_xid, e.seq) > (SELECT c.cursor_xid, c.cursor_seq FROM fanout_cursors c WHERE c.part = ${fanPart('e')}))
+        LIMIT $2)`, [before]);
       return { events, deliveries: deliveries + listed, attempts };
     },
 

@@ -31,6 +31,8 @@ function unstoredColumns(rows: readonly UnstoredRow[]): unknown[][] {
 }
 
 export function pgDeliveryStore(pool: pg.Pool): DeliveryStore {
+  const fanOut = pgDispatchQueue(pool);
+  const { releaseCursors, recoverCursors, cursorHolders, backlog, ...fanOutMethods } = fanOut;
   return {
     async claimDeliveries(destinationId, claimId, now, leaseUntil, limit, opts = {}) {
       // In a relaxed transaction: a claim is bookkeeping, and an fsync per claim was the
@@ -107,8 +109,11 @@ export function pgDeliveryStore(pool: pg.Pool): DeliveryStore {
         const d = await c.query(`UPDATE deliveries SET lease_owner = NULL, lease_until = NULL, next_attempt_at = $1
           WHERE status = 'pending' AND lease_owner >= $2 AND lease_owner < $3`, [now, lo, hi]);
         const e = await c.query('UPDATE dispatch_queue SET lease_owner = NULL, lease_until = NULL WHERE lease_owner >= $1 AND lease_owner < $2', [lo, hi]);
-        if ((d.rowCount ?? 0) + (e.rowCount ?? 0) > 0) await c.query(`NOTIFY ${WORK_CHANNEL}, 'deliveries'`);
-        return (d.rowCount ?? 0) + (e.rowCount ?? 0);
+        // The partitions the owner held: read again from their cursors (what it was mapping: interrupted, in dispatch_queue).
+        const parts = await releaseCursors(c, owner);
+        const n = (d.rowCount ?? 0) + (e.rowCount ?? 0) + parts;
+        if (n > 0) await c.query(`NOTIFY ${WORK_CHANNEL}, 'deliveries'`);
+        return n;
       });
     },
 
@@ -116,7 +121,7 @@ export function pgDeliveryStore(pool: pg.Pool): DeliveryStore {
       const { rows } = await pool.query<{ owner: string }>(`SELECT DISTINCT lease_owner AS owner FROM deliveries
         WHERE status = 'pending' AND lease_owner IS NOT NULL
         UNION SELECT DISTINCT lease_owner FROM dispatch_queue WHERE lease_owner IS NOT NULL`);
-      return rows.map((r) => r.owner);
+      return [...new Set([...rows.map((r) => r.owner), ...await cursorHolders()])];
     },
 
     async recoverExpiredLeases(now) {
@@ -124,7 +129,7 @@ export function pgDeliveryStore(pool: pg.Pool): DeliveryStore {
         const d = await c.query(`UPDATE deliveries SET lease_owner = NULL, lease_until = NULL
           WHERE status = 'pending' AND lease_until IS NOT NULL AND lease_until <= $1`, [now]);
         const e = await c.query('UPDATE dispatch_queue SET lease_owner = NULL, lease_until = NULL WHERE lease_until <= $1', [now]);
-        return (d.rowCount ?? 0) + (e.rowCount ?? 0);
+        return (d.rowCount ?? 0) + (e.rowCount ?? 0) + await recoverCursors(c, now);
       });
     },
 
@@ -151,7 +156,7 @@ export function pgDeliveryStore(pool: pg.Pool): DeliveryStore {
       });
     },
 
-    ...pgDispatchQueue(pool),
-    ...pgDeliveryQueries(pool),
+    ...fanOutMethods,
+    ...pgDeliveryQueries(pool, backlog),
   };
 }

@@ -1,7 +1,8 @@
 // PostgreSQL implementation of the Store, for several instances sharing one database.
 // Every query is keyed by account where the data belongs to one; intake appends a whole
-// group commit in one transaction of four statements (dedup claims, events + their
-// dispatch-queue rows, seen products, NOTIFY), acknowledged after COMMIT. Dedup is decided
+// group commit in one transaction of four statements (dedup claims, events, seen products,
+// NOTIFY), acknowledged after COMMIT; the fan-out reads accepted events from the events table
+// after its cursor (fan-out-cursor.ts). Dedup is decided
 // by the primary key of dedup_keys inside that transaction, so two instances storing the
 // same event at the same moment store one `accepted` and one `duplicate`.
 import type pg from 'pg';
@@ -18,6 +19,7 @@ import { byteaArrayParam } from './bytea-array.ts';
 /** An event listing's columns, the issues counted by PostgreSQL (the columns hold JSON text). */
 const PG_SUMMARY = eventSummaryColumns({ length: (c) => `json_array_length(${c}::json)`, firstCode: (c) => `(${c}::json -> 0 ->> 'code')` });
 import { migrate } from './migrations.ts';
+import { ensureCursors } from './fan-out-cursor.ts';
 import { pgDestinationStore } from './destination-store.ts';
 import { pgDeliveryStore } from './delivery-store.ts';
 import { pgRuleVersionStore } from './rule-version-store.ts';
@@ -117,18 +119,17 @@ async function appendRows(c: pg.PoolClient, rows: readonly PreparedRow[], payloa
          request_id text, received_at bigint, errors text, warnings text, payload text), unnest($3::bytea[])) AS x(id, script_id, name,
          event_id, status, source, request_id, received_at, errors, warnings, payload, packed)
        RETURNING seq, status),
-     queued AS (INSERT INTO dispatch_queue (event_seq) SELECT seq FROM ins WHERE status = 'accepted' RETURNING 1),
      seen AS (INSERT INTO seen_products (script_id, product_id) SELECT script_id, product_id FROM json_to_recordset($2::json) AS s(script_id text, product_id text)
        ON CONFLICT DO NOTHING RETURNING 1)
      -- NOTIFY is delivered at COMMIT: every instance's dispatcher wakes for the new work.
-     SELECT (SELECT count(*) FROM seen) AS seen, CASE WHEN EXISTS (SELECT 1 FROM queued) THEN pg_notify('${WORK_CHANNEL}', '${EVENTS_PAYLOAD}') END AS notified`,
+     SELECT (SELECT count(*) FROM seen) AS seen, CASE WHEN EXISTS (SELECT 1 FROM ins WHERE status = 'accepted') THEN pg_notify('${WORK_CHANNEL}', '${EVENTS_PAYLOAD}') END AS notified`,
     values: [doc, JSON.stringify(seen), byteaArrayParam(payloads.map((p) => p.packed))],
   });
   return statuses;
 }
 
 /** The tables an intake commit writes (see appendRows). */
-const INTAKE_TABLES = 'dedup_keys, events, dispatch_queue, seen_products';
+const INTAKE_TABLES = 'dedup_keys, events, seen_products';
 /** The tables a credential check reads (accounts.credentials). */
 const CREDENTIAL_TABLES = 'accounts, access_tokens';
 
@@ -159,6 +160,7 @@ export async function openPostgresStore(opts: PgStoreOptions): Promise<PgStore> 
   const windowMs = opts.dedupWindowMs ?? DEFAULT_DEDUP_WINDOW_MS;
   try {
     if (opts.migrate !== false) await migrate(pool, { create: opts.migrate !== 'existing' });
+    await ensureCursors(pool);
   } catch (err) {
     await pool.end().catch(() => undefined);
     throw err;
