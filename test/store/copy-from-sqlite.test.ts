@@ -34,7 +34,8 @@ const SEED = `
     (2, 'ev_2', 'AAAA1111', 'lead_created', 'L-1', 'duplicate', 'standard', 'req-2', ${T0 + 1}, '[]', '[]', '{"event":{"name":"lead_created","id":"L-1"}}'),
     (3, 'ev_3', 'AAAA1111', NULL, NULL, 'rejected', 'event', 'req-3', ${T0 + 2}, '[{"code":"INVALID_JSON"}]', '[]', '{'),
     (9, 'ev_9', 'AAAA1111', 'purchase', 'O-9', 'accepted', 'batch', 'req-9', ${T0 + 3}, '[]', '["URL_FALLBACK"]', '{"event":{"name":"purchase","id":"O-9"},"x":"\\u0000 ü"}');
-  -- Event 1 has been fanned out; 9 waits, held for one destination, under a lease.
+  -- Event 1 has been fanned out (the fan-out cursor is past it); 9 waits, held for one destination, under a lease.
+  UPDATE fanout_cursors SET cursor_seq = 1, mapped_to = 1, claimed_to = 1 WHERE part = 0;
   INSERT INTO dispatch_queue (event_seq, lease_owner, lease_until, held_for) VALUES (9, 'sqlite-w1', ${T0 + 30_000}, '["dst_b"]');
   INSERT INTO dedup_keys (script_id, environment, name, event_id, first_seen_at) VALUES
     ('AAAA1111', 'prod', 'lead_created', 'L-1', ${T0}), ('AAAA1111', 'dev', 'lead_created', 'L-1', ${T0 + 1}),
@@ -81,10 +82,14 @@ function seededStore(dir: string): string {
   return file;
 }
 
+/** SQLite's own tables, kept in another shape on PostgreSQL and not copied. */
+const SQLITE_ONLY = new Set(['fanout_cursors']);
+
 function sqliteTables(file: string): Map<string, string[]> {
   const db = openConnection(file);
   try {
-    const names = db.prepare(`SELECT name FROM sqlite_master WHERE type = 'table' AND name NOT LIKE 'sqlite\\_%' ESCAPE '\\'`).pluck().all() as string[];
+    const names = (db.prepare(`SELECT name FROM sqlite_master WHERE type = 'table' AND name NOT LIKE 'sqlite\\_%' ESCAPE '\\'`).pluck().all() as string[])
+      .filter((t) => !SQLITE_ONLY.has(t));
     return new Map(names.map((t) => [t, (db.pragma(`table_info(${t})`) as { name: string }[]).map((c) => c.name)]));
   } finally {
     db.close();
@@ -175,6 +180,24 @@ describe('migrate-store: copying a SQLite store into PostgreSQL', function () {
     expect(await next('rule_changes', 'id')).to.equal(5);
     expect(await next('custom_records', 'seq')).to.equal(6);
     expect(await next('delivery_attempts', 'id')).to.equal(4);
+  });
+
+  it("the accepted events after SQLite's fan-out cursor are queued on PostgreSQL; its cursor table is not copied", async () => {
+    const db0 = openConnection(file);
+    try {
+      // 12 accepted and never fanned out (after the cursor), 13 rejected: only 12 is owed.
+      db0.exec(`INSERT INTO events (seq, id, script_id, name, event_id, status, source, request_id, received_at, errors, warnings, payload) VALUES
+        (12, 'ev_12', 'AAAA1111', 'purchase', 'O-12', 'accepted', 'event', 'req-12', ${T0 + 5}, '[]', '[]', '{"event":{"name":"purchase","id":"O-12"}}'),
+        (13, 'ev_13', 'AAAA1111', NULL, NULL, 'rejected', 'event', 'req-13', ${T0 + 6}, '[{"code":"INVALID_JSON"}]', '[]', '{')`);
+    } finally {
+      db0.close();
+    }
+    const { db, pool } = await target();
+    const r = await copySqliteToPostgres({ sqliteFile: file, url: db.url });
+    expect(r.tables).to.not.have.property('fanout_cursors');
+    const queued = (await pool.query<{ event_seq: number; held_for: string | null }>('SELECT event_seq::int, held_for FROM dispatch_queue ORDER BY event_seq')).rows;
+    expect(queued).to.deep.equal([{ event_seq: 9, held_for: '["dst_b"]' }, { event_seq: 12, held_for: null }]);
+    expect(r.tables.dispatch_queue).to.equal(2);
   });
 
   it('a target that holds tracklane data is refused and left as it was; force replaces it whole', async () => {

@@ -46,6 +46,14 @@ const LEASE_COLUMNS = new Set(['lease_owner', 'lease_until']);
  */
 const NULL_ON_COPY: Record<string, string> = { events: 'fan_xid' };
 
+/**
+ * SQLite tables PostgreSQL keeps in another shape, not copied: fanout_cursors (SQLite's one
+ * cursor, by seq; PostgreSQL's are per partition and ordered by transaction id, and copied
+ * events carry none). The accepted events after SQLite's cursor are queued instead
+ * (queueAfterCursor), so nothing acknowledged waits for a cursor that never reads it.
+ */
+const NOT_COPIED = new Set(['fanout_cursors']);
+
 /** The longest wait for a lock held by someone else on the target (an instance running on it). */
 const LOCK_TIMEOUT = '10s';
 
@@ -83,6 +91,8 @@ export async function copySqliteToPostgres(opts: StoreCopyOptions): Promise<Stor
       step = `copying ${t}`;
       copied[t] = await copyTable(db, client, t, types.get(t)!);
     }
+    step = 'queueing the events SQLite had not fanned out';
+    copied.dispatch_queue = (copied.dispatch_queue ?? 0) + await queueAfterCursor(db, client);
     step = 'setting the id sequences';
     await advanceSequences(db, client, tables);
     step = 'committing';
@@ -111,8 +121,28 @@ function copyOrder(db: Database.Database): string[] {
     for (const p of parents) if (p.table !== t) visit(p.table, [...path, t]);
     ordered.push(t);
   };
-  for (const t of names) visit(t, []);
+  for (const t of names) if (!NOT_COPIED.has(t)) visit(t, []);
   return ordered;
+}
+
+/**
+ * Queue rows on the target for the accepted events after the source's fan-out cursor that have
+ * none (those SQLite would have read from its cursor; its open range is among them, fanned out
+ * again with what it settled, as after any stop). Returns how many.
+ */
+async function queueAfterCursor(db: Database.Database, client: pg.Client): Promise<number> {
+  const hasCursor = db.prepare(`SELECT 1 FROM sqlite_master WHERE type = 'table' AND name = 'fanout_cursors'`).get() !== undefined;
+  if (!hasCursor) return 0;
+  const cursor = (db.prepare('SELECT cursor_seq FROM fanout_cursors WHERE part = 0').pluck().get() as number | undefined) ?? 0;
+  const seqs = db.prepare(`SELECT seq FROM events e WHERE seq > ? AND status = 'accepted'
+    AND NOT EXISTS (SELECT 1 FROM dispatch_queue q WHERE q.event_seq = e.seq) ORDER BY seq`).pluck().all(cursor) as number[];
+  let queued = 0;
+  for (let at = 0; at < seqs.length; at += BATCH_ROWS) {
+    const { rowCount } = await client.query('INSERT INTO dispatch_queue (event_seq) SELECT unnest($1::bigint[]) ON CONFLICT (event_seq) DO NOTHING',
+      [seqs.slice(at, at + BATCH_ROWS)]);
+    queued += rowCount ?? 0;
+  }
+  return queued;
 }
 
 /** Every column of the target's tables: table → column → data type. */
