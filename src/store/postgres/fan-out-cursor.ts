@@ -39,10 +39,10 @@ export const FAN_EVENTS = (alias: string): string => `${alias}.status = 'accepte
  * running transaction that cannot be placed (one that ended since, a prepared one, a session
  * the role may not see) counts as this database's: the horizon is only ever too low, never too high.
  */
-export const HORIZON = `(SELECT coalesce((SELECT min(x) FROM pg_snapshot_xip(s.snap) AS x
+export const HORIZON = `(SELECT coalesce((SELECT min(x) FROM pg_snapshot_xip(s.current) AS x
     WHERE NOT EXISTS (SELECT 1 FROM pg_stat_activity a WHERE a.backend_xid = xid(x)
-      AND a.datid <> (SELECT oid FROM pg_database WHERE datname = current_database()))), pg_snapshot_xmax(s.snap))
-  FROM (SELECT pg_current_snapshot() AS snap) AS s)`;
+      AND a.datid <> (SELECT oid FROM pg_database WHERE datname = current_database()))), pg_snapshot_xmax(s.current))
+  FROM (SELECT pg_current_snapshot() AS current) AS s)`;
 
 /** A position in a partition: (transaction id, seq), ordered lexicographically. */
 export interface Key {
