@@ -8,8 +8,7 @@ export function newOwnerId(): string {
   return `${hostname()}/${process.pid}/${randomBytes(3).toString('hex')}`;
 }
 
-/** The owner part of a claim id. */
-export const ownerOf = (claimId: string): string => claimId.split('#')[0];
+export { ownerOf } from '../store/claim-owner.ts';
 
 /**
  * True only when the owner certainly died: it ran on this host under a pid that no longer

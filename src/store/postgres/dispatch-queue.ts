@@ -8,11 +8,12 @@
 import type pg from 'pg';
 import { partKey, type DeliveryStore, type DispatchEvent, type FanOutResult } from '../delivery-contract.ts';
 import { DELIVERED_SEQ_SPAN } from '../delivery-views.ts';
+import { ownerOf } from '../claim-owner.ts';
 import { tx } from './connection.ts';
 import { WORK_CHANNEL } from './notify.ts';
 import { toPgEvent, type PgEventRow } from './rows.ts';
 import {
-  CURSOR_COLUMNS, FAN_EVENTS, HORIZON, partOf, cmpKey, cursorOwner, fanPart, handBack, maxKey, positionsOf, sameKey, settle, writeCursors,
+  CURSOR_COLUMNS, FAN_EVENTS, HORIZON, partOf, cmpKey, fanPart, handBack, maxKey, positionsOf, sameKey, settle, writeCursors,
   type CursorRow, type CursorWrite, type HeldPart, type Key, type OpenEvent, type Positions, type Settled,
 } from './fan-out-cursor.ts';
 
@@ -143,7 +144,7 @@ export function pgDispatchQueue(pool: pg.Pool): PgFanOut {
 
   return {
     claimEvents: (claimId, now, leaseMs, limit) => serial(async () => {
-      const owner = cursorOwner(claimId);
+      const owner = ownerOf(claimId);
       const mineParts = [...held].filter(([, h]) => h.owner === owner).map(([p]) => p);
       const retake = mineParts.flatMap((p) => held.get(p)!.open.filter((e) => e.claimId === claimId && !e.completed && !e.settled));
       // Events another claim of this store object left open past their lease go to dispatch_queue (as its rows would
@@ -296,7 +297,7 @@ export function pgDispatchQueue(pool: pg.Pool): PgFanOut {
     }),
 
     completeFanOut: (claimId, now, results) => serial(async () => {
-      const owner = cursorOwner(claimId);
+      const owner = ownerOf(claimId);
       // Events this store object took from a partition under this claim, and those it took from dispatch_queue.
       const fromCursor = new Map<number, { seqs: Set<number>; mapped: Key | null }>();
       const cursorResults = new Map<number, FanOutResult>();
@@ -405,7 +406,7 @@ export function pgDispatchQueue(pool: pg.Pool): PgFanOut {
 
     finishEvents: (claimId, seqs) => serial(async () => {
       if (seqs.length === 0) return 0;
-      const owner = cursorOwner(claimId);
+      const owner = ownerOf(claimId);
       const fromCursor = new Map<number, { seqs: Set<number>; mapped: Key | null }>();
       const queued: number[] = [];
       for (const seq of seqs) {

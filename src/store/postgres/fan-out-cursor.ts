@@ -184,8 +184,6 @@ export async function handBack(c: pg.ClientBase, which: string, values: unknown[
   return r.rowCount ?? 0;
 }
 
-/** The owner a claim id's cursor lease is held under: the process owner id, before '#' (src/delivery/owner-id.ts ownerOf). */
-export const cursorOwner = (claimId: string): string => claimId.split('#')[0];
 
 /**
  * Puts back a partition's cursor row should it be missing (the table emptied by hand, as a

@@ -12,7 +12,7 @@
 // `stored` keeps what was delivered from being sent twice). The cursor never moves back.
 import type Database from 'better-sqlite3';
 import type { SeqEventRow } from '../event-rows.ts';
-import { ownerOf } from '../../delivery/owner-id.ts';
+import { ownerOf } from '../claim-owner.ts';
 
 interface CursorRow {
   cursor_seq: number;
