@@ -120,10 +120,10 @@ export function pgDispatchQueue(pool: pg.Pool): PgFanOut {
     return stored;
   }
 
-  /** Settles events of partitions held for `owner`, fenced on its lease; returns the seqs settled and the partitions lost. */
   /** A held partition's lease after a write at `now` (null: no clock, as finishEvents has none: kept). */
   const renewed = (h: HeldPart, now: number | null): number => (now === null ? h.leaseUntil : Math.max(h.leaseUntil, now + h.leaseMs));
 
+  /** Settles events of partitions held for `owner`, fenced on its lease: the settle plans, and the partitions still ours. */
   async function settleOn(c: pg.ClientBase, owner: string, byPart: Map<number, { seqs: Set<number>; mapped: Key | null }>, now: number | null) {
     const plans: Settled[] = [];
     for (const [part, { seqs, mapped }] of byPart) plans.push(settle(part, held.get(part)!, seqs, mapped));
