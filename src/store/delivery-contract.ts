@@ -3,197 +3,21 @@
 // operator queries. SQLite (sqlite/delivery-store.ts) and PostgreSQL
 // (postgres/delivery-store.ts) implement it; every method is async and takes plain data.
 // Delivery (src/delivery/) uses it through src/delivery/types.ts.
-import type { DestinationRecord, EventRecord, OutgoingItem } from '../domain/records.ts';
-import type { NormalizedEvent } from '../schema/types.ts';
-import type { DeliveryStatus, StoredItem, AttemptOutcome, SentRequest, DestinationHealth, DeliveryFilter, DeliveryView, AttemptView, ReplayFilter, DestinationStats, QueueSnapshot, PurgeResult } from './delivery-views.ts';
+// Its fan-out side (claims, results) is in fan-out-contract.ts, its send lanes' side (claimed
+// deliveries, attempt records) in attempt-contract.ts, its views in delivery-views.ts: this
+// module re-exports them all, so importers name this one.
+import type { DestinationRecord } from '../domain/records.ts';
+import type { DestinationHealth, DeliveryFilter, DeliveryView, AttemptView, ReplayFilter, DestinationStats, QueueSnapshot, PurgeResult } from './delivery-views.ts';
+import type { DispatchEvent, FanOutCommit, FanOutResult } from './fan-out-contract.ts';
+import type { AttemptRecord, ClaimedDelivery, RecordResult, UnstoredRow } from './attempt-contract.ts';
 
 export type { DeliveryStatus, StoredItem, AttemptOutcome, SentRequest, DestinationHealth, DeliveryFilter, DeliveryView, AttemptView, ReplayFilter, DestinationStats, QueueSnapshot, PurgeResult } from './delivery-views.ts';
 export { DELIVERY_STATUSES, DERIVED_ID_BASE, derivedDeliveryId, decodeDeliveryId } from './delivery-views.ts';
-
-/** An accepted event claimed for fan-out. */
-export interface DispatchEvent {
-  /** events.seq, the event row id. */
-  seq: number;
-  event: EventRecord;
-  /** An event fanned out in part while rules were held: the destination ids it still owes (absent: every destination). */
-  heldFor?: readonly string[];
-  /**
-   * What an earlier fan-out of this event settled (it stopped before the event was settled: a crash,
-   * a lost lease), as `destinationId#part`: its rows and pairs attempts delivered with none. Not mapped again.
-   */
-  stored?: ReadonlySet<string>;
-  /**
-   * Earlier fan-outs of this event that started mapping it and never finished (the thread or
-   * process died, ran out of memory, or was ended by the watchdog meanwhile); absent: none.
-   * Such an event is claimed alone, so a second interruption is its own (src/delivery/poison.ts).
-   */
-  interrupted?: number;
-}
-
-/** The key of a delivery among its event's: `destinationId#part` (a row's unique key with its event_seq). */
-export const partKey = (destinationId: string, part: number): string => `${destinationId}#${part}`;
-
-/** One row fan-out creates for an (event, destination, native event). */
-export interface NewDelivery {
-  destinationId: string;
-  destinationType: string;
-  /** `pending` to send; `skipped` (nothing to send, with the reason); `failed` (the request could not be built). */
-  status: 'pending' | 'skipped' | 'failed';
-  /** Null when nothing can be sent. */
-  item: StoredItem | null;
-  /** Skip reason code (SkipReason, `plugin_missing`). */
-  reason?: string;
-  /** What an operator reads in `last_error`. */
-  message?: string;
-  /** Which of its destination's native events for the event this is (0 for a skipped or failed row). */
-  part: number;
-  /**
-   * A pending delivery handed straight to a send lane: not stored now. Its row is written once,
-   * by the attempt record, in the state the attempt leaves it (delivered: without its item),
-   * and the event stays unsettled, leased to the claim (SQLite: open, the fan-out cursor
-   * waiting before it; PostgreSQL: in the dispatch queue), until every handed-off delivery has
-   * its row (`finishEvents`); should the process stop first, the event is fanned out again
-   * for the rows it lacks.
-   */
-  handoff?: boolean;
-}
-
-export interface FanOutResult {
-  seq: number;
-  scriptId: string;
-  /** The customer's event.id. */
-  eventId: string | null;
-  receivedAt: number;
-  deliveries: NewDelivery[];
-  /**
-   * Destinations whose rules are held (rule-holds.ts): the event waits in the dispatch queue
-   * for them, leased to `claimId` until `leaseUntil`, instead of being settled; `deliveries`
-   * are its other destinations' rows.
-   */
-  held?: { destinationIds: readonly string[]; claimId: string; leaseUntil: number };
-}
-
-export interface FanOutCommit {
-  /** Events whose fan-out was committed (their lease was still ours). */
-  events: number;
-  /** New pending deliveries stored per destination id, to wake the send lanes (handoffs not counted). */
-  pendingByDestination: Map<string, number>;
-  /** Events committed with deliveries handed off: they stay unsettled (leased to the claim) until those are recorded. */
-  handedOff: number[];
-}
-
-/**
- * A delivery a send lane holds, in one of two states (`unstored` tells them apart):
- * - StoredDelivery: a pending row claimed from the store under a lease (claimDeliveries), or a
- *   handed-off one stored since (handed back, or stored while in its lane: src/delivery/
- *   lane-in-flight.ts). Its record updates the row by `id`, fenced by the claim.
- * - HandedOffDelivery: handed to a lane by the fan-out with no row (`unstored` is what its row
- *   is written from); its record inserts the row in the state the attempt left it.
- */
-export type ClaimedDelivery = StoredDelivery | HandedOffDelivery;
-
-interface DeliveryFields {
-  eventSeq: number;
-  scriptId: string;
-  destinationId: string;
-  destinationType: string;
-  /** The customer's event.id. */
-  eventId: string | null;
-  /** Attempts made before this claim. */
-  attempts: number;
-  /** When the event was acknowledged. */
-  receivedAt: number;
-  /**
-   * The item with its event joined back; null when the event row is gone, or when the row
-   * keeps no item (a delivered one replayed): then `remap` holds the event, to be mapped again.
-   * Handed off by the fan-out, it keeps its message id.
-   */
-  item: (Omit<OutgoingItem, 'messageId'> & { messageId?: string }) | null;
-}
-
-/** A pending delivery with a row, claimed for sending. */
-export interface StoredDelivery extends DeliveryFields {
-  /** The row id. */
-  id: number;
-  /** A row without its item (delivered rows keep none), replayed: its event and part, to map it again. */
-  remap?: { event: NormalizedEvent; part: number; eventKey: string };
-  unstored?: undefined;
-}
-
-/** A delivery the fan-out handed to a lane without storing it. */
-export interface HandedOffDelivery extends DeliveryFields {
-  /** A key of the process's own for its update and metrics: negative, never a row id. */
-  id: number;
-  /** What its row is written from (by its attempt record, or when it is stored first). */
-  unstored: UnstoredRow;
-  remap?: undefined;
-}
-
-/** A handed-off delivery that has no row yet: what its row is written from. */
-export interface UnstoredRow {
-  eventSeq: number;
-  scriptId: string;
-  destinationId: string;
-  destinationType: string;
-  eventId: string | null;
-  receivedAt: number;
-  part: number;
-  item: StoredItem;
-}
-
-/** The state a delivery moves to after an attempt (or a decision without one). */
-export interface DeliveryUpdate {
-  /** The row id; a handed-off delivery without a row: its negative key (HandedOffDelivery). */
-  id: number;
-  status: 'pending' | 'delivered' | 'failed' | 'dead';
-  /** Attempts made, this one included. */
-  attempts: number;
-  nextAttemptAt: number | null;
-  /** Its own `last_error` when the reply judged it apart from the request (one event of a batch); else the record's message. */
-  message?: string;
-  /**
-   * A handed-off delivery: its row is inserted in this state (its item kept unless delivered),
-   * or updated where it is stored already leased to the record's claim (storeHandoffs with a
-   * lease); a row another claim holds is left (the event was fanned out again). Delivered by its
-   * first attempt (attempts 1) with no row: no row, its attempt lists it (`delivered`, a derived
-   * id). `id` counts as applied when the row was written or the attempt lists it.
-   */
-  row?: UnstoredRow;
-}
-
-/** One HTTP request as it went out and came back. */
-export interface HttpAttempt {
-  /** What was sent; absent where the sender kept nothing. */
-  request?: SentRequest;
-  statusCode: number | null;
-  latencyMs: number;
-  /** Truncated to 20 000 bytes by the store. */
-  responseBody: string | null;
-  errorClass: string | null;
-  outcome: AttemptOutcome;
-}
-
-export interface AttemptRecord {
-  /** The claim the deliveries were taken with: an update is applied only while the claim still holds them. */
-  claimId: string;
-  destinationId: string;
-  at: number;
-  /** Null when no request went out (e.g. the request could not be built). */
-  http: HttpAttempt | null;
-  message: string;
-  updates: DeliveryUpdate[];
-  /** Pause the destination once it has been failing this long with no success; 0 never. */
-  pauseAfterMs: number;
-  /** Pause the destination now, with this reason (a receiver answered 410 Gone). */
-  pauseNow?: string;
-}
-
-export interface RecordResult {
-  /** Ids whose update was applied; the others were no longer held by the claim (fenced). */
-  applied: number[];
-  /** The destination is paused (now or already). */
-  paused: boolean;
-}
+export { partKey, type DispatchEvent, type NewDelivery, type FanOutResult, type FanOutCommit } from './fan-out-contract.ts';
+export {
+  MAX_RESPONSE_BYTES, type ClaimedDelivery, type StoredDelivery, type HandedOffDelivery, type UnstoredRow,
+  type DeliveryUpdate, type HttpAttempt, type AttemptRecord, type RecordResult,
+} from './attempt-contract.ts';
 
 /** A destination that may have deliveries sent: not removed. */
 export interface ActiveDestination extends DestinationRecord {
@@ -209,8 +33,6 @@ export interface ActiveDestination extends DestinationRecord {
  */
 export const MAPPING_FAILED = 'mapping_failed';
 
-/** Response bytes an attempt record keeps (as Svix). */
-export const MAX_RESPONSE_BYTES = 20_000;
 /** `last_error` of a pending delivery canceled because its destination was removed. */
 export const REMOVED_MESSAGE = 'canceled: the destination was removed';
 /** `last_error` of a pending delivery expired because its destination stayed disabled or paused. */
