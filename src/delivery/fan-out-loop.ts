@@ -125,7 +125,7 @@ export function createFanOutLoop(deps: FanOutLoopDeps, st: FanOutState): FanOutL
     // A lane gone meanwhile (removed) stores what it was handed: pending, for its expiry.
     for (const [id, h] of r.handoffs) {
       const lane = lanes.get(id);
-      // take queues the requests and sends them, or, for a batching destination, holds the deliveries lingerMs on a timer first (lane-handoffs.ts).
+      // take queues the requests and sends them, or, for a batching destination, holds the deliveries lingerMs on a timer first (lane.ts takeHandoff).
       if (lane) lane.take(h.claimId, h.leaseUntil, h.deliveries);
       else void settler.store(h.deliveries.map((d) => d.unstored), clock())
         .catch((err) => logger.error({ err, destination_id: id }, 'storing deliveries for a removed destination failed'));
