@@ -223,6 +223,7 @@ export function createDispatcher(opts: DispatcherOptions): Dispatcher {
     },
     // An intake commit's wake (delivery-thread-host.ts → in-delivery-thread.ts): the next pass finds the
     // events itself, since the fan-out reads accepted events from the store (src/store/*/dispatch-queue.ts).
+    // next: fan-out-loop.ts wakeFanOut ends run()'s wait; run() → pass() → fan-out.ts fanOutOnce.
     wake() {
       busy();
       if (!st.fanOut.backingOff) wakeFanOut(st.fanOut);

@@ -35,7 +35,7 @@ export interface FanOutState {
    * not take them again. A pass that failed keeps its id, so the next one takes its events back at once.
    */
   pass: number;
-  /** Ends the wait between passes (a commit, stop()); set while the loop waits. */
+  /** Ends the wait between passes (a commit, stop()); set while the loop waits (wait() in createFanOutLoop). */
   wake: (() => void) | undefined;
   /**
    * A wake came while a pass ran (wakeFanOut with no wait to end): its commit may have landed
