@@ -86,7 +86,11 @@ async function acceptOne(deps: IntakeDeps, ctx: AppContext, source: string, resu
 
 export function intakeRouter(deps: IntakeDeps): Router<AppState> {
   const router = new Router<AppState>();
-  /** `stores`: the route writes events, so a full intake queue refuses it at the door. */
+  /**
+   * Gates that refuse (throw) or call next, then readJsonBody, which puts the parsed body on
+   * ctx.state.body for the route's handler. `stores`: the route writes events, so a full intake
+   * queue refuses it at the door.
+   */
   const chain = (route: string, stores: boolean) => [
     intakeGuard({ route, maxBodyBytes: deps.maxBodyBytes, writer: stores ? deps.writer : undefined }),
     authenticate({ authenticator: deps.authenticator, gate: standardGate, failures: deps.authFailures }),
