@@ -5,9 +5,10 @@
 //      turn share one transaction (on SQLite it runs on the store's commit thread,
 //      src/store/sqlite/writer-thread.ts; next, on that thread: the INSERT of
 //      src/store/sqlite/append-events.ts);
-//   2. wake delivery: after a commit that stored an accepted event, once per commit
-//      (next: src/delivery/commit-wake.ts committed()); the message carries no event: the
-//      fan-out (src/delivery/fan-out.ts) reads accepted events from the store;
+//   2. wake delivery: after a commit that stored an accepted event, once per commit (next, to
+//      the delivery thread: src/delivery/delivery-thread-host.ts wake(), which the server's
+//      wakeDelivery, commit-wake.ts committed(), calls once delivery runs); the message carries
+//      no event: the fan-out (src/delivery/fan-out.ts) reads accepted events from the store;
 //   3. publish: the call's committed rows go on the live feed (src/intake/intake-feed.ts);
 // then it resolves with the stored statuses, and the route answers the request.
 import { createEventWriter, type EventWriter } from '../store/event-writer.ts';
