@@ -77,8 +77,11 @@ function wantsPlatformCheck(ctx: AppContext): boolean {
   throw new AppError('INVALID_VALUE', 400, 'validate must be platform (given once): ?validate=platform asks each platform to check the previewed requests', { field: 'validate' });
 }
 
-/** Endpoints 1 and 3: one event through the shared accept path (acceptEvents), its stored status back. */
-async function acceptOne(deps: IntakeDeps, ctx: AppContext, source: string, result: ValidationResult): Promise<EventStatus> {
+/**
+ * Endpoints 1 and 3: one event through the shared accept path (acceptEvents: validated there
+ * unless `result` is given, then stored), its stored status back.
+ */
+async function acceptOne(deps: IntakeDeps, ctx: AppContext, source: string, result?: ValidationResult): Promise<EventStatus> {
   const { account, requestId, log, body } = ctx.state;
   const [one] = await acceptEvents(deps, { account: account!, requestId, source, log }, [{ body, result }]);
   return one.status;
@@ -102,8 +105,7 @@ export function intakeRouter(deps: IntakeDeps): Router<AppState> {
 
   // 1: acknowledge after commit, valid or not; invalid events are kept as `rejected`.
   postOnly(router, INTAKE_PATHS.event, 'event', ...chain('event', true), async function acceptEvent(ctx: AppContext, _next: Next) {
-    const result = validateFor(ctx.state.account!, ctx.state.body, deps.metrics);
-    await acceptOne(deps, ctx, 'event', result);
+    await acceptOne(deps, ctx, 'event');
     // The same answer every time: its text made once, with the type an object body would get.
     ctx.set('Content-Type', JSON_TYPE);
     ctx.body = EVENT_RECEIVED;
