@@ -87,6 +87,8 @@ export function createApp(deps: AppDeps): App {
   // Errors are answered by the funnel; this keeps Koa from printing them again.
   koa.silent = true;
 
+  // Every request passes these in turn (request id and log line, error answers, the drain
+  // check; markAdminArea below touches admin paths only), then the routers in koa.use order.
   koa.use(requestContext({ logger: deps.logger, metrics: deps.metrics, trustProxy: deps.config.trustProxy }));
   koa.use(errorFunnel());
   koa.use(async function refuseWhileDraining(ctx: AppContext, next) {

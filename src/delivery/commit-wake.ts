@@ -19,6 +19,7 @@ export function createCommitWake(): CommitWake {
   let target: (() => void) | null = null;
   return {
     committed() {
+      // next (to the delivery thread): delivery-thread-host.ts wake(), attached by src/server.ts.
       target?.();
     },
     attach(t) {

@@ -128,6 +128,7 @@ export function startDeliveryThread(opts: { config: Config; logger: Logger; onDi
       post({ t: 'crash' });
     },
     // The message carries no event: the fan-out reads accepted events from the store (src/store/*/dispatch-queue.ts).
+    // next (on the delivery thread): in-delivery-thread.ts runInDeliveryThread, its 'wake' message → dispatcher.wake().
     wake() {
       if (wakePosted || stopping) return;
       wakePosted = true;

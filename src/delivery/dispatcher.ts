@@ -36,7 +36,7 @@ export interface DispatcherOptions extends DeliveryParts {
   pauseAfterMs?: number;
   /** Events per fan-out batch; default 200. */
   fanOutBatch?: number;
-  /** The floor of each lane's handoff cap, the most it takes from the fan-out into memory (lane-handoffs.ts `handoffCap`); default HANDOFF_CAP. */
+  /** The floor of each lane's handoff cap, the most it takes from the fan-out into memory (lane.ts `handoffCap`); default HANDOFF_CAP. */
   handoffCap?: number;
   /** How long the fan-out waits for a lane without room for a batch; default PACE_PATIENCE_MS. */
   pacePatienceMs?: number;
@@ -223,6 +223,7 @@ export function createDispatcher(opts: DispatcherOptions): Dispatcher {
     },
     // An intake commit's wake (delivery-thread-host.ts → in-delivery-thread.ts): the next pass finds the
     // events itself, since the fan-out reads accepted events from the store (src/store/*/dispatch-queue.ts).
+    // next: fan-out-loop.ts wakeFanOut ends run()'s wait; run() → pass() → fan-out.ts fanOutOnce.
     wake() {
       busy();
       if (!st.fanOut.backingOff) wakeFanOut(st.fanOut);

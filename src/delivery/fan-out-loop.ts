@@ -35,7 +35,7 @@ export interface FanOutState {
    * not take them again. A pass that failed keeps its id, so the next one takes its events back at once.
    */
   pass: number;
-  /** Ends the wait between passes (a commit, stop()); set while the loop waits. */
+  /** Ends the wait between passes (a commit, stop()); set while the loop waits (wait() in createFanOutLoop). */
   wake: (() => void) | undefined;
   /**
    * A wake came while a pass ran (wakeFanOut with no wait to end): its commit may have landed
@@ -125,7 +125,7 @@ export function createFanOutLoop(deps: FanOutLoopDeps, st: FanOutState): FanOutL
     // A lane gone meanwhile (removed) stores what it was handed: pending, for its expiry.
     for (const [id, h] of r.handoffs) {
       const lane = lanes.get(id);
-      // take queues the requests and sends them, or, for a batching destination, holds the deliveries lingerMs on a timer first (lane-handoffs.ts).
+      // take queues the requests and sends them, or, for a batching destination, holds the deliveries lingerMs on a timer first (lane.ts takeHandoff).
       if (lane) lane.take(h.claimId, h.leaseUntil, h.deliveries);
       else void settler.store(h.deliveries.map((d) => d.unstored), clock())
         .catch((err) => logger.error({ err, destination_id: id }, 'storing deliveries for a removed destination failed'));

@@ -71,6 +71,7 @@ interface Context {
 export async function fanOutOnce(deps: FanOutDeps): Promise<FanOutCommit & { claimed: number; handoffs: Map<string, Handoff>; mappingFailed: PoisonEvent[] }> {
   const { store } = deps;
   const claimedAt = deps.clock();
+  // next (the events table's read side): src/store/sqlite/dispatch-queue.ts claimEvents (PostgreSQL: postgres/dispatch-queue.ts).
   const claimed = await store.deliveries.claimEvents(deps.claimId, claimedAt, deps.leaseMs, deps.batchSize);
   if (claimed.length === 0) return { claimed: 0, events: 0, pendingByDestination: new Map(), handedOff: [], handoffs: new Map(), mappingFailed: [] };
 

@@ -63,6 +63,9 @@ export function createLaneSend(deps: LaneDeps, s: LaneState, units: LaneUnits, l
 
   /** Sends with the lane's limit; a timeout under the lane's own limit says which limit it was. */
   async function sendWithin(unit: Unit, limit: SendLimit): Promise<Sent> {
+    // deps.sender: http-sender.ts send (start-delivery.ts makes it), the request onto the wire.
+    // sendForDestination calls `send` with the request as built, or, for a destination
+    // configured with OAuth, with a bearer token first (oauth/authorized-send.ts).
     const send = (req: OutboundRequest) => deps.sender.send(req, deps.abort, limit.own ? limit.ms : undefined);
     const { result, sent, reauthorize } = await sendForDestination(deps.tokens, s.dest, s.plugin!.plugin, unit.request, send);
     if (result.kind === 'response') noteAttempt(s.timeouts, { timedOut: false, latencyMs: result.latencyMs });

@@ -1,8 +1,8 @@
 // What a send lane is given (LaneDeps: store, sender, policy, recorder, clock, limits) and its
 // state in one place (LaneState): its phase, where its next work comes from (handoffs from the
 // fan-out, or claims from the store), what it holds in memory and its wake. The lane's parts
-// (lane-handoffs, lane-claims, lane-wake, lane-units, lane-send, lane-in-flight) take both from
-// here, and read and change this object and nothing else.
+// (lane.ts itself with the handoffs, lane-claims, lane-wake, lane-units, lane-send, lane-in-flight)
+// take both from here, and read and change this object and nothing else.
 import type { LoadedPlugin } from '../destinations/load-plugins.ts';
 import type { OutboundRequest } from '../destinations/types.ts';
 import { createTimeoutState, type TimeoutState } from './lane-timeouts.ts';
@@ -43,7 +43,7 @@ export interface LaneDeps {
   pauseAfterMs: number;
   /** Longest sleep while idle, so work queued by another process (a replay) is noticed. */
   idlePollMs: number;
-  /** The floor of the lane's handoff cap (lane-handoffs.ts `handoffCap`); default HANDOFF_CAP. */
+  /** The floor of the lane's handoff cap (lane.ts `handoffCap`); default HANDOFF_CAP. */
   handoffCap?: number;
   /** Aborted when shutdown runs out of grace. */
   abort: AbortSignal;

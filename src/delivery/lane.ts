@@ -1,18 +1,19 @@
 // One destination's send lane: its own queue, concurrency and timers, so a slow or dead
 // destination never holds up another. Work comes in three ways: handed off by the fan-out,
-// not stored, under a claim the lane offered (lane-handoffs.ts), only while nothing is due in
-// the store for it; else claimed from the store, due retries first, then oldest due first
-// (lane-claims.ts); and the retries it recorded, claimed as they come due into the head of
-// its queue (lane-claims.ts too). pump() moves queued requests into free slots (lane-send.ts)
-// and asks for a claim when the queue runs low. One wake (lane-wake.ts) serves the due
-// retries and the next look at the store. What a lane is given and the state all its parts
-// share are in lane-state.ts.
+// not stored, under a claim the lane offered (here: offer, take → hold → flushHold), only
+// while nothing is due in the store for it; else claimed from the store, due retries first,
+// then oldest due first (lane-claims.ts); and the retries it recorded, claimed as they come
+// due into the head of its queue (lane-claims.ts too). pump() moves queued requests into free
+// slots (lane-send.ts) and asks for a claim when the queue runs low. One wake (lane-wake.ts)
+// serves the due retries and the next look at the store. What a lane is given and the state
+// all its parts share are in lane-state.ts.
 import type { LoadedPlugin } from '../destinations/load-plugins.ts';
 import { createLaneClaims } from './lane-claims.ts';
-import { createLaneHandoffs } from './lane-handoffs.ts';
 import { createLaneInFlight } from './lane-in-flight.ts';
 import { createLaneSend } from './lane-send.ts';
-import { claimLimit, concurrencyOf, createLaneState, isActive, isIdle, isRunning, maxEvents, maySend, type LaneDeps } from './lane-state.ts';
+import {
+  claimLimit, concurrencyOf, createLaneState, isActive, isIdle, isRunning, maxEvents, maySend, queuedDeliveries, takesHandoffs, type LaneDeps,
+} from './lane-state.ts';
 import { createLaneUnits } from './lane-units.ts';
 import { createLaneWake } from './lane-wake.ts';
 import type { ActiveDestination, ClaimedDelivery } from './types.ts';
@@ -20,6 +21,8 @@ import type { ActiveDestination, ClaimedDelivery } from './types.ts';
 export type { LaneLogger } from './types.ts';
 export type { LaneDeps } from './lane-state.ts';
 
+/** The handoff cap's floor when the dispatcher sets none (the cap itself: `handoffCap` in createLane). */
+export const HANDOFF_CAP = 400;
 
 export interface Lane {
   readonly destinationId: string;
@@ -54,7 +57,6 @@ export function createLane(deps: LaneDeps, initial: ActiveDestination, initialPl
   const s = createLaneState(initial, initialPlugin);
   const log = { destination_id: initial.id, destination_type: initial.type };
   const units = createLaneUnits(deps, s, log);
-  const handoffs = createLaneHandoffs(deps, s, units, pump);
   // The wake runs what comes due: the retries (claimed next, ahead of the queue) and the look at the store.
   const wake = createLaneWake(deps, s, {
     retriesDue() {
@@ -66,6 +68,55 @@ export function createLane(deps: LaneDeps, initial: ActiveDestination, initialPl
   const claims = createLaneClaims(deps, s, units, wake, log, pump);
   const sendUnit = createLaneSend(deps, s, units, log, pump, claims);
   const inFlight = createLaneInFlight(deps, s, log);
+
+  // The first way in: the fan-out hands new deliveries over, not stored, under a claim the
+  // lane offered, without a claim query (offer, then take → hold → flushHold). Only while
+  // nothing is due in the store for the lane (lane-claims.ts), and only as many as its room.
+
+  /**
+   * The handoff cap (its one definition; other comments refer here): the deliveries a lane
+   * holds in memory from handoffs at most = max(two claims' worth, i.e. 2 × max(batch.maxEvents,
+   * 4 × concurrency); the `handoffCap` option, default HANDOFF_CAP 400). With concurrency 8:
+   * 400 for GA4 or a one-event-per-request lane, 2 000 for Meta or TikTok (maxEvents 1 000).
+   */
+  const handoffCap = () => Math.max(2 * claimLimit(s, concurrencyOf(s, deps.concurrency)), deps.handoffCap ?? HANDOFF_CAP);
+  /** Handed-off deliveries this lane takes now: its cap less what it queues, sends and holds. */
+  const room = () => handoffCap() - queuedDeliveries(s) - s.inflight * maxEvents(s) - (s.hold?.deliveries.length ?? 0);
+  const lingers = () => deps.lingerMs > 0 && maxEvents(s) > 1;
+
+  /** Queues what the hold has gathered (built into requests), or hands it back when the lane cannot send. */
+  function flushHold(): void {
+    if (s.hold === null) return;
+    const h = s.hold;
+    s.hold = null;
+    clearTimeout(h.timer);
+    if (!isRunning(s) || !isActive(s)) {
+      void units.release([{ claimId: h.claimId, deliveries: h.deliveries }]);
+      return;
+    }
+    s.queue.push(...units.build(h.deliveries, h.claimId, h.leaseUntil));
+    pump();
+  }
+
+  /** Handed-off deliveries: built and queued now, or (batching) held lingerMs on a timer first, so a request fills. */
+  function takeHandoff(claimId: string, leaseUntil: number, deliveries: ClaimedDelivery[]): void {
+    if (deliveries.length === 0) return;
+    if (!isRunning(s) || !isActive(s)) {
+      // Stopped or paused while the fan-out committed: hand the lease back, due again at once.
+      void units.release([{ claimId, deliveries }]);
+      return;
+    }
+    // Not batching: built and queued now. Batching: held, flushHold on a timer after lingerMs (or once full).
+    if (!lingers()) {
+      s.queue.push(...units.build(deliveries, claimId, leaseUntil));
+      pump();
+      return;
+    }
+    if (s.hold !== null && s.hold.claimId !== claimId) flushHold();
+    if (s.hold === null) s.hold = { claimId, leaseUntil, deliveries: [], timer: setTimeout(flushHold, deps.lingerMs).unref() };
+    s.hold.deliveries.push(...deliveries);
+    if (s.hold.deliveries.length >= maxEvents(s)) flushHold();
+  }
 
   /**
    * Fills free slots from the queue (while the records of earlier answers keep up: maySend),
@@ -100,7 +151,7 @@ export function createLane(deps: LaneDeps, initial: ActiveDestination, initialPl
       s.dest = next;
       s.plugin = nextPlugin;
       if (!isActive(s)) {
-        handoffs.flushHold(); // inactive now: hands the held deliveries back
+        flushHold(); // inactive now: hands the held deliveries back
         void units.release(s.queue.splice(0));
         wake.cancelLook();
       } else if (!wasActive) {
@@ -109,11 +160,26 @@ export function createLane(deps: LaneDeps, initial: ActiveDestination, initialPl
       }
     },
     notify: claims.notify,
-    offer: handoffs.offer,
-    saturated: handoffs.saturated,
-    // Queued and sent now, or (a batching destination) held lingerMs on a timer first: lane-handoffs.ts take.
+    offer() {
+      // Stored work is due: new work goes to the store behind it and is claimed in turn.
+      if (!takesHandoffs(s)) return null;
+      const r = room();
+      if (r <= 0) return null;
+      if (s.hold !== null) return { claimId: s.hold.claimId, leaseUntil: s.hold.leaseUntil, room: r };
+      return { claimId: deps.nextClaimId(), leaseUntil: deps.clock() + deps.leaseMs, room: r };
+    },
+    saturated(need, nowMs, patienceMs) {
+      // A lane serving its stored work takes no handoffs: nothing to wait for.
+      if (!isRunning(s) || !isActive(s) || s.claims.failures > 0 || s.claims.wanted || room() >= need) {
+        s.shortSince = null;
+        return false;
+      }
+      s.shortSince ??= nowMs;
+      return nowMs - s.shortSince < patienceMs;
+    },
+    // Queued and sent now (pump), or (a batching destination) held lingerMs on a timer first (takeHandoff above).
     take(claimId, leaseUntil, deliveries) {
-      handoffs.take(claimId, leaseUntil, deliveries);
+      takeHandoff(claimId, leaseUntil, deliveries);
       inFlight.took();
     },
     start() {
@@ -141,7 +207,7 @@ export function createLane(deps: LaneDeps, initial: ActiveDestination, initialPl
       inFlight.stop();
       wake.stop();
       clearTimeout(s.timers.linger);
-      handoffs.flushHold(); // stopped now: hands the held deliveries back
+      flushHold(); // stopped now: hands the held deliveries back
       await units.release(s.queue.splice(0));
       await idle();
     },

@@ -17,8 +17,7 @@ import type { EventWriter } from '../store/event-writer.ts';
 import type { Metrics } from './metrics.ts';
 import { ack, type Level } from './responses.ts';
 import { issueString } from '../schema/issue-text.ts';
-import { intakeGuard } from './intake-guard.ts';
-import { postOnly } from './post-only.ts';
+import { intakeGuard, postOnly } from './intake-guard.ts';
 import { boundTestResponseText } from './bound-response.ts';
 import { authenticate } from './authenticate.ts';
 import type { AuthFailureLimiter } from './auth-failure-limit.ts';
@@ -78,12 +77,11 @@ function wantsPlatformCheck(ctx: AppContext): boolean {
   throw new AppError('INVALID_VALUE', 400, 'validate must be platform (given once): ?validate=platform asks each platform to check the previewed requests', { field: 'validate' });
 }
 
-function evaluate(ctx: AppContext, metrics: Metrics): ValidationResult {
-  return validateFor(ctx.state.account!, ctx.state.body, metrics);
-}
-
-/** Endpoints 1 and 3: one event through the shared accept path (acceptEvents), its stored status back. */
-async function acceptOne(deps: IntakeDeps, ctx: AppContext, source: string, result: ValidationResult): Promise<EventStatus> {
+/**
+ * Endpoints 1 and 3: one event through the shared accept path (acceptEvents: validated there
+ * unless `result` is given, then stored), its stored status back.
+ */
+async function acceptOne(deps: IntakeDeps, ctx: AppContext, source: string, result?: ValidationResult): Promise<EventStatus> {
   const { account, requestId, log, body } = ctx.state;
   const [one] = await acceptEvents(deps, { account: account!, requestId, source, log }, [{ body, result }]);
   return one.status;
@@ -91,7 +89,11 @@ async function acceptOne(deps: IntakeDeps, ctx: AppContext, source: string, resu
 
 export function intakeRouter(deps: IntakeDeps): Router<AppState> {
   const router = new Router<AppState>();
-  /** `stores`: the route writes events, so a full intake queue refuses it at the door. */
+  /**
+   * Gates that refuse (throw) or call next, then readJsonBody, which puts the parsed body on
+   * ctx.state.body for the route's handler. `stores`: the route writes events, so a full intake
+   * queue refuses it at the door.
+   */
   const chain = (route: string, stores: boolean) => [
     intakeGuard({ route, maxBodyBytes: deps.maxBodyBytes, writer: stores ? deps.writer : undefined }),
     authenticate({ authenticator: deps.authenticator, gate: standardGate, failures: deps.authFailures }),
@@ -103,8 +105,7 @@ export function intakeRouter(deps: IntakeDeps): Router<AppState> {
 
   // 1: acknowledge after commit, valid or not; invalid events are kept as `rejected`.
   postOnly(router, INTAKE_PATHS.event, 'event', ...chain('event', true), async function acceptEvent(ctx: AppContext, _next: Next) {
-    const result = evaluate(ctx, deps.metrics);
-    await acceptOne(deps, ctx, 'event', result);
+    await acceptOne(deps, ctx, 'event');
     // The same answer every time: its text made once, with the type an object body would get.
     ctx.set('Content-Type', JSON_TYPE);
     ctx.body = EVENT_RECEIVED;
@@ -116,7 +117,7 @@ export function intakeRouter(deps: IntakeDeps): Router<AppState> {
   // goes beside its preview.
   postOnly(router, INTAKE_PATHS.test, 'event_test', ...chain('event_test', false), async function testEvent(ctx: AppContext, _next: Next) {
     const validate = wantsPlatformCheck(ctx);
-    const result = evaluate(ctx, deps.metrics);
+    const result = validateFor(ctx.state.account!, ctx.state.body, deps.metrics);
     const warnings = result.warnings.map(issueString);
     let preview: DestinationPreview[] = [];
     if (result.event) {
@@ -149,7 +150,7 @@ export function intakeRouter(deps: IntakeDeps): Router<AppState> {
 
   // 3: the Event Create path: 400 with coded errors, or stored and 200.
   postOnly(router, INTAKE_PATHS.standard, 'standard', ...chain('standard', true), async function createEvent(ctx: AppContext, _next: Next) {
-    const result = evaluate(ctx, deps.metrics);
+    const result = validateFor(ctx.state.account!, ctx.state.body, deps.metrics);
     if (result.errors.length > 0) {
       ctx.status = 400;
       ctx.body = {

@@ -110,7 +110,9 @@ export async function acceptEvents(deps: AcceptDeps, input: AcceptInput, items: 
   const rows = items.map((it, i) => eventRow(input, it.body, results[i], receivedAt, !it.refused));
   let statuses: EventStatus[];
   try {
-    // Delivery picks an accepted event up from the store, not from here: the fan-out reads accepted events from the store (src/store/*/dispatch-queue.ts).
+    // The writer: src/intake/intake-writer.ts. Delivery picks an accepted event up from the
+    // store, not from here. next (across the events table, on the delivery thread):
+    // src/delivery/fan-out.ts fanOutOnce claims it (claimEvents).
     statuses = await deps.writer.writeMany(rows);
   } catch (err) {
     input.log.error({ err, events: rows.length }, 'event commit failed');

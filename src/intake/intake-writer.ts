@@ -3,10 +3,12 @@
 // endpoints). A call goes:
 //   1. commit: it joins the group commit (src/store/event-writer.ts): the calls of one event-loop
 //      turn share one transaction (on SQLite it runs on the store's commit thread,
-//      src/store/sqlite/writer-thread.ts);
-//   2. wake delivery: after a commit that stored an accepted event, once per commit; the message
-//      carries no event: the fan-out reads accepted events from the store
-//      (src/store/*/dispatch-queue.ts);
+//      src/store/sqlite/writer-thread.ts; next, on that thread: the INSERT of
+//      src/store/sqlite/append-events.ts);
+//   2. wake delivery: after a commit that stored an accepted event, once per commit (next, to
+//      the delivery thread: src/delivery/delivery-thread-host.ts wake(), which the server's
+//      wakeDelivery, commit-wake.ts committed(), calls once delivery runs); the message carries
+//      no event: the fan-out (src/delivery/fan-out.ts) reads accepted events from the store;
 //   3. publish: the call's committed rows go on the live feed (src/intake/intake-feed.ts);
 // then it resolves with the stored statuses, and the route answers the request.
 import { createEventWriter, type EventWriter } from '../store/event-writer.ts';
