@@ -1,4 +1,4 @@
-// `npm run bench:crash [-- --runs N] [--json FILE]`: the crash window. Three instances on one
+// `npm run bench:crash [-- --runs N] [--backlog N] [--kill-on TYPE] [--json FILE]`: the crash window. Three instances on one
 // PostgreSQL database, four loopback destinations (ga4, meta-capi, tiktok, webhook), load with
 // unique event ids spread over the instances (a refused or broken request is tried on the
 // next, as a load balancer would); one instance is killed with SIGKILL half way through and
@@ -7,8 +7,10 @@
 // accepted, delivered, lost (must be 0) and, per destination, the native events sent again
 // (same dedup key: the webhook's `webhook-id`, Meta/TikTok `event_id`, GA4 `transaction_id`)
 // and how long before the kill their first copy had been received. The instance killed is the
-// one holding the most leases at that moment (a busy one); what it held when it died (events in
-// the dispatch queue and deliveries leased to it) is printed too.
+// one holding the most leases at that moment (a busy one), or with --kill-on the sender of that
+// destination's request; what it held when it died (events in the dispatch queue and deliveries
+// leased to it) is printed too, and for each event sent again whether its first copy was
+// recorded as delivered when the killed process was gone (one that was: a bug).
 import pg from 'pg';
 import { readdirSync, readFileSync, readlinkSync, writeFileSync } from 'node:fs';
 import { hostname } from 'node:os';
