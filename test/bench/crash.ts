@@ -161,6 +161,8 @@ export interface CrashRun {
   progressAtKill: number[];
   /** --kill-on a batching destination: the killed instance had sent its last request. */
   senderFound: boolean;
+  /** Per destination: recorded as delivered when the killed process was gone, of the unique events received at the kill. */
+  recordedShare: string;
   /** Sent again: at the kill its event was queued, leased to the killed process's fan-out (no row), or its row leased to it. */
   why: { queuedNoRow: number; rowLeased: number; other: number };
 }
@@ -197,6 +199,8 @@ async function crashRun(run: number): Promise<CrashRun> {
   let senderFound = false;
   /** Native events each destination had received (copies included) when the kill was sent. */
   let progressAtKill: number[] = [];
+  /** Per destination: the deliveries recorded as delivered when the killed process was gone, of the unique events received at the kill. */
+  let recordedShare = '';
   const started = Date.now();
   const send = async (first: number, id: string) => {
     for (let k = 0; k < live.length; k++) {
@@ -233,8 +237,10 @@ async function crashRun(run: number): Promise<CrashRun> {
     killAt = Date.now();
     victim.child.kill('SIGKILL');
     progressAtKill = TYPES.map((t) => nativeEvents(t, doubles.get(t)!));
+    const unique = TYPES.map((t) => received(t, doubles.get(t)!).size);
     await new Promise((r) => (victim.child.exitCode !== null || victim.child.signalCode !== null ? r(null) : victim.child.once('exit', r)));
     recordedAtKill = await recordedPairs(sql);
+    recordedShare = TYPES.map((t, k) => `${t} ${[...recordedAtKill.keys()].filter((x) => x.startsWith(`${t}\0`)).length} of ${unique[k]}`).join(', ');
     // What it held when it died (before the restart releases it).
     const like = `${hostname()}/${pid}/%`;
     const q = await sql.query<{ event_id: string; destination_type: string | null }>(`SELECT coalesce(e.event_id, e.id::text) AS event_id, NULL AS destination_type
@@ -325,7 +331,7 @@ async function crashRun(run: number): Promise<CrashRun> {
   process.off('exit', orphans);
   await db.drop();
   rmSync(dataDir, { recursive: true, force: true });
-  return { accepted: acked.size, delivered, lost, resent, total: resent.reduce((x, r) => x + r.n, 0), killed, why, progressAtKill, senderFound };
+  return { accepted: acked.size, delivered, lost, resent, total: resent.reduce((x, r) => x + r.n, 0), killed, why, progressAtKill, senderFound, recordedShare };
 }
 
 async function main(): Promise<void> {
@@ -346,7 +352,7 @@ async function main(): Promise<void> {
   console.log('\nsent again, by what the database held when the killed process was gone:');
   runs.forEach((r, i) => {
     const sender = KILL_ON === 'webhook' ? '' : r.senderFound ? `; killed: the sender of ${KILL_ON}'s last request` : `; killed: the busiest (the sender of ${KILL_ON}'s last request not found)`;
-    console.log(`- run ${i + 1}: native events received when the kill was sent: ${TYPES.map((t, k) => `${t} ${r.progressAtKill[k]}`).join(', ')}${sender}`);
+    console.log(`- run ${i + 1}: native events received when the kill was sent: ${TYPES.map((t, k) => `${t} ${r.progressAtKill[k]}`).join(', ')}${sender}; recorded as delivered then, of the events received: ${r.recordedShare}`);
     for (const x of r.resent.filter((y) => y.n > 0)) {
       console.log(`  - ${x.type}: ${x.n}: first copy recorded then ${x.recorded}; not recorded then ${x.unrecorded} (first copies in requests of ${x.firstRequests.join(', ')} events); every copy after the kill ${x.afterKill}; recorded twice at the end ${x.twiceRecorded}`);
     }
