@@ -25,6 +25,8 @@ export interface RecordedRequest {
   body: string;
   /** Date.now() when the body was complete. */
   at: number;
+  /** The sender's TCP port (tells apart requests from several processes). */
+  remotePort: number;
   json<T = any>(): T;
 }
 
@@ -73,7 +75,7 @@ export async function startDestinationDouble(): Promise<DestinationDouble> {
     req.on('end', () => {
       const body = Buffer.concat(chunks).toString('utf8');
       const rec: RecordedRequest = {
-        method: req.method ?? '', path: req.url ?? '', headers: req.headers, body, at: Date.now(),
+        method: req.method ?? '', path: req.url ?? '', headers: req.headers, body, at: Date.now(), remotePort: req.socket.remotePort ?? 0,
         json: () => JSON.parse(body),
       };
       const index = requests.push(rec) - 1;
