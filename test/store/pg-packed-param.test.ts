@@ -9,6 +9,7 @@ import type { EventRecord } from '../../src/store/types.ts';
 import { packPayload, PACK_MIN_CHARS } from '../../src/store/payload-codec.ts';
 import { byteaArrayParam } from '../../src/store/postgres/bytea-array.ts';
 import { openPostgresStore, type PgStore } from '../../src/store/postgres/pg-store.ts';
+import { countStatements } from '../helpers/handed-off.ts';
 import { createTestDatabase, requirePostgres, type TestDatabase } from '../helpers/postgres.ts';
 import { FULL_CHECKOUT_COMPLETED } from '../schema/payloads.ts';
 
@@ -65,7 +66,7 @@ describe('PostgreSQL intake: packed payloads travel as one binary bytea[] parame
     const query = pg.Client.prototype.query;
     // Watch what intake's statement sends (the store's connections are pg.Clients).
     pg.Client.prototype.query = function (this: pg.Client, config: unknown, ...rest: unknown[]) {
-      if (typeof config === 'object' && config !== null && (config as { name?: string }).name === 'tl_append_events') sent.push((config as { values: unknown[] }).values);
+      if (typeof config === 'object' && config !== null && (config as { name?: string }).name === 'tl_append') sent.push((config as { values: unknown[] }).values);
       return (query as (...a: unknown[]) => unknown).call(this, config, ...rest);
     } as typeof query;
     try {
@@ -92,5 +93,13 @@ describe('PostgreSQL intake: packed payloads travel as one binary bytea[] parame
     });
     const listed = await store.events.list({ scriptId: ACCOUNT, limit: 10 });
     expect(Object.fromEntries(listed.map((e) => [e.id, e.payload]))).to.deep.equal(PAYLOADS);
+  });
+
+  it('an intake commit is one statement between BEGIN and COMMIT: dedup claims, rows, products', async () => {
+    const batch = [row('d1', PAYLOADS.big), row('d2', PAYLOADS.big), { ...row('d3', PAYLOADS.big), eventId: 'O-d1' }, { ...row('d4', null), status: 'rejected' as const }];
+    let statuses: unknown;
+    expect(await countStatements(store, async () => (statuses = await store.events.append(batch)))).to.equal(3);
+    expect(statuses).to.deep.equal(['accepted', 'accepted', 'duplicate', 'rejected']);
+    expect(await store.events.append([{ ...row('d5', null), eventId: 'O-d2' }]), 'against the batch before').to.deep.equal(['duplicate']);
   });
 });
