@@ -27,7 +27,7 @@ import { listedPair } from './delivered-pairs.ts';
  * already (`fresh` false: its event was fanned out again meanwhile and sent again; the record is
  * fenced as by a row another claim holds). Whatever its verdict, a handed-off delivery another
  * attempt lists gets no row either (`ins`): the listed pair is its state, as a row would be. That look-up is a short range of
- * delivery_attempts_delivered_seq: the destination's attempts listing seqs from this one on. A batch without stored rows (the usual: every delivery
+ * delivery_attempts_delivered_range: the destination's attempts listing seqs from this one on. A batch without stored rows (the usual: every delivery
  * handed off) or without handed-off ones leaves their parts out: the executor starts every part
  * of a statement, empty or not.
  */
