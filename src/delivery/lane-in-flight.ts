@@ -37,17 +37,25 @@ export function createLaneInFlight(deps: LaneDeps, s: LaneState, log: Record<str
     timer = undefined;
   }
 
-  /** Every unstored delivery the lane holds, with the claim it is under. */
+  /**
+   * Every unstored delivery the lane holds, one group per claim and lease: a lane of one-event
+   * requests holds hundreds of units under one claim, stored in one statement rather than one
+   * transaction each (by the last of which the lane had sent and recorded most of them).
+   */
   function unstoredNow(): { claimId: string; leaseUntil: number; deliveries: ClaimedDelivery[] }[] {
-    const groups: { claimId: string; leaseUntil: number; deliveries: ClaimedDelivery[] }[] = [];
+    const groups = new Map<string, { claimId: string; leaseUntil: number; deliveries: ClaimedDelivery[] }>();
     const add = (claimId: string, leaseUntil: number, ds: readonly ClaimedDelivery[]) => {
       const list = ds.filter((d) => isUnstored(s, d));
-      if (list.length > 0) groups.push({ claimId, leaseUntil, deliveries: list });
+      if (list.length === 0) return;
+      const k = `${claimId}\0${leaseUntil}`;
+      const g = groups.get(k);
+      if (g === undefined) groups.set(k, { claimId, leaseUntil, deliveries: list });
+      else g.deliveries.push(...list);
     };
     for (const u of s.queue) add(u.claimId, u.leaseUntil, u.deliveries);
     for (const u of s.sending) add(u.claimId, u.leaseUntil, u.deliveries);
     if (s.hold !== null) add(s.hold.claimId, s.hold.leaseUntil, s.hold.deliveries);
-    return groups;
+    return [...groups.values()];
   }
 
   async function sweep(): Promise<void> {
@@ -58,9 +66,12 @@ export function createLaneInFlight(deps: LaneDeps, s: LaneState, log: Record<str
       const groups = unstoredNow();
       // Nothing held without a row: no sweep until the next handoff.
       if (groups.length === 0) disarm();
+      for (const g of groups) for (const d of g.deliveries) if (!seen.has(d)) next.add(d);
       for (const g of groups) {
-        const due = g.deliveries.filter((d) => seen.has(d));
-        for (const d of g.deliveries) if (!seen.has(d)) next.add(d);
+        // Still held and unstored now (an earlier group's store took a while): one the lane sent
+        // meanwhile is its record's to write, and storing it would only wait for that record.
+        const held = g === groups[0] ? null : new Set(unstoredNow().flatMap((h) => h.deliveries));
+        const due = g.deliveries.filter((d) => seen.has(d) && (held === null || held.has(d)));
         if (due.length === 0) continue;
         const rows = due.map((d) => d.unstored!);
         const ids = await deps.settler.store(rows, deps.clock(), { claimId: g.claimId, leaseUntil: g.leaseUntil });

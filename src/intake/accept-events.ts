@@ -2,8 +2,8 @@
 // batch intake, custom endpoints): validate each event for its account, build its row,
 // commit all rows of the request in one transaction (sharing the group commit with
 // concurrent requests), count them. A request's events are stored together or not at all.
-import { randomUUID } from 'node:crypto';
 import { unavailable } from '../errors.ts';
+import { eventUuid } from './event-uuid.ts';
 import type { Logger } from '../logger.ts';
 import type { Account } from '../accounts/types.ts';
 import { approvedEvents } from '../accounts/account-service.ts';
@@ -72,7 +72,7 @@ export function eventRow(input: AcceptInput, body: unknown, result: ValidationRe
   const named = ev !== null && typeof ev === 'object' ? (ev as Record<string, unknown>) : {};
   const accepted = result.errors.length === 0;
   return {
-    id: randomUUID(),
+    id: eventUuid(receivedAt),
     scriptId: input.account.scriptId,
     name: text(named.name),
     eventId: text(named.id),

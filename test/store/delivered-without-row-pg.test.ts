@@ -158,7 +158,7 @@ describe('store (PostgreSQL): delivered without a row, in its SQL', function () 
     const [before, after] = await handedOff(2, 'fan#1');
     await store.close();
     // Version 12 as an older release left it: no columns, no indexes, a delivered row.
-    await raw.query(`DROP INDEX delivery_attempts_delivered_seq; DROP INDEX delivery_attempts_delivered_account;
+    await raw.query(`DROP INDEX delivery_attempts_delivered_range; DROP INDEX delivery_attempts_delivered_account;
       ALTER TABLE delivery_attempts DROP COLUMN script_id, DROP COLUMN delivered, DROP COLUMN first_seq, DROP COLUMN last_seq;
       DELETE FROM schema_migrations WHERE version >= 13;
       INSERT INTO delivery_attempts (destination_id, attempted_at, status_code, latency_ms, outcome, events) VALUES ('${DEST}', ${T0 + 1}, 200, 1, 'success', 1);

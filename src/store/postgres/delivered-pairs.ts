@@ -19,7 +19,7 @@ const LISTED = `a.delivered IS NOT NULL AND p.v <> 'null'::jsonb`;
 
 /**
  * The attempts that delivered the events matching `events` (a condition on events), found through
- * each destination of the event's account by delivery_attempts_delivered_seq (an attempt lists seqs
+ * each destination of the event's account by delivery_attempts_delivered_range (an attempt lists seqs
  * at most DELIVERED_SEQ_SPAN below its last), and the pairs of those events. OFFSET 0 keeps the
  * lateral look-up a scan per destination and event, with the seq range in its index condition
  * (flattened, the planner read every listing attempt of the destination and filtered).
@@ -144,7 +144,7 @@ export async function purgeAttemptChunk(pool: pg.Pool, edge: number, chunk: numb
 
 /**
  * Whether an attempt to destination `d` lists the pair (`s`, `p`) (SQL expressions): its
- * destination's short range of delivery_attempts_delivered_seq.
+ * destination's short range of delivery_attempts_delivered_range (first_seq tested in the index).
  */
 export const listedPair = (d: string, s: string, p: string): string => `EXISTS (SELECT 1 FROM delivery_attempts l
     WHERE l.destination_id = ${d} AND l.delivered IS NOT NULL AND l.last_seq >= ${s} AND l.last_seq <= ${s} + ${DELIVERED_SEQ_SPAN} AND l.first_seq <= ${s}

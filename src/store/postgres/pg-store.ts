@@ -71,61 +71,63 @@ const dedupKey = (r: PreparedRow): string | null =>
   r.status !== 'accepted' || r.eventId === null || r.name === null ? null : JSON.stringify([r.scriptId, r.environment, r.name, r.eventId]);
 
 /**
- * The append transaction. Within one batch the first row of a key makes the claim and a
- * later one is a duplicate of it; a claim succeeds when the key is new or its first sighting
- * is older than the window (then it is renewed).
+ * The append transaction, one statement: within one batch the first row of a key makes the
+ * claim (`claim`: the key's index, `claimer`) and a later one is a duplicate of it; a claim
+ * succeeds when the key is new or its first sighting is older than the window (then it is
+ * renewed). The upsert's RETURNING (the keys won) decides each row's status in the statement,
+ * which stores the rows with it, the accepted rows' products, and returns the statuses in order.
  */
+const APPEND_SQL = `WITH k AS (SELECT * FROM unnest($4::text[], $5::text[], $6::text[], $7::text[], $8::bigint[]) WITH ORDINALITY AS k(s, e, n, i, at, o)),
+  won AS (INSERT INTO dedup_keys (script_id, environment, name, event_id, first_seen_at) SELECT s, e, n, i, at FROM k
+    ON CONFLICT (script_id, environment, name, event_id) DO UPDATE SET first_seen_at = excluded.first_seen_at
+      WHERE dedup_keys.first_seen_at <= excluded.first_seen_at - $9::bigint
+    RETURNING script_id, environment, name, event_id),
+  x AS MATERIALIZED (SELECT x.*, CASE WHEN x.claim IS NULL THEN x.status
+      WHEN x.claimer AND EXISTS (SELECT 1 FROM won w JOIN k ON k.s = w.script_id AND k.e = w.environment AND k.n = w.name AND k.i = w.event_id
+        WHERE k.o = x.claim) THEN 'accepted' ELSE 'duplicate' END AS st
+    FROM ROWS FROM (json_to_recordset($1::json) AS (id text, script_id text, name text, event_id text, status text, source text,
+      request_id text, received_at bigint, errors text, warnings text, payload text, claim bigint, claimer boolean), unnest($3::bytea[]))
+      WITH ORDINALITY AS x(id, script_id, name, event_id, status, source, request_id, received_at, errors, warnings, payload, claim, claimer, packed, o)),
+  ins AS (INSERT INTO events (id, script_id, name, event_id, status, source, request_id, received_at, errors, warnings, payload, payload_packed)
+    SELECT id, script_id, name, event_id, st, source, request_id, received_at, errors, warnings, payload, packed FROM x ORDER BY o
+    RETURNING status),
+  seen AS (INSERT INTO seen_products (script_id, product_id) SELECT s.script_id, s.product_id
+    FROM json_to_recordset($2::json) AS s(script_id text, product_id text, o bigint) JOIN x ON x.o = s.o AND x.st = 'accepted'
+    ON CONFLICT DO NOTHING),
+  -- NOTIFY is delivered at COMMIT: every instance's dispatcher wakes for the new work.
+  notified AS (SELECT CASE WHEN EXISTS (SELECT 1 FROM ins WHERE status = 'accepted') THEN pg_notify('${WORK_CHANNEL}', '${EVENTS_PAYLOAD}') END AS n)
+  SELECT x.st AS status FROM x CROSS JOIN notified ORDER BY x.o`;
+
 async function appendRows(c: pg.PoolClient, rows: readonly PreparedRow[], payloads: readonly StoredPayload[], windowMs: number): Promise<EventStatus[]> {
   const claimers = new Map<string, number>();
   rows.forEach((r, i) => {
     const k = dedupKey(r);
     if (k !== null && !claimers.has(k)) claimers.set(k, i);
   });
-  const claimed = new Set<string>();
-  if (claimers.size > 0) {
-    const at = [...claimers.values()].map((i) => rows[i]);
-    const { rows: won } = await c.query<{ script_id: string; environment: string; name: string; event_id: string }>({
-      // Named: prepared once per connection, not parsed and planned per batch.
-      name: 'tl_append_dedup',
-      text: `INSERT INTO dedup_keys (script_id, environment, name, event_id, first_seen_at)
-       SELECT * FROM unnest($1::text[], $2::text[], $3::text[], $4::text[], $5::bigint[])
-       ON CONFLICT (script_id, environment, name, event_id) DO UPDATE SET first_seen_at = excluded.first_seen_at
-         WHERE dedup_keys.first_seen_at <= excluded.first_seen_at - $6::bigint
-       RETURNING script_id, environment, name, event_id`,
-      values: [at.map((r) => r.scriptId), at.map((r) => r.environment), at.map((r) => r.name), at.map((r) => r.eventId), at.map((r) => r.receivedAt), windowMs],
-    });
-    for (const w of won) claimed.add(JSON.stringify([w.script_id, w.environment, w.name, w.event_id]));
-  }
-  const statuses = rows.map((r, i): EventStatus => {
-    const k = dedupKey(r);
-    if (k === null) return r.status;
-    return claimers.get(k) === i && claimed.has(k) ? 'accepted' : 'duplicate';
-  });
+  const keys = [...claimers.keys()];
+  const claimOf = new Map(keys.map((k, n) => [k, n + 1]));
+  const at = [...claimers.values()].map((i) => rows[i]);
   // The rows travel as one JSON document: V8's JSON.stringify is far cheaper than
   // node-postgres escaping kilobyte payload strings element by element into array literals.
   // The packed payloads (payload-codec.ts) travel beside it, as they are: one binary bytea[]
   // parameter (bytea-array.ts), its elements in the rows' order.
-  const doc = JSON.stringify(rows.map((r, i) => ({
-    id: r.id, script_id: r.scriptId, name: r.name, event_id: r.eventId, status: statuses[i], source: r.source, request_id: r.requestId,
-    received_at: r.receivedAt, errors: r.errors, warnings: r.warnings, payload: payloads[i].payload,
-  })));
-  const seen = rows.flatMap((r, i) => (statuses[i] === 'accepted' ? r.productIds.map((p) => ({ script_id: r.scriptId, product_id: p })) : []));
-  await c.query({
-    name: 'tl_append_events',
-    text: `WITH ins AS (
-       INSERT INTO events (id, script_id, name, event_id, status, source, request_id, received_at, errors, warnings, payload, payload_packed)
-       SELECT id, script_id, name, event_id, status, source, request_id, received_at, errors, warnings, payload, packed
-       FROM ROWS FROM (json_to_recordset($1::json) AS (id text, script_id text, name text, event_id text, status text, source text,
-         request_id text, received_at bigint, errors text, warnings text, payload text), unnest($3::bytea[])) AS x(id, script_id, name,
-         event_id, status, source, request_id, received_at, errors, warnings, payload, packed)
-       RETURNING seq, status),
-     seen AS (INSERT INTO seen_products (script_id, product_id) SELECT script_id, product_id FROM json_to_recordset($2::json) AS s(script_id text, product_id text)
-       ON CONFLICT DO NOTHING RETURNING 1)
-     -- NOTIFY is delivered at COMMIT: every instance's dispatcher wakes for the new work.
-     SELECT (SELECT count(*) FROM seen) AS seen, CASE WHEN EXISTS (SELECT 1 FROM ins WHERE status = 'accepted') THEN pg_notify('${WORK_CHANNEL}', '${EVENTS_PAYLOAD}') END AS notified`,
-    values: [doc, JSON.stringify(seen), byteaArrayParam(payloads.map((p) => p.packed))],
+  const doc = JSON.stringify(rows.map((r, i) => {
+    const k = dedupKey(r);
+    return {
+      id: r.id, script_id: r.scriptId, name: r.name, event_id: r.eventId, status: r.status, source: r.source, request_id: r.requestId,
+      received_at: r.receivedAt, errors: r.errors, warnings: r.warnings, payload: payloads[i].payload,
+      claim: k === null ? null : claimOf.get(k), claimer: k !== null && claimers.get(k) === i,
+    };
+  }));
+  const seen = rows.flatMap((r, i) => (r.status === 'accepted' ? r.productIds.map((p) => ({ script_id: r.scriptId, product_id: p, o: i + 1 })) : []));
+  const { rows: out } = await c.query<{ status: EventStatus }>({
+    // Named: prepared once per connection, not parsed and planned per batch.
+    name: 'tl_append',
+    text: APPEND_SQL,
+    values: [doc, JSON.stringify(seen), byteaArrayParam(payloads.map((p) => p.packed)),
+      at.map((r) => r.scriptId), at.map((r) => r.environment), at.map((r) => r.name), at.map((r) => r.eventId), at.map((r) => r.receivedAt), windowMs],
   });
-  return statuses;
+  return out.map((r) => r.status);
 }
 
 /** The tables an intake commit writes (see appendRows). */

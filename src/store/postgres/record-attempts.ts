@@ -1,8 +1,9 @@
 // PostgreSQL attempt records, a whole group commit in one statement: every attempt of the
 // batch, the updates of stored rows (fenced on each record's claim), the rows of handed-off
 // deliveries (inserted, or updated where their lane stored them leased to the claim), their
-// items, the links and the health of destinations that only succeeded. A record that failed
-// adds its health and pause statements after it, in order. A delivery keeps the first attempt
+// items, the links and the health of destinations that only succeeded. A batch with failures
+// adds one statement: the failing destinations' health and pauses, as the records in order
+// would leave them. A delivery keeps the first attempt
 // recorded for it in its row (`attempt_id`); only the others (retries, a request that carried
 // it while another claim held it) get a link row in delivery_attempt_items, so a delivery
 // settled by its first request costs no link (PostgreSQL migration 12, SQLite 19). A handed-off
@@ -26,7 +27,7 @@ import { listedPair } from './delivered-pairs.ts';
  * already (`fresh` false: its event was fanned out again meanwhile and sent again; the record is
  * fenced as by a row another claim holds). Whatever its verdict, a handed-off delivery another
  * attempt lists gets no row either (`ins`): the listed pair is its state, as a row would be. That look-up is a short range of
- * delivery_attempts_delivered_seq: the destination's attempts listing seqs from this one on. A batch without stored rows (the usual: every delivery
+ * delivery_attempts_delivered_range: the destination's attempts listing seqs from this one on. A batch without stored rows (the usual: every delivery
  * handed off) or without handed-off ones leaves their parts out: the executor starts every part
  * of a statement, empty or not.
  */
@@ -163,31 +164,20 @@ export async function recordAttemptsOn(c: pg.PoolClient, records: readonly Attem
   });
   const done = new Set<number>();
   const inserted = new Set<string>();
-  let paused = new Set<string>();
+  const paused = new Set<string>();
   for (const row of rows) {
     if (row.kind === 'stored') done.add(Number(row.id));
     else if (row.kind === 'inserted' || row.kind === 'listed') inserted.add(`${row.event_seq}#${partKey(row.destination_id, row.part)}`);
     else paused.add(row.destination_id);
   }
   if (failing.size > 0) {
-    // In order per failing destination; of a run of successes only the last is written (each overwrites the one before).
-    const okRun = new Map<string, AttemptRecord>();
-    for (const rec of records) {
-      if (rec.http === null || !failing.has(rec.destinationId)) continue;
-      if (rec.http.outcome === 'success') {
-        okRun.set(rec.destinationId, rec);
-        continue;
-      }
-      const ok = okRun.get(rec.destinationId);
-      if (ok !== undefined) await recordHealth(c, ok);
-      okRun.delete(rec.destinationId);
-      await recordHealth(c, rec);
+    // The failing destinations' health in one statement, as the records in order would leave it; it returns whether each is paused now.
+    const { rows: h } = await c.query<{ destination_id: string; paused: boolean }>({ name: 'tl_record_failing_health', text: FAILING_HEALTH,
+      values: failingHealth(records, failing) });
+    for (const r of h) {
+      if (r.paused) paused.add(r.destination_id);
+      else paused.delete(r.destination_id);
     }
-    for (const ok of okRun.values()) await recordHealth(c, ok);
-    // Whether each destination is paused, as the transaction leaves it.
-    const { rows: h } = await c.query<{ destination_id: string }>(
-      'SELECT destination_id FROM destination_health WHERE destination_id = ANY($1::text[]) AND paused_at IS NOT NULL', [destinations]);
-    paused = new Set(h.map((r) => r.destination_id));
   }
   const firstStored = new Set(stored.filter((s) => s.first).map((s) => s.u));
   const firstUnstored = new Set(unstored.map((s) => s.u));
@@ -197,28 +187,68 @@ export async function recordAttemptsOn(c: pg.PoolClient, records: readonly Attem
   }));
 }
 
-/** A record's destination health, in order: a success clears failing_since, a failure sets it and may pause the destination. */
-async function recordHealth(c: pg.PoolClient, rec: AttemptRecord): Promise<void> {
-  if (rec.http!.outcome === 'success') {
-    await c.query(`INSERT INTO destination_health (destination_id, last_success_at) VALUES ($1, $2)
-      ON CONFLICT (destination_id) DO UPDATE SET last_success_at = excluded.last_success_at, failing_since = NULL`, [rec.destinationId, rec.at]);
-    return;
+/**
+ * The health of destinations a batch records a failure for, one row each ($1–$6) and the
+ * failures that may pause them in order ($7–$12), written once per destination as the records
+ * in order would leave it: last_success_at and last_failure_at the latest of each; failing_since
+ * NULL after a final success, else the first failure after the last success (none in the
+ * batch: the stored one, or the batch's first failure); paused by the first failure whose
+ * failing_since (as the records up to it leave it) is at or before its bound, unless paused
+ * already. The stored values are the row's as the upsert locks it. `fs`: a failure's
+ * failing_since fixed by the batch (a success before it), else NULL (the stored one or `f.fs`).
+ */
+const FAILING_HEALTH = `WITH f AS (SELECT * FROM unnest($1::text[], $2::bigint[], $3::bigint[], $4::boolean[], $5::bigint[], $6::bigint[]) AS f(d, ok, fail, had_ok, since, fs)),
+    p AS (SELECT * FROM unnest($7::text[], $8::int[], $9::bigint[], $10::text[], $11::bigint[], $12::bigint[]) AS p(d, o, at, reason, bound, fs))
+  INSERT INTO destination_health AS h (destination_id, last_success_at, last_failure_at, failing_since, paused_at, pause_reason, paused_destination_updated_at)
+  SELECT f.d, f.ok, f.fail, f.since, x.at, x.reason, CASE WHEN x.at IS NOT NULL THEN (SELECT updated_at FROM destinations WHERE id = f.d) END
+  FROM f LEFT JOIN LATERAL (SELECT p.at, p.reason FROM p WHERE p.d = f.d AND coalesce(p.fs, f.fs) <= p.bound ORDER BY p.o LIMIT 1) x ON true
+  ON CONFLICT (destination_id) DO UPDATE SET
+    last_success_at = coalesce(excluded.last_success_at, h.last_success_at),
+    last_failure_at = excluded.last_failure_at,
+    failing_since = CASE WHEN (SELECT had_ok FROM f WHERE f.d = excluded.destination_id) THEN excluded.failing_since ELSE coalesce(h.failing_since, excluded.failing_since) END,
+    (paused_at, pause_reason, paused_destination_updated_at) = (SELECT coalesce(h.paused_at, x.at), CASE WHEN h.paused_at IS NOT NULL THEN h.pause_reason ELSE x.reason END,
+        CASE WHEN h.paused_at IS NOT NULL THEN h.paused_destination_updated_at WHEN x.at IS NOT NULL THEN (SELECT updated_at FROM destinations WHERE id = excluded.destination_id) END
+      FROM (SELECT NULL) AS one LEFT JOIN LATERAL (SELECT p.at, p.reason FROM p JOIN f ON f.d = p.d WHERE p.d = excluded.destination_id
+        AND coalesce(p.fs, h.failing_since, f.fs) <= p.bound ORDER BY p.o LIMIT 1) x ON true)
+  RETURNING destination_id, paused_at IS NOT NULL AS paused`;
+
+/**
+ * FAILING_HEALTH's values for the destinations in `failing`, from the records in order: per
+ * destination its last success and failure, whether a success came in the batch, failing_since
+ * as the batch leaves it (NULL after a final success; with no success in it, the first failure,
+ * which the stored value overrides) and the first failure before any success; and each failure
+ * that may pause it with its bound and, after a success in the batch, the failing_since it sees.
+ */
+function failingHealth(records: readonly AttemptRecord[], failing: ReadonlySet<string>): unknown[] {
+  const per = new Map<string, { ok: number | null; fail: number | null; hadOk: boolean; since: number | null; first: number | null }>();
+  const pauses: { d: string; at: number; reason: string; bound: number; fs: number | null }[] = [];
+  for (const rec of records) {
+    if (rec.http === null || !failing.has(rec.destinationId)) continue;
+    let g = per.get(rec.destinationId);
+    if (g === undefined) per.set(rec.destinationId, (g = { ok: null, fail: null, hadOk: false, since: null, first: null }));
+    if (rec.http.outcome === 'success') {
+      g.ok = rec.at;
+      g.hadOk = true;
+      g.since = null;
+      continue;
+    }
+    g.fail = rec.at;
+    g.since ??= rec.at;
+    if (!g.hadOk) g.first ??= rec.at;
+    let reason: string | null = null;
+    let bound = rec.at;
+    if (rec.pauseNow !== undefined) reason = rec.pauseNow;
+    else if (rec.pauseAfterMs > 0) {
+      const hours = Math.round((rec.pauseAfterMs / 3_600_000) * 100) / 100;
+      reason = `failing with no success for ${hours} h; last error: ${rec.message}`.slice(0, 500);
+      bound = rec.at - rec.pauseAfterMs;
+    }
+    if (reason !== null) pauses.push({ d: rec.destinationId, at: rec.at, reason, bound, fs: g.hadOk ? g.since : null });
   }
-  await c.query(`INSERT INTO destination_health (destination_id, last_failure_at, failing_since) VALUES ($1, $2, $2)
-    ON CONFLICT (destination_id) DO UPDATE SET last_failure_at = excluded.last_failure_at,
-      failing_since = COALESCE(destination_health.failing_since, excluded.failing_since)`, [rec.destinationId, rec.at]);
-  let reason: string | null = null;
-  let since = rec.at;
-  if (rec.pauseNow !== undefined) reason = rec.pauseNow;
-  else if (rec.pauseAfterMs > 0) {
-    const hours = Math.round((rec.pauseAfterMs / 3_600_000) * 100) / 100;
-    reason = `failing with no success for ${hours} h; last error: ${rec.message}`.slice(0, 500);
-    since = rec.at - rec.pauseAfterMs;
-  }
-  if (reason !== null) {
-    await c.query(`UPDATE destination_health SET paused_at = $1, pause_reason = $2,
-        paused_destination_updated_at = (SELECT updated_at FROM destinations WHERE id = $3)
-      WHERE destination_id = $3 AND paused_at IS NULL AND failing_since IS NOT NULL AND failing_since <= $4`,
-    [rec.at, reason, rec.destinationId, since]);
-  }
+  const ds = [...per.keys()];
+  const gs = [...per.values()];
+  return [ds, gs.map((g) => g.ok), gs.map((g) => g.fail), gs.map((g) => g.hadOk), gs.map((g) => g.since),
+    // The first failure before any success: failing_since up to the first success when none is stored.
+    gs.map((g) => g.first),
+    pauses.map((x) => x.d), pauses.map((_, i) => i), pauses.map((x) => x.at), pauses.map((x) => x.reason), pauses.map((x) => x.bound), pauses.map((x) => x.fs)];
 }
