@@ -1,5 +1,5 @@
 // PostgreSQL deliveries: claims with leases fenced by claim id, attempt records and destination
-// health (the dispatch queue's side: dispatch-queue.ts; the contract and its model: store/delivery-contract.ts and the
+// health (the dispatch queue's side: dispatch-queue.ts and its fan-out-*.ts; the contract and its model: store/delivery-contract.ts and the
 // SQLite twin). Claims take rows with FOR UPDATE SKIP LOCKED, so instances claiming at the
 // same moment split the work instead of queueing behind each other; every later write is
 // conditional on the row still carrying the claim id, so an instance whose lease lapsed and

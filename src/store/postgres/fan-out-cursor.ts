@@ -9,7 +9,7 @@
 //
 // This module is the bookkeeping: the row shapes, the SQL the claim, settle and release share,
 // and the in-memory state of the partitions a store object holds (its open events, in key
-// order), from which the cursor is moved. dispatch-queue.ts runs the transactions.
+// order), from which the cursor is moved. The transactions run in fan-out-claim.ts, fan-out-complete.ts and fan-out-takeover.ts.
 import type pg from 'pg';
 
 /** Partitions of the event log (index events_fan_out). */

@@ -7,7 +7,7 @@ import { CURSOR_COLUMNS, FAN_EVENTS, HORIZON, fanPart } from './fan-out-cursor.t
 
 /**
  * The deliveries of events $1 (seqs $2..$3, of accounts $5) an earlier fan-out settled: their rows,
- * and the pairs attempts list as delivered without one (delivery_attempts_delivered_seq, for each
+ * and the pairs attempts list as delivered without one (delivery_attempts_delivered_range, for each
  * destination of those accounts: an attempt lists seqs at most $4 below its last), a replayed pair (null) aside.
  */
 export const SETTLED = `SELECT event_seq, destination_id, part FROM deliveries WHERE event_seq = ANY($1::bigint[]) AND part IS NOT NULL
