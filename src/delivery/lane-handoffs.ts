@@ -4,13 +4,14 @@
 import { claimLimit, concurrencyOf, isActive, isRunning, maxEvents, queuedDeliveries, takesHandoffs, type LaneState, type LaneDeps } from './lane-state.ts';
 import type { LaneUnits } from './lane-units.ts';
 import type { ClaimedDelivery } from './types.ts';
+import { PACE_BUSY_PATIENCE_FACTOR, type PaceClock } from './pace-clock.ts';
 
 /** The handoff cap's floor when the dispatcher sets none (the cap itself: `handoffCap` below). */
 export const HANDOFF_CAP = 400;
 
 export interface LaneHandoffs {
   offer(): { claimId: string; leaseUntil: number; room: number } | null;
-  saturated(need: number, nowMs: number, patienceMs: number): boolean;
+  saturated(need: number, at: PaceClock, patienceMs: number): boolean;
   take(claimId: string, leaseUntil: number, deliveries: ClaimedDelivery[]): void;
   /** Queues what the hold has gathered, or hands it back when the lane cannot send. */
   flushHold(): void;
@@ -51,14 +52,15 @@ export function createLaneHandoffs(deps: LaneDeps, s: LaneState, units: LaneUnit
       if (s.hold !== null) return { claimId: s.hold.claimId, leaseUntil: s.hold.leaseUntil, room: r };
       return { claimId: deps.nextClaimId(), leaseUntil: deps.clock() + deps.leaseMs, room: r };
     },
-    saturated(need, nowMs, patienceMs) {
+    saturated(need, at, patienceMs) {
       // A lane serving its stored work takes no handoffs: nothing to wait for.
       if (!isRunning(s) || !isActive(s) || s.claims.failures > 0 || s.claims.wanted || room() >= need) {
         s.shortSince = null;
         return false;
       }
-      s.shortSince ??= nowMs;
-      return nowMs - s.shortSince < patienceMs;
+      s.shortSince ??= at;
+      // Idle time: a thread busy sending is not a slow destination (fan-out-loop.ts PACE_PATIENCE_MS).
+      return at.idleMs - s.shortSince.idleMs < patienceMs && at.wallMs - s.shortSince.wallMs < patienceMs * PACE_BUSY_PATIENCE_FACTOR;
     },
     take(claimId, leaseUntil, deliveries) {
       if (deliveries.length === 0) return;

@@ -13,6 +13,7 @@ import type { HttpSender } from './http-sender.ts';
 import type { TokenCache } from './oauth/token-cache.ts';
 import type { RetryPolicy } from './retry-policy.ts';
 import type { DestinationRecord } from '../store/types.ts';
+import type { PaceClock } from './pace-clock.ts';
 import type { ActiveDestination, ClaimedDelivery, DeliveryStore, HandedOffDelivery, LaneLogger } from './types.ts';
 
 export interface LaneDeps {
@@ -134,8 +135,8 @@ export interface LaneState {
     /** A batching lane waits this out after notify() so that its claim fills a batch. */
     linger?: NodeJS.Timeout;
   };
-  /** When saturated() first saw this lane short of room (null: it has room). */
-  shortSince: number | null;
+  /** Where the pace's clocks stood when saturated() first saw this lane short of room (null: it has room). */
+  shortSince: PaceClock | null;
   /** Recent answers and timeouts, for the shortened limit after a timeout (lane-timeouts.ts). */
   timeouts: TimeoutState;
   /** stop() callers waiting for nothing to be queued, in flight or recording. */

@@ -15,6 +15,7 @@ import { createLaneSend } from './lane-send.ts';
 import { claimLimit, concurrencyOf, createLaneState, isActive, isIdle, isRunning, maxEvents, maySend, type LaneDeps } from './lane-state.ts';
 import { createLaneUnits } from './lane-units.ts';
 import { createLaneWake } from './lane-wake.ts';
+import type { PaceClock } from './pace-clock.ts';
 import type { ActiveDestination, ClaimedDelivery } from './types.ts';
 
 export type { LaneLogger } from './types.ts';
@@ -32,11 +33,12 @@ export interface Lane {
   offer(): { claimId: string; leaseUntil: number; room: number } | null;
   /**
    * Whether the fan-out should wait for this lane: it is running, has room for fewer than
-   * `need` handed-off deliveries, and has been short of room for less than `patienceMs` (real
-   * time, `nowMs` from performance.now()). A lane short for longer is slow: the fan-out goes
-   * on without waiting, and this lane claims what is stored for it when it gets to it.
+   * `need` handed-off deliveries, and has been short of room for less than `patienceMs` of the
+   * thread's idle time and less than PACE_BUSY_PATIENCE_FACTOR × `patienceMs` of real time
+   * (`at`: pace-clock.ts). A lane short for longer is slow: the fan-out goes on
+   * without waiting, and this lane claims what is stored for it when it gets to it.
    */
-  saturated(need: number, nowMs: number, patienceMs: number): boolean;
+  saturated(need: number, at: PaceClock, patienceMs: number): boolean;
   /**
    * Deliveries the fan-out handed off under this lane's offered claim: not stored (no rows until
    * their attempt records write them; fan-out.ts), queued for sending; a batching destination's
