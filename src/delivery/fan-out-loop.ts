@@ -29,8 +29,8 @@ import { paceClock, type PaceClock } from './pace-clock.ts';
  * must write, claim back, re-read and parse (several times the CPU of a handoff: a backlog
  * drained on a loaded machine stored ~75 % of its one-event-per-request deliveries that way).
  * A lane that is slow leaves the thread waiting on sockets, so its patience runs out as before;
- * and however busy the thread, no lane is waited for longer than PACE_BUSY_PATIENCE_FACTOR
- * (pace-clock.ts) × the patience of real time per time it runs short.
+ * and however busy the thread, a lane that frees no room for PACE_BUSY_PATIENCE_FACTOR
+ * (pace-clock.ts) × the patience of real time (hung) is not waited for.
  */
 export const PACE_PATIENCE_MS = 250;
 const PACE_POLL_MS = 2;

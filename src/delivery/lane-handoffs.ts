@@ -58,9 +58,13 @@ export function createLaneHandoffs(deps: LaneDeps, s: LaneState, units: LaneUnit
         s.shortSince = null;
         return false;
       }
-      s.shortSince ??= at;
-      // Idle time: a thread busy sending is not a slow destination (fan-out-loop.ts PACE_PATIENCE_MS).
-      return at.idleMs - s.shortSince.idleMs < patienceMs && at.wallMs - s.shortSince.wallMs < patienceMs * PACE_BUSY_PATIENCE_FACTOR;
+      // Idle time: a thread busy sending is not a slow destination (fan-out-loop.ts PACE_PATIENCE_MS);
+      // real time only while the lane frees no room (hung), however busy the thread.
+      const r = room();
+      if (s.shortSince === null) s.shortSince = { at, progressAt: at.wallMs, room: r };
+      else if (r > s.shortSince.room) s.shortSince.progressAt = at.wallMs;
+      s.shortSince.room = r;
+      return at.idleMs - s.shortSince.at.idleMs < patienceMs && at.wallMs - s.shortSince.progressAt < patienceMs * PACE_BUSY_PATIENCE_FACTOR;
     },
     take(claimId, leaseUntil, deliveries) {
       if (deliveries.length === 0) return;

@@ -34,8 +34,8 @@ export interface Lane {
   /**
    * Whether the fan-out should wait for this lane: it is running, has room for fewer than
    * `need` handed-off deliveries, and has been short of room for less than `patienceMs` of the
-   * thread's idle time and less than PACE_BUSY_PATIENCE_FACTOR × `patienceMs` of real time
-   * (`at`: pace-clock.ts). A lane short for longer is slow: the fan-out goes on
+   * thread's idle time, and has freed room within PACE_BUSY_PATIENCE_FACTOR × `patienceMs` of
+   * real time (`at`: pace-clock.ts). A lane short for longer is slow: the fan-out goes on
    * without waiting, and this lane claims what is stored for it when it gets to it.
    */
   saturated(need: number, at: PaceClock, patienceMs: number): boolean;

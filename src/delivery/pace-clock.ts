@@ -11,5 +11,5 @@ export interface PaceClock {
 /** Real time (performance.now()) and the thread's event-loop idle time so far. */
 export const paceClock = (): PaceClock => ({ wallMs: performance.now(), idleMs: performance.eventLoopUtilization().idle });
 
-/** However busy the thread, a lane short of room is waited for at most this many patiences of real time per time it runs short. */
+/** However busy the thread, a lane short of room that frees none is waited for at most this many patiences of real time. */
 export const PACE_BUSY_PATIENCE_FACTOR = 20;

@@ -137,6 +137,11 @@ describe('delivery: the fan-out paces itself to its lanes', function () {
     await allByHandoff('ORD-BUSY', 30, { pacePatienceMs: 40, paceClock: busyThread });
   });
 
+  it('while the thread is busy, a lane that keeps freeing room is waited for past the bound on real time: only a lane that frees none is hung', async () => {
+    // Bound: 20 × 5 ms = 100 ms of real time; 20 deliveries, 8 at a time, 60 ms each: ~180 ms to free a batch's room, some every 60 ms.
+    await allByHandoff('ORD-BUSY-PROGRESS', 60, { pacePatienceMs: 5, paceClock: busyThread });
+  });
+
   it('however busy the thread, a lane that stays full is waited for a bounded time: a hung destination never holds up another', async () => {
     // Patience 20 ms of idle time that never comes; PACE_BUSY_PATIENCE_FACTOR × 20 ms of real time bounds the wait.
     await hungBeside('ORD-HUNG-BUSY', { pacePatienceMs: 20, paceClock: busyThread });
