@@ -12,6 +12,7 @@
 // at a load average near 20 (docs/performance.md, "Delivery CPU"). With `--ref`, the same on a build of that commit first, then
 // this tree, and each count as a ratio to the reference. Takes several minutes per side.
 // Only user-space instructions are counted: what a change saves in system calls does not show.
+// DRAIN_KEEP_CALLGRIND=1 keeps callgrind's files (their folder is printed) for callgrind_annotate.
 import { execFileSync, spawn } from 'node:child_process';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -64,7 +65,8 @@ async function count(side: Side): Promise<Counted> {
   for (const d of doubles.values()) await d.close();
   const byThread = instructionsByThread(outDir);
   rmSync(dataDir, { recursive: true, force: true });
-  rmSync(outDir, { recursive: true, force: true });
+  if (process.env.DRAIN_KEEP_CALLGRIND) process.stderr.write(`${side.label}: callgrind files kept in ${outDir}\n`);
+  else rmSync(outDir, { recursive: true, force: true });
   return { side: side.label, byThread, total: [...byThread.values()].reduce((a, b) => a + b, 0) };
 }
 
