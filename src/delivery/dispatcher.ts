@@ -10,6 +10,7 @@ import { createRemap } from './remap.ts';
 import { createTokenCache } from './oauth/token-cache.ts';
 import type { DeliveryParts } from './delivery-parts.ts';
 import { createFanOutLoop, newFanOutState, PACE_PATIENCE_MS, wakeFanOut, type FanOutState } from './fan-out-loop.ts';
+import type { PaceClock } from './pace-clock.ts';
 import type { HttpSender } from './http-sender.ts';
 import { createLane, type Lane, type LaneDeps } from './lane.ts';
 import { isDeadLocalOwner, newOwnerId, ownerOf } from './owner-id.ts';
@@ -40,6 +41,8 @@ export interface DispatcherOptions extends DeliveryParts {
   handoffCap?: number;
   /** How long the fan-out waits for a lane without room for a batch; default PACE_PATIENCE_MS. */
   pacePatienceMs?: number;
+  /** The clocks that patience is kept by (default pace-clock.ts paceClock: real time and the thread's idle time). */
+  paceClock?: () => PaceClock;
   /**
    * The fan-out's wait after a pass that claimed less than a batch; default 50 ms. Each pass in
    * a row that claimed nothing doubles it, up to `pollMaxMs`: an idle fan-out looks at the
@@ -128,7 +131,7 @@ export function createDispatcher(opts: DispatcherOptions): Dispatcher {
   const fanOut = createFanOutLoop({
     store, plugins, rules: opts.rules, pool: opts.pool, logger, metrics: opts.metrics, clock, owner, leaseMs,
     batchSize: fanOutBatch, pollMs: opts.pollMs ?? 50, pollMaxMs: opts.pollMaxMs ?? 1_000,
-    pacePatienceMs: opts.pacePatienceMs ?? PACE_PATIENCE_MS, sleep: opts.sleep ?? timerSleep,
+    pacePatienceMs: opts.pacePatienceMs ?? PACE_PATIENCE_MS, paceClock: opts.paceClock, sleep: opts.sleep ?? timerSleep,
     settler, lanes: st.lanes, refresh, running: () => st.running,
   }, st.fanOut);
 

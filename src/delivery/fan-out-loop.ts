@@ -10,6 +10,7 @@ import { fanOutOnce, HOLD_MS } from './fan-out.ts';
 import type { Lane } from './lane.ts';
 import { storeErrorBackoffMs } from './retry-policy.ts';
 import { busy, heardMark } from '../poll-tick.ts';
+import { paceClock, type PaceClock } from './pace-clock.ts';
 
 /**
  * The fan-out waits (polling every PACE_POLL_MS) while a running lane has no room for a whole
@@ -21,6 +22,15 @@ import { busy, heardMark } from '../poll-tick.ts';
  * destination timing out, rate-limited, far away), and the fan-out goes on without it until
  * it has room again, so a slow destination costs the others at most this wait per time it
  * runs short, and its own deliveries are stored for it to claim.
+ *
+ * The patience is counted in the delivery thread's idle time (event-loop idle, not wall time):
+ * a lane short of room while the thread is busy is not slow, it waits for the thread like
+ * every other lane, and going on without it would only turn its deliveries into rows the thread
+ * must write, claim back, re-read and parse (several times the CPU of a handoff: a backlog
+ * drained on a loaded machine stored ~75 % of its one-event-per-request deliveries that way).
+ * A lane that is slow leaves the thread waiting on sockets, so its patience runs out as before;
+ * and however busy the thread, a lane that frees no room for PACE_BUSY_PATIENCE_FACTOR
+ * (pace-clock.ts) × the patience of real time (hung) is not waited for.
  */
 export const PACE_PATIENCE_MS = 250;
 const PACE_POLL_MS = 2;
@@ -61,6 +71,8 @@ export interface FanOutLoopDeps extends DeliveryParts {
   pollMs: number;
   pollMaxMs: number;
   pacePatienceMs: number;
+  /** The pace's clocks (default paceClock: performance.now() and the thread's event-loop idle time). */
+  paceClock?: () => PaceClock;
   /** Waits `ms`; `mark`: the announcement watch the last pass read under (poll-tick.ts heardMark()). */
   sleep: (ms: number, mark: number | null) => Promise<void>;
   settler: Pick<EventSettler, 'expect' | 'store'>;
@@ -180,7 +192,8 @@ export function createFanOutLoop(deps: FanOutLoopDeps, st: FanOutState): FanOutL
     for (;;) {
       let short = false;
       // Every lane is asked, so each one's short-of-room clock is kept.
-      for (const lane of lanes.values()) if (lane.saturated(deps.batchSize, performance.now(), deps.pacePatienceMs)) short = true;
+      const at = (deps.paceClock ?? paceClock)();
+      for (const lane of lanes.values()) if (lane.saturated(deps.batchSize, at, deps.pacePatienceMs)) short = true;
       if (!short || !deps.running()) return;
       await new Promise<void>((r) => setTimeout(r, PACE_POLL_MS).unref());
     }

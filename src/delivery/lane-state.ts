@@ -13,6 +13,7 @@ import type { HttpSender } from './http-sender.ts';
 import type { TokenCache } from './oauth/token-cache.ts';
 import type { RetryPolicy } from './retry-policy.ts';
 import type { DestinationRecord } from '../store/types.ts';
+import type { PaceClock } from './pace-clock.ts';
 import type { ActiveDestination, ClaimedDelivery, DeliveryStore, HandedOffDelivery, LaneLogger } from './types.ts';
 
 export interface LaneDeps {
@@ -134,8 +135,11 @@ export interface LaneState {
     /** A batching lane waits this out after notify() so that its claim fills a batch. */
     linger?: NodeJS.Timeout;
   };
-  /** When saturated() first saw this lane short of room (null: it has room). */
-  shortSince: number | null;
+  /**
+   * Since saturated() first saw this lane short of room (null: it has room): where the pace's
+   * clocks stood then, when (real time) it last freed room, and its room at the last look.
+   */
+  shortSince: { at: PaceClock; progressAt: number; room: number } | null;
   /** Recent answers and timeouts, for the shortened limit after a timeout (lane-timeouts.ts). */
   timeouts: TimeoutState;
   /** stop() callers waiting for nothing to be queued, in flight or recording. */

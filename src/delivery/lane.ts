@@ -16,6 +16,7 @@ import {
 } from './lane-state.ts';
 import { createLaneUnits } from './lane-units.ts';
 import { createLaneWake } from './lane-wake.ts';
+import { PACE_BUSY_PATIENCE_FACTOR, type PaceClock } from './pace-clock.ts';
 import type { ActiveDestination, ClaimedDelivery } from './types.ts';
 
 export type { LaneLogger } from './types.ts';
@@ -35,11 +36,12 @@ export interface Lane {
   offer(): { claimId: string; leaseUntil: number; room: number } | null;
   /**
    * Whether the fan-out should wait for this lane: it is running, has room for fewer than
-   * `need` handed-off deliveries, and has been short of room for less than `patienceMs` (real
-   * time, `nowMs` from performance.now()). A lane short for longer is slow: the fan-out goes
-   * on without waiting, and this lane claims what is stored for it when it gets to it.
+   * `need` handed-off deliveries, and has been short of room for less than `patienceMs` of the
+   * thread's idle time, and has freed room within PACE_BUSY_PATIENCE_FACTOR × `patienceMs` of
+   * real time (`at`: pace-clock.ts). A lane short for longer is slow: the fan-out goes on
+   * without waiting, and this lane claims what is stored for it when it gets to it.
    */
-  saturated(need: number, nowMs: number, patienceMs: number): boolean;
+  saturated(need: number, at: PaceClock, patienceMs: number): boolean;
   /**
    * Deliveries the fan-out handed off under this lane's offered claim: not stored (no rows until
    * their attempt records write them; fan-out.ts), queued for sending; a batching destination's
@@ -168,14 +170,19 @@ export function createLane(deps: LaneDeps, initial: ActiveDestination, initialPl
       if (s.hold !== null) return { claimId: s.hold.claimId, leaseUntil: s.hold.leaseUntil, room: r };
       return { claimId: deps.nextClaimId(), leaseUntil: deps.clock() + deps.leaseMs, room: r };
     },
-    saturated(need, nowMs, patienceMs) {
+    saturated(need, at, patienceMs) {
       // A lane serving its stored work takes no handoffs: nothing to wait for.
       if (!isRunning(s) || !isActive(s) || s.claims.failures > 0 || s.claims.wanted || room() >= need) {
         s.shortSince = null;
         return false;
       }
-      s.shortSince ??= nowMs;
-      return nowMs - s.shortSince < patienceMs;
+      // Idle time: a thread busy sending is not a slow destination (fan-out-loop.ts PACE_PATIENCE_MS);
+      // real time only while the lane frees no room (hung), however busy the thread.
+      const r = room();
+      if (s.shortSince === null) s.shortSince = { at, progressAt: at.wallMs, room: r };
+      else if (r > s.shortSince.room) s.shortSince.progressAt = at.wallMs;
+      s.shortSince.room = r;
+      return at.idleMs - s.shortSince.at.idleMs < patienceMs && at.wallMs - s.shortSince.progressAt < patienceMs * PACE_BUSY_PATIENCE_FACTOR;
     },
     // Queued and sent now (pump), or (a batching destination) held lingerMs on a timer first (takeHandoff above).
     take(claimId, leaseUntil, deliveries) {

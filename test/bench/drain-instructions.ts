@@ -12,6 +12,8 @@
 // at a load average near 20 (docs/performance.md, "Delivery CPU"). With `--ref`, the same on a build of that commit first, then
 // this tree, and each count as a ratio to the reference. Takes several minutes per side.
 // Only user-space instructions are counted: what a change saves in system calls does not show.
+// DRAIN_KEEP_CALLGRIND=1 keeps callgrind's files (their folder is printed) for callgrind_annotate.
+import Database from 'better-sqlite3';
 import { execFileSync, spawn } from 'node:child_process';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -25,7 +27,7 @@ const positional = process.argv.slice(2).filter((a, i, all) => !a.startsWith('--
 const N = Number(positional[0] ?? 2_000);
 const options = benchOptions(process.argv.slice(2).filter((a) => !positional.includes(a)), process.env);
 
-interface Counted { side: string; byThread: Map<number, number>; total: number }
+interface Counted { side: string; byThread: Map<number, number>; total: number; mix: string }
 
 async function count(side: Side): Promise<Counted> {
   const dataDir = mkdtempSync(join(tmpdir(), 'tl-drain-instr-'));
@@ -63,9 +65,37 @@ async function count(side: Side): Promise<Counted> {
   await new Promise((r) => server.once('exit', r));
   for (const d of doubles.values()) await d.close();
   const byThread = instructionsByThread(outDir);
+  const mix = pathMix(join(dataDir, 'tracklane.db'));
   rmSync(dataDir, { recursive: true, force: true });
-  rmSync(outDir, { recursive: true, force: true });
-  return { side: side.label, byThread, total: [...byThread.values()].reduce((a, b) => a + b, 0) };
+  if (process.env.DRAIN_KEEP_CALLGRIND) process.stderr.write(`${side.label}: callgrind files kept in ${outDir}\n`);
+  else rmSync(outDir, { recursive: true, force: true });
+  return { side: side.label, byThread, total: [...byThread.values()].reduce((a, b) => a + b, 0), mix };
+}
+
+/**
+ * Which way the deliveries went (timers in real time decide part of it, and valgrind slows the
+ * server ~50-fold): rows per destination type (stored, claimed back or stored in flight), and
+ * those delivered without a row, listed on their attempt (a store without that column: not said).
+ */
+function pathMix(file: string): string {
+  let db: Database.Database;
+  try {
+    db = new Database(file);
+  } catch (err) {
+    return `delivery rows: not read (${(err as Error).message})`;
+  }
+  try {
+    const rows = db.prepare<[], { t: string; n: number }>('SELECT destination_type AS t, count(*) AS n FROM deliveries GROUP BY 1').all();
+    let listed = '';
+    try {
+      listed = `, ${db.prepare<[], { n: number | null }>('SELECT sum(json_array_length(delivered)) AS n FROM delivery_attempts WHERE delivered IS NOT NULL').get()!.n ?? 0} without`;
+    } catch { /* no `delivered` column in that build's schema */ }
+    return `delivery rows: ${rows.map((r) => `${r.t} ${r.n}`).join(', ') || 'none'}${listed}`;
+  } catch (err) {
+    return `delivery rows: not read (${(err as Error).message})`;
+  } finally {
+    db.close();
+  }
 }
 
 const k = (n: number) => Math.round(n / N / 1000);
@@ -73,7 +103,7 @@ function print(c: Counted, ref?: Counted): void {
   const threads = [...c.byThread].sort((a, b) => b[1] - a[1]).slice(0, 4).map(([t, n]) => `thread ${t} ${k(n)}k`).join(', ');
   const busiest = Math.max(...c.byThread.values());
   const ratio = ref ? ` (÷ reference: all ${(c.total / ref.total).toFixed(2)}, busiest thread ${(busiest / Math.max(...ref.byThread.values())).toFixed(2)})` : '';
-  console.log(`${c.side}: ${N} events drained to 4 destinations: ${k(c.total)}k instructions per event, all threads; busiest ${threads}${ratio}`);
+  console.log(`${c.side}: ${N} events drained to 4 destinations: ${k(c.total)}k instructions per event, all threads; busiest ${threads}${ratio}; ${c.mix}`);
 }
 
 if (options.ref !== null) {

@@ -2,10 +2,13 @@
 // meta-capi, tiktok, webhook) on loopback doubles. Mode `backlog` stores the events first and
 // times the real server (spawned) draining them; mode `live` times intake + delivery together.
 // Run: node --import tsx test/delivery/bench-delivery.ts [events=5000] [backlog|live]
+// A second line says which way the deliveries went: rows per destination type, and those
+// delivered without a row (listed on their attempt).
 import { spawn } from 'node:child_process';
 import { randomUUID } from 'node:crypto';
 import { rmSync } from 'node:fs';
 import { join } from 'node:path';
+import Database from 'better-sqlite3';
 import { Pool } from 'undici';
 import { createAccountService } from '../../src/accounts/account-service.ts';
 import { SPEC_EVENT_NAMES } from '../../src/accounts/types.ts';
@@ -117,5 +120,12 @@ console.log(JSON.stringify({
 }));
 child.kill('SIGTERM');
 await new Promise((r) => child.once('exit', r));
+// Which way the deliveries went: a row each (stored, claimed back or stored while in flight), or
+// listed on the attempt that delivered them (handed off, no row; fan-out-loop.ts keeps the pace for it).
+const db = new Database(join(dataDir, 'tracklane.db'), { readonly: true });
+const rows = db.prepare<[], { destination_type: string; n: number }>('SELECT destination_type, count(*) AS n FROM deliveries GROUP BY 1').all();
+const listed = db.prepare<[], { n: number | null }>('SELECT sum(json_array_length(delivered)) AS n FROM delivery_attempts WHERE delivered IS NOT NULL').get()!.n ?? 0;
+db.close();
+console.log(JSON.stringify({ delivery_rows: Object.fromEntries(rows.map((r) => [r.destination_type, r.n])), delivered_without_row: listed }));
 for (const d of doubles.values()) await d.close();
 rmSync(dataDir, { recursive: true, force: true });

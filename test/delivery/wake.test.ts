@@ -82,14 +82,17 @@ describe('delivery: the fan-out paces itself to its lanes', function () {
     return { counter, store: { ...t.f.store, deliveries } };
   };
 
-  it('waits while a lane has no room for a batch: events stay queued and every delivery goes by handoff', async () => {
+  // The thread's idle time stands still (busy throughout), real time runs: pace-clock.ts.
+  const busyThread = () => ({ wallMs: performance.now(), idleMs: 0 });
+
+  /** 120 events to one webhook answering after `delayMs`, fanned out in batches of 20 with room for 32: every delivery must go by handoff. */
+  async function allByHandoff(prefix: string, delayMs: number, opts: Partial<Parameters<typeof t.f.dispatcher>[0]>): Promise<void> {
     const scriptId = await t.f.account();
     await t.f.destination(scriptId, 'webhook', t.dbl.url);
-    t.dbl.otherwise({ status: 200, body: {}, delayMs: 15 }); // slower than the fan-out
-    for (let i = 0; i < 120; i++) await t.f.ingest(scriptId, checkout(`ORD-PACE-${i}`));
+    t.dbl.otherwise({ status: 200, body: {}, delayMs });
+    for (let i = 0; i < 120; i++) await t.f.ingest(scriptId, checkout(`${prefix}-${i}`));
     const { counter, store } = countingClaims(t.f.store.deliveries);
-    // Room for 32 handed-off deliveries, batches of 20: the fan-out must wait for the lane again and again.
-    const d = t.f.dispatcher({ clock: Date.now, store, fanOutBatch: 20, handoffCap: 32, pacePatienceMs: 60_000 });
+    const d = t.f.dispatcher({ clock: Date.now, store, fanOutBatch: 20, handoffCap: 32, ...opts });
     await d.start();
     await t.dbl.waitFor(() => t.dbl.requests.length >= 4, 10_000, 'the first sends');
     expect(await t.f.store.deliveries.dispatchBacklog(), 'events still waiting in the dispatch queue').to.be.greaterThan(0);
@@ -97,17 +100,18 @@ describe('delivery: the fan-out paces itself to its lanes', function () {
     expect(await waitFor(async () => (await t.f.store.deliveries.list({ status: 'delivered', limit: 200 })).length === 120, 5_000)).to.equal(true);
     expect(counter.rows, 'deliveries claimed back by query instead of handed off').to.equal(0);
     await d.stop(1_000);
-  });
+  }
 
-  it('does not wait for a lane that stays full: a hung destination never holds up another', async () => {
+  /** A hung webhook beside a healthy one, 120 events in batches of 20 with room for 32: the healthy one gets all 120. */
+  async function hungBeside(prefix: string, opts: Partial<Parameters<typeof t.f.dispatcher>[0]>): Promise<void> {
     const scriptId = await t.f.account();
     const hung = await startDestinationDouble();
     try {
       hung.otherwise({ hang: true });
       await t.f.destination(scriptId, 'webhook', hung.url);
       await t.f.destination(scriptId, 'webhook', t.dbl.url);
-      for (let i = 0; i < 120; i++) await t.f.ingest(scriptId, checkout(`ORD-SLOW-${i}`));
-      const d = t.f.dispatcher({ clock: Date.now, fanOutBatch: 20, handoffCap: 32, pacePatienceMs: 100 });
+      for (let i = 0; i < 120; i++) await t.f.ingest(scriptId, checkout(`${prefix}-${i}`));
+      const d = t.f.dispatcher({ clock: Date.now, fanOutBatch: 20, handoffCap: 32, ...opts });
       await d.start();
       await t.dbl.waitFor(() => t.dbl.requests.length === 120, 20_000, 'all 120 sent to the healthy destination');
       // The hung lane's handed-off deliveries are stored (leased) within about two seconds; then their events leave the queue.
@@ -117,5 +121,29 @@ describe('delivery: the fan-out paces itself to its lanes', function () {
     } finally {
       await hung.close();
     }
+  }
+
+  it('waits while a lane has no room for a batch: events stay queued and every delivery goes by handoff', async () => {
+    // Slower than the fan-out: it must wait for the lane again and again.
+    await allByHandoff('ORD-PACE', 15, { pacePatienceMs: 60_000 });
+  });
+
+  it('does not wait for a lane that stays full: a hung destination never holds up another', async () => {
+    await hungBeside('ORD-SLOW', { pacePatienceMs: 100 });
+  });
+
+  it('waits past the patience in real time while the thread is busy: a lane held up by the thread is not slow, so nothing is stored for it', async () => {
+    // 20 deliveries, 8 at a time, 30 ms each: ~90 ms to free a batch's room, past a 40 ms patience of real time.
+    await allByHandoff('ORD-BUSY', 30, { pacePatienceMs: 40, paceClock: busyThread });
+  });
+
+  it('while the thread is busy, a lane that keeps freeing room is waited for past the bound on real time: only a lane that frees none is hung', async () => {
+    // Bound: 20 × 5 ms = 100 ms of real time; 20 deliveries, 8 at a time, 60 ms each: ~180 ms to free a batch's room, some every 60 ms.
+    await allByHandoff('ORD-BUSY-PROGRESS', 60, { pacePatienceMs: 5, paceClock: busyThread });
+  });
+
+  it('however busy the thread, a lane that stays full is waited for a bounded time: a hung destination never holds up another', async () => {
+    // Patience 20 ms of idle time that never comes; PACE_BUSY_PATIENCE_FACTOR × 20 ms of real time bounds the wait.
+    await hungBeside('ORD-HUNG-BUSY', { pacePatienceMs: 20, paceClock: busyThread });
   });
 });
