@@ -40,6 +40,7 @@ import { createPlatformChecker } from './delivery/platform-check.ts';
 import { announceServiceUrl, serviceBaseUrl } from './service-url.ts';
 import { TICK_MS } from './poll-tick.ts';
 import { sweepOnTick } from './http/connection-sweep.ts';
+import { slowHttpTickWhenIdle } from './http/idle-tick.ts';
 
 export interface Running {
   url: string;
@@ -205,8 +206,11 @@ async function start(config: Config, opts: StartOptions, logger: Logger, started
   let deliveryStarting: Promise<void> | null = null;
   let thread: DeliveryThread | null = null;
   let deliveryReady: Promise<void> = Promise.resolve();
+  let tickAtSecond = (): void => undefined;
   if (config.deliveryThread && !opts.delivery) {
     thread = startDeliveryThread({ config, logger, onDied: (owner) => store.deliveries.releaseOwner(owner, Date.now()) });
+    // Idle, this thread's polls tick slower too (http/idle-tick.ts).
+    tickAtSecond = slowHttpTickWhenIdle(config, store, logger);
     const t = thread;
     deliveryWake.attach(() => t.wake());
     deliveryMetricsText = () => t.metrics();
@@ -224,6 +228,7 @@ async function start(config: Config, opts: StartOptions, logger: Logger, started
   let closing: Promise<void> | null = null;
   async function close(graceMs = 8_000): Promise<void> {
     closing ??= (async () => {
+      tickAtSecond();
       app.startDraining();
       await deliveryStarting;
       const deliveryStopped = delivery?.stop(Math.min(5_000, graceMs)) ?? thread?.stop(Math.min(5_000, graceMs)) ?? Promise.resolve();

@@ -5,13 +5,14 @@
 // second stay in phase only while nothing delays the second by a millisecond: under load,
 // two wakes a second). Here the sweep runs on the thread's poll tick (poll-tick.ts every():
 // no timer of its own) and only while a connection is open: a connection stalled in its
-// headers is still closed within the timeout + a tick.
+// headers is still closed within the timeout + a second (a connection, and each sweep, keep
+// the tick at a second where it slows when idle: idle-tick.ts).
 // Node has no API for this: its sweep's timer is an internal symbol of the server, cleared
 // and its callback called from the tick. Where it is not found (another Node), Node's own
 // sweep stays, its timer restarted with the tick's so the two fire together (alignTick).
 import type { Server } from 'node:http';
 import type { Socket } from 'node:net';
-import { alignTick, every } from '../poll-tick.ts';
+import { alignTick, busy, every } from '../poll-tick.ts';
 
 /** Node's timer of the sweep (lib/_http_server.js kConnectionsCheckingInterval). */
 const SWEEP_TIMER = 'http.server.connectionsCheckingInterval';
@@ -34,7 +35,13 @@ export function sweepOnTick(server: Server, everyMs: number): boolean {
   let open = 0;
   let stop: (() => void) | undefined;
   server.on('connection', (socket: Socket) => {
-    if (open++ === 0) stop = every(everyMs, () => sweep.call(timer));
+    busy();
+    if (open++ === 0) {
+      stop = every(everyMs, () => {
+        busy();
+        sweep.call(timer);
+      });
+    }
     socket.once('close', () => {
       if (--open > 0) return;
       stop?.();
