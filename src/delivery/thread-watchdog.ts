@@ -34,6 +34,8 @@ export interface ThreadWatchdogOptions {
 /**
  * The period of the checks: a quarter of the bound, in whole ticks when it is a second or more,
  * so the checks ride the main thread's poll tick (poll-tick.ts every()) and wake it no more.
+ * While that tick is slowed (no connection open: http/idle-tick.ts) they come at the slowed
+ * ticks that reach it: every 10 s for the default 30 s bound.
  */
 export function checkPeriodMs(watchMs: number): number {
   const ms = Math.max(100, Math.floor(watchMs / PINGS_PER_WATCH));
