@@ -8,7 +8,7 @@
 // word (which TCP keepalive ends only after minutes). Without an announcer of its own, `fn`
 // runs every `ms` but for the quiet ticks of a thread whose slowed tick stands for the
 // announcements (poll-tick.ts everyUnlessHeard: the delivery thread on PostgreSQL).
-import { every, everyUnlessHeard, type Announcer } from './poll-tick.ts';
+import { every, everyUnlessHeard, tickPeriod, type Announcer } from './poll-tick.ts';
 
 /** While the announcer is heard, `fn` still runs this often. */
 export const HEARD_POLL_MS = 30_000;
@@ -16,11 +16,10 @@ export const HEARD_POLL_MS = 30_000;
 /** Runs `fn` as described at the top (without `announcer`: everyUnlessHeard). Returns the stop. */
 export function everyUnlessAnnounced(ms: number, announcer: Announcer | undefined, fn: () => void, heardPollMs = HEARD_POLL_MS): () => void {
   if (announcer === undefined) return everyUnlessHeard(ms, fn);
-  const heardPolls = Math.max(1, Math.round(heardPollMs / ms));
   let stopWatch: (() => void) | null = null;
   let stopped = false;
-  /** Polls skipped in a row while heard. */
-  let skipped = 0;
+  /** Milliseconds of polls skipped in a row while heard (a slowed tick, poll-tick.ts, stands for its period). */
+  let skippedMs = 0;
   /** Watches unless it does already; whether the announcements are heard now. */
   const listen = (): boolean => (stopWatch ??= announcer(announced)) !== null;
   function announced(): void {
@@ -33,8 +32,8 @@ export function everyUnlessAnnounced(ms: number, announcer: Announcer | undefine
   }
   const stopPoll = every(ms, () => {
     const heard = stopWatch !== null;
-    if (listen() && heard && ++skipped < heardPolls) return;
-    skipped = 0;
+    if (listen() && heard && (skippedMs += Math.max(ms, tickPeriod())) < heardPollMs) return;
+    skippedMs = 0;
     fn();
   });
   return () => {

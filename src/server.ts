@@ -38,7 +38,9 @@ import { pgCustomRateLimiter, pgTokenBuckets } from './store/postgres/rate-bucke
 import { createDraftPool } from './admin/draft-pool.ts';
 import { createPlatformChecker } from './delivery/platform-check.ts';
 import { announceServiceUrl, serviceBaseUrl } from './service-url.ts';
-import { alignTick, TICK_MS } from './poll-tick.ts';
+import { TICK_MS } from './poll-tick.ts';
+import { sweepOnTick } from './http/connection-sweep.ts';
+import { slowHttpTickWhenIdle } from './http/idle-tick.ts';
 
 export interface Running {
   url: string;
@@ -166,19 +168,19 @@ async function start(config: Config, opts: StartOptions, logger: Logger, started
   });
 
   // connectionsCheckingInterval: the headers and request timeouts are enforced by a sweep,
-  // every 30 s by default; every second closes a stalled connection within the timeout + 1 s.
+  // every 30 s by default; every second closes a stalled connection within the timeout + 1 s
+  // (on the polls' tick, and only while a connection is open: http/connection-sweep.ts).
   const server = createServer({
     headersTimeout: config.headersTimeoutMs, requestTimeout: Math.max(30_000, config.headersTimeoutMs), keepAliveTimeout: 5_000,
-    connectionsCheckingInterval: TICK_MS, // one second, the period of the polls' tick that fires with it
+    connectionsCheckingInterval: TICK_MS,
   }, app.koa.callback());
   limitConnections(server, { perAddress: config.maxConnectionsPerAddress, total: config.maxConnections });
   await new Promise<void>((resolve, reject) => {
     server.once('error', reject);
     server.listen(config.port, config.host, () => {
       server.off('error', reject);
-      // Node started the connection check (every connectionsCheckingInterval) in this turn:
-      // the thread's polls tick with it, one wake a second instead of two (poll-tick.ts).
-      alignTick();
+      // Node started its connection sweep (every connectionsCheckingInterval) in this turn.
+      sweepOnTick(server, TICK_MS);
       resolve();
     });
   });
@@ -204,8 +206,11 @@ async function start(config: Config, opts: StartOptions, logger: Logger, started
   let deliveryStarting: Promise<void> | null = null;
   let thread: DeliveryThread | null = null;
   let deliveryReady: Promise<void> = Promise.resolve();
+  let tickAtSecond = (): void => undefined;
   if (config.deliveryThread && !opts.delivery) {
     thread = startDeliveryThread({ config, logger, onDied: (owner) => store.deliveries.releaseOwner(owner, Date.now()) });
+    // Idle, this thread's polls tick slower too (http/idle-tick.ts).
+    tickAtSecond = slowHttpTickWhenIdle(config, store, logger);
     const t = thread;
     deliveryWake.attach(() => t.wake());
     deliveryMetricsText = () => t.metrics();
@@ -223,6 +228,7 @@ async function start(config: Config, opts: StartOptions, logger: Logger, started
   let closing: Promise<void> | null = null;
   async function close(graceMs = 8_000): Promise<void> {
     closing ??= (async () => {
+      tickAtSecond();
       app.startDraining();
       await deliveryStarting;
       const deliveryStopped = delivery?.stop(Math.min(5_000, graceMs)) ?? thread?.stop(Math.min(5_000, graceMs)) ?? Promise.resolve();

@@ -3,7 +3,7 @@
 // is lost.
 import { expect } from 'chai';
 import { everyUnlessAnnounced } from '../src/announced-poll.ts';
-import { every, TICK_MS } from '../src/poll-tick.ts';
+import { atNextTick, every, slowWhenIdle, stopSlowing, tickPeriod, TICK_MS } from '../src/poll-tick.ts';
 import { waitFor } from './helpers/test-server.ts';
 
 describe('announced poll', function () {
@@ -57,6 +57,24 @@ describe('announced poll', function () {
     } finally {
       stop();
       countTicks();
+    }
+  });
+
+  it('while heard on a slowed tick, still polls every heardPollMs, not every so many polls', async () => {
+    const nextTick = () => new Promise<void>((r) => atNextTick(() => r()));
+    let polls = 0;
+    // Slowed to 2 s after one quiet tick; polls every tick, heard, with a safety poll every 4 s: every second slowed tick.
+    slowWhenIdle({ idleTickMs: 2 * TICK_MS, idleAfterTicks: 1 });
+    const stop = everyUnlessAnnounced(TICK_MS, () => () => undefined, () => polls++, 4 * TICK_MS);
+    try {
+      expect(await waitFor(() => tickPeriod() === 2 * TICK_MS, 10_000), 'slowed').to.equal(true);
+      await nextTick();
+      const p0 = polls;
+      for (let i = 0; i < 4; i++) await nextTick();
+      expect(polls - p0, 'polls over four slowed ticks (8 s)').to.equal(2);
+    } finally {
+      stop();
+      stopSlowing();
     }
   });
 });

@@ -8,8 +8,8 @@
 //   after a crash), and stops it on shutdown, letting in-flight sends finish;
 // - bounds its heap (DELIVERY_MEMORY_MB): a runaway mapping kills this thread alone
 //   (ERR_WORKER_OUT_OF_MEMORY), never the process;
-// - watches it (DELIVERY_WATCHDOG_MS): a thread whose event loop stops answering (a mapping
-//   stuck in a loop) is terminated and restarted like one that died.
+// - watches it (DELIVERY_WATCHDOG_MS, thread-watchdog.ts): a thread whose event loop stops
+//   answering (a mapping stuck in a loop) is terminated and restarted like one that died.
 // An event whose mapping kills or stalls the thread twice is then failed by the fan-out
 // (`mapping_failed`, poison.ts) instead of being claimed again.
 import { Worker } from 'node:worker_threads';
@@ -20,6 +20,7 @@ import type { Config } from '../config.ts';
 import type { Logger } from '../logger.ts';
 import type { DeliveryThreadData, FromDeliveryThread, ToDeliveryThread } from './in-delivery-thread.ts';
 import { workerResourceLimits } from '../workers/worker-options.ts';
+import { startThreadWatchdog, type ThreadWatchdog } from './thread-watchdog.ts';
 
 // From the build (dist/) the compiled ES module starts the thread; among the sources, the .cjs
 // entry that registers tsx's require hook first. Both only call in-delivery-thread.ts
@@ -28,8 +29,6 @@ const ENTRY = runsCompiled(import.meta.url) ? siblingModule(import.meta.url, 'in
 const RESTART_DELAY_MS = 1_000;
 /** A scrape waits this long for the thread's metrics (a busy thread answers between tasks), then goes without them. */
 const METRICS_WAIT_MS = 3_000;
-/** Pings per watchdog period: a thread is ended at most a quarter period past its bound. */
-const PINGS_PER_WATCH = 4;
 
 export interface DeliveryThread {
   /** Resolves once the thread has started delivery (or waits for valid rules); rejects if it could not start. */
@@ -46,6 +45,8 @@ export interface DeliveryThread {
   crash(): void;
   /** Threads ended by the watchdog so far. */
   readonly stalls: number;
+  /** The current thread's watchdog checks and pings so far (tests). */
+  readonly watchdog: { readonly checks: number; readonly pings: number };
 }
 
 /**
@@ -58,6 +59,7 @@ export function startDeliveryThread(opts: { config: Config; logger: Logger; onDi
   let owner: string | undefined;
   let starts = 0;
   let stalls = 0;
+  let watchdog: ThreadWatchdog | undefined;
   const watchMs = opts.config.deliveryWatchdogMs;
   let stopping: Promise<void> | undefined;
   let wakePosted = false;
@@ -75,19 +77,19 @@ export function startDeliveryThread(opts: { config: Config; logger: Logger; onDi
       workerData: data, stdout: false, stderr: false, resourceLimits: workerResourceLimits(opts.config.deliveryMemoryMb),
     })));
     // Armed by the thread's first message: loading its modules, plugins and rules is not a stall.
-    let heardAt: number | undefined;
-    const watchdog = setInterval(() => {
-      if (heardAt !== undefined && Date.now() - heardAt > watchMs && !stopping) {
+    const dog = (watchdog = startThreadWatchdog({
+      watchMs,
+      idleMs: () => w.performance.eventLoopUtilization().idle,
+      ping: () => w.postMessage({ t: 'ping' } satisfies ToDeliveryThread),
+      onStall: (silentMs) => {
+        if (stopping) return;
         stalls++;
-        opts.logger.error({ owner, silent_ms: Date.now() - heardAt }, `delivery thread stopped answering for over ${watchMs} ms (DELIVERY_WATCHDOG_MS); ending it`);
-        heardAt = undefined;
+        opts.logger.error({ owner, silent_ms: silentMs }, `delivery thread stopped answering for over ${watchMs} ms (DELIVERY_WATCHDOG_MS); ending it`);
         void w.terminate();
-        return;
-      }
-      w.postMessage({ t: 'ping' } satisfies ToDeliveryThread);
-    }, Math.max(100, Math.floor(watchMs / PINGS_PER_WATCH))).unref();
+      },
+    }));
     worker.on('message', (m: FromDeliveryThread) => {
-      heardAt = Date.now();
+      dog.heard();
       if (m.t === 'ready') readyResolve();
       else if (m.t === 'owner') owner = m.owner;
       else if (m.t === 'failed') readyReject(new Error(`delivery thread failed to start: ${m.message}`));
@@ -98,7 +100,7 @@ export function startDeliveryThread(opts: { config: Config; logger: Logger; onDi
     });
     worker.on('error', (err) => opts.logger.error({ err }, 'delivery thread died'));
     worker.on('exit', (code) => {
-      clearInterval(watchdog);
+      dog.stop();
       for (const resolve of waiting.values()) resolve('');
       waiting.clear();
       if (stopping) return;
@@ -123,6 +125,9 @@ export function startDeliveryThread(opts: { config: Config; logger: Logger; onDi
     },
     get stalls() {
       return stalls;
+    },
+    get watchdog() {
+      return { checks: watchdog?.checks ?? 0, pings: watchdog?.pings ?? 0 };
     },
     crash() {
       post({ t: 'crash' });

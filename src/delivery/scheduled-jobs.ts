@@ -1,13 +1,15 @@
-// Housekeeping on node-cron: retention purge, dedup-window purge, lease recovery and the
-// stats roll-up that feeds the queue gauges. Each job is also a plain method, so tests (and
-// operators' scripts) run it directly with any clock. While an idle delivery thread's slowed
+// Housekeeping: retention purge, dedup-window purge and lease recovery on node-cron, and the
+// stats roll-up that feeds the queue gauges on the thread's poll tick (every ROLL_UP_MS: no
+// timer of its own, so it never wakes an idle thread by itself; poll-tick.ts). Each job is
+// also a plain method, so tests (and operators' scripts) run it directly with any clock. While
+// an idle delivery thread's slowed
 // ticks are quiet (PostgreSQL, its announcements heard: poll-tick.ts), the scheduled roll-up
 // reads the store only at the safety read's pace: between, it sets the gauges again from its
 // last snapshot (the ages from the clock), since nothing announced has changed the queue.
 import cron, { type ScheduledTask } from 'node-cron';
 import { hostname } from 'node:os';
 import type { Store } from '../store/types.ts';
-import { heardMark, heardSince } from '../poll-tick.ts';
+import { every, heardMark, heardSince } from '../poll-tick.ts';
 import type { DeliveryMetrics } from './delivery-metrics.ts';
 import type { LaneLogger } from './lane.ts';
 import type { PurgeResult, QueueSnapshot } from './types.ts';
@@ -24,7 +26,9 @@ export interface ScheduledJobsOptions {
   /** Dedup keys older than this window can no longer match; they are purged. */
   dedupWindowDays: number;
   /** Cron expressions (node-cron, optional seconds field). */
-  cron?: Partial<Record<'retention' | 'dedup' | 'leases' | 'rollUp', string>>;
+  cron?: Partial<Record<CronJob, string>>;
+  /** The stats roll-up's period, ms (default ROLL_UP_MS): on the poll tick when a whole number of seconds. */
+  rollUpMs?: number;
   /** This process, as recorded with the runs it claims on a shared store. */
   owner?: string;
 }
@@ -42,13 +46,18 @@ export const DEFAULT_CRON = {
   retention: '17 3 * * *', // daily, 03:17
   dedup: '7 * * * *', // hourly
   leases: '0 */5 * * * *', // every 5 min (cosmetic: an expired lease is due anyway)
-  rollUp: '*/15 * * * * *', // every 15 s
 } as const;
+
+type CronJob = keyof typeof DEFAULT_CRON;
+
+/** The stats roll-up's period. */
+export const ROLL_UP_MS = 15_000;
 
 export function createScheduledJobs(opts: ScheduledJobsOptions): ScheduledJobs {
   const { store, logger } = opts;
   const clock = opts.clock ?? Date.now;
   const tasks: ScheduledTask[] = [];
+  let stopRollUp: (() => void) | undefined;
   /** The last roll-up's snapshot, with the announcement watch its read began under and when (Date.now()). */
   let last: { snapshot: QueueSnapshot; mark: number | null; readAt: number } | undefined;
 
@@ -96,15 +105,14 @@ export function createScheduledJobs(opts: ScheduledJobsOptions): ScheduledJobs {
 
   const owner = opts.owner ?? `${hostname()}/${process.pid}`;
   /**
-   * `shared`: the job works on data every instance shares, so on a shared store (PostgreSQL)
-   * only the instance that claims the scheduled slot runs it. The roll-up feeds this
-   * process's own gauges and runs everywhere.
+   * A job on data every instance shares: on a shared store (PostgreSQL) only the instance that
+   * claims the scheduled slot runs it. (The roll-up feeds this process's own gauges: not here.)
    */
-  const schedule = (name: keyof typeof DEFAULT_CRON, run: () => Promise<unknown>, shared: boolean) => {
+  const schedule = (name: CronJob, run: () => Promise<unknown>) => {
     const expr = opts.cron?.[name] ?? DEFAULT_CRON[name];
     tasks.push(cron.schedule(expr, async (context) => {
       try {
-        if (shared && store.claimRun) {
+        if (store.claimRun) {
           const slot = Math.floor(context.date.getTime() / 1000) * 1000;
           if (!(await store.claimRun(name, slot, owner))) return;
           logger.info({ job: name, slot: new Date(slot).toISOString(), owner }, 'scheduled job claimed and running');
@@ -120,13 +128,23 @@ export function createScheduledJobs(opts: ScheduledJobsOptions): ScheduledJobs {
     ...jobs,
     start() {
       if (tasks.length > 0) return;
-      schedule('retention', jobs.purgeRetention, true);
-      schedule('dedup', jobs.purgeDedup, true);
-      schedule('leases', jobs.recoverLeases, true);
-      schedule('rollUp', rollUpUnlessHeard, false);
+      schedule('retention', jobs.purgeRetention);
+      schedule('dedup', jobs.purgeDedup);
+      schedule('leases', jobs.recoverLeases);
+      // Feeds this process's own gauges: runs everywhere, one at a time.
+      let rolling = false;
+      stopRollUp = every(opts.rollUpMs ?? ROLL_UP_MS, () => {
+        if (rolling) return;
+        rolling = true;
+        rollUpUnlessHeard()
+          .catch((err: unknown) => logger.error({ err, job: 'rollUp' }, 'scheduled job failed'))
+          .finally(() => (rolling = false));
+      });
       void jobs.rollUpStats().catch(() => undefined);
     },
     async stop() {
+      stopRollUp?.();
+      stopRollUp = undefined;
       for (const t of tasks.splice(0)) await t.destroy();
     },
   };

@@ -6,10 +6,11 @@ import { createDispatcher, type Dispatcher, type DispatcherOptions } from './dis
 import { createHttpSender, type HttpSender } from './http-sender.ts';
 import { createScheduledJobs, type ScheduledJobs, type ScheduledJobsOptions } from './scheduled-jobs.ts';
 
-/** What tests may shrink (leases, linger, schedule, pause window, cron). */
+/** What tests may shrink (leases, linger, schedule, pause window, cron, roll-up period). */
 export type DeliveryOverrides = Partial<Omit<DispatcherOptions, 'store' | 'plugins' | 'rules' | 'pool' | 'logger' | 'sender'>> & {
   sender?: HttpSender;
   cron?: ScheduledJobsOptions['cron'];
+  rollUpMs?: number;
   /** False: build everything but start nothing (tests drive runOnce). */
   autoStart?: boolean;
 };
@@ -29,7 +30,7 @@ export interface DeliveryRuntime {
 
 export async function startDelivery(deps: DeliveryDeps): Promise<DeliveryRuntime> {
   const { config, overrides = {} } = deps;
-  const { cron, autoStart = true, sender: givenSender, ...dispatcherOverrides } = overrides;
+  const { cron, rollUpMs, autoStart = true, sender: givenSender, ...dispatcherOverrides } = overrides;
   const sendTimeoutMs = dispatcherOverrides.sendTimeoutMs ?? 15_000;
   const sender = givenSender ?? createHttpSender({
     allowPrivate: config.allowPrivateDestinations,
@@ -59,6 +60,7 @@ export async function startDelivery(deps: DeliveryDeps): Promise<DeliveryRuntime
     retentionDays: config.retentionDays,
     dedupWindowDays: config.dedupWindowDays,
     cron: cron ?? cronFromEnv(),
+    rollUpMs,
   });
   // Several instances on one PostgreSQL: work another instance commits wakes this one too —
   // an intake commit the fan-out only; stored deliveries the send lanes as well, at most once

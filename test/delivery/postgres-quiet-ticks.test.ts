@@ -46,8 +46,8 @@ describe('delivery on PostgreSQL: quiet slowed ticks', function () {
       config: loadConfig({ ALLOW_PRIVATE_DESTINATIONS: '1' }), store: t.store!, plugins: t.other!.plugins, rules: t.rules!, pool: null, logger: silent,
       overrides: {
         clock: Date.now, schedule: createRetryPolicy({ scheduleMs: [RETRY_MS], random: () => 0.5 }), lingerMs: 0,
-        // The stats roll-up every second (on a timer of its own), the others out of the window.
-        cron: { retention: '0 0 1 1 *', dedup: '0 0 1 1 *', leases: '0 0 1 1 *', rollUp: '* * * * * *' },
+        // The stats roll-up every second (every tick), the others out of the window.
+        cron: { retention: '0 0 1 1 *', dedup: '0 0 1 1 *', leases: '0 0 1 1 *' }, rollUpMs: 1_000,
       },
     });
   };

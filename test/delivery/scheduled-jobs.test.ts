@@ -1,5 +1,5 @@
-// Scheduled jobs run directly (retention, dedup window, lease recovery, roll-up) and on
-// node-cron, and the delivery metrics they and the dispatcher feed.
+// Scheduled jobs run directly (retention, dedup window, lease recovery, roll-up), on node-cron
+// and (the roll-up) on the poll tick, and the delivery metrics they and the dispatcher feed.
 import { expect } from 'chai';
 import { Registry } from 'prom-client';
 import { registerDeliveryMetrics } from '../../src/delivery/delivery-metrics.ts';
@@ -101,7 +101,7 @@ describe('delivery: scheduled jobs and metrics', function () {
     expect(text).to.include('tracklane_delivery_lag_seconds_count{destination_type="ga4"} 1');
 
     const jobs = createScheduledJobs({
-      store: f.store, logger: silent, metrics, clock: f.clock, retentionDays: 30, dedupWindowDays: 7, cron: { rollUp: '* * * * * *' },
+      store: f.store, logger: silent, metrics, clock: f.clock, retentionDays: 30, dedupWindowDays: 7, rollUpMs: 1_000,
     });
     f.clock.advance(30_000);
     jobs.start();
@@ -111,6 +111,36 @@ describe('delivery: scheduled jobs and metrics', function () {
       expect(after).to.include('tracklane_delivery_queue_depth{destination_type="ga4"} 1');
       expect(after).to.include('tracklane_delivery_oldest_pending_age_seconds{destination_type="ga4"} 30');
       expect(after).to.include('tracklane_dispatch_backlog_events 0');
+    } finally {
+      await jobs.stop();
+    }
+  });
+});
+
+describe('delivery: the scheduled roll-up', function () {
+  this.timeout(60_000);
+  let f: Fixture;
+  before(async () => {
+    f = await createFixture();
+  });
+  after(async () => {
+    await f?.close();
+  });
+
+  // An idle delivery thread's tick slows (poll-tick.ts); a roll-up on a timer of its own
+  // (node-cron every 15 s) woke it besides.
+  it('runs from the poll tick, on no timer of its own', async () => {
+    const stacks: string[] = [];
+    const read = f.store.deliveries.queueSnapshot.bind(f.store.deliveries);
+    f.store.deliveries.queueSnapshot = () => {
+      stacks.push(new Error().stack ?? '');
+      return read();
+    };
+    const jobs = createScheduledJobs({ store: f.store, logger: silent, clock: f.clock, retentionDays: 30, dedupWindowDays: 7 });
+    jobs.start(); // reads once at once, then every ROLL_UP_MS
+    try {
+      await until(async () => stacks.length >= 2, 30_000);
+      expect(stacks[1], 'the scheduled roll-up\'s stack').to.include('poll-tick.ts');
     } finally {
       await jobs.stop();
     }

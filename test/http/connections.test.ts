@@ -1,8 +1,11 @@
 // Connection-level defences on a real server: a connection stalled in its headers is
 // closed within the headers timeout plus one second (not up to 30 s later), and open
-// connections are capped per client address.
+// connections are capped per client address. The sweep that enforces the headers timeout
+// runs on the poll tick while a connection is open, and not at all while none is.
 import { expect } from 'chai';
+import type { Server } from 'node:http';
 import { connect, type Socket } from 'node:net';
+import { atNextTick } from '../../src/poll-tick.ts';
 import { startTestServer, waitFor, type TestServer } from '../helpers/test-server.ts';
 
 function open(url: string): Promise<Socket> {
@@ -12,6 +15,22 @@ function open(url: string): Promise<Socket> {
     s.once('error', reject);
   });
 }
+const nextTick = () => new Promise<void>((r) => atNextTick(() => r()));
+const openConnections = (server: Server) => new Promise<number>((resolve, reject) => server.getConnections((err, n) => (err ? reject(err) : resolve(n))));
+
+/** Counts Node's sweeps of `server`'s connections (its internal list's expired(), which each sweep calls). */
+function countSweeps(server: Server): { readonly n: number } {
+  const key = Object.getOwnPropertySymbols(server).find((k) => k.description === 'http.server.connections');
+  const list = (server as unknown as Record<symbol, { expired(...a: unknown[]): unknown[] }>)[key!];
+  const expired = list.expired.bind(list);
+  const counter = { n: 0 };
+  list.expired = (...a: unknown[]) => {
+    counter.n++;
+    return expired(...a);
+  };
+  return counter;
+}
+
 const closed = (s: Socket) => new Promise<void>((r) => (s.closed ? r() : s.once('close', () => r())));
 
 describe('http: stalled and excess connections', function () {
@@ -35,6 +54,24 @@ describe('http: stalled and excess connections', function () {
     expect(await waitFor(() => k.closed || k.readableEnded, 5_000), 'closed by the server').to.equal(true);
     expect(Date.now() - started, 'not left open until the 30 s sweep').to.be.below(5_000);
     expect(answer).to.match(/^HTTP\/1\.1 408/);
+  });
+
+  it('sweeps its connections on the poll tick while one is open, and not at all while none is', async () => {
+    const server = s.running.server;
+    const sweeps = countSweeps(server);
+    expect(await waitFor(async () => (await openConnections(server)) === 0, 10_000), 'no connection open').to.equal(true);
+    let before = sweeps.n;
+    for (let i = 0; i < 3; i++) await nextTick();
+    expect(sweeps.n - before, 'sweeps over three ticks with no connection open').to.equal(0);
+    const k = await open(s.url);
+    sockets.push(k);
+    k.on('error', () => undefined);
+    k.resume();
+    before = sweeps.n;
+    // Stalled in its headers: a sweep closes it past the headers timeout (a second here).
+    k.write('GET /healthz HTTP/1.1\r\nHo');
+    expect(await waitFor(() => k.closed || k.readableEnded, 10_000), 'closed by a sweep').to.equal(true);
+    expect(sweeps.n - before, 'sweeps while it was open').to.be.at.least(1);
   });
 
   it('refuses a fourth connection from one address while three are open, and serves again once one closes', async () => {

@@ -21,13 +21,21 @@ export interface PgOptions {
   onError?: (err: Error) => void;
 }
 
+/**
+ * An idle client is closed after this long: longer than the reads of an idle instance come
+ * (every 30 s on each thread, src/announced-poll.ts HEARD_POLL_MS), which then find the client
+ * they used last open. At 30 s each such read found it closed a moment before and opened
+ * another: a TCP connect, authentication and a new backend process every 30 s per thread.
+ */
+export const IDLE_CLIENT_MS = 65_000;
+
 export function createPool(opts: PgOptions): pg.Pool {
   const pool = new pg.Pool({
     connectionString: opts.url,
     max: opts.max ?? 10,
     types,
     connectionTimeoutMillis: 2_000,
-    idleTimeoutMillis: 30_000,
+    idleTimeoutMillis: IDLE_CLIENT_MS,
     // A statement stuck behind a lock or a dead server fails instead of hanging intake.
     query_timeout: 15_000,
   });
