@@ -8,7 +8,8 @@
 // word (which TCP keepalive ends only after minutes). Without an announcer of its own, `fn`
 // runs every `ms` but for the quiet ticks of a thread whose slowed tick stands for the
 // announcements (poll-tick.ts everyUnlessHeard: the delivery thread on PostgreSQL).
-import { every, everyUnlessHeard, tickPeriod, type Announcer } from './poll-tick.ts';
+import { everyUnlessHeard } from './heard-polls.ts';
+import { every, tickPeriod, type Announcer } from './poll-tick.ts';
 
 /** While the announcer is heard, `fn` still runs this often. */
 export const HEARD_POLL_MS = 30_000;

@@ -19,7 +19,7 @@
 // (src/delivery/README.md, "Idle").
 //
 // Where every poll's work is announced (PostgreSQL: slowWhenIdle with `heardPollMs`), a slowed
-// tick is quiet: the polls that announcements stand in for (afterUnlessHeard, everyUnlessHeard:
+// tick is quiet: the polls that announcements stand in for (heard-polls.ts afterUnlessHeard, everyUnlessHeard:
 // the delivery thread's idle looks at the store) do not run on it, unless what they know comes
 // due then (a stored retry's time), or it is the safety read, every `heardPollMs`, for what
 // nothing announces (another instance's lease that ran out). A slowed tick fires only while
@@ -27,7 +27,9 @@
 // tick back on the second), so a poll whose last read began under the watch on now has nothing
 // to read until then.
 
-import { watch, type FSWatcher } from 'node:fs';
+import { watchAnnounced, type Announcer, type SlowingLogger } from './announcement-watch.ts';
+
+export type { Announcer } from './announcement-watch.ts';
 
 /** The tick's period. */
 export const TICK_MS = 1_000;
@@ -40,25 +42,10 @@ const waiting = new Set<{ fn: (ticks: number, quiet: boolean) => void }>();
 let timer: NodeJS.Timeout | undefined;
 /** The tick's period now: TICK_MS, or the slowed one while idle. */
 let period = TICK_MS;
-/**
- * Watches what announces work while the tick is slow: `onAnnounce` at each announcement, and
- * when announcements may have been missed (the watch failed or was lost), never from within the
- * call itself. Returns the stop, or null when nothing can be heard now (the tick then stays at
- * a second).
- */
-export type Announcer = (onAnnounce: () => void) => (() => void) | null;
-
-interface SlowingLogger {
-  warn(obj: object, msg?: string): void;
-  debug?(obj: object, msg?: string): void;
-}
-
 /** Slowing when idle: off (null), or how, and what to do when the tick slows down or speeds up. */
 let slowing: { idleTickMs: number; idleAfterTicks: number; announcedBy?: string; announcer?: Announcer; heardPollMs?: number; logger?: SlowingLogger } | null = null;
 /** Stops watching the announcements (set while the tick is slow). */
 let stopWatch: (() => void) | undefined;
-/** The file watch could not be set (logged once). */
-let watchFailed = false;
 /** busy() was called since the last tick. */
 let active = false;
 /** Ticks in a row without busy(). */
@@ -136,37 +123,9 @@ function noteQuiet(): void {
 
 /** While slow, an announcement is a busy(); false when none can be heard (the tick stays fast). */
 function watchAnnouncements(): boolean {
-  const { announcedBy, announcer } = slowing!;
-  const stops: (() => void)[] = [];
-  stopWatch = () => stops.forEach((s) => s());
-  if (announcedBy !== undefined) {
-    const w = watchFile(announcedBy);
-    if (w === null) return false;
-    stops.push(w);
-  }
-  if (announcer !== undefined) {
-    const w = announcer(() => busy());
-    if (w === null) {
-      stopWatch();
-      stopWatch = undefined;
-      return false;
-    }
-    stops.push(w);
-  }
-  return true;
-}
-
-/** Watches `file` for changes (each a busy()); null when it cannot be watched (logged once). */
-function watchFile(file: string): (() => void) | null {
-  try {
-    const watcher: FSWatcher = watch(file, { persistent: false }, () => busy());
-    watcher.on('error', () => busy());
-    return () => watcher.close();
-  } catch (err) {
-    if (!watchFailed) slowing!.logger?.warn({ err, file }, 'cannot watch the file that announces work; the polls keep their one-second tick');
-    watchFailed = true;
-    return null;
-  }
+  const stop = watchAnnounced(slowing!, busy);
+  stopWatch = stop ?? undefined;
+  return stop !== null;
 }
 
 /**
@@ -301,52 +260,8 @@ export function every(ms: number, fn: () => void, skipQuiet?: () => boolean): ()
  */
 export const heardMark = (): number | null => heard;
 
-/**
- * after(ms, fn) for a poll that announcements stand in for, whose last read began at `mark`
- * (heardMark()): past `ms`, quiet ticks do not call it while the watch of `mark` is on; the
- * first tick that is not quiet does (an announcement, the watch's loss or the safety read), or
- * the first at least `dueInMs` from now (null: nothing known to come due), whichever comes
- * first. A `mark` of null, or an `ms` that is not a whole number of ticks: after(ms, fn).
- */
-export function afterUnlessHeard(ms: number, mark: number | null, fn: () => void, dueInMs: number | null = null): () => void {
-  if (mark === null || ms <= 0 || ms % TICK_MS !== 0) return after(ms, fn);
-  let left = ms;
-  let waited = 0;
-  let cancel = (): void => undefined;
-  const onTick = (ticks: number, quiet: boolean) => {
-    left -= ticks * TICK_MS;
-    waited += ticks * TICK_MS;
-    const standsIn = quiet && mark === heard && (dueInMs === null || waited < dueInMs);
-    if (left > 0 || standsIn) cancel = atNextTick(onTick);
-    else fn();
-  };
-  cancel = atNextTick(onTick);
-  return () => cancel();
-}
-
-/**
- * every(ms, fn) for a poll that announcements stand in for (its read beginning when `fn` is
- * called): a quiet tick does not call it while the watch on at its last call is still on
- * (see afterUnlessHeard). An `ms` that is not a whole number of ticks: every(ms, fn).
- */
-export function everyUnlessHeard(ms: number, fn: () => void): () => void {
-  if (ms % TICK_MS !== 0) return every(ms, fn);
-  let mark: number | null = null;
-  const stop = every(ms, () => {
-    mark = heardMark();
-    fn();
-  }, () => mark !== null && mark === heard);
-  return stop;
-}
-
-/**
- * For a poll on a timer of its own (not the tick): whether the announcements stand in for a
- * read now, its last having begun at `mark` (heardMark() then) `readAt` (Date.now() then):
- * the same watch still on, and less than heardPollMs since (the safety read).
- */
-export function heardSince(mark: number | null, readAt: number, now = Date.now()): boolean {
-  return mark !== null && mark === heard && now - readAt < slowing!.heardPollMs!;
-}
+/** The safety read's period while slowed ticks are quiet (slowWhenIdle's `heardPollMs`). */
+export const heardPollMs = (): number => slowing!.heardPollMs!;
 
 /** Whether the tick's timer runs now (tests). */
 export const tickRunning = (): boolean => timer !== undefined;

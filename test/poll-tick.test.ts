@@ -6,7 +6,8 @@ import { expect } from 'chai';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { after, afterUnlessHeard, atNextTick, busy, every, everyUnlessHeard, heardMark, slowWhenIdle, stopSlowing, tickPeriod, tickRunning, TICK_MS } from '../src/poll-tick.ts';
+import { afterUnlessHeard, everyUnlessHeard } from '../src/heard-polls.ts';
+import { after, atNextTick, busy, every, heardMark, slowWhenIdle, stopSlowing, tickPeriod, tickRunning, TICK_MS } from '../src/poll-tick.ts';
 import { waitFor } from './helpers/test-server.ts';
 
 describe('poll tick', function () {

@@ -15,7 +15,8 @@ import type { HttpSender } from './http-sender.ts';
 import { createLane, type Lane, type LaneDeps } from './lane.ts';
 import { isDeadLocalOwner, newOwnerId, ownerOf } from './owner-id.ts';
 import { createRetryPolicy, type RetryPolicy } from './retry-policy.ts';
-import { afterUnlessHeard, busy, heardMark } from '../poll-tick.ts';
+import { afterUnlessHeard } from '../heard-polls.ts';
+import { busy, heardMark } from '../poll-tick.ts';
 
 export interface DispatcherOptions extends DeliveryParts {
   sender: HttpSender;

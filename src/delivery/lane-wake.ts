@@ -10,7 +10,8 @@
 // until the store's next due time it read (afterUnlessHeard): what is stored for the lane
 // meanwhile is announced, and wakes it (notify).
 import { isRunning, type LaneState, type LaneDeps } from './lane-state.ts';
-import { afterUnlessHeard, TICK_MS } from '../poll-tick.ts';
+import { afterUnlessHeard } from '../heard-polls.ts';
+import { TICK_MS } from '../poll-tick.ts';
 
 /** Retries coming due within this long of each other are claimed together: each at most this late. */
 export const RETRY_CLAIM_GAP_MS = 50;

@@ -9,7 +9,8 @@
 import cron, { type ScheduledTask } from 'node-cron';
 import { hostname } from 'node:os';
 import type { Store } from '../store/types.ts';
-import { every, heardMark, heardSince } from '../poll-tick.ts';
+import { heardSince } from '../heard-polls.ts';
+import { every, heardMark } from '../poll-tick.ts';
 import type { DeliveryMetrics } from './delivery-metrics.ts';
 import type { LaneLogger } from './lane.ts';
 import type { PurgeResult, QueueSnapshot } from './types.ts';
