@@ -28,6 +28,6 @@ describe('docs/reading-path.md', () => {
       const lines = readFileSync(join(ROOT, s.file), 'utf8').split('\n');
       return !(lines[s.line - 1] ?? '').includes(s.anchor);
     });
-    expect(moved.map((s) => `step ${s.n} ${s.file}:${s.line} ${s.anchor}`)).to.deep.equal([]);
+    expect(moved.map((s) => `step ${s.n} ${s.file}:${s.line} ${s.anchor}`), 'a step moved: find its anchor (grep -n -F) and mend its row in docs/reading-path.md').to.deep.equal([]);
   });
 });
