@@ -8,7 +8,7 @@ import { parentPort, workerData } from 'node:worker_threads';
 import { Registry } from 'prom-client';
 import type { Config } from '../config.ts';
 import { createLogger } from '../logger.ts';
-import { openStore, sqliteFile } from '../store/open-store.ts';
+import { openStore, sqliteWalFile } from '../store/open-store.ts';
 import { slowWhenIdle } from '../poll-tick.ts';
 import { HEARD_POLL_MS } from '../announced-poll.ts';
 import { loadPlugins } from '../destinations/load-plugins.ts';
@@ -70,7 +70,7 @@ export function runInDeliveryThread(): void {
       // revision's re-reads) wait for an announcement, a due time they know, or the safety
       // read every HEARD_POLL_MS. src/delivery/README.md, "Idle".
       const announced = store.kind === 'sqlite'
-        ? { announcedBy: `${sqliteFile(config)}-wal` }
+        ? { announcedBy: sqliteWalFile(config) }
         : store.watchAnnouncements && { announcer: store.watchAnnouncements.bind(store), heardPollMs: HEARD_POLL_MS };
       if (announced) slowWhenIdle({ ...announced, ...config.idleTick, logger });
     };

@@ -13,13 +13,13 @@
 import type { Config } from '../config.ts';
 import type { Logger } from '../logger.ts';
 import { slowWhenIdle, stopSlowing } from '../poll-tick.ts';
-import { sqliteFile } from '../store/open-store.ts';
+import { sqliteWalFile } from '../store/open-store.ts';
 import type { Store } from '../store/types.ts';
 
 /** Slows this thread's tick as described at the top; returns the undo (at close). */
 export function slowHttpTickWhenIdle(config: Config, store: Store, logger: Logger): () => void {
   const announced = store.kind === 'sqlite'
-    ? { announcedBy: `${sqliteFile(config)}-wal` }
+    ? { announcedBy: sqliteWalFile(config) }
     : store.watchChanges && { announcer: store.watchChanges.bind(store) };
   if (!announced) return () => undefined;
   const { idleTickMs, idleAfterTicks } = config.idleTick;

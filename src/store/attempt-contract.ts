@@ -111,6 +111,18 @@ export interface AttemptRecord {
   pauseNow?: string;
 }
 
+/**
+ * The pause a failed record may set, as both stores write it: `reason`, once the destination's
+ * failing_since is at or before `bound` (410 Gone: now; else failing with no success for
+ * pauseAfterMs). Null when the record pauses nothing.
+ */
+export function pauseOf(rec: AttemptRecord): { reason: string; bound: number } | null {
+  if (rec.pauseNow !== undefined) return { reason: rec.pauseNow, bound: rec.at };
+  if (!(rec.pauseAfterMs > 0)) return null;
+  const hours = Math.round((rec.pauseAfterMs / 3_600_000) * 100) / 100;
+  return { reason: `failing with no success for ${hours} h; last error: ${rec.message}`.slice(0, 500), bound: rec.at - rec.pauseAfterMs };
+}
+
 export interface RecordResult {
   /** Ids whose update was applied; the others were no longer held by the claim (fenced). */
   applied: number[];

@@ -15,7 +15,7 @@ export type { DeliveryStatus, StoredItem, AttemptOutcome, SentRequest, Destinati
 export { DELIVERY_STATUSES, DERIVED_ID_BASE, derivedDeliveryId, decodeDeliveryId } from './delivery-views.ts';
 export { partKey, type DispatchEvent, type NewDelivery, type FanOutResult, type FanOutCommit } from './fan-out-contract.ts';
 export {
-  MAX_RESPONSE_BYTES, type ClaimedDelivery, type StoredDelivery, type HandedOffDelivery, type UnstoredRow,
+  MAX_RESPONSE_BYTES, pauseOf, type ClaimedDelivery, type StoredDelivery, type HandedOffDelivery, type UnstoredRow,
   type DeliveryUpdate, type HttpAttempt, type AttemptRecord, type RecordResult,
 } from './attempt-contract.ts';
 

@@ -8,6 +8,8 @@ import { SERVER_BUSY_TIMEOUTS } from './sqlite/connection.ts';
 import type { ModeChange } from './sqlite/private-files.ts';
 
 export const sqliteFile = (cfg: Pick<Config, 'dataDir'>): string => join(cfg.dataDir, 'tracklane.db');
+/** Its write-ahead log: every commit of any process changes it (what a slowed poll tick watches). */
+export const sqliteWalFile = (cfg: Pick<Config, 'dataDir'>): string => `${sqliteFile(cfg)}-wal`;
 
 /**
  * SQLite under DATA_DIR, or PostgreSQL when DATABASE_URL is set (migrations applied on open

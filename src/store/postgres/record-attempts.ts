@@ -11,7 +11,7 @@
 // (`delivered`, PostgreSQL migration 13, SQLite 20; docs/delivered-without-row.md).
 import type pg from 'pg';
 import type { AttemptRecord, DeliveryUpdate, RecordResult } from '../delivery-contract.ts';
-import { MAX_RESPONSE_BYTES, partKey } from '../delivery-contract.ts';
+import { MAX_RESPONSE_BYTES, partKey, pauseOf } from '../delivery-contract.ts';
 import { encodeRequest, keepDelivered, truncateBytes } from '../delivery-rows.ts';
 import { listedPair } from './delivered-pairs.ts';
 
@@ -235,15 +235,8 @@ function failingHealth(records: readonly AttemptRecord[], failing: ReadonlySet<s
     g.fail = rec.at;
     g.since ??= rec.at;
     if (!g.hadOk) g.first ??= rec.at;
-    let reason: string | null = null;
-    let bound = rec.at;
-    if (rec.pauseNow !== undefined) reason = rec.pauseNow;
-    else if (rec.pauseAfterMs > 0) {
-      const hours = Math.round((rec.pauseAfterMs / 3_600_000) * 100) / 100;
-      reason = `failing with no success for ${hours} h; last error: ${rec.message}`.slice(0, 500);
-      bound = rec.at - rec.pauseAfterMs;
-    }
-    if (reason !== null) pauses.push({ d: rec.destinationId, at: rec.at, reason, bound, fs: g.hadOk ? g.since : null });
+    const pause = pauseOf(rec);
+    if (pause !== null) pauses.push({ d: rec.destinationId, at: rec.at, ...pause, fs: g.hadOk ? g.since : null });
   }
   const ds = [...per.keys()];
   const gs = [...per.values()];

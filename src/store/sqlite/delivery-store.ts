@@ -3,7 +3,7 @@
 // so work whose holder died is simply due again; writes use BEGIN IMMEDIATE.
 // Bookkeeping commits without the per-commit fsync (relaxed-commit.ts).
 import type Database from 'better-sqlite3';
-import { MAX_RESPONSE_BYTES } from '../delivery-contract.ts';
+import { MAX_RESPONSE_BYTES, pauseOf } from '../delivery-contract.ts';
 import { encodeRequest, keepDelivered, toClaimed, truncateBytes, type ClaimRow, type DeliveredPair } from '../delivery-rows.ts';
 import type {
   ActiveDestination, AttemptRecord, DeliveryStore, DeliveryUpdate, RecordResult, UnstoredRow,
@@ -202,12 +202,8 @@ export function sqliteDeliveryStore(db: Database.Database): DeliveryStore {
         else {
           settleOk(rec.destinationId);
           q.healthFail.run(rec.destinationId, rec.at, rec.at);
-          if (rec.pauseNow !== undefined) q.pause.run({ now: rec.at, reason: rec.pauseNow, id: rec.destinationId, since: rec.at });
-          else if (rec.pauseAfterMs > 0) {
-            const hours = Math.round((rec.pauseAfterMs / 3_600_000) * 100) / 100;
-            q.pause.run({ now: rec.at, reason: `failing with no success for ${hours} h; last error: ${rec.message}`.slice(0, 500),
-              id: rec.destinationId, since: rec.at - rec.pauseAfterMs });
-          }
+          const pause = pauseOf(rec);
+          if (pause !== null) q.pause.run({ now: rec.at, reason: pause.reason, id: rec.destinationId, since: pause.bound });
           paused.delete(rec.destinationId); // a pause may have been set just now
         }
       }
